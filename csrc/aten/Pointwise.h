@@ -1,0 +1,45 @@
+// The generated pointwise engine. Any op of the form out_j = f(in_0, ..., in_k, scalars) runs
+// through one TensorIterator (broadcasting, type promotion, any strides, overlap checks,
+// out= resizing) and a kernel generated from a one-line OpenCL expression, cached per
+// (name, operand dtypes, compute type, which operands are CPU scalars).
+//
+// Expressions see the inputs as `a`, `b`, `c`, `d` (converted to their value type, the
+// compute type unless overridden), extra scalars as `s0`..`s3` (compute type), and the
+// compute type as the macro CT. A single expression gives output 0; a statement block
+// assigns `r0`, `r1`, ... (each of compute type unless out_types overrides). Helper
+// functions live in kernels/elementwise.cl, which every generated program includes.
+#pragma once
+#include <ATen/TensorIterator.h>
+#include <ATen/core/Tensor.h>
+#include <c10/core/Scalar.h>
+#include <string>
+#include <vector>
+
+namespace torch_ocl {
+
+struct PointwiseSpec {
+  std::string name;  // unique per expression (cache key, kernel name suffix)
+  std::string expr;
+  at::ScalarType compute = at::ScalarType::Undefined;  // Undefined: iter.common_dtype()
+  // Value types the inputs are converted to before `expr` (Undefined = compute type).
+  std::vector<at::ScalarType> in_types;
+  // Value types of the results r0.. before the store to the outputs (Undefined = compute).
+  std::vector<at::ScalarType> out_types;
+};
+
+// Runs spec over a built iterator. Scalars are passed as compute-type arguments.
+void pointwise(at::TensorIteratorBase& iter, const PointwiseSpec& spec, c10::ArrayRef<c10::Scalar> scalars = {});
+
+// The type arithmetic happens in for a tensor dtype (float16/bfloat16 compute in float).
+at::ScalarType compute_type_for(at::ScalarType t);
+
+// Convenience builders (allow CPU scalars, promote to a common dtype, cast to outputs).
+at::TensorIterator make_unary_iter(const at::Tensor& out, const at::Tensor& a, bool promote_int_to_float = false);
+at::TensorIterator make_binary_iter(const at::Tensor& out, const at::Tensor& a, const at::Tensor& b,
+                                    bool promote_int_to_float = false);
+at::TensorIterator make_nullary_iter(const at::Tensor& out);
+
+// Device-side strided/typed copy of src into dst (same device; broadcasting src).
+void copy_on_device(const at::Tensor& dst, const at::Tensor& src);
+
+}  // namespace torch_ocl

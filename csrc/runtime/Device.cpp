@@ -1,0 +1,224 @@
+#include "Device.h"
+#include "Env.h"
+#include <algorithm>
+#include <cctype>
+#include <memory>
+#include <pthread.h>
+#include <sstream>
+
+namespace torch_ocl {
+namespace {
+
+std::once_flag g_discover_once;
+std::vector<std::unique_ptr<Device>> g_devices;
+std::string g_unavailable;
+std::atomic<bool> g_any_init{false};
+std::atomic<bool> g_bad_fork{false};
+thread_local int t_current_device = 0;
+
+std::string lower(std::string s) {
+  for (auto& c : s) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return s;
+}
+
+std::string device_str(cl_device_id d, cl_device_info what) {
+  size_t n = 0;
+  if (clGetDeviceInfo(d, what, 0, nullptr, &n) != CL_SUCCESS || n == 0) return "";
+  std::string s(n, '\0');
+  clGetDeviceInfo(d, what, n, s.data(), nullptr);
+  while (!s.empty() && (s.back() == '\0' || s.back() == ' ')) s.pop_back();
+  return s;
+}
+std::string platform_str(cl_platform_id p, cl_platform_info what) {
+  size_t n = 0;
+  if (clGetPlatformInfo(p, what, 0, nullptr, &n) != CL_SUCCESS || n == 0) return "";
+  std::string s(n, '\0');
+  clGetPlatformInfo(p, what, n, s.data(), nullptr);
+  while (!s.empty() && (s.back() == '\0' || s.back() == ' ')) s.pop_back();
+  return s;
+}
+template <typename T>
+T device_val(cl_device_id d, cl_device_info what) {
+  T v{};
+  clGetDeviceInfo(d, what, sizeof(T), &v, nullptr);
+  return v;
+}
+
+std::string type_name(cl_device_type t) {
+  if (t & CL_DEVICE_TYPE_GPU) return "gpu";
+  if (t & CL_DEVICE_TYPE_ACCELERATOR) return "accelerator";
+  if (t & CL_DEVICE_TYPE_CPU) return "cpu";
+  return "other";
+}
+
+bool matches_filter(const DeviceInfo& info) {
+  const std::string& f = env::devices_filter();
+  if (f.empty()) return true;
+  std::stringstream ss(f);
+  std::string term;
+  const std::string hay = lower(info.platform_name + "\n" + info.vendor + "\n" + info.name);
+  while (std::getline(ss, term, ',')) {
+    term = lower(term);
+    while (!term.empty() && term.front() == ' ') term.erase(term.begin());
+    while (!term.empty() && term.back() == ' ') term.pop_back();
+    if (term.empty()) continue;
+    if (term == type_name(info.type) || hay.find(term) != std::string::npos) return true;
+  }
+  return false;
+}
+
+void child_after_fork() {
+  if (g_any_init.load()) g_bad_fork.store(true);
+}
+
+void discover() {
+  pthread_atfork(nullptr, nullptr, child_after_fork);
+  cl_uint np = 0;
+  cl_int err = clGetPlatformIDs(0, nullptr, &np);
+  if (err != CL_SUCCESS || np == 0) {
+    g_unavailable = std::string("no OpenCL platform found (clGetPlatformIDs: ") +
+                    cl_error_name(err == CL_SUCCESS ? CL_DEVICE_NOT_FOUND : err) +
+                    "). Install an OpenCL driver: your GPU vendor's OpenCL ICD, or PoCL for "
+                    "CPUs (Debian/Ubuntu: `apt-get install pocl-opencl-icd ocl-icd-libopencl1`), "
+                    "and check that `clinfo -l` lists a device.";
+    return;
+  }
+  std::vector<cl_platform_id> plats(np);
+  clGetPlatformIDs(np, plats.data(), nullptr);
+  std::vector<std::unique_ptr<Device>> found;
+  for (auto p : plats) {
+    cl_uint nd = 0;
+    if (clGetDeviceIDs(p, CL_DEVICE_TYPE_ALL, 0, nullptr, &nd) != CL_SUCCESS || nd == 0) continue;
+    std::vector<cl_device_id> ids(nd);
+    clGetDeviceIDs(p, CL_DEVICE_TYPE_ALL, nd, ids.data(), nullptr);
+    for (auto id : ids) {
+      auto d = std::make_unique<Device>();
+      d->platform = p;
+      d->id = id;
+      auto& in = d->info;
+      in.name = device_str(id, CL_DEVICE_NAME);
+      in.vendor = device_str(id, CL_DEVICE_VENDOR);
+      in.driver_version = device_str(id, CL_DRIVER_VERSION);
+      in.opencl_version = device_str(id, CL_DEVICE_VERSION);
+      in.platform_name = platform_str(p, CL_PLATFORM_NAME);
+      in.platform_version = platform_str(p, CL_PLATFORM_VERSION);
+      in.extensions = device_str(id, CL_DEVICE_EXTENSIONS);
+      in.type = device_val<cl_device_type>(id, CL_DEVICE_TYPE);
+      in.compute_units = device_val<cl_uint>(id, CL_DEVICE_MAX_COMPUTE_UNITS);
+      in.global_mem = device_val<cl_ulong>(id, CL_DEVICE_GLOBAL_MEM_SIZE);
+      in.local_mem = device_val<cl_ulong>(id, CL_DEVICE_LOCAL_MEM_SIZE);
+      in.max_alloc = device_val<cl_ulong>(id, CL_DEVICE_MAX_MEM_ALLOC_SIZE);
+      in.max_work_group = device_val<size_t>(id, CL_DEVICE_MAX_WORK_GROUP_SIZE);
+      in.fp16 = in.extensions.find("cl_khr_fp16") != std::string::npos;
+      in.fp64 = in.extensions.find("cl_khr_fp64") != std::string::npos ||
+                device_val<cl_device_fp_config>(id, CL_DEVICE_DOUBLE_FP_CONFIG) != 0;
+      if (matches_filter(in)) found.push_back(std::move(d));
+    }
+  }
+  auto rank = [](const Device& d) {
+    if (d.info.type & CL_DEVICE_TYPE_GPU) return 0;
+    if (d.info.type & CL_DEVICE_TYPE_ACCELERATOR) return 1;
+    return 2;
+  };
+  std::stable_sort(found.begin(), found.end(),
+                   [&](const auto& a, const auto& b) { return rank(*a) < rank(*b); });
+  for (size_t i = 0; i < found.size(); ++i) found[i]->index = static_cast<int>(i);
+  g_devices = std::move(found);
+  if (g_devices.empty()) {
+    g_unavailable = env::devices_filter().empty()
+        ? "OpenCL platforms exist but expose no device. Check your driver with `clinfo -l`."
+        : "no OpenCL device matches TORCH_OCL_DEVICES='" + env::devices_filter() +
+              "'. Unset it or check `clinfo -l` for names.";
+  }
+}
+
+void ensure_discovered() { std::call_once(g_discover_once, discover); }
+
+}  // namespace
+
+int device_count() noexcept {
+  try {
+    ensure_discovered();
+    return static_cast<int>(g_devices.size());
+  } catch (...) {
+    return 0;
+  }
+}
+
+std::string unavailable_reason() {
+  ensure_discovered();
+  return g_unavailable;
+}
+
+Device& peek_device(int idx) {
+  ensure_discovered();
+  TORCH_CHECK(!g_devices.empty(), "torch_ocl: the 'ocl' device is not available: ", g_unavailable);
+  TORCH_CHECK_INDEX(idx >= 0 && idx < static_cast<int>(g_devices.size()), "torch_ocl: invalid device index ocl:", idx,
+                    " (", g_devices.size(), " OpenCL device(s) available)");
+  return *g_devices[idx];
+}
+
+Device& get_device(int idx) {
+  TORCH_CHECK(!g_bad_fork.load(),
+              "torch_ocl: cannot use the 'ocl' device in a forked subprocess after it was "
+              "initialized in the parent. Use the 'spawn' start method "
+              "(torch.multiprocessing.set_start_method('spawn')).");
+  Device& d = peek_device(idx);
+  if (C10_UNLIKELY(!d.initialized())) d.ensure_initialized();
+  return d;
+}
+
+void Device::ensure_initialized() {
+  std::lock_guard<std::mutex> g(init_mutex_);
+  if (initialized_.load()) return;
+  cl_int err = CL_SUCCESS;
+  cl_context_properties props[] = {CL_CONTEXT_PLATFORM, (cl_context_properties)platform, 0};
+  ctx = clCreateContext(props, 1, &id, nullptr, nullptr, &err);
+  OCL_CHECK(err, "creating the context for ocl:" + std::to_string(index) + " (" + info.name + ")");
+  queue = clCreateCommandQueue(ctx, id, 0, &err);
+  OCL_CHECK(err, "creating the command queue for ocl:" + std::to_string(index));
+  error_buf = clCreateBuffer(ctx, CL_MEM_READ_WRITE, sizeof(cl_int), nullptr, &err);
+  OCL_CHECK(err, "allocating the device error flag");
+  cl_int zero = 0;
+  OCL_CHECK(clEnqueueWriteBuffer(queue, error_buf, CL_TRUE, 0, sizeof(zero), &zero, 0, nullptr, nullptr),
+            "clearing the device error flag");
+  g_any_init.store(true);
+  initialized_.store(true, std::memory_order_release);
+}
+
+int current_device() { return t_current_device; }
+
+void set_current_device(int idx) {
+  peek_device(idx);  // validates
+  t_current_device = idx;
+}
+
+void check_device_errors(Device& d) {
+  cl_int code = 0;
+  {
+    std::lock_guard<std::mutex> g(d.launch_mutex);
+    OCL_CHECK(clEnqueueReadBuffer(d.queue, d.error_buf, CL_TRUE, 0, sizeof(code), &code, 0, nullptr, nullptr),
+              "reading the device error flag");
+    if (code == 0) return;
+    cl_int zero = 0;
+    OCL_CHECK(clEnqueueWriteBuffer(d.queue, d.error_buf, CL_TRUE, 0, sizeof(zero), &zero, 0, nullptr, nullptr),
+              "clearing the device error flag");
+  }
+  if (code == kErrIndexOutOfRange)
+    TORCH_CHECK_INDEX(false, "index out of range in a kernel on ocl:", d.index,
+                      " (reported at the next synchronization point; run with TORCH_OCL_SYNC=1 "
+                      "to raise it at the op that caused it)");
+  TORCH_CHECK_VALUE(false, "invalid argument detected by a kernel on ocl:", d.index, " (code ", code,
+                    "; run with TORCH_OCL_SYNC=1 to find the op)");
+}
+
+void synchronize(int idx) {
+  Device& d = get_device(idx);
+  OCL_CHECK(clFinish(d.queue), "synchronizing ocl:" + std::to_string(idx));
+  check_device_errors(d);
+}
+
+bool in_bad_fork() { return g_bad_fork.load(); }
+bool any_initialized() { return g_any_init.load(); }
+
+}  // namespace torch_ocl

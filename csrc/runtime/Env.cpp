@@ -1,0 +1,29 @@
+#include "Env.h"
+#include <cstdlib>
+
+namespace torch_ocl::env {
+namespace {
+std::string read(const char* name, const char* dflt) {
+  const char* v = std::getenv(name);
+  return (v && *v) ? std::string(v) : std::string(dflt);
+}
+std::string default_cache_dir() {
+  const char* xdg = std::getenv("XDG_CACHE_HOME");
+  if (xdg && *xdg) return std::string(xdg) + "/torch_ocl";
+  const char* home = std::getenv("HOME");
+  return std::string(home && *home ? home : "/tmp") + "/.cache/torch_ocl";
+}
+}  // namespace
+
+const std::string& devices_filter() { static const std::string v = read("TORCH_OCL_DEVICES", ""); return v; }
+bool sync_launches() { static const bool v = read("TORCH_OCL_SYNC", "0") == "1"; return v; }
+const std::string& fallback_mode() { static const std::string v = read("TORCH_OCL_FALLBACK", "warn"); return v; }
+const std::string& kernel_dir() { static const std::string v = read("TORCH_OCL_KERNEL_DIR", ""); return v; }
+const std::string& cache_dir() {
+  static const std::string v = read("TORCH_OCL_CACHE_DIR", default_cache_dir().c_str());
+  return v;
+}
+const std::string& extra_build_options() { static const std::string v = read("TORCH_OCL_BUILD_OPTIONS", ""); return v; }
+const std::string& gemm_impl() { static const std::string v = read("TORCH_OCL_GEMM", "auto"); return v; }
+
+}  // namespace torch_ocl::env

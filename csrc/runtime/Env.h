@@ -1,0 +1,23 @@
+// Every TORCH_OCL_* environment variable is read here, once, so the README table and the
+// code cannot drift apart. Values are read at first use and cached for the process.
+#pragma once
+#include <string>
+
+namespace torch_ocl::env {
+
+// TORCH_OCL_DEVICES: comma-separated filters on platform/vendor/device name or type.
+const std::string& devices_filter();
+// TORCH_OCL_SYNC=1: clFinish after every launch so errors point at the launch.
+bool sync_launches();
+// TORCH_OCL_FALLBACK=warn|error|silent: what the CPU fallback does.
+const std::string& fallback_mode();
+// TORCH_OCL_KERNEL_DIR: read .cl sources from this folder instead of the embedded copies.
+const std::string& kernel_dir();
+// TORCH_OCL_CACHE_DIR: on-disk program binary cache; "0" or "off" disables it.
+const std::string& cache_dir();
+// TORCH_OCL_BUILD_OPTIONS: extra options appended to every clBuildProgram.
+const std::string& extra_build_options();
+// TORCH_OCL_GEMM=auto|clblast|own: which GEMM implementation to use.
+const std::string& gemm_impl();
+
+}  // namespace torch_ocl::env

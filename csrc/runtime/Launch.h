@@ -1,0 +1,95 @@
+// launch(device, kernel, global, local, args...): sets the arguments and enqueues an NDRange
+// on the device's in-order queue, holding the device's launch lock (cl_kernel objects are
+// shared between threads). Asynchronous unless TORCH_OCL_SYNC=1.
+//
+// Argument conventions: a Buf (from buf(tensor)) expands to two kernel arguments,
+// `__global T* p, ulong p_off` (byte offset; see GLOBAL_PTR in common.clh); LocalMem
+// reserves __local memory; anything else is passed by value (must match the kernel type).
+#pragma once
+#include "Allocator.h"
+#include "Env.h"
+#include "Programs.h"
+#include <ATen/core/Tensor.h>
+#include <array>
+
+namespace torch_ocl {
+
+struct Buf {
+  cl_mem mem;
+  cl_ulong offset;  // bytes
+};
+struct LocalMem {
+  size_t bytes;
+};
+
+// The buffer and byte offset of t's first element (storage offset included). A tensor with
+// no storage bytes yields a null buffer (kernels must not touch it; callers skip numel()==0).
+Buf buf(const at::Tensor& t);
+// Buffer of a raw device pointer (e.g. TensorIterator::data_ptr).
+Buf buf_ptr(const void* p);
+
+// Device of t (which must be an ocl tensor), initialized.
+Device& ocl_device(const at::Tensor& t);
+
+struct Range {
+  size_t dims = 1;
+  std::array<size_t, 3> sz{1, 1, 1};
+  Range() = default;
+  Range(size_t x) : dims(1), sz{x, 1, 1} {}
+  Range(size_t x, size_t y) : dims(2), sz{x, y, 1} {}
+  Range(size_t x, size_t y, size_t z) : dims(3), sz{x, y, z} {}
+};
+// Round n up to a multiple of m.
+inline size_t round_up(size_t n, size_t m) { return (n + m - 1) / m * m; }
+
+namespace detail {
+inline void set_arg(cl_kernel k, cl_uint& i, const Buf& b, const std::string& name) {
+  OCL_CHECK(clSetKernelArg(k, i++, sizeof(cl_mem), &b.mem), "setting a buffer argument of " + name);
+  OCL_CHECK(clSetKernelArg(k, i++, sizeof(cl_ulong), &b.offset), "setting an offset argument of " + name);
+}
+inline void set_arg(cl_kernel k, cl_uint& i, const LocalMem& l, const std::string& name) {
+  OCL_CHECK(clSetKernelArg(k, i++, l.bytes, nullptr), "setting a local-memory argument of " + name);
+}
+inline void set_arg(cl_kernel k, cl_uint& i, const cl_mem& m, const std::string& name) {
+  OCL_CHECK(clSetKernelArg(k, i++, sizeof(cl_mem), &m), "setting a buffer argument of " + name);
+}
+template <typename T>
+inline void set_arg(cl_kernel k, cl_uint& i, const T& v, const std::string& name) {
+  static_assert(std::is_trivially_copyable<T>::value, "kernel arguments must be trivially copyable");
+  OCL_CHECK(clSetKernelArg(k, i++, sizeof(T), &v), "setting argument " + std::to_string(i - 1) + " of " + name);
+}
+void after_launch(Device& d, Kernel& k);
+}  // namespace detail
+
+// Enqueues k over `global` work-items in groups of `local` (local.dims == 0 or a zero size
+// lets the driver choose). Global sizes are rounded up to the local size.
+template <typename... Args>
+void launch(Device& d, Kernel& k, Range global, Range local, const Args&... args) {
+  std::array<size_t, 3> g = global.sz, l = local.sz;
+  bool use_local = true;
+  for (size_t i = 0; i < global.dims; ++i) {
+    if (g[i] == 0) return;
+    if (l[i] == 0) use_local = false;
+  }
+  if (use_local)
+    for (size_t i = 0; i < global.dims; ++i) g[i] = round_up(g[i], l[i]);
+  {
+    std::lock_guard<std::mutex> lock(d.launch_mutex);
+    cl_uint i = 0;
+    (detail::set_arg(k.k, i, args, k.name), ...);
+    OCL_CHECK(clEnqueueNDRangeKernel(d.queue, k.k, static_cast<cl_uint>(global.dims), nullptr, g.data(),
+                                     use_local ? l.data() : nullptr, 0, nullptr, nullptr),
+              "launching kernel " + k.name + " on ocl:" + std::to_string(d.index));
+  }
+  k.launches.fetch_add(1, std::memory_order_relaxed);
+  if (C10_UNLIKELY(env::sync_launches())) detail::after_launch(d, k);
+}
+
+// Build options selecting the element types of common.clh for a dtype, e.g.
+// dtype_options(kFloat, "T") -> "-DT=float -DT_IS_FLOAT=1".
+std::string cl_type_name(at::ScalarType t);
+// Throws NotImplementedError naming `op` if the device cannot run dtype t (fp64 without
+// cl_khr_fp64, or a dtype the backend does not store).
+void check_dtype_supported(Device& d, at::ScalarType t, const char* op);
+
+}  // namespace torch_ocl
