@@ -323,7 +323,8 @@ at::TensorIterator make_binary_iter(const at::Tensor& out, const at::Tensor& a, 
 }
 
 at::TensorIterator make_nullary_iter(const at::Tensor& out) {
-  return at::TensorIteratorConfig().set_check_mem_overlap(true).check_all_same_dtype(false).add_output(out)
+  // Like the CPU fill_: writing the same value through overlapping views is well defined.
+  return at::TensorIteratorConfig().set_check_mem_overlap(false).check_all_same_dtype(false).add_output(out)
       .resize_outputs(false).build();
 }
 

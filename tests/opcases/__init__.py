@@ -1,0 +1,1 @@
+"""One module per op family; each defines CASES (see tests/cases.py)."""
