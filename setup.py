@@ -10,12 +10,12 @@ from setuptools import setup
 
 try:
     import torch  # noqa: F401
-    from torch.utils.cpp_extension import BuildExtension, CppExtension
-except ImportError as e:  # pragma: no cover - guidance for a missing torch
+except ModuleNotFoundError as e:  # pragma: no cover - guidance for a missing torch
     raise SystemExit(
         "torch_ocl builds against an installed torch. Install one first, e.g. "
         "`pip install torch==2.13.0` (a CPU build is enough), then "
         "`pip install --no-build-isolation -e .`") from e
+from torch.utils.cpp_extension import BuildExtension, CppExtension  # noqa: E402
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 GEN_DIR = os.path.join(HERE, "build", "generated")
