@@ -1,0 +1,262 @@
+// LayerNorm and RMSNorm over the last N elements of dense rows ([M, N], row-major).
+// Forward: a team of T work-items per row; each keeps up to ITEMS elements in registers (rows
+// of up to T*ITEMS elements are read once), streams any longer tail twice, and merges
+// per-work-item Welford statistics (count, mean, M2) with Chan's formula.
+// Backward: one row pass for grad_input, and a deterministic two-kernel column reduction for
+// grad_weight / grad_bias (per-row-block partial sums, then one ordered sum per column).
+// rms != 0 selects RMSNorm: the mean is taken as 0 and only rstd is saved.
+#include "common.clh"
+
+#ifndef MAX_WG
+#define MAX_WG 256  // largest work-group the host launches (sizes the local reduction arrays)
+#endif
+#ifndef ITEMS
+#define ITEMS 8  // row elements each work-item keeps in registers
+#endif
+#ifndef COLS
+#define COLS 32  // columns per work-group in the grad_weight/grad_bias partial-sum kernel
+#endif
+#ifndef X_KIND
+#define X_KIND 0  // storage kind of input/grad/output: 0 float, 1 double, 2 half, 3 bfloat16
+#endif
+#ifndef W_KIND
+#define W_KIND 0  // storage kind of weight/bias and their gradients
+#endif
+#ifndef S_KIND
+#define S_KIND 0  // storage kind of the saved mean/rstd
+#endif
+#ifndef ACC
+#define ACC float  // accumulation type (double for double tensors, float otherwise)
+#endif
+
+// ---- storage kinds: 16-bit types are stored as bits and computed in ACC ------------------
+#define ST_0 float
+#define ST_1 double
+#define ST_2 half
+#define ST_3 ushort
+#define LD_0(p, i) ((ACC)(p)[i])
+#define LD_1(p, i) ((ACC)(p)[i])
+#define LD_2(p, i) ((ACC)vload_half((i), (p)))
+#define LD_3(p, i) ((ACC)bf16_to_float((p)[i]))
+#define SV_0(p, i, v) ((p)[i] = (float)(v))
+#define SV_1(p, i, v) ((p)[i] = (double)(v))
+#define SV_2(p, i, v) vstore_half_rte((float)(v), (i), (p))
+#define SV_3(p, i, v) ((p)[i] = float_to_bf16((float)(v)))
+#define CAT_(a, b) a##b
+#define CAT(a, b) CAT_(a, b)
+#define X_T CAT(ST_, X_KIND)
+#define W_T CAT(ST_, W_KIND)
+#define S_T CAT(ST_, S_KIND)
+#define LOAD_X(p, i) CAT(LD_, X_KIND)(p, i)
+#define LOAD_W(p, i) CAT(LD_, W_KIND)(p, i)
+#define LOAD_S(p, i) CAT(LD_, S_KIND)(p, i)
+#define STORE_X(p, i, v) CAT(SV_, X_KIND)(p, i, v)
+#define STORE_W(p, i, v) CAT(SV_, W_KIND)(p, i, v)
+#define STORE_S(p, i, v) CAT(SV_, S_KIND)(p, i, v)
+
+// y = (x - mean) * rstd * w + b per row; saves mean (unless rms) and rstd.
+__kernel void layer_norm_fwd(PTR_ARG(X_T, x), PTR_ARG(W_T, w), PTR_ARG(W_T, b), PTR_ARG(X_T, y),
+                             PTR_ARG(S_T, mean), PTR_ARG(S_T, rstd), long M, long N, ACC eps, int T, int has_w,
+                             int has_b, int rms) {
+  __global X_T* xp = PTR(X_T, x);
+  __global W_T* wp = PTR(W_T, w);
+  __global W_T* bp = PTR(W_T, b);
+  __global X_T* yp = PTR(X_T, y);
+  __local ACC red_n[MAX_WG];
+  __local ACC red_mean[MAX_WG];
+  __local ACC red_m2[MAX_WG];
+  const int lid = (int)get_local_id(0);
+  const int t = lid % T, lane = lid / T;
+  const long row = (long)get_group_id(0) * ((int)get_local_size(0) / T) + lane;
+  const bool active = row < M;
+  const long base = active ? row * N : 0;
+
+  // This work-item's statistics: exact two-pass over the registers, then Welford on the tail.
+  ACC v[ITEMS];
+  ACC n = 0, mu = 0, m2 = 0;
+#pragma unroll
+  for (int k = 0; k < ITEMS; ++k) {
+    long c = t + (long)k * T;
+    bool in = active && c < N;
+    v[k] = in ? LOAD_X(xp, base + c) : (ACC)0;
+    n += in ? (ACC)1 : (ACC)0;
+    mu += v[k];
+  }
+  mu = (rms || n == 0) ? (ACC)0 : mu / n;
+#pragma unroll
+  for (int k = 0; k < ITEMS; ++k) {
+    long c = t + (long)k * T;
+    ACC dlt = v[k] - mu;
+    m2 += (active && c < N) ? dlt * dlt : (ACC)0;
+  }
+  if (active)
+    for (long c = t + (long)ITEMS * T; c < N; c += T) {
+      ACC xv = LOAD_X(xp, base + c);
+      n += 1;
+      if (rms) {
+        m2 += xv * xv;
+      } else {
+        ACC dlt = xv - mu;
+        mu += dlt / n;
+        m2 += dlt * (xv - mu);
+      }
+    }
+
+  // Merge the team's statistics (Chan et al.): team member u's slot is lane*T + u.
+  red_n[lid] = n;
+  red_mean[lid] = mu;
+  red_m2[lid] = m2;
+  barrier(CLK_LOCAL_MEM_FENCE);
+  for (int h = T >> 1; h > 0; h >>= 1) {
+    if (t < h) {
+      int o = lid + h;
+      ACC na = red_n[lid], nb = red_n[o], nn = na + nb;
+      ACC dlt = red_mean[o] - red_mean[lid];
+      ACC f = nn > 0 ? nb / nn : (ACC)0;
+      red_mean[lid] += dlt * f;
+      red_m2[lid] += red_m2[o] + dlt * dlt * na * f;
+      red_n[lid] = nn;
+    }
+    barrier(CLK_LOCAL_MEM_FENCE);
+  }
+  if (!active) return;
+  const int head = lane * T;
+  const ACC mean_v = red_mean[head];
+  const ACC rstd_v = (ACC)1 / sqrt(red_m2[head] / (ACC)N + eps);
+  if (t == 0) {
+    if (!rms) STORE_S(PTR(S_T, mean), row, mean_v);
+    STORE_S(PTR(S_T, rstd), row, rstd_v);
+  }
+#pragma unroll
+  for (int k = 0; k < ITEMS; ++k) {
+    long c = t + (long)k * T;
+    if (c < N) {
+      ACC r = (v[k] - mean_v) * rstd_v;
+      if (has_w) r *= LOAD_W(wp, c);
+      if (has_b) r += LOAD_W(bp, c);
+      STORE_X(yp, base + c, r);
+    }
+  }
+  for (long c = t + (long)ITEMS * T; c < N; c += T) {
+    ACC r = (LOAD_X(xp, base + c) - mean_v) * rstd_v;
+    if (has_w) r *= LOAD_W(wp, c);
+    if (has_b) r += LOAD_W(bp, c);
+    STORE_X(yp, base + c, r);
+  }
+}
+
+// grad_input of one row: with g = dy * w and xhat = (x - mean) * rstd,
+// dx = rstd * (g - mean(g) - xhat * mean(g * xhat))  (RMSNorm: no mean(g) term, mean = 0).
+__kernel void layer_norm_bwd_input(PTR_ARG(X_T, dy), PTR_ARG(X_T, x), PTR_ARG(S_T, mean), PTR_ARG(S_T, rstd),
+                                   PTR_ARG(W_T, w), PTR_ARG(X_T, dx), long M, long N, int T, int has_w, int rms) {
+  __global X_T* dyp = PTR(X_T, dy);
+  __global X_T* xp = PTR(X_T, x);
+  __global W_T* wp = PTR(W_T, w);
+  __global X_T* dxp = PTR(X_T, dx);
+  __local ACC red_a[MAX_WG];
+  __local ACC red_b[MAX_WG];
+  const int lid = (int)get_local_id(0);
+  const int t = lid % T, lane = lid / T;
+  const long row = (long)get_group_id(0) * ((int)get_local_size(0) / T) + lane;
+  const bool active = row < M;
+  const long base = active ? row * N : 0;
+  const ACC mu = (active && !rms) ? LOAD_S(PTR(S_T, mean), row) : (ACC)0;
+  const ACC rs = active ? LOAD_S(PTR(S_T, rstd), row) : (ACC)0;
+
+  ACC g[ITEMS], xh[ITEMS];
+  ACC a = 0, bsum = 0;
+#pragma unroll
+  for (int k = 0; k < ITEMS; ++k) {
+    long c = t + (long)k * T;
+    bool in = active && c < N;
+    g[k] = in ? LOAD_X(dyp, base + c) * (has_w ? LOAD_W(wp, c) : (ACC)1) : (ACC)0;
+    xh[k] = in ? (LOAD_X(xp, base + c) - mu) * rs : (ACC)0;
+    a += g[k];
+    bsum += g[k] * xh[k];
+  }
+  if (active)
+    for (long c = t + (long)ITEMS * T; c < N; c += T) {
+      ACC gv = LOAD_X(dyp, base + c) * (has_w ? LOAD_W(wp, c) : (ACC)1);
+      a += gv;
+      bsum += gv * (LOAD_X(xp, base + c) - mu) * rs;
+    }
+  red_a[lid] = a;
+  red_b[lid] = bsum;
+  barrier(CLK_LOCAL_MEM_FENCE);
+  for (int h = T >> 1; h > 0; h >>= 1) {
+    if (t < h) {
+      red_a[lid] += red_a[lid + h];
+      red_b[lid] += red_b[lid + h];
+    }
+    barrier(CLK_LOCAL_MEM_FENCE);
+  }
+  if (!active) return;
+  const ACC inv_n = (ACC)1 / (ACC)N;
+  const ACC mean_g = rms ? (ACC)0 : red_a[lane * T] * inv_n;
+  const ACC mean_gx = red_b[lane * T] * inv_n;
+#pragma unroll
+  for (int k = 0; k < ITEMS; ++k) {
+    long c = t + (long)k * T;
+    if (c < N) STORE_X(dxp, base + c, rs * (g[k] - mean_g - xh[k] * mean_gx));
+  }
+  for (long c = t + (long)ITEMS * T; c < N; c += T) {
+    ACC gv = LOAD_X(dyp, base + c) * (has_w ? LOAD_W(wp, c) : (ACC)1);
+    ACC xv = (LOAD_X(xp, base + c) - mu) * rs;
+    STORE_X(dxp, base + c, rs * (gv - mean_g - xv * mean_gx));
+  }
+}
+
+// Partial column sums over one block of rows: dw_part[blk, j] = sum dy * xhat,
+// db_part[blk, j] = sum dy. Work-group = COLS columns x (local_size / COLS) row lanes.
+__kernel void layer_norm_bwd_wb_partial(PTR_ARG(X_T, dy), PTR_ARG(X_T, x), PTR_ARG(S_T, mean), PTR_ARG(S_T, rstd),
+                                        PTR_ARG(ACC, dw_part), PTR_ARG(ACC, db_part), long M, long N,
+                                        long rows_per_block, int rms) {
+  __global X_T* dyp = PTR(X_T, dy);
+  __global X_T* xp = PTR(X_T, x);
+  __global S_T* mp = PTR(S_T, mean);
+  __global S_T* rp = PTR(S_T, rstd);
+  __local ACC red_w[MAX_WG];
+  __local ACC red_b[MAX_WG];
+  const int lid = (int)get_local_id(0);
+  const int lanes = (int)get_local_size(0) / COLS;
+  const int cx = lid % COLS, ly = lid / COLS;
+  const long j = (long)get_group_id(0) * COLS + cx;
+  const long blk = get_group_id(1);
+  const long r0 = blk * rows_per_block, r1 = min(M, r0 + rows_per_block);
+  ACC sw = 0, sb = 0;
+  if (j < N)
+    for (long r = r0 + ly; r < r1; r += lanes) {
+      ACC d = LOAD_X(dyp, r * N + j);
+      ACC mu = rms ? (ACC)0 : LOAD_S(mp, r);
+      sw += d * (LOAD_X(xp, r * N + j) - mu) * LOAD_S(rp, r);
+      sb += d;
+    }
+  red_w[lid] = sw;
+  red_b[lid] = sb;
+  barrier(CLK_LOCAL_MEM_FENCE);
+  for (int h = lanes >> 1; h > 0; h >>= 1) {
+    if (ly < h) {
+      red_w[lid] += red_w[lid + h * COLS];
+      red_b[lid] += red_b[lid + h * COLS];
+    }
+    barrier(CLK_LOCAL_MEM_FENCE);
+  }
+  if (ly == 0 && j < N) {
+    PTR(ACC, dw_part)[blk * N + j] = red_w[lid];
+    PTR(ACC, db_part)[blk * N + j] = red_b[lid];
+  }
+}
+
+// Sums the per-block partials of each column in block order (deterministic) into dw / db.
+__kernel void layer_norm_bwd_wb_final(PTR_ARG(ACC, dw_part), PTR_ARG(ACC, db_part), PTR_ARG(W_T, dw),
+                                      PTR_ARG(W_T, db), long N, long blocks, int want_w, int want_b) {
+  const long j = get_global_id(0);
+  if (j >= N) return;
+  ACC sw = 0, sb = 0;
+  for (long k = 0; k < blocks; ++k) {
+    if (want_w) sw += PTR(ACC, dw_part)[k * N + j];
+    if (want_b) sb += PTR(ACC, db_part)[k * N + j];
+  }
+  if (want_w) STORE_W(PTR(W_T, dw), j, sw);
+  if (want_b) STORE_W(PTR(W_T, db), j, sb);
+}

@@ -1,0 +1,432 @@
+// Losses: nll_loss / nll_loss2d forward and backward (ignore_index, class weights, all
+// reductions), mse_loss and binary_cross_entropy with their backward ops. NLL kernels are in
+// kernels/loss.cl; elementwise loss terms run through the pointwise engine and are reduced
+// by loss.cl's deterministic two-stage sum. An out-of-range target sets the device's sticky
+// error flag: it surfaces as IndexError at the next synchronization point (.item(), .cpu(),
+// torch.ocl.synchronize()), or at the op itself with TORCH_OCL_SYNC=1.
+#include "../aten/Pointwise.h"
+#include "../runtime/Launch.h"
+#include <ATen/ExpandUtils.h>
+#include <ATen/core/Reduction.h>
+#include <ATen/native/Resize.h>
+#include <ATen/ops/empty.h>
+#include <torch/library.h>
+
+namespace torch_ocl {
+namespace {
+
+constexpr int kMaxWG = 256;  // MAX_WG of loss.cl
+
+int storage_kind(at::ScalarType t, const char* op) {
+  switch (t) {
+    case at::kFloat: return 0;
+    case at::kDouble: return 1;
+    case at::kHalf: return 2;
+    case at::kBFloat16: return 3;
+    default: TORCH_CHECK_NOT_IMPLEMENTED(false, "torch_ocl: ", op, " is not implemented for dtype ", t, " on ocl");
+  }
+}
+at::ScalarType acc_type(at::ScalarType t) { return t == at::kDouble ? at::kDouble : at::kFloat; }
+
+std::string options(Device& d, at::ScalarType x, at::ScalarType y, at::ScalarType target, const char* op) {
+  check_dtype_supported(d, x, op);
+  check_dtype_supported(d, y, op);
+  const int xk = storage_kind(x, op), yk = storage_kind(y, op);
+  return "-DX_KIND=" + std::to_string(xk) + " -DY_KIND=" + std::to_string(yk) +
+         " -DTGT_T=" + (target == at::kByte ? "uchar" : "long") + " -DACC=" + (xk == 1 || yk == 1 ? "double" : "float");
+}
+
+// ---- NLL ---------------------------------------------------------------------------------
+
+// The input seen as [N, C, S] (S spatial positions) with element strides.
+struct NllGeom {
+  int64_t N = 1, C = 1, S = 1, sn = 0, sc = 1, ss = 0;
+};
+
+void check_target_dtype(const at::Tensor& target) {
+  TORCH_CHECK(target.scalar_type() == at::kLong || target.scalar_type() == at::kByte,
+              "expected target dtype to be Long or Byte, but got ", target.scalar_type());
+}
+
+at::Tensor class_weight(const std::optional<at::Tensor>& w, int64_t C) {
+  if (!w.has_value() || !w->defined()) return at::Tensor();
+  TORCH_CHECK(w->dim() == 1 && w->numel() == C, "weight tensor should be defined either for all ", C,
+              " classes or no classes but got weight tensor of shape: ", w->sizes());
+  return w->contiguous();
+}
+
+// Writes the NLL forward of (x as geometry g, dense target) into output / total_weight.
+void nll_forward(const at::Tensor& x, const NllGeom& g, const at::Tensor& target, const at::Tensor& weight,
+                 int64_t reduction, int64_t ignore_index, bool per_sample, const at::Tensor& output,
+                 const at::Tensor& total_weight, const char* op) {
+  Device& d = ocl_device(x);
+  const std::string opts = options(d, x.scalar_type(), x.scalar_type(), target.scalar_type(), op);
+  const Buf wb = weight.defined() ? buf(weight) : Buf{};
+  const int64_t NS = g.N * g.S;
+  if (per_sample) {
+    // reduction='none' on batched input: the CPU reports total_weight 0.
+    total_weight.zero_();
+    if (NS == 0) return;
+    Kernel& k = get_kernel(d, "loss", opts, "nll_fwd_none");
+    launch(d, k, Range(static_cast<size_t>(NS)), Range(), buf(x), buf(target), wb, buf(output), NS, g.S, g.C, g.sn,
+           g.sc, g.ss, ignore_index, cl_int(weight.defined()), d.error_buf);
+    return;
+  }
+  Kernel& k = get_kernel(d, "loss", opts, "nll_fwd_reduce");
+  launch(d, k, Range(kMaxWG), Range(kMaxWG), NS ? buf(x) : Buf{}, NS ? buf(target) : Buf{}, wb, buf(output),
+         buf(total_weight), NS, g.S, g.C, g.sn, g.sc, g.ss, ignore_index, cl_int(weight.defined()),
+         cl_int(reduction == at::Reduction::Mean), d.error_buf);
+}
+
+void nll_backward(const at::Tensor& grad_out, const NllGeom& g, const at::Tensor& target, const at::Tensor& weight,
+                  int64_t reduction, int64_t ignore_index, bool per_sample, const at::Tensor& total_weight,
+                  const at::Tensor& grad_input, const char* op) {
+  Device& d = ocl_device(grad_input);
+  const std::string opts = options(d, grad_input.scalar_type(), grad_input.scalar_type(), target.scalar_type(), op);
+  const int64_t NCS = g.N * g.C * g.S;
+  if (NCS == 0) return;
+  const at::Tensor go = grad_out.contiguous();
+  const at::Tensor tw = total_weight.to(grad_input.scalar_type());
+  Kernel& k = get_kernel(d, "loss", opts, "nll_bwd");
+  launch(d, k, Range(static_cast<size_t>(NCS)), Range(), buf(go), buf(target), weight.defined() ? buf(weight) : Buf{},
+         buf(tw), buf(grad_input), NCS, g.S, g.C, ignore_index, cl_int(weight.defined()), cl_int(per_sample),
+         cl_int(reduction == at::Reduction::Mean));
+}
+
+// Geometry of a 1-D or 2-D nll_loss input (its own strides; no copy).
+NllGeom nll1d_geom(const at::Tensor& self) {
+  NllGeom g;
+  if (self.dim() == 1) {
+    g.C = self.size(0);
+    g.sc = self.stride(0);
+  } else {
+    g.N = self.size(0);
+    g.C = self.size(1);
+    g.sn = self.stride(0);
+    g.sc = self.stride(1);
+  }
+  return g;
+}
+
+void check_nll_inputs(const at::Tensor& self, const at::Tensor& target) {
+  TORCH_CHECK(self.dim() > 0 && self.dim() <= 2, "input tensor should be 1D or 2D");
+  TORCH_CHECK(target.dim() <= 1, "0D or 1D target tensor expected, multi-target not supported");
+  const bool no_batch_dim = self.dim() == 1 && target.dim() == 0;
+  TORCH_CHECK(no_batch_dim || (self.size(0) == target.size(0)), "size mismatch (got input: ", self.sizes(),
+              ", target: ", target.sizes(), ")");
+  check_target_dtype(target);
+}
+
+// Geometry of a 4-D nll_loss2d input [N, C, H, W] (made dense over H, W if needed).
+void check_nll2d_inputs(const at::Tensor& self, const at::Tensor& target) {
+  TORCH_CHECK(target.dim() == 3, "only batches of spatial targets supported (3D tensors) but got targets of dimension: ",
+              target.dim());
+  TORCH_CHECK(self.dim() == 4, "only batches of spatial inputs supported (4D tensors), but got input of dimension: ",
+              self.dim());
+  TORCH_CHECK(self.size(0) == target.size(0) && self.size(2) == target.size(1) && self.size(3) == target.size(2),
+              "input and target batch or spatial sizes don't match: target ", target.sizes(), ", input ", self.sizes());
+  check_target_dtype(target);
+}
+// [N, C, H, W] as [N, C, S = H*W]; needs H and W to collapse to one stride.
+bool nll2d_collapsible(const at::Tensor& x) {
+  return x.size(2) == 1 || x.size(3) == 1 || x.stride(2) == x.stride(3) * x.size(3);
+}
+NllGeom nll2d_geom(const at::Tensor& x) {
+  NllGeom g;
+  g.N = x.size(0);
+  g.C = x.size(1);
+  g.S = x.size(2) * x.size(3);
+  g.sn = x.stride(0);
+  g.sc = x.stride(1);
+  g.ss = x.size(3) == 1 ? x.stride(2) : x.stride(3);
+  return g;
+}
+at::Tensor nll2d_addressable(const at::Tensor& x) { return nll2d_collapsible(x) ? x : x.contiguous(); }
+
+// ---- elementwise losses + reduction --------------------------------------------------------
+
+int64_t reduction_checked(int64_t reduction) {
+  TORCH_CHECK(reduction >= at::Reduction::None && reduction < at::Reduction::END, "invalid reduction ", reduction);
+  return reduction;
+}
+
+// out[] = scale * sum(a) for dense a (deterministic two-stage sum).
+void sum_into(const at::Tensor& a, const at::Tensor& out, double scale, const char* op) {
+  Device& d = ocl_device(a);
+  const std::string opts = options(d, a.scalar_type(), out.scalar_type(), at::kLong, op);
+  const int64_t n = a.numel();
+  const int64_t parts = std::max<int64_t>(1, std::min<int64_t>((n + kMaxWG * 4 - 1) / (kMaxWG * 4),
+                                                               4 * static_cast<int64_t>(d.info.compute_units)));
+  const at::ScalarType acc = acc_type(out.scalar_type() == at::kDouble ? at::kDouble : a.scalar_type());
+  at::Tensor part = at::empty({parts}, a.options().dtype(acc));
+  if (n > 0) {
+    Kernel& k1 = get_kernel(d, "loss", opts, "sum_partial");
+    launch(d, k1, Range(static_cast<size_t>(parts) * kMaxWG), Range(kMaxWG), buf(a), buf(part), n);
+  } else {
+    part.zero_();
+  }
+  Kernel& k2 = get_kernel(d, "loss", opts, "sum_final");
+  if (acc == at::kDouble)
+    launch(d, k2, Range(kMaxWG), Range(kMaxWG), buf(part), buf(out), parts, scale);
+  else
+    launch(d, k2, Range(kMaxWG), Range(kMaxWG), buf(part), buf(out), parts, static_cast<float>(scale));
+}
+
+void check_floating(const at::Tensor& t, const char* op) {
+  TORCH_CHECK_NOT_IMPLEMENTED(at::isFloatingType(t.scalar_type()), "torch_ocl: ", op,
+                              " is not implemented for dtype ", t.scalar_type(), " on ocl");
+}
+
+// Computes the elementwise loss `spec` of (a, b[, c]) and reduces it into out.
+at::Tensor& elementwise_loss(const at::Tensor& a, const at::Tensor& b, const at::Tensor& c, int64_t reduction,
+                             const PointwiseSpec& spec, at::Tensor& out, const char* op) {
+  check_floating(a, op);
+  reduction_checked(reduction);
+  const at::ScalarType dt = a.scalar_type();
+  auto build = [&](const at::Tensor& o) {
+    at::TensorIteratorConfig cfg;
+    cfg.set_check_mem_overlap(true).add_output(o).add_const_input(a).add_const_input(b);
+    if (c.defined()) cfg.add_const_input(c);
+    return cfg.allow_cpu_scalars(true).promote_inputs_to_common_dtype(true).cast_common_dtype_to_outputs(true).build();
+  };
+  if (reduction == at::Reduction::None) {
+    auto iter = build(out);
+    pointwise(iter, spec);
+    return out;
+  }
+  // Terms are kept in the accumulation type, so 16-bit inputs lose nothing before the sum.
+  std::vector<int64_t> shape = at::infer_size(a.sizes(), b.sizes());
+  if (c.defined()) shape = at::infer_size(shape, c.sizes());
+  at::Tensor terms = at::empty(shape, a.options().dtype(acc_type(dt)));
+  auto iter = build(terms);
+  pointwise(iter, spec);
+  at::native::resize_output(out, {});
+  const int64_t n = terms.numel();
+  const double scale = reduction == at::Reduction::Mean ? (n ? 1.0 / static_cast<double>(n)
+                                                             : std::numeric_limits<double>::quiet_NaN())
+                                                        : 1.0;
+  sum_into(terms, out, scale, op);
+  return out;
+}
+
+const PointwiseSpec kMseSpec{"nn_mse_loss", "(a - b) * (a - b)", at::ScalarType::Undefined, {}, {}};
+// The CPU's formula: log terms clamped at -100 so that x = 0 or 1 gives a finite loss.
+const PointwiseSpec kBceSpec{"nn_bce_loss", "(b - (CT)1) * fmax(log1p(-a), (CT)-100) - b * fmax(log(a), (CT)-100)",
+                             at::ScalarType::Undefined, {}, {}};
+const PointwiseSpec kBceWSpec{"nn_bce_loss_w",
+                              "((b - (CT)1) * fmax(log1p(-a), (CT)-100) - b * fmax(log(a), (CT)-100)) * c",
+                              at::ScalarType::Undefined, {}, {}};
+
+}  // namespace
+
+// nll_loss_forward.output(Tensor self, Tensor target, Tensor? weight, int reduction, SymInt ignore_index, *, Tensor(a!) output, Tensor(b!) total_weight) -> (Tensor(a!), Tensor(b!))
+std::tuple<at::Tensor&, at::Tensor&> nll_loss_forward_output_ocl(const at::Tensor& self, const at::Tensor& target,
+                                                                 const std::optional<at::Tensor>& weight_opt,
+                                                                 int64_t reduction, int64_t ignore_index,
+                                                                 at::Tensor& output, at::Tensor& total_weight) {
+  check_nll_inputs(self, target);
+  reduction_checked(reduction);
+  const NllGeom g = nll1d_geom(self);
+  const at::Tensor weight = class_weight(weight_opt, g.C);
+  const bool per_sample = reduction == at::Reduction::None && self.dim() == 2;
+  at::native::resize_output(output, per_sample ? c10::IntArrayRef{g.N} : c10::IntArrayRef{});
+  at::native::resize_output(total_weight, {});
+  nll_forward(self, g, target.contiguous(), weight, reduction, ignore_index, per_sample, output, total_weight,
+              "nll_loss_forward");
+  return {output, total_weight};
+}
+
+// nll_loss_backward.grad_input(Tensor grad_output, Tensor self, Tensor target, Tensor? weight, int reduction, SymInt ignore_index, Tensor total_weight, *, Tensor(a!) grad_input) -> Tensor(a!)
+at::Tensor& nll_loss_backward_grad_input_ocl(const at::Tensor& grad_output, const at::Tensor& self,
+                                             const at::Tensor& target, const std::optional<at::Tensor>& weight_opt,
+                                             int64_t reduction, int64_t ignore_index, const at::Tensor& total_weight,
+                                             at::Tensor& grad_input) {
+  check_nll_inputs(self, target);
+  reduction_checked(reduction);
+  NllGeom g = nll1d_geom(self);
+  const at::Tensor weight = class_weight(weight_opt, g.C);
+  const bool per_sample = reduction == at::Reduction::None && self.dim() == 2;
+  if (per_sample) {
+    TORCH_CHECK(grad_output.dim() == 1 && grad_output.size(0) == g.N,
+                "Expected a tensor of dimension 1 and tensor.size[0] == ", g.N, " but got: dimension ",
+                grad_output.dim(), " and tensor.size[0] == ", grad_output.dim() ? grad_output.size(0) : 0);
+  } else {
+    TORCH_CHECK(grad_output.dim() <= 1 && grad_output.numel() == 1,
+                "Expected a single element grad_output tensor, but got: ", grad_output.sizes());
+  }
+  TORCH_CHECK(total_weight.numel() == 1, "expected total_weight to be a single element tensor, got: ",
+              total_weight.sizes(), " (", total_weight.numel(), " elements)");
+  at::native::resize_output(grad_input, self.sizes());
+  at::Tensor gi = grad_input.is_contiguous() ? grad_input : at::empty(self.sizes(), grad_input.options());
+  nll_backward(grad_output, g, target.contiguous(), weight, reduction, ignore_index, per_sample, total_weight, gi,
+               "nll_loss_backward");
+  if (!gi.is_same(grad_input)) grad_input.copy_(gi);
+  return grad_input;
+}
+
+// nll_loss2d_forward.output(Tensor self, Tensor target, Tensor? weight, int reduction, SymInt ignore_index, *, Tensor(a!) output, Tensor(b!) total_weight) -> (Tensor(a!), Tensor(b!))
+std::tuple<at::Tensor&, at::Tensor&> nll_loss2d_forward_output_ocl(const at::Tensor& self, const at::Tensor& target,
+                                                                   const std::optional<at::Tensor>& weight_opt,
+                                                                   int64_t reduction, int64_t ignore_index,
+                                                                   at::Tensor& output, at::Tensor& total_weight) {
+  check_nll2d_inputs(self, target);
+  reduction_checked(reduction);
+  const at::Tensor x = nll2d_addressable(self);
+  const NllGeom g = nll2d_geom(x);
+  const at::Tensor weight = class_weight(weight_opt, g.C);
+  const bool per_sample = reduction == at::Reduction::None;
+  if (per_sample) at::native::resize_output(output, target.sizes());
+  else at::native::resize_output(output, {});
+  at::native::resize_output(total_weight, {});
+  at::Tensor out = (!per_sample || output.is_contiguous()) ? output : at::empty(target.sizes(), output.options());
+  nll_forward(x, g, target.contiguous(), weight, reduction, ignore_index, per_sample, out, total_weight,
+              "nll_loss2d_forward");
+  if (!out.is_same(output)) output.copy_(out);
+  return {output, total_weight};
+}
+
+// nll_loss2d_forward(Tensor self, Tensor target, Tensor? weight, int reduction, SymInt ignore_index) -> (Tensor output, Tensor total_weight)
+std::tuple<at::Tensor, at::Tensor> nll_loss2d_forward_ocl(const at::Tensor& self, const at::Tensor& target,
+                                                          const std::optional<at::Tensor>& weight, int64_t reduction,
+                                                          int64_t ignore_index) {
+  at::Tensor output = at::empty({0}, self.options()), total_weight = at::empty({}, self.options());
+  nll_loss2d_forward_output_ocl(self, target, weight, reduction, ignore_index, output, total_weight);
+  return {output, total_weight};
+}
+
+// nll_loss2d_backward.grad_input(Tensor grad_output, Tensor self, Tensor target, Tensor? weight, int reduction, SymInt ignore_index, Tensor total_weight, *, Tensor(a!) grad_input) -> Tensor(a!)
+at::Tensor& nll_loss2d_backward_grad_input_ocl(const at::Tensor& grad_output, const at::Tensor& self,
+                                               const at::Tensor& target, const std::optional<at::Tensor>& weight_opt,
+                                               int64_t reduction, int64_t ignore_index,
+                                               const at::Tensor& total_weight, at::Tensor& grad_input) {
+  check_nll2d_inputs(self, target);
+  reduction_checked(reduction);
+  NllGeom g = nll2d_geom(self);
+  const at::Tensor weight = class_weight(weight_opt, g.C);
+  const bool per_sample = reduction == at::Reduction::None;
+  if (per_sample) {
+    TORCH_CHECK(grad_output.sizes() == target.sizes(), "nll_loss2d_backward: grad_output shape ", grad_output.sizes(),
+                " does not match target shape ", target.sizes());
+  } else {
+    TORCH_CHECK(grad_output.numel() == 1, "Expected a single element grad_output tensor, but got: ",
+                grad_output.sizes());
+  }
+  TORCH_CHECK(total_weight.numel() == 1, "expected total_weight to be a single element tensor, got: ",
+              total_weight.sizes(), " (", total_weight.numel(), " elements)");
+  at::native::resize_output(grad_input, self.sizes());
+  at::Tensor gi = grad_input.is_contiguous() ? grad_input : at::empty(self.sizes(), grad_input.options());
+  nll_backward(grad_output, g, target.contiguous(), weight, reduction, ignore_index, per_sample, total_weight, gi,
+               "nll_loss2d_backward");
+  if (!gi.is_same(grad_input)) grad_input.copy_(gi);
+  return grad_input;
+}
+
+// nll_loss2d_backward(Tensor grad_output, Tensor self, Tensor target, Tensor? weight, int reduction, SymInt ignore_index, Tensor total_weight) -> Tensor
+at::Tensor nll_loss2d_backward_ocl(const at::Tensor& grad_output, const at::Tensor& self, const at::Tensor& target,
+                                   const std::optional<at::Tensor>& weight, int64_t reduction, int64_t ignore_index,
+                                   const at::Tensor& total_weight) {
+  at::Tensor grad_input = at::empty(self.sizes(), self.options());
+  return nll_loss2d_backward_grad_input_ocl(grad_output, self, target, weight, reduction, ignore_index, total_weight,
+                                            grad_input);
+}
+
+// mse_loss.out(Tensor self, Tensor target, int reduction=Mean, *, Tensor(a!) out) -> Tensor(a!)
+at::Tensor& mse_loss_out_ocl(const at::Tensor& self, const at::Tensor& target, int64_t reduction, at::Tensor& out) {
+  return elementwise_loss(self, target, at::Tensor(), reduction, kMseSpec, out, "mse_loss");
+}
+
+// mse_loss_backward.grad_input(Tensor grad_output, Tensor self, Tensor target, int reduction, *, Tensor(a!) grad_input) -> Tensor(a!)
+at::Tensor& mse_loss_backward_grad_input_ocl(const at::Tensor& grad_output, const at::Tensor& self,
+                                             const at::Tensor& target, int64_t reduction, at::Tensor& grad_input) {
+  check_floating(self, "mse_loss_backward");
+  const double norm = reduction_checked(reduction) == at::Reduction::Mean ? 2.0 / static_cast<double>(self.numel()) : 2.0;
+  auto iter = at::TensorIteratorConfig()
+                  .set_check_mem_overlap(true)
+                  .add_output(grad_input)
+                  .add_const_input(self)
+                  .add_const_input(target)
+                  .add_const_input(grad_output)
+                  .promote_inputs_to_common_dtype(true)
+                  .cast_common_dtype_to_outputs(true)
+                  .build();
+  static const PointwiseSpec spec{"nn_mse_loss_backward", "s0 * (a - b) * c", at::ScalarType::Undefined, {}, {}};
+  pointwise(iter, spec, {c10::Scalar(norm)});
+  return grad_input;
+}
+
+// mse_loss_backward(Tensor grad_output, Tensor self, Tensor target, int reduction) -> Tensor
+at::Tensor mse_loss_backward_ocl(const at::Tensor& grad_output, const at::Tensor& self, const at::Tensor& target,
+                                 int64_t reduction) {
+  at::Tensor grad_input = at::empty({0}, self.options());
+  mse_loss_backward_grad_input_ocl(grad_output, self, target, reduction, grad_input);
+  return grad_input;
+}
+
+// binary_cross_entropy.out(Tensor self, Tensor target, Tensor? weight=None, int reduction=Mean, *, Tensor(a!) out) -> Tensor(a!)
+// Unlike the CPU, inputs outside [0, 1] are not reported (they give NaN): checking them would
+// need a host round trip or a sticky error for a ValueError-vs-RuntimeError mismatch.
+at::Tensor& binary_cross_entropy_out_ocl(const at::Tensor& self, const at::Tensor& target,
+                                         const std::optional<at::Tensor>& weight, int64_t reduction, at::Tensor& out) {
+  TORCH_CHECK(self.sizes() == target.sizes(), "Using a target size (", target.sizes(),
+              ") that is different to the input size (", self.sizes(), ") is deprecated. ",
+              "Please ensure they have the same size.");
+  const bool has_w = weight.has_value() && weight->defined();
+  return elementwise_loss(self, target, has_w ? *weight : at::Tensor(), reduction, has_w ? kBceWSpec : kBceSpec, out,
+                          "binary_cross_entropy");
+}
+
+// binary_cross_entropy(Tensor self, Tensor target, Tensor? weight=None, int reduction=Mean) -> Tensor
+at::Tensor binary_cross_entropy_ocl(const at::Tensor& self, const at::Tensor& target,
+                                    const std::optional<at::Tensor>& weight, int64_t reduction) {
+  at::Tensor out = at::empty({0}, self.options());
+  binary_cross_entropy_out_ocl(self, target, weight, reduction, out);
+  return out;
+}
+
+// binary_cross_entropy_backward.grad_input(Tensor grad_output, Tensor self, Tensor target, Tensor? weight=None, int reduction=Mean, *, Tensor(a!) grad_input) -> Tensor(a!)
+at::Tensor& binary_cross_entropy_backward_grad_input_ocl(const at::Tensor& grad_output, const at::Tensor& self,
+                                                         const at::Tensor& target,
+                                                         const std::optional<at::Tensor>& weight, int64_t reduction,
+                                                         at::Tensor& grad_input) {
+  check_floating(self, "binary_cross_entropy_backward");
+  const double norm = reduction_checked(reduction) == at::Reduction::Mean ? 1.0 / static_cast<double>(self.numel()) : 1.0;
+  const bool has_w = weight.has_value() && weight->defined();
+  at::TensorIteratorConfig cfg;
+  cfg.set_check_mem_overlap(true).add_output(grad_input).add_const_input(grad_output).add_const_input(self)
+      .add_const_input(target);
+  if (has_w) cfg.add_const_input(*weight);
+  auto iter = cfg.promote_inputs_to_common_dtype(true).cast_common_dtype_to_outputs(true).build();
+  // The CPU's formula: the denominator is clamped at 1e-12 so x = 0 or 1 stays finite.
+  static const PointwiseSpec spec{"nn_bce_backward", "s0 * a * (b - c) / fmax(((CT)1 - b) * b, (CT)1e-12)",
+                                  at::ScalarType::Undefined, {}, {}};
+  static const PointwiseSpec spec_w{"nn_bce_backward_w", "s0 * a * (b - c) / fmax(((CT)1 - b) * b, (CT)1e-12) * d",
+                                    at::ScalarType::Undefined, {}, {}};
+  pointwise(iter, has_w ? spec_w : spec, {c10::Scalar(norm)});
+  return grad_input;
+}
+
+// binary_cross_entropy_backward(Tensor grad_output, Tensor self, Tensor target, Tensor? weight=None, int reduction=Mean) -> Tensor
+at::Tensor binary_cross_entropy_backward_ocl(const at::Tensor& grad_output, const at::Tensor& self,
+                                             const at::Tensor& target, const std::optional<at::Tensor>& weight,
+                                             int64_t reduction) {
+  at::Tensor grad_input = at::empty(self.sizes(), self.options());
+  return binary_cross_entropy_backward_grad_input_ocl(grad_output, self, target, weight, reduction, grad_input);
+}
+
+TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
+  m.impl("nll_loss_forward.output", nll_loss_forward_output_ocl);
+  m.impl("nll_loss_backward.grad_input", nll_loss_backward_grad_input_ocl);
+  m.impl("nll_loss2d_forward.output", nll_loss2d_forward_output_ocl);
+  m.impl("nll_loss2d_forward", nll_loss2d_forward_ocl);
+  m.impl("nll_loss2d_backward.grad_input", nll_loss2d_backward_grad_input_ocl);
+  m.impl("nll_loss2d_backward", nll_loss2d_backward_ocl);
+  m.impl("mse_loss.out", mse_loss_out_ocl);
+  m.impl("mse_loss_backward.grad_input", mse_loss_backward_grad_input_ocl);
+  m.impl("mse_loss_backward", mse_loss_backward_ocl);
+  m.impl("binary_cross_entropy.out", binary_cross_entropy_out_ocl);
+  m.impl("binary_cross_entropy", binary_cross_entropy_ocl);
+  m.impl("binary_cross_entropy_backward.grad_input", binary_cross_entropy_backward_grad_input_ocl);
+  m.impl("binary_cross_entropy_backward", binary_cross_entropy_backward_ocl);
+}
+
+}  // namespace torch_ocl

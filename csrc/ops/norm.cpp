@@ -1,0 +1,227 @@
+// Normalization: native_layer_norm (+ backward) and _fused_rms_norm (+ backward), registered
+// for PrivateUse1 so F.layer_norm / F.rms_norm do not decompose into batch_norm or a chain
+// of pointwise ops. Inputs are made dense ([M, N] row-major, N = prod(normalized_shape));
+// kernels live in kernels/norm.cl.
+#include "../runtime/Launch.h"
+#include <ATen/ops/empty.h>
+#include <ATen/ops/empty_like.h>
+#include <ATen/ops/zeros.h>
+#include <torch/library.h>
+
+namespace torch_ocl {
+namespace {
+
+constexpr int kMaxWG = 256;  // MAX_WG of norm.cl
+constexpr int kItems = 8;    // ITEMS of norm.cl
+constexpr int kCols = 32;    // COLS of norm.cl
+
+int storage_kind(at::ScalarType t, const char* op) {
+  switch (t) {
+    case at::kFloat: return 0;
+    case at::kDouble: return 1;
+    case at::kHalf: return 2;
+    case at::kBFloat16: return 3;
+    default: TORCH_CHECK_NOT_IMPLEMENTED(false, "torch_ocl: ", op, " is not implemented for dtype ", t, " on ocl");
+  }
+}
+bool is_reduced(at::ScalarType t) { return t == at::kHalf || t == at::kBFloat16; }
+
+int64_t next_pow2(int64_t v) {
+  int64_t p = 1;
+  while (p < v) p <<= 1;
+  return p;
+}
+
+struct Types {
+  at::ScalarType x, w, s;
+};
+std::string options(Device& d, const Types& t, const char* op) {
+  for (auto s : {t.x, t.w, t.s}) check_dtype_supported(d, s, op);
+  const int xk = storage_kind(t.x, op), wk = storage_kind(t.w, op), sk = storage_kind(t.s, op);
+  const bool dbl = xk == 1 || wk == 1 || sk == 1;
+  return "-DX_KIND=" + std::to_string(xk) + " -DW_KIND=" + std::to_string(wk) + " -DS_KIND=" + std::to_string(sk) +
+         " -DACC=" + (dbl ? "double" : "float");
+}
+
+// (M, N) of input for normalized_shape, after the same checks as the CPU implementation.
+std::pair<int64_t, int64_t> check_inputs(const at::Tensor& input, c10::IntArrayRef normalized_shape,
+                                         const at::Tensor& weight, const at::Tensor& bias) {
+  const int64_t nd = static_cast<int64_t>(normalized_shape.size());
+  TORCH_CHECK(nd >= 1, "Expected normalized_shape to be at least 1-dimensional, i.e., containing at least one "
+              "element, but got normalized_shape = ", normalized_shape);
+  TORCH_CHECK(!weight.defined() || weight.sizes().equals(normalized_shape),
+              "Expected weight to be of same shape as normalized_shape, but got weight of shape ", weight.sizes(),
+              " and normalized_shape = ", normalized_shape);
+  TORCH_CHECK(!bias.defined() || bias.sizes().equals(normalized_shape),
+              "Expected bias to be of same shape as normalized_shape, but got bias of shape ", bias.sizes(),
+              " and normalized_shape = ", normalized_shape);
+  const int64_t axis = input.dim() - nd;
+  bool ok = axis >= 0;
+  for (int64_t i = 0; ok && i < nd; ++i) ok = input.size(axis + i) == normalized_shape[i];
+  TORCH_CHECK(ok, "Given normalized_shape=", normalized_shape, ", expected input with shape [*, ",
+              normalized_shape, "], but got input of size", input.sizes());
+  int64_t M = 1, N = 1;
+  for (int64_t i = 0; i < axis; ++i) M *= input.size(i);
+  for (int64_t i = axis; i < input.dim(); ++i) N *= input.size(i);
+  return {M, N};
+}
+
+// Shape of mean/rstd: input's leading dims, then 1 for each normalized dim.
+std::vector<int64_t> stat_shape(const at::Tensor& input, size_t nd) {
+  std::vector<int64_t> s(input.sizes().begin(), input.sizes().end());
+  for (size_t i = s.size() - nd; i < s.size(); ++i) s[i] = 1;
+  return s;
+}
+
+// Launches layer_norm_fwd (rms=true: RMSNorm, mean not written).
+void norm_forward(Device& d, const std::string& opts, const at::Tensor& x, const at::Tensor& w, const at::Tensor& b,
+                  const at::Tensor& y, const at::Tensor& mean, const at::Tensor& rstd, int64_t M, int64_t N, double eps,
+                  bool rms) {
+  if (M == 0) return;
+  const int T = static_cast<int>(std::min<int64_t>(next_pow2((N + kItems - 1) / kItems), kMaxWG));
+  const size_t groups = static_cast<size_t>((M + kMaxWG / T - 1) / (kMaxWG / T));
+  Kernel& k = get_kernel(d, "norm", opts, "layer_norm_fwd");
+  const bool dbl = x.scalar_type() == at::kDouble || (w.defined() && w.scalar_type() == at::kDouble);
+  auto go = [&](auto e) {
+    launch(d, k, Range(groups * kMaxWG), Range(kMaxWG), buf(x), w.defined() ? buf(w) : Buf{}, b.defined() ? buf(b) : Buf{},
+           buf(y), mean.defined() ? buf(mean) : Buf{}, buf(rstd), M, N, e, cl_int(T), cl_int(w.defined()),
+           cl_int(b.defined()), cl_int(rms));
+  };
+  if (dbl) go(static_cast<double>(eps));
+  else go(static_cast<float>(eps));
+}
+
+// grad_input and/or grad_weight/grad_bias of LayerNorm (rms=false) or RMSNorm (rms=true).
+void norm_backward(Device& d, const std::string& opts, const at::Tensor& dy, const at::Tensor& x,
+                   const at::Tensor& mean, const at::Tensor& rstd, const at::Tensor& w, const at::Tensor& dx,
+                   const at::Tensor& dw, const at::Tensor& db, int64_t M, int64_t N, bool rms) {
+  if (N == 0) return;
+  Buf mean_b = rms ? Buf{} : buf(mean);
+  if (dx.defined() && M > 0) {
+    const int T = static_cast<int>(std::min<int64_t>(next_pow2((N + kItems - 1) / kItems), kMaxWG));
+    const size_t groups = static_cast<size_t>((M + kMaxWG / T - 1) / (kMaxWG / T));
+    Kernel& k = get_kernel(d, "norm", opts, "layer_norm_bwd_input");
+    launch(d, k, Range(groups * kMaxWG), Range(kMaxWG), buf(dy), buf(x), mean_b, buf(rstd),
+           w.defined() ? buf(w) : Buf{}, buf(dx), M, N, cl_int(T), cl_int(w.defined()), cl_int(rms));
+  }
+  if (!dw.defined() && !db.defined()) return;
+  // Enough row blocks to fill the device, each at least 64 rows deep.
+  const int64_t col_groups = (N + kCols - 1) / kCols;
+  const int64_t target = std::max<int64_t>(1, 4 * static_cast<int64_t>(d.info.compute_units) / col_groups);
+  const int64_t blocks = M == 0 ? 0 : std::min<int64_t>(std::max<int64_t>(1, (M + 63) / 64), target);
+  const int64_t rows_per_block = blocks == 0 ? 0 : (M + blocks - 1) / blocks;
+  const at::ScalarType acc = x.scalar_type() == at::kDouble ? at::kDouble : at::kFloat;
+  at::Tensor dw_part = at::empty({blocks, N}, x.options().dtype(acc));
+  at::Tensor db_part = at::empty({blocks, N}, x.options().dtype(acc));
+  if (blocks > 0) {
+    Kernel& k = get_kernel(d, "norm", opts, "layer_norm_bwd_wb_partial");
+    launch(d, k, Range(static_cast<size_t>(col_groups * kCols), static_cast<size_t>(blocks) * (kMaxWG / kCols)),
+           Range(kCols, kMaxWG / kCols), buf(dy), buf(x), mean_b, buf(rstd), buf(dw_part), buf(db_part), M, N,
+           rows_per_block, cl_int(rms));
+  }
+  Kernel& k = get_kernel(d, "norm", opts, "layer_norm_bwd_wb_final");
+  launch(d, k, Range(static_cast<size_t>(N)), Range(), blocks ? buf(dw_part) : Buf{}, blocks ? buf(db_part) : Buf{},
+         dw.defined() ? buf(dw) : Buf{}, db.defined() ? buf(db) : Buf{}, N, blocks, cl_int(dw.defined()),
+         cl_int(db.defined()));
+}
+
+}  // namespace
+
+// native_layer_norm(Tensor input, SymInt[] normalized_shape, Tensor? weight, Tensor? bias, float eps) -> (Tensor, Tensor, Tensor)
+std::tuple<at::Tensor, at::Tensor, at::Tensor> native_layer_norm_ocl(const at::Tensor& input,
+                                                                     c10::IntArrayRef normalized_shape,
+                                                                     const std::optional<at::Tensor>& weight_opt,
+                                                                     const std::optional<at::Tensor>& bias_opt,
+                                                                     double eps) {
+  const at::Tensor weight = weight_opt.has_value() && weight_opt->defined() ? weight_opt->contiguous() : at::Tensor();
+  const at::Tensor bias = bias_opt.has_value() && bias_opt->defined() ? bias_opt->contiguous() : at::Tensor();
+  auto [M, N] = check_inputs(input, normalized_shape, weight, bias);
+  Device& d = ocl_device(input);
+  const at::Tensor x = input.contiguous();
+  const at::ScalarType wt = weight.defined() ? weight.scalar_type() : bias.defined() ? bias.scalar_type() : x.scalar_type();
+  // Like the CPU: statistics are float when a 16-bit input meets float parameters.
+  const bool mixed = is_reduced(x.scalar_type()) && wt == at::kFloat;
+  const Types types{x.scalar_type(), wt, mixed ? at::kFloat : x.scalar_type()};
+  const std::string opts = options(d, types, "native_layer_norm");
+  at::Tensor y = at::empty_like(x, at::MemoryFormat::Contiguous);
+  auto ss = stat_shape(input, normalized_shape.size());
+  at::Tensor mean = at::empty(ss, x.options().dtype(types.s));
+  at::Tensor rstd = at::empty(ss, x.options().dtype(types.s));
+  norm_forward(d, opts, x, weight, bias, y, mean, rstd, M, N, eps, false);
+  return {y, mean, rstd};
+}
+
+// native_layer_norm_backward(Tensor grad_out, Tensor input, SymInt[] normalized_shape, Tensor mean, Tensor rstd, Tensor? weight, Tensor? bias, bool[3] output_mask) -> (Tensor, Tensor, Tensor)
+std::tuple<at::Tensor, at::Tensor, at::Tensor> native_layer_norm_backward_ocl(
+    const at::Tensor& grad_out, const at::Tensor& input, c10::IntArrayRef normalized_shape, const at::Tensor& mean,
+    const at::Tensor& rstd, const std::optional<at::Tensor>& weight_opt, const std::optional<at::Tensor>& bias_opt,
+    std::array<bool, 3> output_mask) {
+  const at::Tensor weight = weight_opt.has_value() && weight_opt->defined() ? weight_opt->contiguous() : at::Tensor();
+  const at::Tensor bias = bias_opt.has_value() && bias_opt->defined() ? bias_opt->contiguous() : at::Tensor();
+  auto [M, N] = check_inputs(input, normalized_shape, weight, bias);
+  Device& d = ocl_device(input);
+  const at::Tensor x = input.contiguous(), dy = grad_out.contiguous();
+  const at::Tensor mu = mean.contiguous(), rs = rstd.contiguous();
+  const at::ScalarType wt = weight.defined() ? weight.scalar_type() : bias.defined() ? bias.scalar_type() : x.scalar_type();
+  const Types types{x.scalar_type(), wt, rs.scalar_type()};
+  const std::string opts = options(d, types, "native_layer_norm_backward");
+  at::Tensor dx, dw, db;
+  if (output_mask[0]) dx = at::empty_like(x, at::MemoryFormat::Contiguous);
+  if (output_mask[1] && weight.defined()) dw = at::empty_like(weight, at::MemoryFormat::Contiguous);
+  if (output_mask[2] && (bias.defined() || weight.defined()))
+    db = at::empty_like(bias.defined() ? bias : weight, at::MemoryFormat::Contiguous);
+  norm_backward(d, opts, dy, x, mu, rs, weight, dx, dw, db, M, N, false);
+  return {dx, dw, db};
+}
+
+// _fused_rms_norm(Tensor input, int[] normalized_shape, Tensor? weight, float? eps) -> (Tensor, Tensor)
+std::tuple<at::Tensor, at::Tensor> _fused_rms_norm_ocl(const at::Tensor& input, c10::IntArrayRef normalized_shape,
+                                                       const std::optional<at::Tensor>& weight_opt,
+                                                       std::optional<double> eps_opt) {
+  const at::Tensor weight = weight_opt.has_value() && weight_opt->defined() ? weight_opt->contiguous() : at::Tensor();
+  auto [M, N] = check_inputs(input, normalized_shape, weight, at::Tensor());
+  Device& d = ocl_device(input);
+  const at::Tensor x = input.contiguous();
+  const at::ScalarType wt = weight.defined() ? weight.scalar_type() : x.scalar_type();
+  // rstd is kept in the accumulation type (float for 16-bit inputs), like the composite.
+  const at::ScalarType st = x.scalar_type() == at::kDouble ? at::kDouble : at::kFloat;
+  const Types types{x.scalar_type(), wt, st};
+  const std::string opts = options(d, types, "_fused_rms_norm");
+  // Default eps: the machine epsilon of the accumulation type, as the CPU composite uses.
+  const double eps = eps_opt.has_value() ? *eps_opt
+                     : st == at::kDouble ? std::numeric_limits<double>::epsilon()
+                                         : static_cast<double>(std::numeric_limits<float>::epsilon());
+  at::Tensor y = at::empty_like(x, at::MemoryFormat::Contiguous);
+  at::Tensor rstd = at::empty(stat_shape(input, normalized_shape.size()), x.options().dtype(st));
+  norm_forward(d, opts, x, weight, at::Tensor(), y, at::Tensor(), rstd, M, N, eps, true);
+  return {y, rstd};
+}
+
+// _fused_rms_norm_backward(Tensor grad_out, Tensor input, int[] normalized_shape, Tensor rstd, Tensor? weight, bool[2] output_mask) -> (Tensor, Tensor)
+std::tuple<at::Tensor, at::Tensor> _fused_rms_norm_backward_ocl(const at::Tensor& grad_out, const at::Tensor& input,
+                                                                c10::IntArrayRef normalized_shape,
+                                                                const at::Tensor& rstd,
+                                                                const std::optional<at::Tensor>& weight_opt,
+                                                                std::array<bool, 2> output_mask) {
+  const at::Tensor weight = weight_opt.has_value() && weight_opt->defined() ? weight_opt->contiguous() : at::Tensor();
+  auto [M, N] = check_inputs(input, normalized_shape, weight, at::Tensor());
+  Device& d = ocl_device(input);
+  const at::Tensor x = input.contiguous(), dy = grad_out.contiguous(), rs = rstd.contiguous();
+  const at::ScalarType wt = weight.defined() ? weight.scalar_type() : x.scalar_type();
+  const Types types{x.scalar_type(), wt, rs.scalar_type()};
+  const std::string opts = options(d, types, "_fused_rms_norm_backward");
+  at::Tensor dx, dw;
+  if (output_mask[0]) dx = at::empty_like(x, at::MemoryFormat::Contiguous);
+  if (output_mask[1] && weight.defined()) dw = at::empty_like(weight, at::MemoryFormat::Contiguous);
+  norm_backward(d, opts, dy, x, at::Tensor(), rs, weight, dx, dw, at::Tensor(), M, N, true);
+  return {dx, dw};
+}
+
+TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
+  m.impl("native_layer_norm", native_layer_norm_ocl);
+  m.impl("native_layer_norm_backward", native_layer_norm_backward_ocl);
+  m.impl("_fused_rms_norm", _fused_rms_norm_ocl);
+  m.impl("_fused_rms_norm_backward", _fused_rms_norm_backward_ocl);
+}
+
+}  // namespace torch_ocl
