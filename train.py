@@ -64,19 +64,20 @@ class TrainConfig:
     n_layers: int = opt(4, "transformer blocks")
     d_ff: int = opt(512, "hidden width of each MLP")
     max_len: int = opt(128, "context length in tokens (training window)")
-    dropout: float = opt(0.1, "dropout probability (embeddings, attention, residuals)")
+    dropout: float = opt(0.0, "dropout probability (embeddings, attention, residuals); "
+                              "try 0.1 for small data or long runs")
     bias: bool = opt(True, "use biases in Linear and LayerNorm layers")
     tie_weights: bool = opt(True, "tie the output head to the token embedding")
     attn_impl: str = opt("sdpa", "attention: sdpa (F.scaled_dot_product_attention) or "
                                  "manual (explicit softmax(QK^T))",
                          choices=("sdpa", "manual"))
     # optimisation
-    batch_size: int = opt(8, "sequences per micro-batch")
+    batch_size: int = opt(16, "sequences per micro-batch")
     grad_accum: int = opt(1, "micro-batches accumulated per optimizer step")
-    max_steps: int = opt(300, "total optimizer steps of the run (sets the LR schedule)")
-    lr: float = opt(2e-3, "peak learning rate")
+    max_steps: int = opt(800, "total optimizer steps of the run (sets the LR schedule)")
+    lr: float = opt(5e-3, "peak learning rate")
     min_lr_ratio: float = opt(0.1, "final learning rate as a fraction of --lr")
-    warmup_steps: int = opt(30, "steps of linear warmup before cosine decay")
+    warmup_steps: int = opt(50, "steps of linear warmup before cosine decay")
     weight_decay: float = opt(0.1, "AdamW weight decay (matrices and embeddings only)")
     beta1: float = opt(0.9, "AdamW beta1")
     beta2: float = opt(0.99, "AdamW beta2")
@@ -86,11 +87,11 @@ class TrainConfig:
                               choices=("auto", "fused", "foreach", "single"))
     seed: int = opt(1337, "seed for initialisation, dropout and batch sampling")
     # evaluation, logging, checkpoints
-    eval_every: int = opt(50, "validate every N steps (and at the start and end); 0: "
+    eval_every: int = opt(100, "validate every N steps (and at the start and end); 0: "
                               "only at the end")
     eval_windows: int = opt(64, "validation windows (evenly spaced over the held-out "
                                 "tokens)")
-    save_every: int = opt(100, "write last.pt every N steps (and at the end)")
+    save_every: int = opt(200, "write last.pt every N steps (and at the end)")
     out_dir: str = opt("runs/gpt-mini", "directory for checkpoints, metrics.jsonl and "
                                         "loss_curve.png", per_run=True)
     device: str = opt("cpu", "device: cpu, ocl, ocl:N, cuda, cuda:N")
@@ -139,7 +140,8 @@ class TrainingInterrupted(Exception):
 def build_parser(cls, prog: str, description: str) -> argparse.ArgumentParser:
     """An argparse parser with one --option per dataclass field. Defaults are SUPPRESSed
     so the parsed namespace holds exactly the options given on the command line."""
-    parser = argparse.ArgumentParser(prog=prog, description=description)
+    parser = argparse.ArgumentParser(prog=prog, usage="%(prog)s [options]",
+                                     description=description)
     for f in fields(cls):
         flag = "--" + f.name.replace("_", "-")
         kw = dict(dest=f.name, default=argparse.SUPPRESS,
@@ -147,8 +149,9 @@ def build_parser(cls, prog: str, description: str) -> argparse.ArgumentParser:
         if isinstance(f.default, bool):
             parser.add_argument(flag, action=argparse.BooleanOptionalAction, **kw)
         else:
-            parser.add_argument(flag, type=type(f.default), choices=f.metadata.get("choices"),
-                                metavar=f.name.upper(), **kw)
+            choices = f.metadata.get("choices")
+            parser.add_argument(flag, type=type(f.default), choices=choices,
+                                metavar=None if choices else f.name.upper(), **kw)
     return parser
 
 
@@ -513,11 +516,15 @@ def run_training(cfg: TrainConfig, log=print) -> list[float]:
                             f"{cfg.vocab_size}")
         tokenizer = train_tokenizer(cfg.tokenizer, text, cfg.vocab_size)
     else:
-        tokenizer = tokenizer_from_dict(ckpt["tokenizer"])
+        try:
+            tokenizer = tokenizer_from_dict(ckpt["tokenizer"])
+        except ValueError as e:
+            raise UserError(f"checkpoint {cfg.resume} has a damaged tokenizer ({e}); use "
+                            "another one") from None
         if tokenizer.kind != cfg.tokenizer:
             raise UserError(f"checkpoint {cfg.resume} uses the {tokenizer.kind} tokenizer, "
                             f"not {cfg.tokenizer}; resume without --tokenizer")
-        if ckpt["data"].get("sha256") != digest:
+        if not isinstance(ckpt["data"], dict) or ckpt["data"].get("sha256") != digest:
             print(f"warning: the training text ({source}) differs from the one checkpoint "
                   f"{cfg.resume} was trained on; losses will not match an uninterrupted run",
                   file=sys.stderr)
@@ -632,7 +639,7 @@ def run_training(cfg: TrainConfig, log=print) -> list[float]:
     start_step = step
     try:
         with _StopFlag() as stop:
-            if ckpt is None:
+            if ckpt is None and cfg.eval_every:
                 val = validate(step)
                 say(f"step {step}: val loss {val:.4f}, ppl {math.exp(val):.1f}")
             model.train()
