@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import argparse
 import contextlib
-import dataclasses
 import json
 import math
 import os
@@ -28,7 +27,7 @@ from dataclasses import asdict, dataclass, field, fields
 
 import torch
 
-from models.data import (BUILTIN_NAME, DataError, WindowSampler, eval_starts, load_corpus,
+from models.data import (DataError, WindowSampler, eval_starts, load_corpus,
                          split_tokens, text_digest, windows)
 from models.gpt_mini import GPTMini, GPTMiniConfig
 from models.tokenizer import (StreamDecoder, UnknownCharactersError, tokenizer_from_dict,
@@ -231,12 +230,6 @@ def device_module(dev: torch.device):
         return torch.get_device_module(dev.type)
     except (RuntimeError, AttributeError):
         return None
-
-
-def synchronize(dev: torch.device) -> None:
-    mod = device_module(dev)
-    if mod is not None and hasattr(mod, "synchronize"):
-        mod.synchronize()
 
 
 def get_device_rng_state(dev: torch.device):
@@ -649,7 +642,9 @@ def run_training(cfg: TrainConfig, log=print) -> list[float]:
                 loss_sum = torch.zeros((), device=dev)
                 for _ in range(cfg.grad_accum):
                     x, y = sampler.next_batch()                        # (B, T) each
-                    _, loss = model(x.to(dev, non_blocking=True), y.to(dev, non_blocking=True))
+                    # Blocking copies: x and y are temporaries, and a non_blocking copy
+                    # from pageable memory would rely on each backend to stage it.
+                    _, loss = model(x.to(dev), y.to(dev))
                     (loss / cfg.grad_accum).backward()
                     loss_sum += loss.detach()
                 grad_norm = None

@@ -6,7 +6,7 @@ max_len 32) keep the whole file fast on a 2-core CPU; most runs are in-process t
 train.run_training, and subprocesses are used only where exit codes and stderr matter.
 """
 
-import json
+import io
 import math
 import os
 import shutil
@@ -215,7 +215,6 @@ def test_bpe_run_and_generate(tmp_path):
                  log=quiet)
     ckpt = torch.load(out / "last.pt", weights_only=True)
     assert ckpt["tokenizer"]["kind"] == "bpe" and ckpt["model_config"]["vocab_size"] == 300
-    import io
     buf = io.StringIO()
     text = train.run_generate(train.GenerateConfig(checkpoint=str(out / "last.pt"),
                                                    prompt="Return ü", max_new_tokens=10),
@@ -237,7 +236,6 @@ def test_checkpoint_moves_between_devices(tmp_path, first, second):
     rest = run_training(tiny(out, device=second, resume=str(out / "last.pt"), **kw),
                         log=quiet)
     assert rest == pytest.approx(whole[6:], rel=1e-4)
-    import io
     texts = [train.run_generate(train.GenerateConfig(checkpoint=str(out / "last.pt"),
                                                      prompt="Return ", temperature=0,
                                                      max_new_tokens=20, device=d),
@@ -269,8 +267,8 @@ def test_corpus_smaller_than_a_window(tmp_path):
     assert_one_line_error(proc, "too small", "--max-len")
 
 
-@pytest.mark.parametrize("damage", ["garbage", "truncated"])
-def test_corrupt_checkpoint(tmp_path, trained, damage):
+@pytest.mark.parametrize("damage,command", [("garbage", "train"), ("truncated", "generate")])
+def test_corrupt_checkpoint(tmp_path, trained, damage, command):
     """A damaged checkpoint fails resume and generate with one line, and a failed
     resume leaves the run's other checkpoints as they were."""
     run = tmp_path / "run"
@@ -279,10 +277,9 @@ def test_corrupt_checkpoint(tmp_path, trained, damage):
     (run / "last.pt").write_bytes(os.urandom(4096) if damage == "garbage"
                                   else data[:len(data) // 2])
     before = {p.name: p.read_bytes() for p in run.iterdir()}
-    assert_one_line_error(run_cli("--resume", run / "last.pt", cwd=tmp_path),
-                          "cannot read checkpoint", "corrupt")
-    assert_one_line_error(run_cli("generate", "--checkpoint", run / "last.pt",
-                                  cwd=tmp_path), "cannot read checkpoint")
+    flag = "--resume" if command == "train" else "--checkpoint"
+    proc = run_cli(command, flag, run / "last.pt", cwd=tmp_path)
+    assert_one_line_error(proc, "cannot read checkpoint", "corrupt")
     assert {p.name: p.read_bytes() for p in run.iterdir()} == before
 
 
@@ -405,7 +402,6 @@ def test_generate_cli_streams(tmp_path, trained):
                    "--max-new-tokens", "30", "--temperature", "0", cwd=tmp_path)
     assert proc.returncode == 0, proc.stderr
     assert proc.stdout.startswith("Return the") and len(proc.stdout) >= len("Return the") + 30
-    import io
     again = train.run_generate(train.GenerateConfig(
         checkpoint=str(trained / "last.pt"), prompt="Return the", max_new_tokens=30,
         temperature=0, cache=False), out=io.StringIO())
