@@ -116,9 +116,12 @@ class GenerateConfig:
                               "else runs/gpt-mini/last.pt")
     prompt: str = opt("", "text to continue; empty: start from a newline")
     max_new_tokens: int = opt(200, "tokens to generate")
-    temperature: float = opt(0.8, "sampling temperature; 0: greedy")
+    # Plain sampling by default: on a small char model, lower temperatures and top-p
+    # cuts fall into loops (long runs of spaces) for many seeds.
+    temperature: float = opt(1.0, "sampling temperature; below 1 is more conservative, "
+                                  "0: greedy")
     top_k: int = opt(0, "sample only among the k most likely tokens; 0: all")
-    top_p: float = opt(0.95, "sample only among the most likely tokens holding this "
+    top_p: float = opt(1.0, "sample only among the most likely tokens holding this "
                              "much probability; 1: all")
     seed: int = opt(1337, "seed for sampling")
     device: str = opt("cpu", "device: cpu, ocl, ocl:N, cuda, cuda:N")
@@ -697,8 +700,9 @@ def run_training(cfg: TrainConfig, log=print) -> list[float]:
         f"{_fmt_path(best_path)}; curve in {_fmt_path(os.path.join(out_dir, 'loss_curve.png'))}")
     if cfg.sample_tokens:
         log("sample:")
+        g = GenerateConfig()
         write_sample(model, tokenizer, cfg.sample_prompt, cfg.sample_tokens, dev,
-                     temperature=0.8, top_k=0, top_p=0.95, seed=cfg.seed)
+                     g.temperature, g.top_k, g.top_p, seed=cfg.seed)
     return losses
 
 
