@@ -1,0 +1,272 @@
+// Matrix products for csrc/ops/gemm.cpp: a tiled, register-blocked GEMM with a fused
+// out = alpha * A@B + beta * C epilogue (C may broadcast: a bias is C with row stride 0), and
+// a matrix-vector kernel for the M==1 / N==1 cases. Every operand is addressed through
+// runtime (batch, row, column) strides, so transposed and strided views need no copies and
+// one program per (dtype, tile config) serves every layout and shape.
+#include "common.clh"
+
+// ---- element type plumbing --------------------------------------------------------------
+// DTYPE is the storage type; ACC the type products are accumulated in (float for
+// float16/bfloat16, which are stored as 16-bit words: no cl_khr_fp16 needed).
+#ifndef DTYPE
+#define DTYPE float
+#endif
+#ifndef ACC
+#define ACC float
+#endif
+
+#if defined(IS_HALF)
+#define LOAD(p, i) vload_half((i), (p))
+#define STORE(p, i, v) vstore_half_rte((v), (i), (p))
+#elif defined(IS_BF16)
+#define LOAD(p, i) bf16_to_float((p)[i])
+#define STORE(p, i, v) ((p)[i] = float_to_bf16(v))
+#else
+#define LOAD(p, i) ((ACC)((p)[i]))
+#define STORE(p, i, v) ((p)[i] = (DTYPE)(v))
+#endif
+
+#if defined(IS_INT)
+#define MAD(a, b, c) ((a) * (b) + (c))
+#else
+#define MAD(a, b, c) fma((a), (b), (c))
+#endif
+
+#define CAT_(a, b) a##b
+#define CAT(a, b) CAT_(a, b)
+
+// ---- tunables (gemm.cpp picks them per device/dtype/shape class; see gemm_config) --------
+#ifndef TILE_M
+#define TILE_M 64  // rows of C computed by one work-group
+#endif
+#ifndef TILE_N
+#define TILE_N 64  // columns of C computed by one work-group
+#endif
+#ifndef TILE_K
+#define TILE_K 16  // depth of the A/B tiles staged in local memory per step
+#endif
+#ifndef WPT_M
+#define WPT_M 4  // rows of the micro-tile each work-item accumulates in registers
+#endif
+#ifndef WPT_N
+#define WPT_N 4  // columns of the micro-tile each work-item accumulates in registers
+#endif
+#ifndef VEC_WIDTH
+#define VEC_WIDTH 4  // elements per global load along an operand's unit-stride dimension
+#endif
+#ifndef GEMV_WG
+#define GEMV_WG 128  // work-items reducing one output of the matrix-vector kernel
+#endif
+
+#define RTS_M (TILE_M / WPT_M)  // work-group size along M
+#define RTS_N (TILE_N / WPT_N)  // work-group size along N
+#define NTHREADS (RTS_M * RTS_N)
+#define PAD 1                   // local-memory row padding: breaks bank conflicts on stores
+
+#if (TILE_M * TILE_K) % (NTHREADS * VEC_WIDTH) != 0 || (TILE_N * TILE_K) % (NTHREADS * VEC_WIDTH) != 0
+#error "each work-item must load a whole number of vectors of each tile"
+#endif
+#if TILE_K % VEC_WIDTH != 0 || TILE_M % VEC_WIDTH != 0 || TILE_N % VEC_WIDTH != 0
+#error "tile sizes must be multiples of VEC_WIDTH"
+#endif
+
+// Vector loads of VEC_WIDTH consecutive elements (vloadN only needs element alignment).
+#if VEC_WIDTH > 1
+#define ACCV CAT(ACC, VEC_WIDTH)
+#if defined(IS_HALF)
+#define VLOAD(p) CAT(vload_half, VEC_WIDTH)(0, (p))
+#elif defined(IS_BF16)
+#define VLOAD(p) CAT(CAT(as_float, VEC_WIDTH), _)(CAT(vload, VEC_WIDTH)(0, (p)))
+#define as_float4_(u) as_float4(convert_uint4(u) << 16)
+#define as_float2_(u) as_float2(convert_uint2(u) << 16)
+#define as_float8_(u) as_float8(convert_uint8(u) << 16)
+#else
+#define VLOAD(p) CAT(convert_, ACCV)(CAT(vload, VEC_WIDTH)(0, (p)))
+#endif
+#endif
+
+// Stages rows [r0, r0+ROWS) x depth [k0, k0+TILE_K) of an operand into local memory as
+// tile[k][r]. The operand element (r, k) lives at p[r*sr + k*sk]; `kcontig` says sk == 1
+// (then consecutive work-items read consecutive k, else consecutive r), so the global reads
+// of a work-group are coalesced along whichever dimension is contiguous. Out-of-range
+// elements are zero, which makes edge tiles exact.
+#define STAGE_TILE(ROWS, tile, p, sr, sk, r0, k0, nrows, K, kcontig, tid)                              \
+  do {                                                                                                 \
+    if (kcontig) {                                                                                     \
+      for (int v = tid; v < (ROWS) * TILE_K / VEC_WIDTH; v += NTHREADS) {                              \
+        const int kk = (v % (TILE_K / VEC_WIDTH)) * VEC_WIDTH, rr = v / (TILE_K / VEC_WIDTH);          \
+        const int r = (r0) + rr, k = (k0) + kk;                                                        \
+        STAGE_VEC(tile, p, (long)r * (sr) + k, r < (nrows), k, K, kk, rr, 1, 0);                       \
+      }                                                                                                \
+    } else {                                                                                           \
+      for (int v = tid; v < (ROWS) * TILE_K / VEC_WIDTH; v += NTHREADS) {                              \
+        const int rr = (v % ((ROWS) / VEC_WIDTH)) * VEC_WIDTH, kk = v / ((ROWS) / VEC_WIDTH);          \
+        const int r = (r0) + rr, k = (k0) + kk;                                                        \
+        STAGE_VEC(tile, p, (long)k * (sk) + r, k < (K), r, nrows, kk, rr, 0, 1);                       \
+      }                                                                                                \
+    }                                                                                                  \
+  } while (0)
+
+// One vector of VEC_WIDTH elements along the contiguous dimension (index `c`, limit `climit`)
+// starting at p[idx], written to tile[kk + j*dk][rr + j*dr]. Falls back to scalar loads
+// (with bounds checks) at the matrix edge or when the unit-stride assumption is only
+// nominal (the strided path passes through the same code with a stride of one).
+#if VEC_WIDTH > 1
+#define STAGE_VEC(tile, p, idx, in_range, c, climit, kk, rr, dk, dr)                                   \
+  do {                                                                                                 \
+    if ((in_range) && (c) + VEC_WIDTH <= (climit)) {                                                   \
+      ACCV x = VLOAD((p) + (idx));                                                                     \
+      ACC xs[VEC_WIDTH];                                                                               \
+      CAT(unpack, VEC_WIDTH)(x, xs);                                                                 \
+      for (int j = 0; j < VEC_WIDTH; ++j) tile[(kk) + j * (dk)][(rr) + j * (dr)] = xs[j];              \
+    } else {                                                                                           \
+      for (int j = 0; j < VEC_WIDTH; ++j)                                                              \
+        tile[(kk) + j * (dk)][(rr) + j * (dr)] =                                                       \
+            ((in_range) && (c) + j < (climit)) ? LOAD((p), (idx) + j) : (ACC)0;                        \
+    }                                                                                                  \
+  } while (0)
+#define unpack2(x, a) (a[0] = x.s0, a[1] = x.s1)
+#define unpack4(x, a) (a[0] = x.s0, a[1] = x.s1, a[2] = x.s2, a[3] = x.s3)
+#define unpack8(x, a) \
+  (a[0] = x.s0, a[1] = x.s1, a[2] = x.s2, a[3] = x.s3, a[4] = x.s4, a[5] = x.s5, a[6] = x.s6, a[7] = x.s7)
+#else
+#define STAGE_VEC(tile, p, idx, in_range, c, climit, kk, rr, dk, dr) \
+  (tile[kk][rr] = ((in_range) && (c) < (climit)) ? LOAD((p), (idx)) : (ACC)0)
+#endif
+
+// out[b] = alpha * A[b] @ B[b] + beta * C[b]   (the C term only when use_c != 0)
+// A is M x K, B is K x N, C and out are M x N, each with (batch, row, col) strides.
+// NDRange: (ceil(N/TILE_N)*RTS_N, ceil(M/TILE_M)*RTS_M, batch), local (RTS_N, RTS_M, 1).
+// A fully-strided operand takes the "not k-contiguous" path with its real strides, so any
+// view is accepted; the fast, vectorized path is for unit-stride rows or columns.
+__kernel __attribute__((reqd_work_group_size(RTS_N, RTS_M, 1)))
+void gemm_fwd(int M, int N, int K,
+              PTR_ARG(DTYPE, a), long a_sb, long a_sm, long a_sk,
+              PTR_ARG(DTYPE, b), long b_sb, long b_sk, long b_sn,
+              PTR_ARG(DTYPE, c), long c_sb, long c_sm, long c_sn,
+              PTR_ARG(DTYPE, out), long o_sb, long o_sm, long o_sn,
+              int use_c, ACC alpha, ACC beta) {
+  __local ACC As[TILE_K][TILE_M + PAD];
+  __local ACC Bs[TILE_K][TILE_N + PAD];
+
+  const int tx = get_local_id(0), ty = get_local_id(1);
+  const int tid = ty * RTS_N + tx;
+  const int m0 = get_group_id(1) * TILE_M, n0 = get_group_id(0) * TILE_N;
+  const long batch = get_global_id(2);
+
+  __global const DTYPE* A = PTR(DTYPE, a) + batch * a_sb;
+  __global const DTYPE* B = PTR(DTYPE, b) + batch * b_sb;
+  // The vector path reads along the unit-stride dimension; an operand with neither stride
+  // equal to one is read element by element through its strides (VEC_WIDTH 1 semantics).
+  const bool a_kc = (a_sk == 1), b_nc = (b_sn == 1);
+  const bool a_vec = a_kc || a_sm == 1, b_vec = b_nc || b_sk == 1;
+
+  ACC acc[WPT_M][WPT_N];
+#pragma unroll
+  for (int i = 0; i < WPT_M; ++i)
+#pragma unroll
+    for (int j = 0; j < WPT_N; ++j) acc[i][j] = (ACC)0;
+
+  for (int k0 = 0; k0 < K; k0 += TILE_K) {
+    if (a_vec) {
+      STAGE_TILE(TILE_M, As, A, a_sm, a_sk, m0, k0, M, K, a_kc, tid);
+    } else {
+      for (int e = tid; e < TILE_M * TILE_K; e += NTHREADS) {
+        const int rr = e % TILE_M, kk = e / TILE_M, r = m0 + rr, k = k0 + kk;
+        As[kk][rr] = (r < M && k < K) ? LOAD(A, (long)r * a_sm + (long)k * a_sk) : (ACC)0;
+      }
+    }
+    // B's "rows" are its columns n (stride b_sn) and its depth is k (stride b_sk).
+    if (b_vec) {
+      STAGE_TILE(TILE_N, Bs, B, b_sn, b_sk, n0, k0, N, K, !b_nc, tid);
+    } else {
+      for (int e = tid; e < TILE_N * TILE_K; e += NTHREADS) {
+        const int rr = e % TILE_N, kk = e / TILE_N, r = n0 + rr, k = k0 + kk;
+        Bs[kk][rr] = (r < N && k < K) ? LOAD(B, (long)r * b_sn + (long)k * b_sk) : (ACC)0;
+      }
+    }
+    barrier(CLK_LOCAL_MEM_FENCE);
+
+#pragma unroll
+    for (int k = 0; k < TILE_K; ++k) {
+      ACC ar[WPT_M], br[WPT_N];
+#pragma unroll
+      for (int i = 0; i < WPT_M; ++i) ar[i] = As[k][ty + i * RTS_M];
+#pragma unroll
+      for (int j = 0; j < WPT_N; ++j) br[j] = Bs[k][tx + j * RTS_N];
+#pragma unroll
+      for (int i = 0; i < WPT_M; ++i)
+#pragma unroll
+        for (int j = 0; j < WPT_N; ++j) acc[i][j] = MAD(ar[i], br[j], acc[i][j]);
+    }
+    barrier(CLK_LOCAL_MEM_FENCE);
+  }
+
+  // Epilogue: consecutive work-items own consecutive columns, so row-major stores coalesce.
+  __global DTYPE* O = PTR(DTYPE, out) + batch * o_sb;
+  __global const DTYPE* C = use_c ? PTR(DTYPE, c) + batch * c_sb : 0;
+#pragma unroll
+  for (int i = 0; i < WPT_M; ++i) {
+    const int m = m0 + ty + i * RTS_M;
+    if (m >= M) break;
+#pragma unroll
+    for (int j = 0; j < WPT_N; ++j) {
+      const int n = n0 + tx + j * RTS_N;
+      if (n < N) {
+        ACC v = alpha * acc[i][j];
+        if (use_c) v += beta * LOAD(C, (long)m * c_sm + (long)n * c_sn);
+        STORE(O, (long)m * o_sm + (long)n * o_sn, v);
+      }
+    }
+  }
+}
+
+// out[b, m] = alpha * sum_k A[b, m, k] * x[b, k] + beta * C[b, m]
+// One work-group of GEMV_WG work-items per output element (m = group 0, batch = group 1):
+// they stride over k (coalesced when A's k-stride is 1) and combine in a local tree.
+__kernel __attribute__((reqd_work_group_size(GEMV_WG, 1, 1)))
+void gemv_rows_fwd(int M, int K,
+                   PTR_ARG(DTYPE, a), long a_sb, long a_sm, long a_sk,
+                   PTR_ARG(DTYPE, x), long x_sb, long x_sk,
+                   PTR_ARG(DTYPE, c), long c_sb, long c_sm,
+                   PTR_ARG(DTYPE, out), long o_sb, long o_sm,
+                   int use_c, ACC alpha, ACC beta) {
+  __local ACC part[GEMV_WG];
+  const int lid = get_local_id(0), m = get_group_id(0);
+  const long batch = get_group_id(1);
+  __global const DTYPE* A = PTR(DTYPE, a) + batch * a_sb + (long)m * a_sm;
+  __global const DTYPE* X = PTR(DTYPE, x) + batch * x_sb;
+  ACC s = (ACC)0;
+  for (int k = lid; k < K; k += GEMV_WG) s = MAD(LOAD(A, (long)k * a_sk), LOAD(X, (long)k * x_sk), s);
+  part[lid] = s;
+  barrier(CLK_LOCAL_MEM_FENCE);
+  for (int w = GEMV_WG / 2; w > 0; w >>= 1) {
+    if (lid < w) part[lid] += part[lid + w];
+    barrier(CLK_LOCAL_MEM_FENCE);
+  }
+  if (lid == 0) {
+    ACC v = alpha * part[0];
+    if (use_c) v += beta * LOAD(PTR(DTYPE, c) + batch * c_sb, (long)m * c_sm);
+    STORE(PTR(DTYPE, out) + batch * o_sb, (long)m * o_sm, v);
+  }
+}
+
+// Same product, one work-item per output element looping over k: coalesced when A's
+// m-stride is 1 (a column-major matrix, e.g. x @ W with x a single row).
+__kernel void gemv_cols_fwd(int M, int K,
+                            PTR_ARG(DTYPE, a), long a_sb, long a_sm, long a_sk,
+                            PTR_ARG(DTYPE, x), long x_sb, long x_sk,
+                            PTR_ARG(DTYPE, c), long c_sb, long c_sm,
+                            PTR_ARG(DTYPE, out), long o_sb, long o_sm,
+                            int use_c, ACC alpha, ACC beta) {
+  const int m = get_global_id(0);
+  const long batch = get_global_id(1);
+  if (m >= M) return;
+  __global const DTYPE* A = PTR(DTYPE, a) + batch * a_sb + m * a_sm;
+  __global const DTYPE* X = PTR(DTYPE, x) + batch * x_sb;
+  ACC s = (ACC)0;
+  for (int k = 0; k < K; ++k) s = MAD(LOAD(A, (long)k * a_sk), LOAD(X, (long)k * x_sk), s);
+  ACC v = alpha * s;
+  if (use_c) v += beta * LOAD(PTR(DTYPE, c) + batch * c_sb, (long)m * c_sm);
+  STORE(PTR(DTYPE, out) + batch * o_sb, (long)m * o_sm, v);
+}

@@ -1,0 +1,285 @@
+// Scaled dot-product attention: the SDPA backend choice for ocl and the overrideable fused
+// forward/backward (kernels/attention.cl). F.scaled_dot_product_attention on ocl tensors
+// runs one fused kernel forward and three backward, with O(B*H*L) extra memory (the row
+// logsumexp and the softmax-backward row term); the L x S matrix is never materialized.
+// q/k/v are [B, H, L|S, D] with any strides; float masks broadcast through zero strides.
+#include "../runtime/Generator.h"
+#include "../runtime/Launch.h"
+#include <ATen/Context.h>
+#include <ATen/ExpandUtils.h>
+#include <ATen/core/Tensor.h>
+#include <ATen/native/DispatchStub.h>
+#include <ATen/native/transformers/attention.h>
+#include <ATen/SDPBackend.h>
+#include <ATen/ops/empty.h>
+#include <ATen/ops/zeros.h>
+#include <cmath>
+#include <torch/library.h>
+
+namespace torch_ocl {
+namespace {
+
+// Tile geometry of kernels/attention.cl for a head dimension: BLK query rows/key columns
+// per tile, TPR work-items per tile row. Sized so the backward's four BLK x HEAD_DIM tiles
+// fit in 48 KiB of local memory (the most NVIDIA's OpenCL gives a work-group).
+struct AttnConfig {
+  int head_dim = 0, blk = 0, tpr = 0;
+  bool ok = false;
+};
+
+AttnConfig attn_config(int64_t D, int64_t Dv) {
+  const int64_t need = std::max<int64_t>({D, Dv, 16});
+  AttnConfig c;
+  for (int hd : {16, 32, 64, 128, 256})
+    if (need <= hd) {
+      c.head_dim = hd;
+      break;
+    }
+  if (c.head_dim == 0) return c;
+  if (c.head_dim <= 64) {
+    c.blk = 32, c.tpr = 8;
+  } else if (c.head_dim == 128) {
+    c.blk = 16, c.tpr = 16;
+  } else {
+    c.blk = 8, c.tpr = 8;
+  }
+  c.ok = true;
+  return c;
+}
+
+// Local memory the backward kernels use (the largest of the three).
+size_t attn_local_bytes(const AttnConfig& c, size_t acc_size) {
+  const size_t tiles = 4 * size_t(c.blk) * (c.head_dim + 1), pairs = 2 * size_t(c.blk) * (c.blk + 1);
+  return (tiles + pairs + 2 * c.blk) * acc_size;
+}
+
+bool attn_dtype(at::ScalarType t) {
+  return t == at::kFloat || t == at::kDouble || t == at::kHalf || t == at::kBFloat16;
+}
+
+std::string attn_options(at::ScalarType t, const AttnConfig& c) {
+  std::string o;
+  switch (t) {
+    case at::kFloat: o = "-DDTYPE=float -DACC=float"; break;
+    case at::kDouble: o = "-DDTYPE=double -DACC=double"; break;
+    case at::kHalf: o = "-DDTYPE=half -DACC=float -DIS_HALF"; break;
+    case at::kBFloat16: o = "-DDTYPE=ushort -DACC=float -DIS_BF16"; break;
+    default: TORCH_CHECK_NOT_IMPLEMENTED(false, "torch_ocl: scaled_dot_product_attention is not implemented for ", t);
+  }
+  return o + " -DHEAD_DIM=" + std::to_string(c.head_dim) + " -DBLK=" + std::to_string(c.blk) +
+         " -DTPR=" + std::to_string(c.tpr);
+}
+
+at::ScalarType acc_type(at::ScalarType t) { return t == at::kDouble ? at::kDouble : at::kFloat; }
+
+// _fused_sdp_choice(Tensor query, Tensor key, Tensor value, Tensor? attn_mask=None, float dropout_p=0., bool is_causal=False, *, float? scale=None, bool enable_gqa=False) -> int
+// The fused kernel when it can take the problem; math otherwise (which also produces the
+// CPU's errors for malformed inputs), and always when sdpa_kernel() excludes OVERRIDEABLE.
+int64_t fused_sdp_choice_ocl(const at::Tensor& q, const at::Tensor& k, const at::Tensor& v,
+                             const std::optional<at::Tensor>& mask, double dropout_p, bool is_causal,
+                             std::optional<double> scale, bool enable_gqa) {
+  constexpr int64_t kMath = static_cast<int64_t>(at::SDPBackend::math);
+  constexpr int64_t kFused = static_cast<int64_t>(at::SDPBackend::overrideable);
+  if (!at::globalContext().userEnabledOverrideableSDP()) return kMath;
+  if (q.dim() != 4 || k.dim() != 4 || v.dim() != 4) return kMath;
+  if (q.is_nested() || k.is_nested() || v.is_nested()) return kMath;
+  const at::ScalarType t = q.scalar_type();
+  if (!attn_dtype(t) || k.scalar_type() != t || v.scalar_type() != t) return kMath;
+  if (k.size(0) != q.size(0) || v.size(0) != q.size(0) || k.size(1) != v.size(1) || k.size(2) != v.size(2) ||
+      k.size(3) != q.size(3))
+    return kMath;
+  const int64_t Hq = q.size(1), Hkv = k.size(1);
+  if (Hkv == 0 || Hq % Hkv != 0 || (Hq != Hkv && !enable_gqa)) return kMath;
+  if (mask) {
+    const at::Tensor& m = *mask;
+    if (m.scalar_type() != at::kBool && m.scalar_type() != t) return kMath;
+    if (!at::is_expandable_to(m.sizes(), {q.size(0), Hq, q.size(2), k.size(2)})) return kMath;
+  }
+  if (dropout_p < 0.0 || dropout_p >= 1.0) return kMath;
+  const AttnConfig c = attn_config(q.size(3), v.size(3));
+  if (!c.ok) return kMath;
+  const Device& d = peek_device(q.device().index() < 0 ? current_device() : q.device().index());
+  if (attn_local_bytes(c, at::elementSize(acc_type(t))) > d.info.local_mem ||
+      size_t(c.blk) * c.tpr > d.info.max_work_group)
+    return kMath;
+  return kFused;
+}
+
+struct Strides4 {
+  int64_t b, h, r, d;
+};
+Strides4 strides4(const at::Tensor& x) { return {x.stride(0), x.stride(1), x.stride(2), x.stride(3)}; }
+
+// The arguments every attention kernel takes first (ATTN_ARGS in attention.cl), as a tuple
+// so the three launches share one definition.
+struct AttnArgs {
+  int L, S, D, Dv, Hq, group;
+  Buf q, k, v, mask;
+  Strides4 qs, ks, vs, ms;
+  int use_mask, causal;
+  double scale;
+  float dropout_p;
+  uint64_t seed, offset;
+};
+
+AttnArgs make_args(const at::Tensor& q, const at::Tensor& k, const at::Tensor& v, const at::Tensor& mask4,
+                   bool causal, double scale, double dropout_p, uint64_t seed, uint64_t offset) {
+  AttnArgs a;
+  a.L = int(q.size(2)), a.S = int(k.size(2)), a.D = int(q.size(3)), a.Dv = int(v.size(3));
+  a.Hq = int(q.size(1)), a.group = int(q.size(1) / std::max<int64_t>(k.size(1), 1));
+  a.q = buf(q), a.k = buf(k), a.v = buf(v);
+  a.qs = strides4(q), a.ks = strides4(k), a.vs = strides4(v);
+  a.use_mask = mask4.defined() ? 1 : 0;
+  a.mask = mask4.defined() ? buf(mask4) : Buf{nullptr, 0};
+  a.ms = mask4.defined() ? strides4(mask4) : Strides4{0, 0, 0, 0};
+  a.causal = causal ? 1 : 0;
+  a.scale = scale;
+  a.dropout_p = float(dropout_p);
+  a.seed = seed, a.offset = offset;
+  return a;
+}
+
+template <typename ScaleT, typename... Rest>
+void launch_attn(Device& d, Kernel& kern, Range g, Range l, const AttnArgs& a, const Rest&... rest) {
+  launch(d, kern, g, l, a.L, a.S, a.D, a.Dv, a.Hq, a.group, a.q, a.qs.b, a.qs.h, a.qs.r, a.qs.d, a.k, a.ks.b,
+         a.ks.h, a.ks.r, a.ks.d, a.v, a.vs.b, a.vs.h, a.vs.r, a.vs.d, a.mask, a.ms.b, a.ms.h, a.ms.r, a.ms.d,
+         a.use_mask, a.causal, static_cast<ScaleT>(a.scale), a.dropout_p, static_cast<cl_ulong>(a.seed),
+         static_cast<cl_ulong>(a.offset), rest...);
+}
+
+template <typename... Rest>
+void launch_attn_any(Device& d, Kernel& kern, Range g, Range l, at::ScalarType t, const AttnArgs& a,
+                     const Rest&... rest) {
+  if (t == at::kDouble)
+    launch_attn<double>(d, kern, g, l, a, rest...);
+  else
+    launch_attn<float>(d, kern, g, l, a, rest...);
+}
+
+// The additive float mask as a [B, Hq, L, S] view (zero strides where it broadcasts).
+// SDPA converts boolean masks to float before the overrideable op; a direct call with a
+// boolean mask is rejected rather than silently misread.
+at::Tensor mask_view(const std::optional<at::Tensor>& bias, const at::Tensor& q, int64_t S) {
+  if (!bias || !bias->defined()) return at::Tensor();
+  TORCH_CHECK(bias->scalar_type() == q.scalar_type(),
+              "_scaled_dot_product_fused_attention_overrideable: expected attn_bias of dtype ", q.scalar_type(),
+              " (boolean masks are converted to float by scaled_dot_product_attention), got ", bias->scalar_type());
+  return bias->expand({q.size(0), q.size(1), q.size(2), S});
+}
+
+void check_inputs(const at::Tensor& q, const at::Tensor& k, const at::Tensor& v) {
+  TORCH_CHECK(q.dim() == 4 && k.dim() == 4 && v.dim() == 4,
+              "scaled_dot_product_attention on ocl: expected 4-D query, key and value, got ", q.dim(), "-D, ",
+              k.dim(), "-D and ", v.dim(), "-D");
+  TORCH_CHECK(k.scalar_type() == q.scalar_type() && v.scalar_type() == q.scalar_type(),
+              "Expected query, key, and value to have the same dtype");
+  TORCH_CHECK(attn_dtype(q.scalar_type()), "scaled_dot_product_attention on ocl: unsupported dtype ",
+              q.scalar_type());
+  TORCH_CHECK(k.size(1) > 0 && q.size(1) % k.size(1) == 0,
+              "number of query heads must be a multiple of the number of key/value heads");
+  TORCH_CHECK(attn_config(q.size(3), v.size(3)).ok, "scaled_dot_product_attention on ocl: head dimension ",
+              std::max(q.size(3), v.size(3)), " is larger than 256");
+}
+
+}  // namespace
+
+// _scaled_dot_product_fused_attention_overrideable(Tensor query, Tensor key, Tensor value, Tensor? attn_bias=None, float dropout_p=0., bool is_causal=False, bool return_debug_mask=False, *, float? scale=None) -> (Tensor output, Tensor logsumexp, Tensor cum_seq_q, Tensor cum_seq_k, SymInt max_q, SymInt max_k, Tensor philox_seed, Tensor philox_offset, Tensor debug_attn_mask)
+std::tuple<at::Tensor, at::Tensor, at::Tensor, at::Tensor, c10::SymInt, c10::SymInt, at::Tensor, at::Tensor, at::Tensor>
+sdpa_overrideable_ocl(const at::Tensor& q, const at::Tensor& k, const at::Tensor& v,
+                      const std::optional<at::Tensor>& attn_bias, double dropout_p, bool is_causal,
+                      bool return_debug_mask, std::optional<double> scale) {
+  check_inputs(q, k, v);
+  TORCH_CHECK(!return_debug_mask, "scaled_dot_product_attention on ocl: return_debug_mask is not supported");
+  Device& d = ocl_device(q);
+  const int64_t B = q.size(0), Hq = q.size(1), L = q.size(2), D = q.size(3), S = k.size(2), Dv = v.size(3);
+  const at::ScalarType t = q.scalar_type();
+  const double sc = scale ? *scale : 1.0 / std::sqrt(double(D));
+  // Output in [B, L, H, Dv] memory viewed as [B, H, L, Dv]: the usual out.transpose(1, 2)
+  // .reshape(B, L, H*Dv) that follows is then free.
+  at::Tensor out = at::empty({B, L, Hq, Dv}, q.options()).transpose(1, 2);
+  at::Tensor lse = at::empty({B, Hq, L}, q.options().dtype(acc_type(t)));
+  at::Tensor seed_t = at::empty({}, at::dtype(at::kLong)), offset_t = at::empty({}, at::dtype(at::kLong));
+  PhiloxState ph{0, 0};
+  if (dropout_p > 0.0 && B * Hq * L * S > 0)
+    ph = philox_reserve(std::nullopt, q.device().index(), uint64_t((B * Hq * L * S + 3) / 4));
+  seed_t.fill_(int64_t(ph.seed));
+  offset_t.fill_(int64_t(ph.offset));
+  if (out.numel() > 0) {
+    const AttnConfig c = attn_config(D, Dv);
+    Kernel& kern = get_kernel(d, "attention", attn_options(t, c), "attention_fwd");
+    AttnArgs a = make_args(q, k, v, mask_view(attn_bias, q, S), is_causal, sc, dropout_p, ph.seed, ph.offset);
+    const size_t wg = size_t(c.blk) * c.tpr;
+    launch_attn_any(d, kern, Range(size_t((L + c.blk - 1) / c.blk) * wg, size_t(Hq), size_t(B)), Range(wg, 1, 1),
+                    t, a, buf(out), out.stride(0), out.stride(1), out.stride(2), buf(lse));
+  }
+  return {out, lse, at::Tensor(), at::Tensor(), c10::SymInt(L), c10::SymInt(S), seed_t, offset_t, at::Tensor()};
+}
+
+// _scaled_dot_product_fused_attention_overrideable_backward(Tensor grad_out, Tensor query, Tensor key, Tensor value, Tensor attn_bias, bool[4] grad_input_mask, Tensor out, Tensor logsumexp, Tensor cum_seq_q, Tensor cum_seq_k, SymInt max_q, SymInt max_k, float dropout_p, bool is_causal, Tensor philox_seed, Tensor philox_offset, *, float? scale=None) -> (Tensor grad_query, Tensor grad_key, Tensor grad_value, Tensor grad_attn_bias)
+std::tuple<at::Tensor, at::Tensor, at::Tensor, at::Tensor> sdpa_overrideable_backward_ocl(
+    const at::Tensor& grad_out, const at::Tensor& q, const at::Tensor& k, const at::Tensor& v,
+    const at::Tensor& attn_bias, std::array<bool, 4> grad_input_mask, const at::Tensor& out,
+    const at::Tensor& lse, const at::Tensor& cum_seq_q, const at::Tensor& cum_seq_k, int64_t max_q, int64_t max_k,
+    double dropout_p, bool is_causal, const at::Tensor& philox_seed, const at::Tensor& philox_offset,
+    std::optional<double> scale) {
+  check_inputs(q, k, v);
+  Device& d = ocl_device(q);
+  const int64_t B = q.size(0), Hq = q.size(1), L = q.size(2), D = q.size(3), S = k.size(2), Hkv = k.size(1),
+                Dv = v.size(3);
+  const at::ScalarType t = q.scalar_type();
+  const double sc = scale ? *scale : 1.0 / std::sqrt(double(D));
+  at::Tensor dq = at::empty({B, Hq, L, D}, q.options());
+  at::Tensor dk = at::empty({B, Hkv, S, D}, k.options());
+  at::Tensor dv = at::empty({B, Hkv, S, Dv}, v.options());
+  const bool want_dbias = grad_input_mask[3] && attn_bias.defined();
+  at::Tensor dbias = want_dbias ? at::zeros({B, Hq, L, S}, q.options()) : at::Tensor();
+  uint64_t seed = 0, offset = 0;
+  if (dropout_p > 0.0) {
+    seed = uint64_t(philox_seed.item<int64_t>());  // CPU tensors: no device synchronization
+    offset = uint64_t(philox_offset.item<int64_t>());
+  }
+  if (B * Hkv == 0 || (L == 0 && S == 0)) return {dq, dk, dv, dbias};
+
+  const AttnConfig c = attn_config(D, Dv);
+  const std::string opts = attn_options(t, c);
+  const size_t wg = size_t(c.blk) * c.tpr;
+  std::optional<at::Tensor> bias_opt;
+  if (attn_bias.defined()) bias_opt = attn_bias;
+  AttnArgs a = make_args(q, k, v, mask_view(bias_opt, q, S), is_causal, sc, dropout_p, seed, offset);
+  const Strides4 gs = strides4(grad_out), os = strides4(out);
+  at::Tensor delta = at::empty({B, Hq, L}, q.options().dtype(acc_type(t)));
+  if (L > 0) {
+    Kernel& prep = get_kernel(d, "attention", opts, "attention_bwd_prep");
+    launch(d, prep, Range(size_t(L), size_t(Hq), size_t(B)), Range(64, 1, 1), int(L), int(Dv), int(Hq), buf(grad_out), gs.b,
+           gs.h, gs.r, gs.d, buf(out), os.b, os.h, os.r, os.d, buf(delta));
+    Kernel& kdq = get_kernel(d, "attention", opts, "attention_bwd_dq");
+    launch_attn_any(d, kdq, Range(size_t((L + c.blk - 1) / c.blk) * wg, size_t(Hq), size_t(B)), Range(wg, 1, 1), t, a,
+                    buf(grad_out), gs.b, gs.h, gs.r, gs.d, buf(lse), buf(delta), buf(dq),
+                    want_dbias ? buf(dbias) : Buf{nullptr, 0}, int(want_dbias));
+  }
+  if (S > 0) {
+    Kernel& kdkv = get_kernel(d, "attention", opts, "attention_bwd_dkdv");
+    launch_attn_any(d, kdkv, Range(size_t((S + c.blk - 1) / c.blk) * wg, size_t(Hkv), size_t(B)), Range(wg, 1, 1),
+                    t, a, buf(grad_out), gs.b, gs.h, gs.r, gs.d, buf(lse), buf(delta), buf(dk), buf(dv));
+  }
+  return {dq, dk, dv, dbias};
+}
+
+// _fused_sdp_choice: the Python-visible torch._fused_sdp_choice agrees with the stub.
+int64_t fused_sdp_choice_op_ocl(const at::Tensor& q, const at::Tensor& k, const at::Tensor& v,
+                                const std::optional<at::Tensor>& mask, double dropout_p, bool is_causal,
+                                std::optional<double> scale, bool enable_gqa) {
+  return fused_sdp_choice_ocl(q, k, v, mask, dropout_p, is_causal, scale, enable_gqa);
+}
+
+TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
+  m.impl("_fused_sdp_choice", fused_sdp_choice_op_ocl);
+  m.impl("_scaled_dot_product_fused_attention_overrideable", sdpa_overrideable_ocl);
+  m.impl("_scaled_dot_product_fused_attention_overrideable_backward", sdpa_overrideable_backward_ocl);
+}
+
+}  // namespace torch_ocl
+
+namespace at::native {
+REGISTER_PRIVATEUSE1_DISPATCH(_fused_sdp_choice_stub, &torch_ocl::fused_sdp_choice_ocl);
+}  // namespace at::native

@@ -1,0 +1,483 @@
+// Matrix products: mm, addmm, bmm, baddbmm, addmv (and so mv, matmul, linear, einsum), dot,
+// vdot, addr. Every product is reduced to one batched problem out = alpha*A@B + beta*C over
+// (batch, row, col)-strided 3-D views and run by our tiled kernel (kernels/gemm.cl, any
+// strides, fused epilogue: addmm's bias is C with row stride 0) or by CLBlast (row/column-
+// major operands with a leading dimension); TORCH_OCL_GEMM=auto|clblast|own picks.
+#include "../aten/Pointwise.h"
+#include "../runtime/Launch.h"
+#include <ATen/ExpandUtils.h>
+#include <ATen/MemoryOverlap.h>
+#include <ATen/core/Tensor.h>
+#include <ATen/native/Resize.h>
+#include <ATen/ops/empty.h>
+#include <clblast_c.h>
+#include <torch/library.h>
+
+namespace torch_ocl {
+
+// ---- tuning hook ---------------------------------------------------------------------------
+
+// Tile configuration of gemm_fwd (build options of kernels/gemm.cl).
+struct GemmConfig {
+  int tile_m, tile_n, tile_k, wpt_m, wpt_n, vec_width;
+};
+
+// Which class of problem a configuration is chosen for: big tiles only pay off when there
+// are enough of them to fill the device.
+enum class ShapeClass { Small, Large };
+
+// The extension point for per-device tuning: the tile configuration for (device, dtype,
+// shape class). Defaults are by vendor and device type; a tuning file (keyed by device name
+// and driver version) would be consulted here first.
+GemmConfig gemm_config(const Device& d, at::ScalarType dtype, ShapeClass shape) {
+  const bool gpu = d.info.type & CL_DEVICE_TYPE_GPU;
+  const bool nvidia = d.info.vendor.find("NVIDIA") != std::string::npos;
+  const bool wide = dtype == at::kDouble || dtype == at::kLong;
+  if (d.info.max_work_group < 256 || d.info.local_mem < 16 * 1024) return {32, 32, 16, 4, 4, 2};  // 64 work-items
+  if (gpu && nvidia && shape == ShapeClass::Large && !wide)
+    return {128, 128, 16, 8, 8, 4};  // 256 work-items, 64 accumulators each, 16.5 KiB local
+  return {64, 64, 16, 4, 4, 4};      // 256 work-items, 16 accumulators each
+}
+
+namespace {
+
+ShapeClass shape_class(int64_t M, int64_t N) {
+  return (M >= 1024 && N >= 1024) ? ShapeClass::Large : ShapeClass::Small;
+}
+
+// Build options selecting the storage and accumulation types of kernels/gemm.cl.
+std::string dtype_options(at::ScalarType t) {
+  switch (t) {
+    case at::kFloat: return "-DDTYPE=float -DACC=float";
+    case at::kDouble: return "-DDTYPE=double -DACC=double";
+    case at::kHalf: return "-DDTYPE=half -DACC=float -DIS_HALF";
+    case at::kBFloat16: return "-DDTYPE=ushort -DACC=float -DIS_BF16";
+    case at::kChar: return "-DDTYPE=char -DACC=int -DIS_INT";
+    case at::kByte: return "-DDTYPE=uchar -DACC=int -DIS_INT";
+    case at::kShort: return "-DDTYPE=short -DACC=int -DIS_INT";
+    case at::kInt: return "-DDTYPE=int -DACC=int -DIS_INT";
+    case at::kLong: return "-DDTYPE=long -DACC=long -DIS_INT";
+    default: TORCH_CHECK_NOT_IMPLEMENTED(false, "torch_ocl: matrix products are not implemented for dtype ", t);
+  }
+  return "";
+}
+
+std::string gemm_options(at::ScalarType t, const GemmConfig& cfg) {
+  return dtype_options(t) + " -DTILE_M=" + std::to_string(cfg.tile_m) + " -DTILE_N=" + std::to_string(cfg.tile_n) +
+         " -DTILE_K=" + std::to_string(cfg.tile_k) + " -DWPT_M=" + std::to_string(cfg.wpt_m) +
+         " -DWPT_N=" + std::to_string(cfg.wpt_n) + " -DVEC_WIDTH=" + std::to_string(cfg.vec_width);
+}
+
+void check_gemm_dtype(Device& d, at::ScalarType t, const char* op) {
+  check_dtype_supported(d, t, op);
+  TORCH_CHECK_NOT_IMPLEMENTED(t != at::kBool, "\"", op, "\" not implemented for 'Bool' on ocl");
+  dtype_options(t);
+}
+
+// Launches `k` with alpha/beta converted to the kernel's accumulator type.
+template <typename... Args>
+void launch_scaled(Device& d, Kernel& k, Range g, Range l, at::ScalarType t, const at::Scalar& alpha,
+                   const at::Scalar& beta, const Args&... args) {
+  switch (t) {
+    case at::kDouble: launch(d, k, g, l, args..., alpha.to<double>(), beta.to<double>()); break;
+    case at::kLong: launch(d, k, g, l, args..., alpha.to<int64_t>(), beta.to<int64_t>()); break;
+    case at::kChar: case at::kByte: case at::kShort: case at::kInt:
+      launch(d, k, g, l, args..., alpha.to<int32_t>(), beta.to<int32_t>()); break;
+    default: launch(d, k, g, l, args..., alpha.to<float>(), beta.to<float>()); break;
+  }
+}
+
+bool same_view(const at::Tensor& x, const at::Tensor& y) {
+  return x.data_ptr() == y.data_ptr() && x.sizes().equals(y.sizes()) && x.strides().equals(y.strides());
+}
+
+// ---- our kernels ---------------------------------------------------------------------------
+
+// Matrix-vector form (N == 1): out[b, m, 0] = alpha * A[b, m, :] . x[b, :] + beta * C[b, m, 0].
+void run_gemv(Device& d, const at::Tensor& out, int64_t o_sb, int64_t o_sm, const at::Tensor& a, int64_t a_sb,
+              int64_t a_sm, int64_t a_sk, const at::Tensor& x, int64_t x_sb, int64_t x_sk, const at::Tensor* c,
+              int64_t c_sb, int64_t c_sm, int64_t B, int64_t M, int64_t K, const at::Scalar& alpha,
+              const at::Scalar& beta) {
+  const at::ScalarType t = out.scalar_type();
+  // A column-major A (unit m-stride) reads coalesced with one work-item per output.
+  const bool cols = a_sm == 1 && a_sk != 1 && M >= 32;
+  constexpr int kWG = 128;  // GEMV_WG's default in gemm.cl
+  // The same program as the small-shape GEMM of this dtype: one build serves both.
+  Kernel& k = get_kernel(d, "gemm", gemm_options(t, gemm_config(d, t, ShapeClass::Small)),
+                         cols ? "gemv_cols_fwd" : "gemv_rows_fwd");
+  Buf cb = c ? buf(*c) : Buf{nullptr, 0};
+  Range g = cols ? Range(size_t(M), size_t(B)) : Range(size_t(M) * kWG, size_t(B));
+  Range l = cols ? Range(64, 1) : Range(kWG, 1);
+  launch_scaled(d, k, g, l, t, alpha, beta, int(M), int(K), buf(a), a_sb, a_sm, a_sk, buf(x), x_sb, x_sk, cb,
+                c_sb, c_sm, buf(out), o_sb, o_sm, int(c != nullptr));
+}
+
+void run_own(Device& d, const at::Tensor& out, const at::Tensor& a, const at::Tensor& b, const at::Tensor* c,
+             const at::Scalar& alpha, const at::Scalar& beta) {
+  const int64_t B = out.size(0), M = out.size(1), N = out.size(2), K = a.size(2);
+  const int64_t c_sb = c ? c->stride(0) : 0, c_sm = c ? c->stride(1) : 0, c_sn = c ? c->stride(2) : 0;
+  if (N == 1) {
+    run_gemv(d, out, out.stride(0), out.stride(1), a, a.stride(0), a.stride(1), a.stride(2), b, b.stride(0),
+             b.stride(1), c, c_sb, c_sm, B, M, K, alpha, beta);
+    return;
+  }
+  if (M == 1) {  // out^T = B^T @ a^T: the rows of B^T are B's columns
+    run_gemv(d, out, out.stride(0), out.stride(2), b, b.stride(0), b.stride(2), b.stride(1), a, a.stride(0),
+             a.stride(2), c, c_sb, c_sn, B, N, K, alpha, beta);
+    return;
+  }
+  const at::ScalarType t = out.scalar_type();
+  const GemmConfig cfg = gemm_config(d, t, shape_class(M, N));
+  Kernel& k = get_kernel(d, "gemm", gemm_options(t, cfg), "gemm_fwd");
+  const size_t rts_m = cfg.tile_m / cfg.wpt_m, rts_n = cfg.tile_n / cfg.wpt_n;
+  Range g(size_t((N + cfg.tile_n - 1) / cfg.tile_n) * rts_n, size_t((M + cfg.tile_m - 1) / cfg.tile_m) * rts_m,
+          size_t(B));
+  launch_scaled(d, k, g, Range(rts_n, rts_m, 1), t, alpha, beta, int(M), int(N), int(K), buf(a), a.stride(0),
+                a.stride(1), a.stride(2), buf(b), b.stride(0), b.stride(1), b.stride(2),
+                c ? buf(*c) : Buf{nullptr, 0}, c_sb, c_sm, c_sn, buf(out), out.stride(0), out.stride(1),
+                out.stride(2), int(c != nullptr));
+}
+
+// ---- CLBlast -------------------------------------------------------------------------------
+
+// A (rows x cols) operand as CLBlast sees it: row-major with leading dimension ld, or the
+// transpose of a row-major (i.e. column-major) one.
+struct BlasLayout {
+  bool ok = false;
+  bool trans = false;
+  size_t ld = 0;
+};
+BlasLayout blas_layout(int64_t rows, int64_t cols, int64_t sr, int64_t sc) {
+  if ((cols == 1 || sc == 1) && (rows == 1 || sr >= std::max<int64_t>(cols, 1)))
+    return {true, false, size_t(rows == 1 ? std::max<int64_t>(cols, 1) : sr)};
+  if ((rows == 1 || sr == 1) && (cols == 1 || sc >= std::max<int64_t>(rows, 1)))
+    return {true, true, size_t(cols == 1 ? std::max<int64_t>(rows, 1) : sc)};
+  return {};
+}
+
+const char* clblast_status_name(CLBlastStatusCode s) {
+  switch (s) {
+    case CLBlastNotImplemented: return "CLBlastNotImplemented";
+    case CLBlastInvalidLocalMemUsage: return "CLBlastInvalidLocalMemUsage";
+    case CLBlastNoHalfPrecision: return "CLBlastNoHalfPrecision";
+    case CLBlastNoDoublePrecision: return "CLBlastNoDoublePrecision";
+    case CLBlastInsufficientMemoryA: return "CLBlastInsufficientMemoryA";
+    case CLBlastInsufficientMemoryB: return "CLBlastInsufficientMemoryB";
+    case CLBlastInsufficientMemoryC: return "CLBlastInsufficientMemoryC";
+    case CLBlastInvalidLeadDimA: return "CLBlastInvalidLeadDimA";
+    case CLBlastInvalidLeadDimB: return "CLBlastInvalidLeadDimB";
+    case CLBlastInvalidLeadDimC: return "CLBlastInvalidLeadDimC";
+    case CLBlastUnknownError: return "CLBlastUnknownError";
+    default: return "CLBlast error";
+  }
+}
+
+// Runs out = alpha*a@b + beta*out (the C term already in out, or beta == 0) through CLBlast.
+// out must be row-major with unit column stride; a and b any row/column-major layout.
+void run_clblast_rowmajor(Device& d, const at::Tensor& out, const at::Tensor& a, const at::Tensor& b,
+                          const at::Scalar& alpha, const at::Scalar& beta) {
+  const int64_t B = out.size(0), M = out.size(1), N = out.size(2), K = a.size(2);
+  at::Tensor aa = a, bb = b;
+  BlasLayout la = blas_layout(M, K, a.stride(1), a.stride(2));
+  if (!la.ok) {
+    aa = a.contiguous();
+    la = blas_layout(M, K, aa.stride(1), aa.stride(2));
+  }
+  BlasLayout lb = blas_layout(K, N, b.stride(1), b.stride(2));
+  if (!lb.ok) {
+    bb = b.contiguous();
+    lb = blas_layout(K, N, bb.stride(1), bb.stride(2));
+  }
+  const size_t esz = out.element_size();
+  Buf ab = buf(aa), bbuf = buf(bb), ob = buf(out);
+  const size_t ldc = size_t(M == 1 ? std::max<int64_t>(N, 1) : out.stride(1));
+  const CLBlastTranspose ta = la.trans ? CLBlastTransposeYes : CLBlastTransposeNo;
+  const CLBlastTranspose tb = lb.trans ? CLBlastTransposeYes : CLBlastTransposeNo;
+  const bool dbl = out.scalar_type() == at::kDouble;
+  CLBlastStatusCode s;
+  {
+    // CLBlast enqueues on our queue (setting arguments of its own kernels): hold the lock.
+    std::lock_guard<std::mutex> lock(d.launch_mutex);
+    if (B == 1) {
+      s = dbl ? CLBlastDgemm(CLBlastLayoutRowMajor, ta, tb, M, N, K, alpha.to<double>(), ab.mem, ab.offset / esz,
+                             la.ld, bbuf.mem, bbuf.offset / esz, lb.ld, beta.to<double>(), ob.mem, ob.offset / esz,
+                             ldc, &d.queue, nullptr)
+              : CLBlastSgemm(CLBlastLayoutRowMajor, ta, tb, M, N, K, alpha.to<float>(), ab.mem, ab.offset / esz,
+                             la.ld, bbuf.mem, bbuf.offset / esz, lb.ld, beta.to<float>(), ob.mem, ob.offset / esz,
+                             ldc, &d.queue, nullptr);
+    } else {
+      s = dbl ? CLBlastDgemmStridedBatched(CLBlastLayoutRowMajor, ta, tb, M, N, K, alpha.to<double>(), ab.mem,
+                                           ab.offset / esz, la.ld, aa.stride(0), bbuf.mem, bbuf.offset / esz,
+                                           lb.ld, bb.stride(0), beta.to<double>(), ob.mem, ob.offset / esz, ldc,
+                                           out.stride(0), B, &d.queue, nullptr)
+              : CLBlastSgemmStridedBatched(CLBlastLayoutRowMajor, ta, tb, M, N, K, alpha.to<float>(), ab.mem,
+                                           ab.offset / esz, la.ld, aa.stride(0), bbuf.mem, bbuf.offset / esz,
+                                           lb.ld, bb.stride(0), beta.to<float>(), ob.mem, ob.offset / esz, ldc,
+                                           out.stride(0), B, &d.queue, nullptr);
+    }
+  }
+  TORCH_CHECK(s == CLBlastSuccess, "torch_ocl: CLBlast ", dbl ? "Dgemm" : "Sgemm", " failed on ocl:", d.index,
+              " with ", clblast_status_name(s), " (", int(s), ")");
+}
+
+void run_clblast(Device& d, const at::Tensor& out, const at::Tensor& a, const at::Tensor& b, const at::Tensor* c,
+                 const at::Scalar& alpha, const at::Scalar& beta) {
+  const int64_t M = out.size(1), N = out.size(2);
+  // CLBlast computes C = alpha*A@B + beta*C in place: put the C term into out first unless
+  // it is already there (in-place addmm_).
+  at::Scalar eff_beta = c ? beta : at::Scalar(0.0);
+  if (c && !same_view(*c, out)) copy_on_device(out, *c);
+  const bool row_major = (N == 1 || out.stride(2) == 1) && (M == 1 || out.stride(1) >= N);
+  const bool col_major = (M == 1 || out.stride(1) == 1) && (N == 1 || out.stride(2) >= M);
+  if (row_major) {
+    run_clblast_rowmajor(d, out, a, b, alpha, eff_beta);
+  } else if (col_major) {  // out^T = b^T @ a^T, row-major
+    run_clblast_rowmajor(d, out.transpose(1, 2), b.transpose(1, 2), a.transpose(1, 2), alpha, eff_beta);
+  } else {
+    at::Tensor tmp = out.contiguous();
+    run_clblast_rowmajor(d, tmp, a, b, alpha, eff_beta);
+    copy_on_device(out, tmp);
+  }
+}
+
+enum class Impl { Own, CLBlast };
+
+// TORCH_OCL_GEMM=own|clblast forces one; `auto` uses CLBlast only for float32/float64
+// matrix-matrix products on GPUs that are large enough (M*N*K >= 2^24) for its tuned kernels
+// to pay for the extra launches it may need (its own padding/transposition helpers, and a
+// copy of the C term into the output), and our kernel elsewhere: on CPU devices (where
+// CLBlast's first-use compilation takes seconds), for small or skinny products, and for the
+// dtypes CLBlast lacks.
+Impl choose_impl(const Device& d, at::ScalarType t, int64_t M, int64_t N, int64_t K) {
+  const bool blas_dtype = t == at::kFloat || t == at::kDouble;
+  const std::string& mode = env::gemm_impl();
+  if (!blas_dtype || M == 1 || N == 1) return Impl::Own;  // matrix-vector: always our kernel
+  if (mode == "own") return Impl::Own;
+  if (mode == "clblast") return Impl::CLBlast;
+  TORCH_CHECK(mode == "auto" || mode.empty(), "torch_ocl: TORCH_OCL_GEMM must be auto, clblast or own, got '",
+              mode, "'");
+  if (!(d.info.type & CL_DEVICE_TYPE_GPU)) return Impl::Own;
+  return double(M) * double(N) * double(K) >= double(1 << 24) ? Impl::CLBlast : Impl::Own;
+}
+
+// out = alpha * a @ b + beta * c over 3-D views: out [B,M,N], a [B,M,K], b [B,K,N], c (when
+// given and beta != 0) broadcastable-expanded to [B,M,N]. out is written, never read,
+// unless it is c itself. Handles empty problems and outputs that overlap an input.
+void gemm_into(const at::Tensor& out, const at::Tensor& a, const at::Tensor& b, const at::Tensor* c,
+               const at::Scalar& alpha, const at::Scalar& beta) {
+  if (out.numel() == 0) return;
+  Device& d = ocl_device(out);
+  const bool use_c = c != nullptr && !(beta.isIntegral(false) ? beta.toLong() == 0 : beta.toDouble() == 0.0);
+  if (!use_c) c = nullptr;
+  auto overlaps = [&](const at::Tensor& x) {
+    // get_overlap_status answers TooHard for any non-dense view; different storages
+    // never overlap.
+    if (x.numel() == 0 || !out.storage().is_alias_of(x.storage())) return false;
+    at::MemOverlapStatus s = at::get_overlap_status(out, x);
+    return s != at::MemOverlapStatus::No;
+  };
+  if (overlaps(a) || overlaps(b) || (c && !same_view(*c, out) && overlaps(*c))) {
+    at::Tensor tmp = at::empty(out.sizes(), out.options());
+    gemm_into(tmp, a, b, c, alpha, beta);
+    copy_on_device(out, tmp);
+    return;
+  }
+  const int64_t M = out.size(1), N = out.size(2), K = a.size(2);
+  if (choose_impl(d, out.scalar_type(), M, N, K) == Impl::CLBlast && K > 0)
+    run_clblast(d, out, a, b, c, alpha, beta);
+  else
+    run_own(d, out, a, b, c, alpha, beta);
+}
+
+// ---- argument checks shared by the ops (messages follow the CPU's) ---------------------------
+
+void check_same_device(const at::Tensor& out, std::initializer_list<const at::Tensor*> ts, const char* op) {
+  for (const at::Tensor* t : ts)
+    TORCH_CHECK(t->device() == out.device(), op, ": expected all tensors to be on the same device, but found ",
+                t->device(), " and ", out.device());
+}
+
+void check_out_dtype(const at::Tensor& out, at::ScalarType t) {
+  TORCH_CHECK(out.scalar_type() == t, "Expected out tensor to have dtype ", t, ", but got ", out.scalar_type(),
+              " instead");
+}
+
+void check_int_scalars(at::ScalarType t, const at::Scalar& beta, const at::Scalar& alpha) {
+  if (at::isIntegralType(t, true)) {
+    TORCH_CHECK(!beta.isFloatingPoint(), "For integral input tensors, argument beta must not be a floating point number.");
+    TORCH_CHECK(!alpha.isFloatingPoint(), "For integral input tensors, argument alpha must not be a floating point number.");
+  }
+}
+
+void check_mm_args(const at::Tensor& m1, const at::Tensor& m2, const char* op) {
+  TORCH_CHECK(m1.dim() == 2, "self must be a matrix");
+  TORCH_CHECK(m2.dim() == 2, "mat2 must be a matrix");
+  TORCH_CHECK(m1.size(1) == m2.size(0), "mat1 and mat2 shapes cannot be multiplied (", m1.size(0), "x", m1.size(1),
+              " and ", m2.size(0), "x", m2.size(1), ")");
+  TORCH_CHECK(m1.scalar_type() == m2.scalar_type(), "expected mat1 and mat2 to have the same dtype, but got: ",
+              m1.scalar_type(), " != ", m2.scalar_type());
+  check_gemm_dtype(ocl_device(m1), m1.scalar_type(), op);
+}
+
+void check_bmm_args(const at::Tensor& b1, const at::Tensor& b2) {
+  TORCH_CHECK(b1.dim() == 3, "batch1 must be a 3D tensor");
+  TORCH_CHECK(b2.dim() == 3, "batch2 must be a 3D tensor");
+  TORCH_CHECK(b1.size(0) == b2.size(0), "batch1 and batch2 must have same number of batches, got ", b1.size(0),
+              " and ", b2.size(0));
+  TORCH_CHECK(b1.size(2) == b2.size(1), "Expected size for first two dimensions of batch2 tensor to be: [",
+              b1.size(0), ", ", b1.size(2), "] but got: [", b2.size(0), ", ", b2.size(1), "].");
+  TORCH_CHECK(b1.scalar_type() == b2.scalar_type(), "expected scalar type ", b1.scalar_type(),
+              " but found ", b2.scalar_type());
+  check_gemm_dtype(ocl_device(b1), b1.scalar_type(), "bmm");
+}
+
+// self expanded to `shape` as the C term (RuntimeError like the CPU when it cannot be).
+at::Tensor expand_bias(const at::Tensor& self, at::IntArrayRef shape, const char* op) {
+  TORCH_CHECK(at::is_expandable_to(self.sizes(), shape), op, ": the size of self ", self.sizes(),
+              " is not broadcastable to the output size ", shape);
+  return self.expand(shape);
+}
+
+}  // namespace
+
+// mm.out(Tensor self, Tensor mat2, *, Tensor(a!) out) -> Tensor(a!)
+at::Tensor& mm_out_ocl(const at::Tensor& self, const at::Tensor& mat2, at::Tensor& out) {
+  check_mm_args(self, mat2, "mm");
+  check_same_device(out, {&self, &mat2}, "mm");
+  check_out_dtype(out, self.scalar_type());
+  at::native::resize_output(out, {self.size(0), mat2.size(1)});
+  gemm_into(out.unsqueeze(0), self.unsqueeze(0), mat2.unsqueeze(0), nullptr, 1, 0);
+  return out;
+}
+
+// addmm.out(Tensor self, Tensor mat1, Tensor mat2, *, Scalar beta=1, Scalar alpha=1, Tensor(a!) out) -> Tensor(a!)
+at::Tensor& addmm_out_ocl(const at::Tensor& self, const at::Tensor& mat1, const at::Tensor& mat2,
+                          const at::Scalar& beta, const at::Scalar& alpha, at::Tensor& out) {
+  TORCH_CHECK(mat1.dim() == 2, "mat1 must be a matrix, got ", mat1.dim(), "-D tensor");
+  TORCH_CHECK(mat2.dim() == 2, "mat2 must be a matrix, got ", mat2.dim(), "-D tensor");
+  check_mm_args(mat1, mat2, "addmm");
+  TORCH_CHECK(self.scalar_type() == mat1.scalar_type(), "self and mat2 must have the same dtype, but got ",
+              self.scalar_type(), " and ", mat1.scalar_type());
+  check_same_device(out, {&self, &mat1, &mat2}, "addmm");
+  check_out_dtype(out, mat1.scalar_type());
+  check_int_scalars(mat1.scalar_type(), beta, alpha);
+  const std::vector<int64_t> shape{mat1.size(0), mat2.size(1)};
+  at::Tensor c = expand_bias(self, shape, "addmm");
+  if (!same_view(c, out)) {
+    // resize_output may reallocate out; keep `c` pointing at the caller's self.
+    at::native::resize_output(out, shape);
+  }
+  at::Tensor c3 = c.unsqueeze(0);
+  gemm_into(out.unsqueeze(0), mat1.unsqueeze(0), mat2.unsqueeze(0), &c3, alpha, beta);
+  return out;
+}
+
+// bmm.out(Tensor self, Tensor mat2, *, Tensor(a!) out) -> Tensor(a!)
+at::Tensor& bmm_out_ocl(const at::Tensor& self, const at::Tensor& mat2, at::Tensor& out) {
+  check_bmm_args(self, mat2);
+  check_same_device(out, {&self, &mat2}, "bmm");
+  check_out_dtype(out, self.scalar_type());
+  at::native::resize_output(out, {self.size(0), self.size(1), mat2.size(2)});
+  gemm_into(out, self, mat2, nullptr, 1, 0);
+  return out;
+}
+
+// baddbmm.out(Tensor self, Tensor batch1, Tensor batch2, *, Scalar beta=1, Scalar alpha=1, Tensor(a!) out) -> Tensor(a!)
+at::Tensor& baddbmm_out_ocl(const at::Tensor& self, const at::Tensor& batch1, const at::Tensor& batch2,
+                            const at::Scalar& beta, const at::Scalar& alpha, at::Tensor& out) {
+  check_bmm_args(batch1, batch2);
+  TORCH_CHECK(self.scalar_type() == batch1.scalar_type(), "Input dtypes must be the same, got: input ",
+              self.scalar_type(), ", batch1: ", batch1.scalar_type(), ", batch2: ", batch2.scalar_type());
+  check_same_device(out, {&self, &batch1, &batch2}, "baddbmm");
+  check_out_dtype(out, batch1.scalar_type());
+  check_int_scalars(batch1.scalar_type(), beta, alpha);
+  const std::vector<int64_t> shape{batch1.size(0), batch1.size(1), batch2.size(2)};
+  at::Tensor c = expand_bias(self, shape, "baddbmm");
+  if (!same_view(c, out)) at::native::resize_output(out, shape);
+  gemm_into(out, batch1, batch2, &c, alpha, beta);
+  return out;
+}
+
+// addmv.out(Tensor self, Tensor mat, Tensor vec, *, Scalar beta=1, Scalar alpha=1, Tensor(a!) out) -> Tensor(a!)
+at::Tensor& addmv_out_ocl(const at::Tensor& self, const at::Tensor& mat, const at::Tensor& vec,
+                          const at::Scalar& beta, const at::Scalar& alpha, at::Tensor& out) {
+  TORCH_CHECK((mat.dim() == 2 && vec.dim() == 1 && self.dim() <= 1),
+              "vector + matrix @ vector expected, got ", self.dim(), ", ", mat.dim(), ", ", vec.dim());
+  TORCH_CHECK(mat.size(1) == vec.size(0) && (mat.size(0) == self.numel() || self.numel() == 1),
+              "size mismatch, got input (", self.numel(), "), mat (", mat.size(0), "x", mat.size(1), "), vec (",
+              vec.size(0), ")");
+  TORCH_CHECK(mat.scalar_type() == vec.scalar_type() && self.scalar_type() == mat.scalar_type(),
+              "expected scalar type ", mat.scalar_type(), " but found ",
+              vec.scalar_type() != mat.scalar_type() ? vec.scalar_type() : self.scalar_type());
+  check_gemm_dtype(ocl_device(mat), mat.scalar_type(), "addmv");
+  check_same_device(out, {&self, &mat, &vec}, "addmv");
+  check_out_dtype(out, mat.scalar_type());
+  check_int_scalars(mat.scalar_type(), beta, alpha);
+  const int64_t M = mat.size(0);
+  at::Tensor c = self.dim() == 0 ? self.reshape({1}).expand({M}) : self.expand({M});
+  if (!same_view(c, out)) at::native::resize_output(out, {M});
+  at::Tensor c3 = c.unsqueeze(1).unsqueeze(0);
+  gemm_into(out.unsqueeze(1).unsqueeze(0), mat.unsqueeze(0), vec.unsqueeze(1).unsqueeze(0), &c3, alpha, beta);
+  return out;
+}
+
+// dot(Tensor self, Tensor tensor) -> Tensor
+at::Tensor dot_ocl(const at::Tensor& self, const at::Tensor& tensor) {
+  TORCH_CHECK(self.dim() == 1 && tensor.dim() == 1, "1D tensors expected, but got ", self.dim(), "D and ",
+              tensor.dim(), "D tensors");
+  TORCH_CHECK(self.scalar_type() == tensor.scalar_type(), "dot : expected both vectors to have same dtype, but found ",
+              self.scalar_type(), " and ", tensor.scalar_type());
+  TORCH_CHECK(self.numel() == tensor.numel(), "inconsistent tensor size, expected tensor [", self.numel(),
+              "] and src [", tensor.numel(), "] to have the same number of elements, but got ", self.numel(),
+              " and ", tensor.numel(), " elements respectively");
+  TORCH_CHECK(self.device() == tensor.device(), "expected all tensors to be on the same device");
+  check_gemm_dtype(ocl_device(self), self.scalar_type(), "dot");
+  at::Tensor out = at::empty({}, self.options());
+  gemm_into(out.view({1, 1, 1}), self.unsqueeze(0).unsqueeze(0), tensor.unsqueeze(1).unsqueeze(0), nullptr, 1, 0);
+  return out;
+}
+
+// vdot(Tensor self, Tensor other) -> Tensor  (real dtypes only: no conjugation needed)
+at::Tensor vdot_ocl(const at::Tensor& self, const at::Tensor& other) {
+  TORCH_CHECK(self.dim() == 1 && other.dim() == 1, "1D tensors expected, but got ", self.dim(), "D and ",
+              other.dim(), "D tensors");
+  TORCH_CHECK(self.scalar_type() == other.scalar_type(), "Expected both vectors to have same dtype, but found ",
+              self.scalar_type(), " and ", other.scalar_type());
+  return dot_ocl(self, other);
+}
+
+// addr.out(Tensor self, Tensor vec1, Tensor vec2, *, Scalar beta=1, Scalar alpha=1, Tensor(a!) out) -> Tensor(a!)
+at::Tensor& addr_out_ocl(const at::Tensor& self, const at::Tensor& vec1, const at::Tensor& vec2,
+                         const at::Scalar& beta, const at::Scalar& alpha, at::Tensor& out) {
+  TORCH_CHECK(vec1.dim() == 1 && vec2.dim() == 1, "addr: Expected 1-D argument vec1, but got ", vec1.dim(),
+              "-D");
+  TORCH_CHECK(vec1.scalar_type() == vec2.scalar_type() && self.scalar_type() == vec1.scalar_type(),
+              "expected scalar type ", vec1.scalar_type(), " but found ",
+              vec2.scalar_type() != vec1.scalar_type() ? vec2.scalar_type() : self.scalar_type());
+  check_gemm_dtype(ocl_device(vec1), vec1.scalar_type(), "addr");
+  check_same_device(out, {&self, &vec1, &vec2}, "addr");
+  check_out_dtype(out, vec1.scalar_type());
+  check_int_scalars(vec1.scalar_type(), beta, alpha);
+  const std::vector<int64_t> shape{vec1.size(0), vec2.size(0)};
+  at::Tensor c = expand_bias(self, shape, "addr");
+  if (!same_view(c, out)) at::native::resize_output(out, shape);
+  at::Tensor c3 = c.unsqueeze(0);
+  gemm_into(out.unsqueeze(0), vec1.unsqueeze(1).unsqueeze(0), vec2.unsqueeze(0).unsqueeze(0), &c3, alpha, beta);
+  return out;
+}
+
+TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
+  // mm/addmm/bmm/baddbmm/addmv are structured: the functional and in-place forms call .out.
+  m.impl("mm.out", mm_out_ocl);
+  m.impl("addmm.out", addmm_out_ocl);
+  m.impl("bmm.out", bmm_out_ocl);
+  m.impl("baddbmm.out", baddbmm_out_ocl);
+  m.impl("addmv.out", addmv_out_ocl);
+  // dot and vdot have only backend kernels; dot.out/vdot.out are composites over them.
+  m.impl("dot", dot_ocl);
+  m.impl("vdot", vdot_ocl);
+  // addr's functional/in-place forms are composites calling addr.out.
+  m.impl("addr.out", addr_out_ocl);
+}
+
+}  // namespace torch_ocl
