@@ -1,0 +1,192 @@
+"""Fused scaled-dot-product attention on ocl (csrc/ops/attention.cpp): forward and backward
+against the CPU's math path over causal/masks/shapes/head dims, dropout against a reference
+built from the same mask, GQA, that the fused kernel (and nothing else) ran, that
+sdpa_kernel(MATH) is honoured, and that memory stays O(B*H*L)."""
+import pytest
+import torch
+import torch.nn.functional as F
+from torch.nn.attention import SDPBackend, sdpa_kernel
+
+from .conftest import requires_ocl
+
+pytestmark = requires_ocl
+
+DEV = "ocl"
+FUSED_KERNELS = {"attention_fwd", "attention_bwd_prep", "attention_bwd_dq", "attention_bwd_dkdv"}
+
+
+def _inputs(B, Hq, Hkv, L, S, D, Dv, dtype=torch.float32, seed=0):
+    g = torch.Generator().manual_seed(seed)
+    return (torch.randn(B, Hq, L, D, generator=g, dtype=dtype), torch.randn(B, Hkv, S, D, generator=g, dtype=dtype),
+            torch.randn(B, Hkv, S, Dv, generator=g, dtype=dtype), torch.randn(B, Hq, L, Dv, generator=g, dtype=dtype))
+
+
+def _mask(kind, B, Hq, L, S, dtype, seed=1):
+    g = torch.Generator().manual_seed(seed)
+    if kind is None:
+        return None
+    if kind == "bool":
+        m = torch.rand(L, S, generator=g) > 0.3
+        m[min(1, L - 1)] = False  # a fully masked row: math's safe softmax gives zeros
+        return m
+    if kind == "float_b1ls":
+        return torch.randn(B, 1, L, S, generator=g, dtype=dtype)
+    if kind == "float_ls":
+        return torch.randn(L, S, generator=g, dtype=dtype)
+    raise ValueError(kind)
+
+
+def _run(q, k, v, go, mask=None, grad_mask=False, **kw):
+    """Forward + backward; returns (out, grads) on the CPU."""
+    leaves = [t.detach().clone().requires_grad_(True) for t in (q, k, v)]
+    m = None
+    if mask is not None:
+        m = mask.detach().clone()
+        if grad_mask:
+            m.requires_grad_(True)
+            leaves.append(m)
+    out = F.scaled_dot_product_attention(*leaves[:3], attn_mask=m, **kw)
+    grads = torch.autograd.grad(out, leaves, go)
+    return out.detach().cpu(), [x.cpu() for x in grads]
+
+
+def _compare(B, Hq, Hkv, L, S, D, Dv=None, causal=False, mask=None, dtype=torch.float32, tol=1e-5, **kw):
+    Dv = Dv or D
+    q, k, v, go = _inputs(B, Hq, Hkv, L, S, D, Dv, dtype)
+    m = _mask(mask, B, Hq, L, S, dtype)
+    grad_mask = mask is not None and mask.startswith("float")
+    exp_out, exp_grads = _run(q, k, v, go, m, grad_mask, is_causal=causal, **kw)
+    torch.ocl._reset_launch_counts()
+    act_out, act_grads = _run(*(t.to(DEV) for t in (q, k, v, go)), None if m is None else m.to(DEV), grad_mask,
+                              is_causal=causal, **kw)
+    counts = torch.ocl._launch_counts()
+    assert FUSED_KERNELS <= set(counts), f"fused kernels did not all run: {counts}"
+    torch.testing.assert_close(act_out, exp_out, atol=tol, rtol=tol)
+    for i, (a, e) in enumerate(zip(act_grads, exp_grads)):
+        torch.testing.assert_close(a, e, atol=10 * tol, rtol=10 * tol, msg=lambda s: f"gradient {i}: {s}")
+
+
+# (B, Hq, Hkv, L, S, D, Dv, causal, mask)
+MATRIX = [
+    (1, 1, 1, 1, 1, 16, None, False, None),
+    (2, 3, 3, 17, 17, 16, None, True, None),
+    (2, 2, 2, 33, 20, 32, None, True, None),           # causal, L > S (top-left)
+    (1, 2, 2, 20, 45, 32, None, False, "float_b1ls"),  # L < S
+    (2, 2, 2, 37, 29, 64, None, False, "float_b1ls"),
+    (1, 3, 3, 31, 31, 64, None, False, "float_ls"),
+    (2, 2, 2, 17, 29, 40, 24, False, "bool"),          # odd D, Dv != D, a fully masked row
+    (1, 2, 2, 5, 70, 96, None, True, "bool"),
+    (1, 2, 2, 33, 19, 128, None, False, None),
+    (1, 1, 1, 9, 11, 256, 200, True, None),
+    (1, 1, 1, 300, 300, 64, None, True, None),
+    (1, 1, 1, 1, 1000, 64, None, False, None),         # decode-like: one query, many keys
+]
+
+
+@pytest.mark.parametrize("B,Hq,Hkv,L,S,D,Dv,causal,mask", MATRIX)
+def test_matches_math(B, Hq, Hkv, L, S, D, Dv, causal, mask):
+    _compare(B, Hq, Hkv, L, S, D, Dv, causal, mask)
+
+
+def test_long_sequence():
+    _compare(1, 1, 1, 2048, 2048, 32, causal=True)
+
+
+def test_float64():
+    _compare(2, 2, 2, 19, 23, 16, causal=True, dtype=torch.float64, tol=1e-10)
+
+
+def test_gqa():
+    _compare(2, 6, 2, 21, 26, 32, causal=True, enable_gqa=True)
+
+
+def test_scale():
+    _compare(1, 2, 2, 12, 15, 32, scale=0.05)
+
+
+def test_bool_mask_arrives_as_float():
+    # The kernel rejects a boolean bias, so a passing run shows SDPA converted it to an
+    # additive float mask before the overrideable op.
+    q, k, v, _ = _inputs(1, 1, 1, 4, 6, 16, 16)
+    m = torch.rand(4, 6) > 0.5
+    torch.ocl._reset_launch_counts()
+    out = F.scaled_dot_product_attention(q.to(DEV), k.to(DEV), v.to(DEV), attn_mask=m.to(DEV))
+    assert torch.ocl._launch_counts().get("attention_fwd") == 1
+    torch.testing.assert_close(out.cpu(), F.scaled_dot_product_attention(q, k, v, attn_mask=m), atol=1e-5, rtol=1e-5)
+    with pytest.raises(RuntimeError, match="attn_bias"):
+        torch.ops.aten._scaled_dot_product_fused_attention_overrideable(q.to(DEV), k.to(DEV), v.to(DEV), m.to(DEV))
+
+
+def test_only_fused_kernels_run():
+    q, k, v, go = (t.to(DEV) for t in _inputs(2, 4, 4, 64, 64, 32, 32))
+    q.requires_grad_(True), k.requires_grad_(True), v.requires_grad_(True)
+    torch.ocl._reset_launch_counts()
+    out = F.scaled_dot_product_attention(q, k, v, is_causal=True)
+    torch.autograd.grad(out, (q, k, v), go)
+    counts = torch.ocl._launch_counts()
+    assert set(counts) == FUSED_KERNELS, counts
+    assert all(n == 1 for n in counts.values()), counts
+
+
+def test_sdpa_kernel_math_is_honoured():
+    q, k, v, _ = (t.to(DEV) for t in _inputs(1, 2, 2, 8, 8, 16, 16))
+    assert torch._fused_sdp_choice(q, k, v) == SDPBackend.OVERRIDEABLE.value
+    with sdpa_kernel([SDPBackend.MATH]):
+        assert torch._fused_sdp_choice(q, k, v) == SDPBackend.MATH.value
+        torch.ocl._reset_launch_counts()
+        F.scaled_dot_product_attention(q, k, v)
+        assert "attention_fwd" not in torch.ocl._launch_counts()
+    wide = torch.zeros(1, 2, 8, 300, device=DEV)
+    assert torch._fused_sdp_choice(wide, wide, wide) == SDPBackend.MATH.value  # head dim > 256
+
+
+def test_dropout_matches_same_mask_reference():
+    B, H, L, S, D, p = 2, 3, 37, 40, 16, 0.3
+    # Reveal the keep mask: q = 0 gives uniform attention 1/S, v = I puts element (i, j)
+    # of the dropped-out attention matrix in out[i, j] = keep / (S * (1 - p)).
+    torch.manual_seed(5)
+    probe = F.scaled_dot_product_attention(torch.zeros(B, H, L, D, device=DEV), torch.zeros(B, H, S, D, device=DEV),
+                                           torch.eye(S).expand(B, H, S, S).contiguous().to(DEV), dropout_p=p).cpu()
+    keep = (probe * S * (1 - p)).round()
+    assert set(keep.unique().tolist()) <= {0.0, 1.0}
+    assert abs(keep.mean().item() - (1 - p)) < 0.03  # 4440 Bernoulli draws: ~5 sigma
+    # Same seed and shapes give the same Philox stream: compare with math on that mask.
+    q, k, v, go = _inputs(B, H, H, L, S, D, 24)
+    torch.manual_seed(5)
+    act_out, act_grads = _run(q.to(DEV), k.to(DEV), v.to(DEV), go.to(DEV), dropout_p=p)
+    leaves = [t.clone().requires_grad_(True) for t in (q, k, v)]
+    attn = torch.softmax(leaves[0] @ leaves[1].transpose(-1, -2) / D ** 0.5, -1) * keep / (1 - p)
+    ref = attn @ leaves[2]
+    ref_grads = torch.autograd.grad(ref, leaves, go)
+    torch.testing.assert_close(act_out, ref.detach(), atol=1e-5, rtol=1e-5)
+    for a, e in zip(act_grads, ref_grads):
+        torch.testing.assert_close(a, e, atol=1e-4, rtol=1e-4)
+    # A different seed draws a different mask.
+    torch.manual_seed(6)
+    other = F.scaled_dot_product_attention(torch.zeros(B, H, L, D, device=DEV), torch.zeros(B, H, S, D, device=DEV),
+                                           torch.eye(S).expand(B, H, S, S).contiguous().to(DEV), dropout_p=p).cpu()
+    assert not torch.equal(other, probe)
+
+
+def _peak_bytes(T, d, backward):
+    q, k, v, go = (t.to(DEV) for t in _inputs(1, 1, 1, T, T, d, d))
+    q.requires_grad_(True), k.requires_grad_(True), v.requires_grad_(True)
+    torch.ocl.synchronize()
+    base = torch.ocl.memory_allocated()
+    torch.ocl.reset_peak_memory_stats()
+    out = F.scaled_dot_product_attention(q, k, v, is_causal=True)
+    if backward:
+        torch.autograd.grad(out, (q, k, v), go)
+    torch.ocl.synchronize()
+    return torch.ocl.max_memory_allocated() - base
+
+
+def test_memory_is_linear_in_sequence_length():
+    # Forward at T = 4096: the math path would materialize (several) T x T = 64 MiB matrices.
+    T = 4096
+    peak = _peak_bytes(T, 64, backward=False)
+    assert peak < T * T * 4 / 16, f"forward peak {peak / 2**20:.1f} MiB is not far below the 64 MiB T x T matrix"
+    # Forward + backward (smaller T to keep PoCL fast): output, grads and O(T) workspace only.
+    T = 1024
+    peak = _peak_bytes(T, 64, backward=True)
+    assert peak < T * T * 4 / 2, f"fwd+bwd peak {peak / 2**20:.2f} MiB is not far below the 4 MiB T x T matrix"
