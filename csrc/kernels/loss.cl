@@ -103,14 +103,15 @@ __kernel void nll_fwd_reduce(PTR_ARG(X_T, x), PTR_ARG(TGT_T, target), PTR_ARG(X_
 
 // grad_input[n, c, s] = -w[t] * g for c == t (else 0), with g = grad_out[n, s] (reduction
 // 'none' on batched input) or grad_out[] (/ total_weight for mean). Writes every element of
-// the dense grad_input, so no separate zero fill is needed.
+// the dense grad_input, so no separate zero fill is needed. 2-D range: dim 0 runs over the
+// C*S elements of sample n = dim 1 (coalesced writes, no 64-bit division when S == 1).
 __kernel void nll_bwd(PTR_ARG(X_T, grad_out), PTR_ARG(TGT_T, target), PTR_ARG(X_T, w), PTR_ARG(X_T, total_weight),
-                      PTR_ARG(X_T, gx), long NCS, long S, long C, long ignore_index, int has_w, int per_sample,
+                      PTR_ARG(X_T, gx), long N, long S, long C, long ignore_index, int has_w, int per_sample,
                       int mean) {
-  const long i = get_global_id(0);
-  if (i >= NCS) return;
-  const long s = i % S, nc = i / S, c = nc % C, n = nc / C;
-  const long ts = n * S + s;
+  const long j = get_global_id(0), n = get_global_id(1);
+  if (j >= C * S || n >= N) return;
+  const long c = S == 1 ? j : j / S;
+  const long ts = n * S + (j - c * S);
   const long t = (long)PTR(TGT_T, target)[ts];
   ACC r = 0;
   if (t == c && t != ignore_index) {
@@ -118,7 +119,7 @@ __kernel void nll_bwd(PTR_ARG(X_T, grad_out), PTR_ARG(TGT_T, target), PTR_ARG(X_
     if (mean) g /= LOAD_X(PTR(X_T, total_weight), 0);
     r = -g * (has_w ? LOAD_X(PTR(X_T, w), t) : (ACC)1);
   }
-  STORE_X(PTR(X_T, gx), i, r);
+  STORE_X(PTR(X_T, gx), n * C * S + j, r);
 }
 
 // Stage 1 of a deterministic sum of n dense elements: one partial sum per work-group.

@@ -247,16 +247,33 @@ __kernel void layer_norm_bwd_wb_partial(PTR_ARG(X_T, dy), PTR_ARG(X_T, x), PTR_A
   }
 }
 
-// Sums the per-block partials of each column in block order (deterministic) into dw / db.
+// Sums the per-block partials of each column in a fixed order (deterministic) into dw / db.
+// Work-group = COLS columns x (local_size / COLS) lanes, each lane striding over the blocks.
 __kernel void layer_norm_bwd_wb_final(PTR_ARG(ACC, dw_part), PTR_ARG(ACC, db_part), PTR_ARG(W_T, dw),
                                       PTR_ARG(W_T, db), long N, long blocks, int want_w, int want_b) {
-  const long j = get_global_id(0);
-  if (j >= N) return;
+  __local ACC red_w[MAX_WG];
+  __local ACC red_b[MAX_WG];
+  const int lid = (int)get_local_id(0);
+  const int lanes = (int)get_local_size(0) / COLS;
+  const int cx = lid % COLS, ly = lid / COLS;
+  const long j = (long)get_group_id(0) * COLS + cx;
   ACC sw = 0, sb = 0;
-  for (long k = 0; k < blocks; ++k) {
-    if (want_w) sw += PTR(ACC, dw_part)[k * N + j];
-    if (want_b) sb += PTR(ACC, db_part)[k * N + j];
+  if (j < N)
+    for (long k = ly; k < blocks; k += lanes) {
+      if (want_w) sw += PTR(ACC, dw_part)[k * N + j];
+      if (want_b) sb += PTR(ACC, db_part)[k * N + j];
+    }
+  red_w[lid] = sw;
+  red_b[lid] = sb;
+  barrier(CLK_LOCAL_MEM_FENCE);
+  for (int h = lanes >> 1; h > 0; h >>= 1) {
+    if (ly < h) {
+      red_w[lid] += red_w[lid + h * COLS];
+      red_b[lid] += red_b[lid + h * COLS];
+    }
+    barrier(CLK_LOCAL_MEM_FENCE);
   }
-  if (want_w) STORE_W(PTR(W_T, dw), j, sw);
-  if (want_b) STORE_W(PTR(W_T, db), j, sb);
+  if (ly != 0 || j >= N) return;
+  if (want_w) STORE_W(PTR(W_T, dw), j, red_w[lid]);
+  if (want_b) STORE_W(PTR(W_T, db), j, red_b[lid]);
 }

@@ -78,6 +78,7 @@ inline Team team_of(long rows, int T, int c_fast) {
 inline int slot(Team tm, int u) { return tm.c_fast ? tm.lane * tm.T + u : u * tm.lanes + tm.lane; }
 
 inline long row_base(long row, long inner, long s_o, long s_i) {
+  if (inner == 1) return row * s_o;  // the hot case: skip the 64-bit division
   long o = row / inner;
   return o * s_o + (row - o * inner) * s_i;
 }
@@ -121,8 +122,19 @@ __kernel void softmax_fwd(PTR_ARG(X_T, x), PTR_ARG(Y_T, y), long rows, long inne
 #pragma unroll
     for (int k = 0; k < ITEMS; ++k) s += exp(v[k] - m);
   }
-  if (tm.active)
-    for (long c = tm.t + (long)ITEMS * T; c < C; c += T) online_add(&m, &s, LOAD_X(xp, xb + c * xs_c));
+  if (tm.active) {
+    // Long rows: the tail beyond the registers, four independent loads in flight per step.
+    long c = tm.t + (long)ITEMS * T;
+    for (; c + 3L * T < C; c += 4L * T) {
+      ACC a0 = LOAD_X(xp, xb + c * xs_c), a1 = LOAD_X(xp, xb + (c + T) * xs_c);
+      ACC a2 = LOAD_X(xp, xb + (c + 2L * T) * xs_c), a3 = LOAD_X(xp, xb + (c + 3L * T) * xs_c);
+      online_add(&m, &s, a0);
+      online_add(&m, &s, a1);
+      online_add(&m, &s, a2);
+      online_add(&m, &s, a3);
+    }
+    for (; c < C; c += T) online_add(&m, &s, LOAD_X(xp, xb + c * xs_c));
+  }
 
   // Combine the team's partial (max, sum) pairs.
   int me = slot(tm, tm.t);
@@ -156,6 +168,7 @@ __kernel void softmax_fwd(PTR_ARG(X_T, x), PTR_ARG(Y_T, y), long rows, long inne
       STORE_Y(yp, yb + c * ys_c, r);
     }
   }
+#pragma unroll 4
   for (long c = tm.t + (long)ITEMS * T; c < C; c += T) {
     ACC xv = LOAD_X(xp, xb + c * xs_c);
     ACC r = mode == MODE_LOG_SOFTMAX ? xv - shift : (zero_row ? (ACC)0 : exp(xv - shift) * inv);
@@ -193,6 +206,7 @@ __kernel void softmax_bwd(PTR_ARG(X_T, gy), PTR_ARG(X_T, y), PTR_ARG(Y_T, gx), l
     s += is_log ? g[k] : g[k] * o[k];
   }
   if (tm.active)
+#pragma unroll 4
     for (long c = tm.t + (long)ITEMS * T; c < C; c += T) {
       ACC gv = LOAD_X(gyp, gb + c * gs_c);
       s += is_log ? gv : gv * LOAD_X(yp, yb + c * ys_c);
@@ -213,6 +227,7 @@ __kernel void softmax_bwd(PTR_ARG(X_T, gy), PTR_ARG(X_T, y), PTR_ARG(Y_T, gx), l
     long c = tm.t + (long)k * T;
     if (c < C) STORE_Y(gxp, xb + c * xs_c, is_log ? g[k] - exp(o[k]) * s : o[k] * (g[k] - s));
   }
+#pragma unroll 4
   for (long c = tm.t + (long)ITEMS * T; c < C; c += T) {
     ACC gv = LOAD_X(gyp, gb + c * gs_c);
     ACC ov = LOAD_X(yp, yb + c * ys_c);

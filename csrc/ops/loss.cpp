@@ -68,7 +68,7 @@ void nll_forward(const at::Tensor& x, const NllGeom& g, const at::Tensor& target
     total_weight.zero_();
     if (NS == 0) return;
     Kernel& k = get_kernel(d, "loss", opts, "nll_fwd_none");
-    launch(d, k, Range(static_cast<size_t>(NS)), Range(), buf(x), buf(target), wb, buf(output), NS, g.S, g.C, g.sn,
+    launch(d, k, Range(static_cast<size_t>(NS)), Range(kMaxWG), buf(x), buf(target), wb, buf(output), NS, g.S, g.C, g.sn,
            g.sc, g.ss, ignore_index, cl_int(weight.defined()), d.error_buf);
     return;
   }
@@ -88,8 +88,8 @@ void nll_backward(const at::Tensor& grad_out, const NllGeom& g, const at::Tensor
   const at::Tensor go = grad_out.contiguous();
   const at::Tensor tw = total_weight.to(grad_input.scalar_type());
   Kernel& k = get_kernel(d, "loss", opts, "nll_bwd");
-  launch(d, k, Range(static_cast<size_t>(NCS)), Range(), buf(go), buf(target), weight.defined() ? buf(weight) : Buf{},
-         buf(tw), buf(grad_input), NCS, g.S, g.C, ignore_index, cl_int(weight.defined()), cl_int(per_sample),
+  launch(d, k, Range(static_cast<size_t>(g.C * g.S), static_cast<size_t>(g.N)), Range(kMaxWG, 1), buf(go), buf(target),
+         weight.defined() ? buf(weight) : Buf{}, buf(tw), buf(grad_input), g.N, g.S, g.C, ignore_index, cl_int(weight.defined()), cl_int(per_sample),
          cl_int(reduction == at::Reduction::Mean));
 }
 

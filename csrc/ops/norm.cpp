@@ -105,24 +105,24 @@ void norm_backward(Device& d, const std::string& opts, const at::Tensor& dy, con
            w.defined() ? buf(w) : Buf{}, buf(dx), M, N, cl_int(T), cl_int(w.defined()), cl_int(rms));
   }
   if (!dw.defined() && !db.defined()) return;
-  // Enough row blocks to fill the device, each at least 64 rows deep.
+  // Row blocks of at least 64 rows (about 256 blocks at most): enough work-groups to fill the
+  // device and a short dependent loop per work-item; the partials stay small next to dy and x.
   const int64_t col_groups = (N + kCols - 1) / kCols;
-  const int64_t target = std::max<int64_t>(1, 4 * static_cast<int64_t>(d.info.compute_units) / col_groups);
-  const int64_t blocks = M == 0 ? 0 : std::min<int64_t>(std::max<int64_t>(1, (M + 63) / 64), target);
-  const int64_t rows_per_block = blocks == 0 ? 0 : (M + blocks - 1) / blocks;
+  const int64_t rows_per_block = std::max<int64_t>(64, (M + 255) / 256);
+  const int64_t blocks = (M + rows_per_block - 1) / rows_per_block;
   const at::ScalarType acc = x.scalar_type() == at::kDouble ? at::kDouble : at::kFloat;
   at::Tensor dw_part = at::empty({blocks, N}, x.options().dtype(acc));
   at::Tensor db_part = at::empty({blocks, N}, x.options().dtype(acc));
   if (blocks > 0) {
     Kernel& k = get_kernel(d, "norm", opts, "layer_norm_bwd_wb_partial");
-    launch(d, k, Range(static_cast<size_t>(col_groups * kCols), static_cast<size_t>(blocks) * (kMaxWG / kCols)),
-           Range(kCols, kMaxWG / kCols), buf(dy), buf(x), mean_b, buf(rstd), buf(dw_part), buf(db_part), M, N,
-           rows_per_block, cl_int(rms));
+    // 1-D work-groups (COLS columns x lanes, flattened) along x, one row block per y.
+    launch(d, k, Range(static_cast<size_t>(col_groups) * kMaxWG, static_cast<size_t>(blocks)), Range(kMaxWG, 1),
+           buf(dy), buf(x), mean_b, buf(rstd), buf(dw_part), buf(db_part), M, N, rows_per_block, cl_int(rms));
   }
   Kernel& k = get_kernel(d, "norm", opts, "layer_norm_bwd_wb_final");
-  launch(d, k, Range(static_cast<size_t>(N)), Range(), blocks ? buf(dw_part) : Buf{}, blocks ? buf(db_part) : Buf{},
-         dw.defined() ? buf(dw) : Buf{}, db.defined() ? buf(db) : Buf{}, N, blocks, cl_int(dw.defined()),
-         cl_int(db.defined()));
+  launch(d, k, Range(static_cast<size_t>(col_groups) * kMaxWG), Range(kMaxWG), blocks ? buf(dw_part) : Buf{},
+         blocks ? buf(db_part) : Buf{}, dw.defined() ? buf(dw) : Buf{}, db.defined() ? buf(db) : Buf{}, N, blocks,
+         cl_int(dw.defined()), cl_int(db.defined()));
 }
 
 }  // namespace
