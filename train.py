@@ -492,6 +492,16 @@ def run_training(cfg: TrainConfig, log=print) -> list[float]:
     # Never replace another run's checkpoints, nor a newer last.pt of this run (as
     # resuming from best.pt into its own directory would), unless told to.
     existing = [p for p in (last_path, best_path) if os.path.exists(p)]
+    if existing and not cfg.overwrite and ckpt is None and out_dir == TrainConfig().out_dir:
+        # A fresh run with the default --out-dir (e.g. the quickstart run twice): keep the
+        # earlier run and write this one next to it instead of refusing.
+        n = 2
+        while any(os.path.exists(os.path.join(f"{out_dir}-{n}", f)) for f in ("last.pt", "best.pt")):
+            n += 1
+        out_dir = cfg.out_dir = f"{out_dir}-{n}"
+        last_path, best_path = os.path.join(out_dir, "last.pt"), os.path.join(out_dir, "best.pt")
+        existing = []
+        log(f"{TrainConfig().out_dir} holds an earlier run; writing this one to {out_dir}")
     if existing and not cfg.overwrite:
         if ckpt is None or not os.path.samefile(os.path.dirname(os.path.abspath(cfg.resume)),
                                                 out_dir):
