@@ -221,6 +221,63 @@ void gemm_fwd(int M, int N, int K,
   }
 }
 
+// The same product for CPU OpenCL devices (PoCL and the like), where local-memory tiles
+// and barriers cost more than they save: each work-item accumulates a WPT_M x WPT_N
+// micro-tile straight from global memory (the caches do the staging), with clamped
+// (always in-range) loads so the inner loop has no branches and vectorizes across
+// work-items; out-of-range results are simply not stored.
+// NDRange (ceil(N/TILE_N)*RTS_N, ceil(M/TILE_M)*RTS_M, batch), local (RTS_N, RTS_M, 1).
+__kernel __attribute__((reqd_work_group_size(RTS_N, RTS_M, 1)))
+void gemm_direct_fwd(int M, int N, int K,
+                     PTR_ARG(DTYPE, a), long a_sb, long a_sm, long a_sk,
+                     PTR_ARG(DTYPE, b), long b_sb, long b_sk, long b_sn,
+                     PTR_ARG(DTYPE, c), long c_sb, long c_sm, long c_sn,
+                     PTR_ARG(DTYPE, out), long o_sb, long o_sm, long o_sn,
+                     int use_c, ACC alpha, ACC beta) {
+  const int tx = get_local_id(0), ty = get_local_id(1);
+  const int m0 = get_group_id(1) * TILE_M + ty * WPT_M, n0 = get_group_id(0) * TILE_N + tx;
+  const long batch = get_global_id(2);
+  __global const DTYPE* A = PTR(DTYPE, a) + batch * a_sb;
+  __global const DTYPE* B = PTR(DTYPE, b) + batch * b_sb;
+  long arow[WPT_M], bcol[WPT_N];
+#pragma unroll
+  for (int i = 0; i < WPT_M; ++i) arow[i] = (long)min(m0 + i, M - 1) * a_sm;
+#pragma unroll
+  for (int j = 0; j < WPT_N; ++j) bcol[j] = (long)min(n0 + j * RTS_N, N - 1) * b_sn;
+  ACC acc[WPT_M][WPT_N];
+#pragma unroll
+  for (int i = 0; i < WPT_M; ++i)
+#pragma unroll
+    for (int j = 0; j < WPT_N; ++j) acc[i][j] = (ACC)0;
+  for (int k = 0; k < K; ++k) {
+    ACC ar[WPT_M], br[WPT_N];
+#pragma unroll
+    for (int i = 0; i < WPT_M; ++i) ar[i] = LOAD(A, arow[i] + (long)k * a_sk);
+#pragma unroll
+    for (int j = 0; j < WPT_N; ++j) br[j] = LOAD(B, bcol[j] + (long)k * b_sk);
+#pragma unroll
+    for (int i = 0; i < WPT_M; ++i)
+#pragma unroll
+      for (int j = 0; j < WPT_N; ++j) acc[i][j] = MAD(ar[i], br[j], acc[i][j]);
+  }
+  __global DTYPE* O = PTR(DTYPE, out) + batch * o_sb;
+  __global const DTYPE* C = use_c ? PTR(DTYPE, c) + batch * c_sb : 0;
+#pragma unroll
+  for (int i = 0; i < WPT_M; ++i) {
+    const int m = m0 + i;
+    if (m >= M) break;
+#pragma unroll
+    for (int j = 0; j < WPT_N; ++j) {
+      const int n = n0 + j * RTS_N;
+      if (n < N) {
+        ACC v = alpha * acc[i][j];
+        if (use_c) v += beta * LOAD(C, (long)m * c_sm + (long)n * c_sn);
+        STORE(O, (long)m * o_sm + (long)n * o_sn, v);
+      }
+    }
+  }
+}
+
 // out[b, m] = alpha * sum_k A[b, m, k] * x[b, k] + beta * C[b, m]
 // One work-group of GEMV_WG work-items per output element (m = group 0, batch = group 1):
 // they stride over k (coalesced when A's k-stride is 1) and combine in a local tree.

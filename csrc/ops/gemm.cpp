@@ -128,7 +128,9 @@ void run_own(Device& d, const at::Tensor& out, const at::Tensor& a, const at::Te
   }
   const at::ScalarType t = out.scalar_type();
   const GemmConfig cfg = gemm_config(d, t, shape_class(M, N));
-  Kernel& k = get_kernel(d, "gemm", gemm_options(t, cfg), "gemm_fwd");
+  // CPU devices: the barrier-free kernel (local memory is ordinary memory there).
+  const bool direct = !(d.info.type & (CL_DEVICE_TYPE_GPU | CL_DEVICE_TYPE_ACCELERATOR));
+  Kernel& k = get_kernel(d, "gemm", gemm_options(t, cfg), direct ? "gemm_direct_fwd" : "gemm_fwd");
   const size_t rts_m = cfg.tile_m / cfg.wpt_m, rts_n = cfg.tile_n / cfg.wpt_n;
   Range g(size_t((N + cfg.tile_n - 1) / cfg.tile_n) * rts_n, size_t((M + cfg.tile_m - 1) / cfg.tile_m) * rts_m,
           size_t(B));

@@ -1,0 +1,65 @@
+"""Scaled-dot-product attention, forward and forward+backward, on ocl (our fused kernels)
+next to torch on cuda (its flash/efficient kernels) where it exists: B=8, H=8, d=64,
+T = 512..4096, causal and not. Reports ms and effective TFLOP/s (4*B*H*T*T*d for the forward,
+3.5x that for forward+backward; halved when causal).
+
+python bench/bench_attention.py [--quick] [--devices ocl,cuda] [--dtype float32]
+
+--quick (the default when the OpenCL device is a CPU, e.g. PoCL) uses B=1, H=2, T<=512.
+Writes bench/results/attention.json (or $BENCH_OUT/attention.json).
+"""
+import argparse
+import os
+import sys
+
+import torch
+import torch.nn.functional as F
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
+from bench.bench_gemm import ocl_is_cpu, time_call  # noqa: E402
+from bench.common import devices, print_table, write_json  # noqa: E402
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--quick", action="store_true", default=None)
+    ap.add_argument("--devices", default=",".join(d for d in devices(include_cpu=False)))
+    ap.add_argument("--dtype", default="float32")
+    args = ap.parse_args()
+    if args.quick is None:
+        args.quick = ocl_is_cpu()
+    dtype = getattr(torch, args.dtype)
+    B, H, d = (1, 2, 64) if args.quick else (8, 8, 64)
+    Ts = (256, 512) if args.quick else (512, 1024, 2048, 4096)
+    devs = [x for x in args.devices.split(",") if x]
+    rows = []
+    for T in Ts:
+        for causal in (False, True):
+            row = dict(B=B, H=H, T=T, d=d, causal=causal)
+            flops = 4 * B * H * T * T * d * (0.5 if causal else 1.0)
+            for dev in devs:
+                q, k, v, go = (torch.randn(B, H, T, d, device=dev, dtype=dtype) for _ in range(4))
+                q.requires_grad_(True), k.requires_grad_(True), v.requires_grad_(True)
+
+                def fwd():
+                    with torch.no_grad():
+                        F.scaled_dot_product_attention(q, k, v, is_causal=causal)
+
+                def fwd_bwd():
+                    out = F.scaled_dot_product_attention(q, k, v, is_causal=causal)
+                    torch.autograd.grad(out, (q, k, v), go)
+
+                tf, tb = time_call(fwd, dev), time_call(fwd_bwd, dev)
+                row[f"{dev} fwd ms"], row[f"{dev} fwd TFLOP/s"] = tf * 1e3, flops / tf / 1e12
+                row[f"{dev} fwd+bwd ms"], row[f"{dev} fwd+bwd TFLOP/s"] = tb * 1e3, 3.5 * flops / tb / 1e12
+            rows.append(row)
+    cols = ["B", "H", "T", "d", "causal"]
+    for dev in devs:
+        cols += [f"{dev} fwd ms", f"{dev} fwd+bwd ms", f"{dev} fwd+bwd TFLOP/s"]
+    print(f"\nSDPA {args.dtype}")
+    print_table(rows, cols)
+    write_json("attention", dict(dtype=args.dtype, quick=args.quick, devices=devs, rows=rows))
+
+
+if __name__ == "__main__":
+    main()
