@@ -1,0 +1,453 @@
+// Indexing kernels: index_select, gather/scatter, advanced indexing (index.Tensor /
+// index_put), keyed segment reductions (every accumulating scatter: scatter_add,
+// scatter_reduce, index_add, index_put(accumulate), embedding backward), and stream
+// compaction (flags + exclusive scan) for nonzero / masked_select / masked_scatter.
+// Data movement kernels move elements as raw words of the element size (T = uchar, ushort,
+// uint or ulong), so one program serves every dtype of that size. Arithmetic kernels see
+// the dtype through DT/ACC (see the block below). Shapes and strides are runtime arguments.
+#include "common.clh"
+
+// Raw element word for pure data movement.
+#ifndef T
+#define T uint
+#endif
+// Index dtype (int64 or int32).
+#ifndef IDX
+#define IDX long
+#endif
+// Most dims a geometry struct describes (must match kMaxDims in ops/index.cpp).
+#ifndef MAXD
+#define MAXD 12
+#endif
+
+// ---- typed element access for arithmetic kernels -----------------------------------------
+#if defined(DT_HALF)
+#define DT ushort
+#define ACC float
+#define LOADV(p, i) vload_half((i), (__global const half*)(p))
+#define STOREV(p, i, v) vstore_half_rte((float)(v), (i), (__global half*)(p))
+#define DT_IS_FLOAT 1
+#elif defined(DT_BF16)
+#define DT ushort
+#define ACC float
+#define LOADV(p, i) bf16_to_float((p)[i])
+#define STOREV(p, i, v) ((p)[i] = float_to_bf16((float)(v)))
+#define DT_IS_FLOAT 1
+#else
+#ifndef DT
+#define DT float
+#define DT_IS_FLOAT 1
+#endif
+#ifndef ACC
+#define ACC float
+#endif
+#define LOADV(p, i) ((ACC)(p)[i])
+#ifdef DT_BOOL
+#define STOREV(p, i, v) ((p)[i] = (DT)((v) != 0))
+#else
+#define STOREV(p, i, v) ((p)[i] = (DT)(v))
+#endif
+#endif
+
+#ifdef DT_IS_FLOAT
+#define IS_NAN(v) isnan(v)
+#else
+#define IS_NAN(v) 0
+#endif
+
+#define FOR_EACH(i, n) for (long i = get_global_id(0); i < (n); i += get_global_size(0))
+
+// ---- index_select ---------------------------------------------------------------------------
+// out[o, j, r] = src[o, idx[j], r] over contiguous [outer, nsrc, inner] -> [outer, nidx, inner].
+__kernel void index_select_fwd(PTR_ARG(T, out), PTR_ARG(T, src), PTR_ARG(IDX, idx), long outer, long nsrc,
+                               long nidx, long inner, __global int* err) {
+  __global T* o = PTR(T, out);
+  __global const T* s = PTR(T, src);
+  __global const IDX* ix = PTR(IDX, idx);
+  const long n = outer * nidx * inner;
+  FOR_EACH(i, n) {
+    long r = i % inner;
+    long q = i / inner;
+    long j = q % nidx;
+    long ob = q / nidx;
+    long v = (long)ix[j];
+    if (v < 0 || v >= nsrc) {
+      report_error(err, ERR_INDEX_OUT_OF_RANGE);
+      o[i] = (T)0;
+    } else {
+      o[i] = s[(ob * nsrc + v) * inner + r];
+    }
+  }
+}
+
+// ---- gather / scatter --------------------------------------------------------------------
+// Geometry over the index tensor's shape; strides in elements of each operand.
+typedef struct {
+  long ndim, dim, dim_size;  // dim_size: size of `dim` in the tensor being indexed
+  long size[MAXD];
+  long idx_stride[MAXD];
+  long a_stride[MAXD];  // the indexed tensor (gather: self; scatter: out)
+  long b_stride[MAXD];  // the other one (gather: out; scatter: src)
+} ScatterGeom;
+
+// Offsets of element p of the index tensor: index, indexed-tensor base without `dim`, other.
+inline void scatter_offsets(const ScatterGeom* g, long p, long* io, long* ao, long* bo) {
+  long rem = p, i0 = 0, a0 = 0, b0 = 0;
+  for (int d = (int)g->ndim - 1; d >= 0; --d) {
+    long c = rem % g->size[d];
+    rem /= g->size[d];
+    i0 += c * g->idx_stride[d];
+    b0 += c * g->b_stride[d];
+    if (d != g->dim) a0 += c * g->a_stride[d];
+  }
+  *io = i0;
+  *ao = a0;
+  *bo = b0;
+}
+
+// out[p] = self[p with dim replaced by index[p]]  (a = self, b = out)
+__kernel void gather_fwd(PTR_ARG(T, out), PTR_ARG(T, self), PTR_ARG(long, index), long n, ScatterGeom g,
+                         __global int* err) {
+  __global T* o = PTR(T, out);
+  __global const T* s = PTR(T, self);
+  __global const long* ix = PTR(long, index);
+  FOR_EACH(p, n) {
+    long io, ao, bo;
+    scatter_offsets(&g, p, &io, &ao, &bo);
+    long v = ix[io];
+    if (v < 0 || v >= g.dim_size) {
+      report_error(err, ERR_INDEX_OUT_OF_RANGE);
+      o[bo] = (T)0;
+    } else {
+      o[bo] = s[ao + v * g.a_stride[g.dim]];
+    }
+  }
+}
+
+// out[p with dim replaced by index[p]] = src[p] or the scalar word `value` (a = out, b = src).
+// Duplicate targets are unspecified (as in ATen); accumulating forms use segment_reduce.
+__kernel void scatter_fwd(PTR_ARG(T, out), PTR_ARG(T, src), PTR_ARG(long, index), long n, ScatterGeom g,
+                          int use_value, ulong value, __global int* err) {
+  __global T* o = PTR(T, out);
+  __global const T* s = PTR(T, src);
+  __global const long* ix = PTR(long, index);
+  FOR_EACH(p, n) {
+    long io, ao, bo;
+    scatter_offsets(&g, p, &io, &ao, &bo);
+    long v = ix[io];
+    if (v < 0 || v >= g.dim_size) {
+      report_error(err, ERR_INDEX_OUT_OF_RANGE);
+    } else {
+      o[ao + v * g.a_stride[g.dim]] = use_value ? (T)value : s[bo];
+    }
+  }
+}
+
+// Keys for an accumulating scatter: key[p] = target element offset in out (-1 when the
+// index is out of range), srcoff[p] = offset of the source element (-1: use the scalar).
+__kernel void scatter_keys(PTR_ARG(long, keys), PTR_ARG(long, srcoff), PTR_ARG(long, index), long n, ScatterGeom g,
+                           int use_value, __global int* err) {
+  __global long* k = PTR(long, keys);
+  __global long* so = PTR(long, srcoff);
+  __global const long* ix = PTR(long, index);
+  FOR_EACH(p, n) {
+    long io, ao, bo;
+    scatter_offsets(&g, p, &io, &ao, &bo);
+    long v = ix[io];
+    if (v < 0 || v >= g.dim_size) {
+      report_error(err, ERR_INDEX_OUT_OF_RANGE);
+      k[p] = -1;
+    } else {
+      k[p] = ao + v * g.a_stride[g.dim];
+    }
+    so[p] = use_value ? -1 : bo;
+  }
+}
+
+// Keys for index_add over contiguous out [outer, nout, inner] and src [outer, nidx, inner]:
+// unit (o, j) targets the out slice (o, idx[j]) of `inner` elements.
+__kernel void index_add_keys(PTR_ARG(long, keys), PTR_ARG(long, srcoff), PTR_ARG(IDX, idx), long outer, long nout,
+                             long nidx, long inner, __global int* err) {
+  __global long* k = PTR(long, keys);
+  __global long* so = PTR(long, srcoff);
+  __global const IDX* ix = PTR(IDX, idx);
+  FOR_EACH(u, outer * nidx) {
+    long j = u % nidx, o = u / nidx;
+    long v = (long)ix[j];
+    if (v < 0) v += nout;
+    if (v < 0 || v >= nout) {
+      report_error(err, ERR_INDEX_OUT_OF_RANGE);
+      k[u] = -1;
+    } else {
+      k[u] = (o * nout + v) * inner;
+    }
+    so[u] = u * inner;
+  }
+}
+
+// Keys for embedding backward: unit p (one index) targets row idx[p] of a contiguous
+// [num_weights, dim] gradient; rows equal to padding_idx are skipped (key -1).
+__kernel void embedding_keys(PTR_ARG(long, keys), PTR_ARG(long, srcoff), PTR_ARG(IDX, idx), long n, long num_weights,
+                             long padding_idx, long dim, __global int* err) {
+  __global long* k = PTR(long, keys);
+  __global long* so = PTR(long, srcoff);
+  __global const IDX* ix = PTR(IDX, idx);
+  FOR_EACH(p, n) {
+    long v = (long)ix[p];
+    if (v < 0 || v >= num_weights) {
+      report_error(err, ERR_INDEX_OUT_OF_RANGE);
+      k[p] = -1;
+    } else {
+      k[p] = v == padding_idx ? -1 : v * dim;
+    }
+    so[p] = p * dim;
+  }
+}
+
+// Reduction codes of segment_reduce.
+#define RED_SUM 0
+#define RED_PROD 1
+#define RED_MEAN 2
+#define RED_AMAX 3
+#define RED_AMIN 4
+#define RED_EMBED_FREQ 5  // sum of terms each scaled by 1/segment length
+
+// Accumulating scatter over units sorted by target key. skeys/perm come from a stable sort
+// of keys, so each run of equal keys lists its units in their original order: the thread at
+// the start of a run folds them in that order (deterministic, no atomics, same order as a
+// sequential CPU loop). Element w of unit u reads src[srcoff[u] + w*src_wstride] (or the
+// scalar `value` when srcoff is -1) and lands on dst[key + w*dst_wstride].
+__kernel void segment_reduce(PTR_ARG(DT, dst), PTR_ARG(DT, src), PTR_ARG(long, skeys), PTR_ARG(long, perm),
+                             PTR_ARG(long, srcoff), long m, long w_size, long dst_wstride, long src_wstride, int op,
+                             int include_self, ACC alpha, ACC value) {
+  __global DT* d = PTR(DT, dst);
+  __global const DT* s = PTR(DT, src);
+  __global const long* sk = PTR(long, skeys);
+  __global const long* pm = PTR(long, perm);
+  __global const long* so = PTR(long, srcoff);
+  const long w = get_global_id(0);
+  const long q = get_global_id(1);
+  if (w >= w_size || q >= m) return;
+  const long key = sk[q];
+  if (key < 0 || (q > 0 && sk[q - 1] == key)) return;
+  long end = q + 1;
+  while (end < m && sk[end] == key) ++end;
+  const long target = key + w * dst_wstride;
+  const ACC freq = (op == RED_EMBED_FREQ) ? (ACC)(1.0f / (float)(end - q)) : (ACC)1;
+  ACC acc;
+  long first;
+  if (include_self) {
+    acc = LOADV(d, target);
+    first = q;
+  } else {
+    long off = so[pm[q]];
+    ACC v = off < 0 ? value : LOADV(s, off + w * src_wstride);
+    acc = op == RED_SUM ? v * alpha : (op == RED_EMBED_FREQ ? v * freq : v);
+    first = q + 1;
+  }
+  for (long j = first; j < end; ++j) {
+    long off = so[pm[j]];
+    ACC v = off < 0 ? value : LOADV(s, off + w * src_wstride);
+    switch (op) {
+      case RED_SUM: acc += v * alpha; break;
+      case RED_MEAN: acc += v; break;
+      case RED_EMBED_FREQ: acc += v * freq; break;
+      case RED_PROD: acc *= v; break;
+      case RED_AMAX: acc = (IS_NAN(v) || v > acc) ? v : acc; break;
+      case RED_AMIN: acc = (IS_NAN(v) || v < acc) ? v : acc; break;
+    }
+  }
+  if (op == RED_MEAN) {
+    long cnt = (end - q) + (include_self ? 1 : 0);
+#ifdef DT_IS_FLOAT
+    acc = acc / (ACC)cnt;
+#else
+    // Floor division, as ATen's integer scatter_reduce mean.
+    ACC qd = acc / (ACC)cnt;
+    if ((acc % (ACC)cnt != 0) && ((acc < 0) != ((ACC)cnt < 0))) qd -= 1;
+    acc = qd;
+#endif
+  }
+  STOREV(d, target, acc);
+}
+
+// ---- advanced indexing (index.Tensor, index_put) ----------------------------------------
+// The result is [pre..., broadcast index shape (m)..., fold..., w] contiguous. A unit u is
+// one (pre, m, fold) position; its base offset in self is the sum of the pre and fold
+// coordinates times self's strides plus, for each index tensor k, idx[k][m] * idx_stride[k]
+// (negative indices wrap once). Element w of the unit is at base + w * wstride.
+typedef struct {
+  long npre, nidx, nfold, mnumel, w_size, wstride;
+  long pre_size[MAXD];
+  long pre_stride[MAXD];
+  long idx_size[MAXD];
+  long idx_stride[MAXD];
+  long fold_size[MAXD];
+  long fold_stride[MAXD];
+} IndexGeom;
+
+// Self offset of unit u (or -1 when an index is out of range).
+inline long index_unit_offset(const IndexGeom* g, __global const long* ix, long u) {
+  long off = 0, rem = u;
+  for (int d = (int)g->nfold - 1; d >= 0; --d) {
+    off += (rem % g->fold_size[d]) * g->fold_stride[d];
+    rem /= g->fold_size[d];
+  }
+  long mi = rem % g->mnumel;
+  rem /= g->mnumel;
+  for (int d = (int)g->npre - 1; d >= 0; --d) {
+    off += (rem % g->pre_size[d]) * g->pre_stride[d];
+    rem /= g->pre_size[d];
+  }
+  for (int k = 0; k < (int)g->nidx; ++k) {
+    long v = ix[k * g->mnumel + mi];
+    if (v < 0) v += g->idx_size[k];
+    if (v < 0 || v >= g->idx_size[k]) return -1;
+    off += v * g->idx_stride[k];
+  }
+  return off;
+}
+
+// out[u, w] = self[unit(u) + w*wstride]; launched over (w, u).
+__kernel void index_fwd(PTR_ARG(T, out), PTR_ARG(T, self), PTR_ARG(long, idx), long units, IndexGeom g,
+                        __global int* err) {
+  const long w = get_global_id(0), u = get_global_id(1);
+  if (w >= g.w_size || u >= units) return;
+  long off = index_unit_offset(&g, PTR(long, idx), u);
+  __global T* o = PTR(T, out);
+  if (off < 0) {
+    report_error(err, ERR_INDEX_OUT_OF_RANGE);
+    o[u * g.w_size + w] = (T)0;
+  } else {
+    o[u * g.w_size + w] = PTR(T, self)[off + w * g.wstride];
+  }
+}
+
+// self[unit(u) + w*wstride] = values[u, w]; duplicates are unspecified (accumulate=False).
+__kernel void index_put_fwd(PTR_ARG(T, self), PTR_ARG(T, values), PTR_ARG(long, idx), long units, IndexGeom g,
+                            __global int* err) {
+  const long w = get_global_id(0), u = get_global_id(1);
+  if (w >= g.w_size || u >= units) return;
+  long off = index_unit_offset(&g, PTR(long, idx), u);
+  if (off < 0) {
+    if (w == 0) report_error(err, ERR_INDEX_OUT_OF_RANGE);
+  } else {
+    PTR(T, self)[off + w * g.wstride] = PTR(T, values)[u * g.w_size + w];
+  }
+}
+
+// Keys for index_put(accumulate=True): key[u] = unit base offset, srcoff[u] = u * w_size.
+__kernel void index_put_keys(PTR_ARG(long, keys), PTR_ARG(long, srcoff), PTR_ARG(long, idx), long units, IndexGeom g,
+                             __global int* err) {
+  __global long* k = PTR(long, keys);
+  __global long* so = PTR(long, srcoff);
+  FOR_EACH(u, units) {
+    long off = index_unit_offset(&g, PTR(long, idx), u);
+    if (off < 0) report_error(err, ERR_INDEX_OUT_OF_RANGE);
+    k[u] = off;
+    so[u] = u * g.w_size;
+  }
+}
+
+// ---- stream compaction ---------------------------------------------------------------------
+// Elements per work-group of the scan (SCAN_WG work-items, SCAN_BLOCK / SCAN_WG each).
+#ifndef SCAN_WG
+#define SCAN_WG 256
+#endif
+#ifndef SCAN_BLOCK
+#define SCAN_BLOCK 1024
+#endif
+
+// flags[i] = (x[i] != 0) for contiguous x of n elements; flags[n] = 0 (so the exclusive
+// scan's element n is the total).
+__kernel void nonzero_flags(PTR_ARG(long, flags), PTR_ARG(DT, x), long n) {
+  __global long* f = PTR(long, flags);
+  __global const DT* p = PTR(DT, x);
+  FOR_EACH(i, n + 1) f[i] = (i < n && LOADV(p, i) != (ACC)0) ? 1 : 0;
+}
+
+// In-place exclusive scan of each SCAN_BLOCK-element block; block totals go to sums.
+__kernel __attribute__((reqd_work_group_size(SCAN_WG, 1, 1))) void scan_blocks(PTR_ARG(long, data), long n,
+                                                                                PTR_ARG(long, sums)) {
+  __local long part[SCAN_WG];
+  __global long* a = PTR(long, data);
+  const int lid = get_local_id(0);
+  const long base = (long)get_group_id(0) * SCAN_BLOCK;
+  const int per = SCAN_BLOCK / SCAN_WG;
+  const long mine = base + (long)lid * per;
+  long vals[SCAN_BLOCK / SCAN_WG];
+  long tot = 0;
+  for (int j = 0; j < per; ++j) {
+    long i = mine + j;
+    vals[j] = i < n ? a[i] : 0;
+    tot += vals[j];
+  }
+  part[lid] = tot;
+  barrier(CLK_LOCAL_MEM_FENCE);
+  // Hillis-Steele inclusive scan of the per-item totals.
+  for (int off = 1; off < SCAN_WG; off <<= 1) {
+    long add = lid >= off ? part[lid - off] : 0;
+    barrier(CLK_LOCAL_MEM_FENCE);
+    part[lid] += add;
+    barrier(CLK_LOCAL_MEM_FENCE);
+  }
+  long run = part[lid] - tot;
+  for (int j = 0; j < per; ++j) {
+    long i = mine + j;
+    if (i < n) a[i] = run;
+    run += vals[j];
+  }
+  if (lid == SCAN_WG - 1) PTR(long, sums)[get_group_id(0)] = part[lid];
+}
+
+// data[i] += offsets[block of i] (offsets: the exclusive scan of the block totals).
+__kernel void scan_add(PTR_ARG(long, data), long n, PTR_ARG(long, offsets)) {
+  __global long* a = PTR(long, data);
+  __global const long* o = PTR(long, offsets);
+  FOR_EACH(i, n) a[i] += o[i / SCAN_BLOCK];
+}
+
+typedef struct {
+  long ndim;
+  long size[MAXD];
+} Shape;
+
+// out[pos[i], :] = coordinates of element i (contiguous in `shape`) where flags say so.
+__kernel void nonzero_write(PTR_ARG(long, out), PTR_ARG(long, pos), long n, long limit, Shape s) {
+  __global long* o = PTR(long, out);
+  __global const long* ps = PTR(long, pos);
+  FOR_EACH(i, n) {
+    long p = ps[i];
+    if (ps[i + 1] == p || p >= limit) continue;
+    long rem = i;
+    for (int d = (int)s.ndim - 1; d >= 0; --d) {
+      o[p * s.ndim + d] = rem % s.size[d];
+      rem /= s.size[d];
+    }
+  }
+}
+
+// out[pos[i]] = x[i] where selected (masked_select over contiguous broadcast operands).
+__kernel void compact_write(PTR_ARG(T, out), PTR_ARG(T, x), PTR_ARG(long, pos), long n) {
+  __global T* o = PTR(T, out);
+  __global const T* v = PTR(T, x);
+  __global const long* ps = PTR(long, pos);
+  FOR_EACH(i, n) {
+    long p = ps[i];
+    if (ps[i + 1] != p) o[p] = v[i];
+  }
+}
+
+// self[i] = source[pos[i]] where selected (masked_scatter_; contiguous self and source).
+__kernel void expand_write(PTR_ARG(T, self), PTR_ARG(T, source), PTR_ARG(long, pos), long n, long nsource,
+                           __global int* err) {
+  __global T* o = PTR(T, self);
+  __global const T* v = PTR(T, source);
+  __global const long* ps = PTR(long, pos);
+  FOR_EACH(i, n) {
+    long p = ps[i];
+    if (ps[i + 1] == p) continue;
+    if (p >= nsource) report_error(err, ERR_INVALID_ARGUMENT);
+    else o[i] = v[p];
+  }
+}

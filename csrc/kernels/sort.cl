@@ -1,0 +1,214 @@
+// Sorting kernels: a stable bitonic sort of (key, position) pairs per row (sort, argsort,
+// topk), plus the segment helpers of unique / unique_consecutive and bincount.
+// Rows are padded to a power of two P2; positions >= n are padding and order last. Ties are
+// broken by the original position, which makes the network stable; NaN orders above every
+// number (as on the CPU). A row chunk of SORT_LOCAL elements is sorted in local memory;
+// longer rows finish with global merge steps (j >= SORT_LOCAL) interleaved with local merges.
+#include "common.clh"
+
+#ifndef SORT_LOCAL
+#define SORT_LOCAL 1024  // elements sorted per work-group in local memory (power of two)
+#endif
+#ifndef SORT_WG
+#define SORT_WG 256  // work-items per local sort group
+#endif
+
+// Element storage DT and key type KEY (half/bfloat16 keys are floats: exact).
+#if defined(DT_HALF)
+#define DT ushort
+#define KEY float
+#define LOADK(p, i) vload_half((i), (__global const half*)(p))
+#define STOREK(p, i, v) vstore_half_rte((v), (i), (__global half*)(p))
+#define KEY_IS_FLOAT 1
+#elif defined(DT_BF16)
+#define DT ushort
+#define KEY float
+#define LOADK(p, i) bf16_to_float((p)[i])
+#define STOREK(p, i, v) ((p)[i] = float_to_bf16(v))
+#define KEY_IS_FLOAT 1
+#else
+#ifndef DT
+#define DT float
+#define KEY_IS_FLOAT 1
+#endif
+#define KEY DT
+#define LOADK(p, i) ((p)[i])
+#define STOREK(p, i, v) ((p)[i] = (v))
+#endif
+
+#ifdef KEY_IS_FLOAT
+#define KEY_NAN(k) isnan(k)
+#else
+#define KEY_NAN(k) 0
+#endif
+
+#define FOR_EACH(i, n) for (long i = get_global_id(0); i < (n); i += get_global_size(0))
+
+// True when (ka, ia) must come before (kb, ib) in the output of a row of n elements.
+inline bool before(KEY ka, int ia, KEY kb, int ib, int n, int desc) {
+  if (ia >= n) return false;
+  if (ib >= n) return true;
+  const bool na = KEY_NAN(ka), nb = KEY_NAN(kb);
+  if (na || nb) {
+    if (na && nb) return ia < ib;
+    return desc ? na : nb;
+  }
+  if (ka != kb) return desc ? ka > kb : ka < kb;
+  return ia < ib;
+}
+
+// keys[r, i] = x[r, i], pos[r, i] = i for i < P2 (padding i >= n).
+__kernel void sort_init(PTR_ARG(KEY, keys), PTR_ARG(int, pos), PTR_ARG(DT, x), long rows, int n, int p2) {
+  __global KEY* k = PTR(KEY, keys);
+  __global int* ps = PTR(int, pos);
+  __global const DT* v = PTR(DT, x);
+  FOR_EACH(t, rows * p2) {
+    long r = t / p2;
+    int i = (int)(t % p2);
+    k[t] = i < n ? LOADK(v, r * n + i) : (KEY)0;
+    ps[t] = i;
+  }
+}
+
+// One work-group per SORT_LOCAL-chunk of a row. merge_k == 0: sort the chunk completely
+// (stages k = 2 .. chunk); otherwise run the j < chunk steps of stage merge_k.
+__kernel __attribute__((reqd_work_group_size(SORT_WG, 1, 1))) void sort_local(PTR_ARG(KEY, keys), PTR_ARG(int, pos),
+                                                                             int n, int p2, int desc, int merge_k) {
+  __local KEY lk[SORT_LOCAL];
+  __local int lp[SORT_LOCAL];
+  const int chunk = min(p2, SORT_LOCAL);
+  const long base = (long)get_group_id(0) * chunk;  // offset in the padded [rows, p2] buffers
+  const int row_base = (int)(base % p2);             // the chunk's first position in its row
+  __global KEY* k = PTR(KEY, keys) + base;
+  __global int* ps = PTR(int, pos) + base;
+  const int lid = get_local_id(0);
+  for (int i = lid; i < chunk; i += SORT_WG) {
+    lk[i] = k[i];
+    lp[i] = ps[i];
+  }
+  barrier(CLK_LOCAL_MEM_FENCE);
+  const int k_lo = merge_k ? merge_k : 2;
+  const int k_hi = merge_k ? merge_k : chunk;
+  for (int kk = k_lo; kk <= k_hi; kk <<= 1) {
+    for (int j = min(kk, chunk) >> 1; j > 0; j >>= 1) {
+      for (int t = lid; t < chunk / 2; t += SORT_WG) {
+        const int i = 2 * j * (t / j) + (t % j);
+        const int q = i + j;
+        const bool up = ((row_base + i) & kk) == 0;
+        KEY a = lk[i], b = lk[q];
+        int ia = lp[i], ib = lp[q];
+        if (up ? before(b, ib, a, ia, n, desc) : before(a, ia, b, ib, n, desc)) {
+          lk[i] = b;
+          lk[q] = a;
+          lp[i] = ib;
+          lp[q] = ia;
+        }
+      }
+      barrier(CLK_LOCAL_MEM_FENCE);
+    }
+  }
+  for (int i = lid; i < chunk; i += SORT_WG) {
+    k[i] = lk[i];
+    ps[i] = lp[i];
+  }
+}
+
+// One compare-exchange step (stage kk, distance j >= SORT_LOCAL) over all rows.
+__kernel void sort_global_step(PTR_ARG(KEY, keys), PTR_ARG(int, pos), long rows, int n, int p2, int desc, int kk,
+                               int j) {
+  __global KEY* k = PTR(KEY, keys);
+  __global int* ps = PTR(int, pos);
+  const long half_p2 = p2 / 2;
+  FOR_EACH(t, rows * half_p2) {
+    const long r = t / half_p2;
+    const int tt = (int)(t % half_p2);
+    const int i = 2 * j * (tt / j) + (tt % j);
+    const long a_at = r * p2 + i, b_at = a_at + j;
+    const bool up = (i & kk) == 0;
+    KEY a = k[a_at], b = k[b_at];
+    int ia = ps[a_at], ib = ps[b_at];
+    if (up ? before(b, ib, a, ia, n, desc) : before(a, ia, b, ib, n, desc)) {
+      k[a_at] = b;
+      k[b_at] = a;
+      ps[a_at] = ib;
+      ps[b_at] = ia;
+    }
+  }
+}
+
+// values[r, i] = keys[r, i], indices[r, i] = pos[r, i] for the first n_out of each row.
+__kernel void sort_finish(PTR_ARG(DT, values), PTR_ARG(long, indices), PTR_ARG(KEY, keys), PTR_ARG(int, pos),
+                          long rows, int p2, int n_out) {
+  __global DT* v = PTR(DT, values);
+  __global long* ix = PTR(long, indices);
+  __global const KEY* k = PTR(KEY, keys);
+  __global const int* ps = PTR(int, pos);
+  FOR_EACH(t, rows * n_out) {
+    const long r = t / n_out;
+    const long src = r * p2 + t % n_out;
+    STOREK(v, t, k[src]);
+    ix[t] = ps[src];
+  }
+}
+
+// ---- unique -------------------------------------------------------------------------------
+// flags[i] = 1 where a run of equal values starts in x (sorted, or as given for
+// unique_consecutive).
+__kernel void unique_flags(PTR_ARG(uchar, flags), PTR_ARG(DT, x), long n) {
+  __global uchar* f = PTR(uchar, flags);
+  __global const DT* v = PTR(DT, x);
+  FOR_EACH(i, n) f[i] = (i == 0 || LOADK(v, i) != LOADK(v, i - 1)) ? 1 : 0;
+}
+
+// values[u] = x[starts[u]], counts[u] = run length of u.
+__kernel void unique_write(PTR_ARG(DT, values), PTR_ARG(long, counts), PTR_ARG(long, starts), PTR_ARG(DT, x), long nu,
+                           long n) {
+  __global const long* st = PTR(long, starts);
+  FOR_EACH(u, nu) {
+    PTR(DT, values)[u] = PTR(DT, x)[st[u]];
+    PTR(long, counts)[u] = (u + 1 < nu ? st[u + 1] : n) - st[u];
+  }
+}
+
+// inverse[perm[i]] = the run containing sorted position i (perm absent: identity).
+__kernel void unique_inverse(PTR_ARG(long, inverse), PTR_ARG(long, perm), int has_perm, PTR_ARG(long, starts), long nu,
+                             long n) {
+  __global const long* st = PTR(long, starts);
+  FOR_EACH(i, n) {
+    long lo = 0, hi = nu;  // first run start > i
+    while (lo < hi) {
+      long mid = (lo + hi) / 2;
+      if (st[mid] <= i) lo = mid + 1;
+      else hi = mid;
+    }
+    long at = has_perm ? PTR(long, perm)[i] : i;
+    PTR(long, inverse)[at] = lo - 1;
+  }
+}
+
+// ---- bincount ------------------------------------------------------------------------------
+inline long lower_bound_long(__global const long* a, long n, long v) {
+  long lo = 0, hi = n;
+  while (lo < hi) {
+    long mid = (lo + hi) / 2;
+    if (a[mid] < v) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo;
+}
+
+// out[b] = count of b in the sorted input, or the sum of its weights in input order.
+__kernel void bincount_bins(PTR_ARG(DT, out), PTR_ARG(long, sorted), PTR_ARG(long, perm), PTR_ARG(DT, weights), long n,
+                            long nbins, int has_weights) {
+  __global const long* s = PTR(long, sorted);
+  FOR_EACH(b, nbins) {
+    long lo = lower_bound_long(s, n, b), hi = lower_bound_long(s, n, b + 1);
+    if (!has_weights) {
+      PTR(DT, out)[b] = (DT)(hi - lo);
+    } else {
+      KEY acc = 0;
+      for (long j = lo; j < hi; ++j) acc += LOADK(PTR(DT, weights), PTR(long, perm)[j]);
+      STOREK(PTR(DT, out), b, acc);
+    }
+  }
+}

@@ -1,0 +1,703 @@
+// Indexing ops: index_select, gather, scatter (src / value / reduce), scatter_add,
+// scatter_reduce, index_add, advanced indexing (index.Tensor, _index_put_impl_), nonzero,
+// masked_select, masked_scatter_ and embedding_dense_backward. Kernels: kernels/index.cl.
+// Accumulating scatters sort their target keys (at::sort, stable) and fold each run of equal
+// keys in input order: deterministic, and no float atomics. Index errors are reported
+// through the device's sticky error flag and raised at the next synchronization point.
+#include "../aten/Pointwise.h"
+#include "../runtime/Launch.h"
+#include <ATen/ExpandUtils.h>
+#include <ATen/MemoryOverlap.h>
+#include <ATen/WrapDimUtils.h>
+#include <ATen/native/Resize.h>
+#include <ATen/native/ScatterGatherChecks.h>
+#include <ATen/ops/empty.h>
+#include <ATen/ops/full.h>
+#include <ATen/ops/nonzero.h>
+#include <ATen/ops/sort.h>
+#include <ATen/ops/stack.h>
+#include <ATen/ops/zeros.h>
+#include <c10/util/irange.h>
+#include <cstring>
+#include <torch/library.h>
+
+namespace torch_ocl {
+namespace {
+
+constexpr int kMaxDims = 12;  // MAXD in kernels/index.cl
+constexpr size_t kWG = 256;
+constexpr size_t kMaxGroups = 16384;
+
+// 1-D launch size for a grid-stride loop over n items.
+Range grid(int64_t n) { return Range(std::min(round_up(std::max<int64_t>(n, 1), kWG), kWG * kMaxGroups)); }
+
+// Raw word type moving one element of `itemsize` bytes.
+const char* word_type(size_t itemsize) {
+  switch (itemsize) {
+    case 1: return "uchar";
+    case 2: return "ushort";
+    case 4: return "uint";
+    default: return "ulong";
+  }
+}
+
+std::string move_opts(const at::Tensor& t, at::ScalarType idx = at::kLong) {
+  return std::string("-DT=") + word_type(t.itemsize()) + (idx == at::kInt ? " -DIDX=int" : " -DIDX=long");
+}
+
+// Typed element options of index.cl (DT storage, ACC arithmetic).
+std::string typed_opts(at::ScalarType t) {
+  switch (t) {
+    case at::kHalf: return "-DDT_HALF=1";
+    case at::kBFloat16: return "-DDT_BF16=1";
+    case at::kFloat: return "-DDT=float -DACC=float -DDT_IS_FLOAT=1";
+    case at::kDouble: return "-DDT=double -DACC=double -DDT_IS_FLOAT=1";
+    case at::kBool: return "-DDT=uchar -DACC=uint -DDT_BOOL=1";
+    default: return "-DDT=" + cl_type_name(t) + " -DACC=long";
+  }
+}
+
+// Calls f with a Scalar converted to the ACC type of typed_opts(t).
+template <typename F>
+void with_acc(at::ScalarType t, const c10::Scalar& a, const c10::Scalar& b, F&& f) {
+  switch (t) {
+    case at::kDouble: f(a.toDouble(), b.toDouble()); break;
+    case at::kFloat: case at::kHalf: case at::kBFloat16: f(a.toFloat(), b.toFloat()); break;
+    case at::kBool: f(static_cast<cl_uint>(a.toBool()), static_cast<cl_uint>(b.toBool())); break;
+    default: f(static_cast<int64_t>(a.toLong()), static_cast<int64_t>(b.toLong())); break;
+  }
+}
+
+// The element bits of a scalar in dtype t (for raw-word kernels).
+uint64_t scalar_bits(const c10::Scalar& v, at::ScalarType t) {
+  at::Tensor s = at::scalar_tensor(v, at::TensorOptions().dtype(t));
+  uint64_t bits = 0;
+  std::memcpy(&bits, s.const_data_ptr(), s.itemsize());
+  return bits;
+}
+
+at::Tensor on_device_of(const at::Tensor& t, const at::Tensor& like) {
+  return t.device() == like.device() ? t : t.to(like.device());
+}
+
+// Writes `result` into `out` unless it already is out.
+void finish_out(const at::Tensor& out, const at::Tensor& result) {
+  if (!out.is_same(result)) out.copy_(result);
+}
+
+// A tensor to compute into: out itself when contiguous (and not aliasing `inputs`), else a
+// fresh contiguous tensor to copy back with finish_out.
+at::Tensor dense_target(const at::Tensor& out, std::initializer_list<at::Tensor> inputs = {}) {
+  bool ok = out.is_contiguous();
+  for (const auto& t : inputs)
+    if (t.defined() && t.numel() > 0 && out.numel() > 0 && t.storage().is_alias_of(out.storage())) ok = false;
+  return ok ? out : at::empty(out.sizes(), out.options());
+}
+
+// Exclusive scan, in place, of a contiguous int64 tensor.
+void scan_inplace(Device& d, const at::Tensor& data) {
+  const int64_t n = data.numel();
+  if (n == 0) return;
+  constexpr int64_t kBlock = 1024;  // SCAN_BLOCK
+  const int64_t nb = (n + kBlock - 1) / kBlock;
+  at::Tensor sums = at::empty({nb}, data.options());
+  launch(d, get_kernel(d, "index", "", "scan_blocks"), Range(nb * kWG), Range(kWG), buf(data), n, buf(sums));
+  if (nb > 1) {
+    scan_inplace(d, sums);
+    launch(d, get_kernel(d, "index", "", "scan_add"), grid(n), Range(kWG), buf(data), n, buf(sums));
+  }
+}
+
+// Positions (exclusive scan of x != 0) for contiguous x, with one extra trailing element
+// holding the total.
+at::Tensor select_positions(Device& d, const at::Tensor& x) {
+  const int64_t n = x.numel();
+  at::Tensor pos = at::empty({n + 1}, x.options().dtype(at::kLong));
+  launch(d, get_kernel(d, "index", typed_opts(x.scalar_type()), "nonzero_flags"), grid(n + 1), Range(kWG), buf(pos),
+         buf(x), n);
+  scan_inplace(d, pos);
+  return pos;
+}
+
+// ---- accumulating scatter core --------------------------------------------------------------
+enum Reduce : int { kSum = 0, kProd = 1, kMean = 2, kAmax = 3, kAmin = 4, kEmbedFreq = 5 };
+
+Reduce parse_reduce(c10::string_view r, bool two) {
+  if (two) {
+    if (r == "sum") return kSum;
+    if (r == "prod") return kProd;
+    if (r == "mean") return kMean;
+    if (r == "amax") return kAmax;
+    if (r == "amin") return kAmin;
+    TORCH_CHECK(false, "reduce argument must be either sum, prod, mean, amax or amin, got ", r);
+  }
+  if (r == "add") return kSum;
+  if (r == "multiply") return kProd;
+  TORCH_CHECK(false, "reduce argument must be either add or multiply.");
+}
+
+// dst[key + w*dst_wstride] (op)= src[srcoff + w*src_wstride] over units sorted by key.
+void segment_reduce(Device& d, const at::Tensor& dst, const at::Tensor& src, const at::Tensor& keys,
+                    const at::Tensor& srcoff, int64_t w_size, int64_t dst_wstride, int64_t src_wstride, Reduce op,
+                    bool include_self, const c10::Scalar& alpha = 1, const c10::Scalar& value = 0) {
+  const int64_t m = keys.numel();
+  if (m == 0 || w_size == 0) return;
+  auto sorted = at::sort(keys, /*stable=*/true, /*dim=*/0, /*descending=*/false);
+  const at::Tensor& skeys = std::get<0>(sorted);
+  const at::Tensor& perm = std::get<1>(sorted);
+  Kernel& k = get_kernel(d, "index", typed_opts(dst.scalar_type()), "segment_reduce");
+  const at::Tensor& s = src.defined() && src.numel() > 0 ? src : dst;
+  const size_t lw = std::min<size_t>(round_up(w_size, 32), 64);
+  with_acc(dst.scalar_type(), alpha, value, [&](auto a, auto v) {
+    launch(d, k, Range(w_size, m), Range(lw, 1), buf(dst), buf(s), buf(skeys), buf(perm), buf(srcoff), m, w_size,
+           dst_wstride, src_wstride, static_cast<cl_int>(op), static_cast<cl_int>(include_self), a, v);
+  });
+}
+
+// ---- gather / scatter -----------------------------------------------------------------------
+struct ScatterGeom {
+  int64_t ndim, dim, dim_size;
+  int64_t size[kMaxDims], idx_stride[kMaxDims], a_stride[kMaxDims], b_stride[kMaxDims];
+};
+
+// Geometry over index's shape; a: the tensor indexed along dim, b: the other (may be undefined).
+ScatterGeom scatter_geom(const at::Tensor& index, int64_t dim, const at::Tensor& a, const at::Tensor& b) {
+  ScatterGeom g{};
+  const int64_t nd = std::max<int64_t>(index.dim(), 1);
+  TORCH_CHECK_NOT_IMPLEMENTED(nd <= kMaxDims, "torch_ocl: gather/scatter supports at most ", kMaxDims, " dims");
+  g.ndim = nd;
+  g.dim = dim;
+  g.dim_size = a.dim() == 0 ? 1 : a.size(dim);
+  for (int64_t i = 0; i < nd; ++i) {
+    const bool scalar = index.dim() == 0;
+    g.size[i] = scalar ? 1 : index.size(i);
+    g.idx_stride[i] = scalar ? 0 : index.stride(i);
+    g.a_stride[i] = a.dim() == 0 ? 0 : a.stride(i);
+    g.b_stride[i] = (!b.defined() || b.dim() == 0) ? 0 : b.stride(i);
+  }
+  if (a.dim() == 0) g.a_stride[0] = 1;  // the only valid index is 0
+  return g;
+}
+
+// gather.out(Tensor self, int dim, Tensor index, *, bool sparse_grad=False, Tensor(a!) out) -> Tensor(a!)
+at::Tensor& gather_out_ocl(const at::Tensor& self, int64_t dim, const at::Tensor& index_in, bool sparse_grad,
+                           at::Tensor& out) {
+  dim = at::maybe_wrap_dim(dim, self.dim());
+  at::native::scatter_gather_dtype_check("gather", self, index_in, std::nullopt);
+  at::native::gather_shape_check(self, dim, index_in);
+  TORCH_CHECK(out.scalar_type() == self.scalar_type(), "gather(): Expected out tensor to have dtype ",
+              self.scalar_type(), ", but got ", out.scalar_type(), " instead");
+  at::native::resize_output(out, index_in.sizes());
+  const int64_t n = index_in.numel();
+  if (n == 0) return out;
+  at::assert_no_internal_overlap(out);
+  at::assert_no_overlap(out, self);
+  Device& d = ocl_device(self);
+  check_dtype_supported(d, self.scalar_type(), "gather");
+  at::Tensor index = on_device_of(index_in, self);
+  ScatterGeom g = scatter_geom(index, dim, self, out);
+  launch(d, get_kernel(d, "index", move_opts(self), "gather_fwd"), grid(n), Range(kWG), buf(out), buf(self), buf(index),
+         n, g, d.error_buf);
+  return out;
+}
+
+// Shared body of the scatter family: out = self; then scatter src (or value) along dim.
+void scatter_impl(const at::Tensor& self, int64_t dim, const at::Tensor& index_in, const at::Tensor& src,
+                  const c10::optional<c10::Scalar>& value, c10::optional<Reduce> reduce, bool include_self,
+                  const at::Tensor& out, const char* name) {
+  dim = at::maybe_wrap_dim(dim, self.dim());
+  at::native::scatter_gather_dtype_check(name, self, index_in, src.defined() ? c10::optional<at::Tensor>(src)
+                                                                              : c10::optional<at::Tensor>());
+  at::native::scatter_shape_check(self, dim, index_in, src.defined() ? c10::optional<at::Tensor>(src)
+                                                                     : c10::optional<at::Tensor>());
+  at::native::resize_output(const_cast<at::Tensor&>(out), self.sizes());
+  if (!out.is_same(self)) {
+    at::assert_no_overlap(out, self);
+    out.copy_(self);
+  }
+  const int64_t n = index_in.numel();
+  if (n == 0 || self.numel() == 0) return;
+  at::assert_no_internal_overlap(out);
+  Device& d = ocl_device(self);
+  check_dtype_supported(d, self.scalar_type(), name);
+  at::Tensor index = on_device_of(index_in, self);
+  at::Tensor s = src;
+  if (s.defined()) {
+    s = on_device_of(s, self);
+    if (s.storage().is_alias_of(out.storage())) s = s.clone();
+  }
+  ScatterGeom g = scatter_geom(index, dim, out, s);
+  if (!reduce) {
+    uint64_t bits = value ? scalar_bits(*value, out.scalar_type()) : 0;
+    const at::Tensor& sb = s.defined() ? s : out;
+    launch(d, get_kernel(d, "index", move_opts(out), "scatter_fwd"), grid(n), Range(kWG), buf(out), buf(sb),
+           buf(index), n, g, static_cast<cl_int>(value.has_value()), static_cast<cl_ulong>(bits), d.error_buf);
+    return;
+  }
+  at::Tensor keys = at::empty({n}, index.options().dtype(at::kLong));
+  at::Tensor srcoff = at::empty({n}, keys.options());
+  launch(d, get_kernel(d, "index", "", "scatter_keys"), grid(n), Range(kWG), buf(keys), buf(srcoff), buf(index), n, g,
+         static_cast<cl_int>(value.has_value()), d.error_buf);
+  segment_reduce(d, out, s, keys, srcoff, 1, 0, 0, *reduce, include_self, 1, value.value_or(0));
+}
+
+// scatter.src_out(Tensor self, int dim, Tensor index, Tensor src, *, Tensor(a!) out) -> Tensor(a!)
+at::Tensor& scatter_src_out_ocl(const at::Tensor& self, int64_t dim, const at::Tensor& index, const at::Tensor& src,
+                                at::Tensor& out) {
+  scatter_impl(self, dim, index, src, std::nullopt, std::nullopt, true, out, "scatter");
+  return out;
+}
+// scatter.value_out(Tensor self, int dim, Tensor index, Scalar value, *, Tensor(a!) out) -> Tensor(a!)
+at::Tensor& scatter_value_out_ocl(const at::Tensor& self, int64_t dim, const at::Tensor& index,
+                                  const c10::Scalar& value, at::Tensor& out) {
+  scatter_impl(self, dim, index, at::Tensor(), value, std::nullopt, true, out, "scatter");
+  return out;
+}
+// scatter.reduce_out(Tensor self, int dim, Tensor index, Tensor src, *, str reduce, Tensor(a!) out) -> Tensor(a!)
+at::Tensor& scatter_reduce_out_ocl(const at::Tensor& self, int64_t dim, const at::Tensor& index,
+                                   const at::Tensor& src, c10::string_view reduce, at::Tensor& out) {
+  scatter_impl(self, dim, index, src, std::nullopt, parse_reduce(reduce, false), true, out, "scatter");
+  return out;
+}
+// scatter.value_reduce_out(Tensor self, int dim, Tensor index, Scalar value, *, str reduce, Tensor(a!) out) -> Tensor(a!)
+at::Tensor& scatter_value_reduce_out_ocl(const at::Tensor& self, int64_t dim, const at::Tensor& index,
+                                         const c10::Scalar& value, c10::string_view reduce, at::Tensor& out) {
+  scatter_impl(self, dim, index, at::Tensor(), value, parse_reduce(reduce, false), true, out, "scatter");
+  return out;
+}
+// scatter_add.out(Tensor self, int dim, Tensor index, Tensor src, *, Tensor(a!) out) -> Tensor(a!)
+at::Tensor& scatter_add_out_ocl(const at::Tensor& self, int64_t dim, const at::Tensor& index, const at::Tensor& src,
+                                at::Tensor& out) {
+  scatter_impl(self, dim, index, src, std::nullopt, kSum, true, out, "scatter_add");
+  return out;
+}
+// scatter_reduce.two_out(Tensor self, int dim, Tensor index, Tensor src, str reduce, *, bool include_self=True, Tensor(a!) out) -> Tensor(a!)
+at::Tensor& scatter_reduce_two_out_ocl(const at::Tensor& self, int64_t dim, const at::Tensor& index,
+                                       const at::Tensor& src, c10::string_view reduce, bool include_self,
+                                       at::Tensor& out) {
+  scatter_impl(self, dim, index, src, std::nullopt, parse_reduce(reduce, true), include_self, out, "scatter_reduce");
+  return out;
+}
+
+// ---- index_select / index_add ------------------------------------------------------------
+void check_index_vector(const at::Tensor& index, const char* name) {
+  TORCH_CHECK_INDEX(index.dim() <= 1, name, "(): Index is supposed to be a vector");
+  TORCH_CHECK_INDEX(index.scalar_type() == at::kLong || index.scalar_type() == at::kInt, name,
+                    "(): Expected dtype int32/int64 for index");
+}
+
+// index_select.out(Tensor self, int dim, Tensor index, *, Tensor(a!) out) -> Tensor(a!)
+at::Tensor& index_select_out_ocl(const at::Tensor& self, int64_t dim, const at::Tensor& index_in, at::Tensor& out) {
+  dim = at::maybe_wrap_dim(dim, self.dim());
+  check_index_vector(index_in, "index_select");
+  TORCH_CHECK(self.scalar_type() == out.scalar_type(), "index_select(): self and result must have the same scalar type");
+  std::vector<int64_t> shape(self.sizes().begin(), self.sizes().end());
+  const int64_t nidx = index_in.numel();
+  TORCH_CHECK(self.dim() > 0 || nidx == 1, "index_select(): Index to scalar can have only 1 value, got ", nidx,
+              " value(s)");
+  if (self.dim() > 0) shape[dim] = nidx;
+  at::native::resize_output(out, shape);
+  if (out.numel() == 0) return out;
+  at::assert_no_overlap(out, self);
+  Device& d = ocl_device(self);
+  check_dtype_supported(d, self.scalar_type(), "index_select");
+  at::Tensor src = self.contiguous();
+  at::Tensor index = on_device_of(index_in, self).contiguous();
+  const int64_t nsrc = self.dim() == 0 ? 1 : self.size(dim);
+  int64_t outer = 1, inner = 1;
+  for (int64_t i = 0; i < dim; ++i) outer *= self.size(i);
+  for (int64_t i = dim + 1; i < self.dim(); ++i) inner *= self.size(i);
+  at::Tensor res = dense_target(out, {self, index});
+  launch(d, get_kernel(d, "index", move_opts(self, index.scalar_type()), "index_select_fwd"), grid(out.numel()),
+         Range(kWG), buf(res), buf(src), buf(index), outer, nsrc, nidx, inner, d.error_buf);
+  finish_out(out, res);
+  return out;
+}
+
+// index_select(Tensor self, int dim, Tensor index) -> Tensor
+at::Tensor index_select_ocl(const at::Tensor& self, int64_t dim, const at::Tensor& index) {
+  at::Tensor out = at::empty({0}, self.options());
+  return index_select_out_ocl(self, dim, index, out);
+}
+
+// index_add.out(Tensor self, int dim, Tensor index, Tensor source, *, Scalar alpha=1, Tensor(a!) out) -> Tensor(a!)
+at::Tensor& index_add_out_ocl(const at::Tensor& self, int64_t dim, const at::Tensor& index_in,
+                              const at::Tensor& source_in, const c10::Scalar& alpha, at::Tensor& out) {
+  dim = at::maybe_wrap_dim(dim, self.dim());
+  check_index_vector(index_in, "index_add");
+  const int64_t nidx = index_in.numel();
+  TORCH_CHECK(self.dim() == 0 || source_in.dim() == 0 || self.dim() == source_in.dim(),
+              "index_add_(): self and source must have same number of dimensions");
+  TORCH_CHECK(source_in.dim() == 0 ? nidx == 1 : source_in.size(dim) == nidx,
+              "index_add_(): Number of indices (", nidx, ") should be equal to source.size(dim) (",
+              source_in.dim() == 0 ? 1 : source_in.size(dim), ")");
+  for (int64_t i = 0; i < self.dim() && source_in.dim() > 0; ++i)
+    if (i != dim)
+      TORCH_CHECK(self.size(i) == source_in.size(i), "index_add_(): self and source must have the same size at dim ",
+                  i);
+  TORCH_CHECK(self.scalar_type() == source_in.scalar_type(),
+              "index_add_(): self (", self.scalar_type(), ") and source (", source_in.scalar_type(),
+              ") must have the same scalar type");
+  at::native::resize_output(out, self.sizes());
+  if (!out.is_same(self)) {
+    at::assert_no_overlap(out, self);
+    out.copy_(self);
+  }
+  if (nidx == 0 || out.numel() == 0) return out;
+  Device& d = ocl_device(self);
+  check_dtype_supported(d, self.scalar_type(), "index_add");
+  at::Tensor source = on_device_of(source_in, self).contiguous();
+  if (source.storage().is_alias_of(out.storage())) source = source.clone();
+  at::Tensor index = on_device_of(index_in, self).contiguous();
+  at::Tensor res = out.is_contiguous() ? out : out.contiguous();
+  const int64_t nout = self.dim() == 0 ? 1 : self.size(dim);
+  int64_t outer = 1, inner = 1;
+  for (int64_t i = 0; i < dim; ++i) outer *= self.size(i);
+  for (int64_t i = dim + 1; i < self.dim(); ++i) inner *= self.size(i);
+  const int64_t units = outer * nidx;
+  at::Tensor keys = at::empty({units}, index.options().dtype(at::kLong));
+  at::Tensor srcoff = at::empty({units}, keys.options());
+  launch(d, get_kernel(d, "index", move_opts(self, index.scalar_type()), "index_add_keys"), grid(units), Range(kWG),
+         buf(keys), buf(srcoff), buf(index), outer, nout, nidx, inner, d.error_buf);
+  segment_reduce(d, res, source, keys, srcoff, inner, 1, 1, kSum, true, alpha);
+  finish_out(out, res);
+  return out;
+}
+
+// ---- advanced indexing --------------------------------------------------------------------
+struct IndexGeom {
+  int64_t npre, nidx, nfold, mnumel, w_size, wstride;
+  int64_t pre_size[kMaxDims], pre_stride[kMaxDims];
+  int64_t idx_size[kMaxDims], idx_stride[kMaxDims];
+  int64_t fold_size[kMaxDims], fold_stride[kMaxDims];
+};
+
+struct IndexPlan {
+  IndexGeom g{};
+  at::Tensor idx;                 // [nidx, mnumel] int64 on the device
+  std::vector<int64_t> shape;     // result shape
+  int64_t units = 0;              // pre * m * fold positions
+};
+
+// Resolves `indices` against self: boolean masks become their nonzero() coordinates, index
+// tensors broadcast together, and non-adjacent indexed dims move to the front (as NumPy).
+IndexPlan plan_index(const at::Tensor& self, const c10::List<c10::optional<at::Tensor>>& indices_in) {
+  std::vector<at::Tensor> idx;  // per self dim (undefined: sliced)
+  for (const c10::optional<at::Tensor>& o : indices_in) {
+    if (!o.has_value() || !o->defined()) {
+      idx.emplace_back();
+      continue;
+    }
+    at::Tensor t = *o;
+    if (t.scalar_type() == at::kBool || t.scalar_type() == at::kByte) {
+      const int64_t start = static_cast<int64_t>(idx.size());
+      TORCH_CHECK_INDEX(start + t.dim() <= self.dim(), "too many indices for tensor of dimension ", self.dim());
+      for (int64_t j = 0; j < t.dim(); ++j)
+        TORCH_CHECK_INDEX(t.size(j) == self.size(start + j), "The shape of the mask ", t.sizes(), " at index ", j,
+                          " does not match the shape of the indexed tensor ", self.sizes(), " at index ", start + j);
+      at::Tensor nz = at::nonzero(on_device_of(t, self));
+      for (int64_t j = 0; j < t.dim(); ++j) idx.push_back(nz.select(1, j));
+      if (t.dim() == 0) {
+        // A 0-dim mask adds a dim of size 0 or 1 (NumPy); handle as unsqueeze + index.
+        TORCH_CHECK_NOT_IMPLEMENTED(false, "torch_ocl: indexing with a 0-dim boolean mask");
+      }
+    } else {
+      TORCH_CHECK_INDEX(t.scalar_type() == at::kLong || t.scalar_type() == at::kInt,
+                        "tensors used as indices must be long, int, byte or bool tensors");
+      idx.push_back(on_device_of(t, self));
+    }
+  }
+  TORCH_CHECK_INDEX(static_cast<int64_t>(idx.size()) <= self.dim(), "too many indices for tensor of dimension ",
+                    self.dim(), " (got ", idx.size(), ")");
+  while (static_cast<int64_t>(idx.size()) < self.dim()) idx.emplace_back();
+  // Broadcast shape of the index tensors.
+  std::vector<int64_t> pos;
+  c10::DimVector bshape;
+  bool first = true;
+  for (size_t i = 0; i < idx.size(); ++i) {
+    if (!idx[i].defined()) continue;
+    pos.push_back(static_cast<int64_t>(i));
+    if (first) {
+      bshape = c10::DimVector(idx[i].sizes().begin(), idx[i].sizes().end());
+      first = false;
+    } else {
+      bshape = at::infer_size_dimvector(bshape, idx[i].sizes());
+    }
+  }
+  TORCH_CHECK(!pos.empty(), "torch_ocl: index with no index tensors");
+  bool adjacent = pos.back() - pos.front() + 1 == static_cast<int64_t>(pos.size());
+  // Dim order: adjacent -> unchanged; otherwise indexed dims first.
+  std::vector<int64_t> order;
+  if (adjacent) {
+    for (int64_t i = 0; i < self.dim(); ++i) order.push_back(i);
+  } else {
+    for (int64_t p : pos) order.push_back(p);
+    for (int64_t i = 0; i < self.dim(); ++i)
+      if (!idx[i].defined()) order.push_back(i);
+  }
+  const int64_t first_idx = adjacent ? pos.front() : 0;
+  const int64_t nidx = static_cast<int64_t>(pos.size());
+  IndexPlan p;
+  IndexGeom& g = p.g;
+  TORCH_CHECK_NOT_IMPLEMENTED(self.dim() <= kMaxDims, "torch_ocl: indexing supports at most ", kMaxDims, " dims");
+  g.npre = first_idx;
+  for (int64_t i = 0; i < first_idx; ++i) {
+    g.pre_size[i] = self.size(order[i]);
+    g.pre_stride[i] = self.stride(order[i]);
+    p.shape.push_back(g.pre_size[i]);
+  }
+  g.nidx = nidx;
+  std::vector<at::Tensor> expanded;
+  for (int64_t k = 0; k < nidx; ++k) {
+    const int64_t dd = order[first_idx + k];
+    g.idx_size[k] = self.size(dd);
+    g.idx_stride[k] = self.stride(dd);
+    expanded.push_back(idx[dd].to(at::kLong).expand(bshape).reshape({-1}));
+  }
+  int64_t mnumel = 1;
+  for (int64_t s : bshape) {
+    mnumel *= s;
+    p.shape.push_back(s);
+  }
+  g.mnumel = mnumel;
+  // Post dims: collapse where possible; the last becomes the w slice, the rest fold.
+  std::vector<std::pair<int64_t, int64_t>> post;  // (size, stride)
+  for (int64_t i = first_idx + nidx; i < self.dim(); ++i) {
+    const int64_t dd = order[i];
+    p.shape.push_back(self.size(dd));
+    if (!post.empty() && post.back().second == self.stride(dd) * self.size(dd)) {
+      post.back() = {post.back().first * self.size(dd), self.stride(dd)};
+    } else {
+      post.emplace_back(self.size(dd), self.stride(dd));
+    }
+  }
+  g.w_size = 1;
+  g.wstride = 0;
+  if (!post.empty()) {
+    g.w_size = post.back().first;
+    g.wstride = post.back().second;
+    post.pop_back();
+  }
+  g.nfold = static_cast<int64_t>(post.size());
+  int64_t units = mnumel;
+  for (int64_t i = 0; i < g.npre; ++i) units *= g.pre_size[i];
+  for (size_t i = 0; i < post.size(); ++i) {
+    g.fold_size[i] = post[i].first;
+    g.fold_stride[i] = post[i].second;
+    units *= post[i].first;
+  }
+  p.units = units;
+  if (mnumel > 0) p.idx = nidx == 1 ? expanded[0].contiguous().view({1, mnumel}) : at::stack(expanded).contiguous();
+  return p;
+}
+
+// index.Tensor_out(Tensor self, Tensor?[] indices, *, Tensor(a!) out) -> Tensor(a!)
+at::Tensor& index_tensor_out_ocl(const at::Tensor& self, const c10::List<c10::optional<at::Tensor>>& indices,
+                                 at::Tensor& out) {
+  IndexPlan p = plan_index(self, indices);
+  TORCH_CHECK(out.scalar_type() == self.scalar_type(), "index_out: self (", self.scalar_type(), ") and result (",
+              out.scalar_type(), ") must have the same scalar type");
+  at::native::resize_output(out, p.shape);
+  if (out.numel() == 0 || self.numel() == 0) return out;
+  Device& d = ocl_device(self);
+  check_dtype_supported(d, self.scalar_type(), "index");
+  at::Tensor res = dense_target(out, {self});
+  launch(d, get_kernel(d, "index", move_opts(self), "index_fwd"), Range(p.g.w_size, p.units),
+         Range(std::min<size_t>(round_up(p.g.w_size, 32), 64), 1), buf(res), buf(self), buf(p.idx), p.units, p.g,
+         d.error_buf);
+  finish_out(out, res);
+  return out;
+}
+
+// _index_put_impl_(Tensor(a!) self, Tensor?[] indices, Tensor values, bool accumulate=False, bool unsafe=False) -> Tensor(a!)
+at::Tensor& index_put_impl_ocl(at::Tensor& self, const c10::List<c10::optional<at::Tensor>>& indices,
+                               const at::Tensor& values_in, bool accumulate, bool unsafe) {
+  at::assert_no_internal_overlap(self);
+  TORCH_CHECK(values_in.scalar_type() == self.scalar_type(), "Index put requires the source and destination dtypes match, got ",
+              self.scalar_type(), " for the destination and ", values_in.scalar_type(), " for the source.");
+  IndexPlan p = plan_index(self, indices);
+  TORCH_CHECK(at::is_expandable_to(values_in.sizes(), p.shape), "shape mismatch: value tensor of shape ",
+              values_in.sizes(), " cannot be broadcast to indexing result of shape ", c10::IntArrayRef(p.shape));
+  if (p.units == 0 || p.g.w_size == 0 || self.numel() == 0) return self;
+  Device& d = ocl_device(self);
+  check_dtype_supported(d, self.scalar_type(), "index_put_");
+  at::Tensor values = on_device_of(values_in, self).expand(p.shape).contiguous();
+  if (values.storage().is_alias_of(self.storage())) values = values.clone();
+  if (!accumulate) {
+    launch(d, get_kernel(d, "index", move_opts(self), "index_put_fwd"), Range(p.g.w_size, p.units),
+           Range(std::min<size_t>(round_up(p.g.w_size, 32), 64), 1), buf(self), buf(values), buf(p.idx), p.units, p.g,
+           d.error_buf);
+    return self;
+  }
+  at::Tensor keys = at::empty({p.units}, self.options().dtype(at::kLong));
+  at::Tensor srcoff = at::empty({p.units}, keys.options());
+  launch(d, get_kernel(d, "index", "", "index_put_keys"), grid(p.units), Range(kWG), buf(keys), buf(srcoff),
+         buf(p.idx), p.units, p.g, d.error_buf);
+  segment_reduce(d, self, values, keys, srcoff, p.g.w_size, p.g.wstride, 1, kSum, true);
+  return self;
+}
+
+// ---- nonzero / masked ops ---------------------------------------------------------------
+struct ShapeArg {
+  int64_t ndim;
+  int64_t size[kMaxDims];
+};
+
+ShapeArg shape_arg(const at::Tensor& t) {
+  TORCH_CHECK_NOT_IMPLEMENTED(t.dim() <= kMaxDims, "torch_ocl: nonzero supports at most ", kMaxDims, " dims");
+  ShapeArg s{};
+  s.ndim = t.dim();
+  for (int64_t i = 0; i < t.dim(); ++i) s.size[i] = t.size(i);
+  return s;
+}
+
+// Writes the coordinates of self's nonzero elements into out ([count or size, ndim]).
+void nonzero_into(Device& d, const at::Tensor& x, const at::Tensor& pos, const at::Tensor& out, int64_t limit) {
+  const int64_t n = x.numel();
+  if (n == 0 || out.numel() == 0) return;
+  launch(d, get_kernel(d, "index", "", "nonzero_write"), grid(n), Range(kWG), buf(out), buf(pos), n, limit,
+         shape_arg(x));
+}
+
+// nonzero.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)
+at::Tensor& nonzero_out_ocl(const at::Tensor& self, at::Tensor& out) {
+  TORCH_CHECK(out.scalar_type() == at::kLong, "nonzero: Expected out tensor to have scalar type Long but got scalar type",
+              out.scalar_type());
+  Device& d = ocl_device(self);
+  check_dtype_supported(d, self.scalar_type(), "nonzero");
+  at::Tensor x = self.contiguous();
+  const int64_t n = x.numel();
+  int64_t count = 0;
+  at::Tensor pos;
+  if (n > 0) {
+    pos = select_positions(d, x);
+    count = pos[n].item<int64_t>();  // the one host read: the output size depends on the data
+  }
+  at::native::resize_output(out, {count, self.dim()});
+  if (count == 0) return out;
+  at::Tensor res = dense_target(out, {self});
+  nonzero_into(d, x, pos, res, count);
+  finish_out(out, res);
+  return out;
+}
+
+// nonzero(Tensor self) -> Tensor
+at::Tensor nonzero_ocl(const at::Tensor& self) {
+  at::Tensor out = at::empty({0}, self.options().dtype(at::kLong));
+  return nonzero_out_ocl(self, out);
+}
+
+// nonzero_static(Tensor self, *, SymInt size, int fill_value=-1) -> Tensor
+at::Tensor nonzero_static_ocl(const at::Tensor& self, int64_t size, int64_t fill_value) {
+  TORCH_CHECK(size >= 0, "nonzero_static: 'size' must be an non-negative integer");
+  at::Tensor out = at::full({size, self.dim()}, fill_value, self.options().dtype(at::kLong));
+  if (self.numel() == 0 || out.numel() == 0) return out;
+  Device& d = ocl_device(self);
+  check_dtype_supported(d, self.scalar_type(), "nonzero_static");
+  at::Tensor x = self.contiguous();
+  nonzero_into(d, x, select_positions(d, x), out, size);
+  return out;
+}
+
+// masked_select.out(Tensor self, Tensor mask, *, Tensor(a!) out) -> Tensor(a!)
+at::Tensor& masked_select_out_ocl(const at::Tensor& self, const at::Tensor& mask_in, at::Tensor& out) {
+  TORCH_CHECK(mask_in.scalar_type() == at::kBool, "masked_select: expected BoolTensor for mask");
+  TORCH_CHECK(self.scalar_type() == out.scalar_type(), "masked_select(): self and result must have the same scalar type");
+  at::Tensor mask = on_device_of(mask_in, self);
+  auto [s, m] = at::expand_outplace(self, mask);
+  Device& d = ocl_device(self);
+  check_dtype_supported(d, self.scalar_type(), "masked_select");
+  at::Tensor sc = s->contiguous(), mc = m->contiguous();
+  const int64_t n = sc.numel();
+  int64_t count = 0;
+  at::Tensor pos;
+  if (n > 0) {
+    pos = select_positions(d, mc);
+    count = pos[n].item<int64_t>();  // the one host read
+  }
+  at::native::resize_output(out, {count});
+  if (count == 0) return out;
+  at::Tensor res = dense_target(out, {self, mask});
+  launch(d, get_kernel(d, "index", move_opts(self), "compact_write"), grid(n), Range(kWG), buf(res), buf(sc), buf(pos),
+         n);
+  finish_out(out, res);
+  return out;
+}
+
+// masked_select(Tensor self, Tensor mask) -> Tensor
+at::Tensor masked_select_ocl(const at::Tensor& self, const at::Tensor& mask) {
+  at::Tensor out = at::empty({0}, self.options());
+  return masked_select_out_ocl(self, mask, out);
+}
+
+// masked_scatter_(Tensor(a!) self, Tensor mask, Tensor source) -> Tensor(a!)
+at::Tensor& masked_scatter__ocl(at::Tensor& self, const at::Tensor& mask_in, const at::Tensor& source_in) {
+  TORCH_CHECK(mask_in.scalar_type() == at::kBool, "masked_scatter_ only supports boolean masks, but got mask with dtype ",
+              mask_in.scalar_type());
+  TORCH_CHECK(self.scalar_type() == source_in.scalar_type(),
+              "masked_scatter_: expected self and source to have same dtypes but got", self.scalar_type(), " and ",
+              source_in.scalar_type());
+  at::assert_no_internal_overlap(self);
+  if (self.numel() == 0) return self;
+  Device& d = ocl_device(self);
+  check_dtype_supported(d, self.scalar_type(), "masked_scatter_");
+  at::Tensor mask = on_device_of(mask_in, self).expand(self.sizes()).contiguous();
+  at::Tensor source = on_device_of(source_in, self).contiguous();
+  if (source.numel() > 0 && source.storage().is_alias_of(self.storage())) source = source.clone();
+  at::Tensor res = self.is_contiguous() ? self : self.contiguous();
+  at::Tensor pos = select_positions(d, mask);
+  const int64_t n = res.numel();
+  const at::Tensor& sb = source.numel() > 0 ? source : res;
+  launch(d, get_kernel(d, "index", move_opts(self), "expand_write"), grid(n), Range(kWG), buf(res), buf(sb), buf(pos), n,
+         source.numel(), d.error_buf);
+  finish_out(self, res);
+  return self;
+}
+
+// ---- embedding backward ----------------------------------------------------------------
+// embedding_dense_backward(Tensor grad_output, Tensor indices, SymInt num_weights, SymInt padding_idx, bool scale_grad_by_freq) -> Tensor
+at::Tensor embedding_dense_backward_ocl(const at::Tensor& grad_output, const at::Tensor& indices_in,
+                                        int64_t num_weights, int64_t padding_idx, bool scale_grad_by_freq) {
+  TORCH_CHECK(indices_in.scalar_type() == at::kLong || indices_in.scalar_type() == at::kInt,
+              "embedding_backward: Expected indices to have type Long or Int");
+  const int64_t dim = grad_output.size(-1);
+  at::Tensor grad_weight = at::zeros({num_weights, dim}, grad_output.options());
+  at::Tensor indices = on_device_of(indices_in, grad_output).reshape({-1}).contiguous();
+  const int64_t n = indices.numel();
+  if (n == 0 || dim == 0 || num_weights == 0) return grad_weight;
+  Device& d = ocl_device(grad_output);
+  check_dtype_supported(d, grad_output.scalar_type(), "embedding_dense_backward");
+  at::Tensor grad = grad_output.reshape({n, dim}).contiguous();
+  at::Tensor keys = at::empty({n}, indices.options().dtype(at::kLong));
+  at::Tensor srcoff = at::empty({n}, keys.options());
+  launch(d, get_kernel(d, "index", move_opts(grad_output, indices.scalar_type()), "embedding_keys"), grid(n),
+         Range(kWG), buf(keys), buf(srcoff), buf(indices), n, num_weights, padding_idx, dim, d.error_buf);
+  segment_reduce(d, grad_weight, grad, keys, srcoff, dim, 1, 1, scale_grad_by_freq ? kEmbedFreq : kSum, false);
+  return grad_weight;
+}
+
+}  // namespace
+
+TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
+  m.impl("index_select", index_select_ocl);
+  m.impl("index_select.out", index_select_out_ocl);
+  m.impl("gather.out", gather_out_ocl);
+  m.impl("scatter.src_out", scatter_src_out_ocl);
+  m.impl("scatter.value_out", scatter_value_out_ocl);
+  m.impl("scatter.reduce_out", scatter_reduce_out_ocl);
+  m.impl("scatter.value_reduce_out", scatter_value_reduce_out_ocl);
+  m.impl("scatter_add.out", scatter_add_out_ocl);
+  m.impl("scatter_reduce.two_out", scatter_reduce_two_out_ocl);
+  m.impl("index_add.out", index_add_out_ocl);
+  m.impl("index.Tensor_out", index_tensor_out_ocl);
+  m.impl("_index_put_impl_", index_put_impl_ocl);
+  m.impl("nonzero", nonzero_ocl);
+  m.impl("nonzero.out", nonzero_out_ocl);
+  m.impl("nonzero_static", nonzero_static_ocl);
+  m.impl("masked_select", masked_select_ocl);
+  m.impl("masked_select.out", masked_select_out_ocl);
+  m.impl("masked_scatter_", masked_scatter__ocl);
+  m.impl("embedding_dense_backward", embedding_dense_backward_ocl);
+}
+
+}  // namespace torch_ocl

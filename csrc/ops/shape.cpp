@@ -1,0 +1,320 @@
+// Shape ops: cat (up to kCatInputs inputs per launch), flip, roll, tril/triu (one strided
+// remap kernel), and the range factories arange, linspace and eye. Kernels:
+// kernels/shape.cl. stack and repeat are composite in ATen and land on cat / copy_.
+#include "../runtime/Launch.h"
+#include <ATen/MemoryOverlap.h>
+#include <ATen/WrapDimUtils.h>
+#include <ATen/native/Resize.h>
+#include <ATen/native/TypeProperties.h>
+#include <ATen/ops/empty.h>
+#include <cmath>
+#include <cstring>
+#include <torch/library.h>
+
+namespace torch_ocl {
+namespace {
+
+constexpr int kMaxDims = 12;   // MAXD in kernels/shape.cl
+constexpr int kCatInputs = 8;  // CAT_N in kernels/shape.cl
+constexpr size_t kWG = 256;
+constexpr size_t kMaxGroups = 16384;
+
+Range grid(int64_t n) { return Range(std::min(round_up(std::max<int64_t>(n, 1), kWG), kWG * kMaxGroups)); }
+
+const char* word_type(size_t itemsize) {
+  switch (itemsize) {
+    case 1: return "uchar";
+    case 2: return "ushort";
+    case 4: return "uint";
+    default: return "ulong";
+  }
+}
+std::string move_opts(const at::Tensor& t) { return std::string("-DT=") + word_type(t.itemsize()); }
+
+// ---- cat ------------------------------------------------------------------------------------
+struct CatTable {
+  int64_t end[kCatInputs];
+};
+
+// cat.out(Tensor[] tensors, int dim=0, *, Tensor(a!) out) -> Tensor(a!)
+at::Tensor& cat_out_ocl(const at::ITensorListRef& tensors_ref, int64_t dim, at::Tensor& out) {
+  auto tensors = tensors_ref.materialize();
+  TORCH_CHECK(!tensors.empty(), "torch.cat(): expected a non-empty list of Tensors");
+  // Legacy rule: 1-D empty tensors are skipped when checking shapes.
+  auto skipped = [](const at::Tensor& t) { return t.dim() == 1 && t.numel() == 0; };
+  const at::Tensor* ref = nullptr;
+  for (const at::Tensor& t : tensors)
+    if (!skipped(t)) {
+      ref = &t;
+      break;
+    }
+  at::native::ResultTypeState st{};
+  for (const at::Tensor& t : tensors) st = at::native::update_result_type_state(t, st);
+  const at::ScalarType dtype = at::native::result_type(st);
+  TORCH_CHECK(c10::canCast(dtype, out.scalar_type()), "torch.cat(): input types can't be cast to the desired output type ",
+              out.scalar_type());
+  if (ref == nullptr) {
+    at::native::resize_output(out, {0});
+    return out;
+  }
+  TORCH_CHECK(ref->dim() > 0, "zero-dimensional tensor (at position 0) cannot be concatenated");
+  dim = at::maybe_wrap_dim(dim, ref->dim());
+  std::vector<int64_t> shape(ref->sizes().begin(), ref->sizes().end());
+  int64_t total = 0;
+  for (size_t i = 0; i < tensors.size(); ++i) {
+    const at::Tensor& t = tensors[i];
+    if (skipped(t)) continue;
+    TORCH_CHECK(t.dim() == ref->dim(), "Tensors must have same number of dimensions: got ", ref->dim(), " and ",
+                t.dim());
+    for (int64_t j = 0; j < t.dim(); ++j)
+      TORCH_CHECK(j == dim || t.size(j) == ref->size(j), "Sizes of tensors must match except in dimension ", dim,
+                  ". Expected size ", ref->size(j), " but got size ", t.size(j), " for tensor number ", i,
+                  " in the list.");
+    TORCH_CHECK(t.device() == out.device(), "torch.cat(): all input tensors and out must be on the same device, got ",
+                t.device(), " and ", out.device());
+    total += t.size(dim);
+  }
+  shape[dim] = total;
+  for (const at::Tensor& t : tensors) at::assert_no_overlap(out, t);
+  at::native::resize_output(out, shape);
+  if (out.numel() == 0) return out;
+  Device& d = ocl_device(out);
+  check_dtype_supported(d, out.scalar_type(), "cat");
+  at::Tensor res = out.is_contiguous() ? out : at::empty(out.sizes(), out.options());
+  int64_t outer = 1, inner = 1;
+  for (int64_t i = 0; i < dim; ++i) outer *= shape[i];
+  for (int64_t i = dim + 1; i < static_cast<int64_t>(shape.size()); ++i) inner *= shape[i];
+  // Inputs in out's dtype and contiguous (a copy only where they are not already).
+  std::vector<at::Tensor> ins;
+  for (const at::Tensor& t : tensors) {
+    if (skipped(t) || t.size(dim) == 0) continue;
+    ins.push_back(t.to(out.scalar_type()).contiguous());
+  }
+  Kernel& k = get_kernel(d, "shape", move_opts(out), "cat_fwd");
+  int64_t start = 0;
+  for (size_t b = 0; b < ins.size(); b += kCatInputs) {
+    const size_t cnt = std::min<size_t>(kCatInputs, ins.size() - b);
+    CatTable tab{};
+    std::array<Buf, kCatInputs> bufs;
+    int64_t acc = 0;
+    for (size_t j = 0; j < static_cast<size_t>(kCatInputs); ++j) {
+      if (j < cnt) {
+        acc += ins[b + j].size(dim);
+        bufs[j] = buf(ins[b + j]);
+      } else {
+        bufs[j] = bufs[0];
+      }
+      tab.end[j] = acc;
+    }
+    launch(d, k, grid(outer * acc * inner), Range(kWG), buf(res), bufs[0], bufs[1], bufs[2], bufs[3], bufs[4], bufs[5],
+           bufs[6], bufs[7], outer, total, inner, start, tab);
+    start += acc;
+  }
+  if (!res.is_same(out)) out.copy_(res);
+  return out;
+}
+
+// ---- remap: flip / roll / tril / triu ----------------------------------------------------
+struct RemapGeom {
+  int64_t ndim, tri, diag;
+  int64_t size[kMaxDims], in_stride[kMaxDims], out_stride[kMaxDims], shift[kMaxDims], flip[kMaxDims];
+};
+
+RemapGeom remap_geom(const at::Tensor& in, const at::Tensor& out) {
+  TORCH_CHECK_NOT_IMPLEMENTED(in.dim() <= kMaxDims, "torch_ocl: at most ", kMaxDims, " dims supported here");
+  RemapGeom g{};
+  g.ndim = std::max<int64_t>(in.dim(), 1);
+  for (int64_t i = 0; i < g.ndim; ++i) {
+    g.size[i] = in.dim() == 0 ? 1 : in.size(i);
+    g.in_stride[i] = in.dim() == 0 ? 0 : in.stride(i);
+    g.out_stride[i] = out.dim() == 0 ? 0 : out.stride(i);
+  }
+  return g;
+}
+
+void run_remap(const at::Tensor& out, const at::Tensor& in, const RemapGeom& g, const char* name) {
+  const int64_t n = in.numel();
+  if (n == 0) return;
+  Device& d = ocl_device(in);
+  check_dtype_supported(d, in.scalar_type(), name);
+  launch(d, get_kernel(d, "shape", move_opts(in), "remap_fwd"), grid(n), Range(kWG), buf(out), buf(in), n, g);
+}
+
+// flip(Tensor self, int[] dims) -> Tensor
+at::Tensor flip_ocl(const at::Tensor& self, at::IntArrayRef dims) {
+  at::Tensor out = at::empty(self.sizes(), self.options());
+  RemapGeom g = remap_geom(self, out);
+  const int64_t nd = std::max<int64_t>(self.dim(), 1);
+  std::vector<bool> seen(nd, false);
+  for (int64_t d : dims) {
+    int64_t w = at::maybe_wrap_dim(d, self.dim());
+    TORCH_CHECK(!seen[w], "dims has duplicates, original flip dims size=", dims.size(), ", but unique flip dims size=",
+                dims.size() - 1);
+    seen[w] = true;
+    g.flip[w] = 1;
+  }
+  run_remap(out, self, g, "flip");
+  return out;
+}
+
+// roll(Tensor self, SymInt[1] shifts, int[1] dims=[]) -> Tensor
+at::Tensor roll_ocl(const at::Tensor& self, at::IntArrayRef shifts, at::IntArrayRef dims) {
+  if (dims.empty()) {
+    TORCH_CHECK(shifts.size() == 1, "`shifts` required to be of length 1 when `dims` is empty");
+    at::Tensor flat = self.contiguous().view({-1});
+    return roll_ocl(flat, shifts, {0}).view(self.sizes());
+  }
+  TORCH_CHECK(shifts.size() == dims.size(), "shifts and dimensions must align. shifts: ", shifts.size(),
+              ", dims:", dims.size());
+  at::Tensor out = at::empty(self.sizes(), self.options());
+  RemapGeom g = remap_geom(self, out);
+  for (size_t i = 0; i < dims.size(); ++i) {
+    int64_t w = at::maybe_wrap_dim(dims[i], self.dim());
+    const int64_t sz = g.size[w];
+    if (sz == 0) continue;
+    // out[c] = in[(c - shift) mod size], accumulated over repeated dims.
+    int64_t s = ((g.shift[w] - shifts[i]) % sz + sz) % sz;
+    g.shift[w] = s;
+  }
+  run_remap(out, self, g, "roll");
+  return out;
+}
+
+void tri_out(const at::Tensor& self, int64_t diagonal, at::Tensor& out, int tri, const char* name) {
+  TORCH_CHECK(self.dim() >= 2, name, ": input tensor must have at least 2 dimensions");
+  TORCH_CHECK(out.scalar_type() == self.scalar_type(), name, ": expected out to have dtype ", self.scalar_type());
+  if (!out.is_same(self)) {
+    at::native::resize_output(out, self.sizes());
+    at::assert_no_overlap(out, self);
+  }
+  if (self.numel() == 0) return;
+  RemapGeom g = remap_geom(self, out);
+  g.tri = tri;
+  g.diag = diagonal;
+  run_remap(out, self, g, name);
+}
+
+// tril.out(Tensor self, SymInt diagonal=0, *, Tensor(a!) out) -> Tensor(a!)
+at::Tensor& tril_out_ocl(const at::Tensor& self, int64_t diagonal, at::Tensor& out) {
+  tri_out(self, diagonal, out, 1, "tril");
+  return out;
+}
+// triu.out(Tensor self, SymInt diagonal=0, *, Tensor(a!) out) -> Tensor(a!)
+at::Tensor& triu_out_ocl(const at::Tensor& self, int64_t diagonal, at::Tensor& out) {
+  tri_out(self, diagonal, out, 2, "triu");
+  return out;
+}
+
+// ---- factories ----------------------------------------------------------------------------
+std::string typed_opts(at::ScalarType t, bool int_acc_double = false) {
+  switch (t) {
+    case at::kHalf: return "-DDT_HALF=1";
+    case at::kBFloat16: return "-DDT_BF16=1";
+    case at::kFloat: return "-DDT=float -DACC=float";
+    case at::kDouble: return "-DDT=double -DACC=double";
+    case at::kBool: return "-DDT=uchar -DACC=long";
+    default: return "-DDT=" + cl_type_name(t) + (int_acc_double ? " -DACC=double" : " -DACC=long");
+  }
+}
+
+// arange.start_out(Scalar start, Scalar end, Scalar step=1, *, Tensor(a!) out) -> Tensor(a!)
+at::Tensor& arange_start_out_ocl(const c10::Scalar& start, const c10::Scalar& end, const c10::Scalar& step,
+                                 at::Tensor& out) {
+  const at::ScalarType t = out.scalar_type();
+  const bool integral = at::isIntegralType(t, /*includeBool=*/true);
+  const double xs = start.toDouble(), xe = end.toDouble(), xst = step.toDouble();
+  TORCH_CHECK(xst != 0, "step must be nonzero");
+  TORCH_CHECK(std::isfinite(xs) && std::isfinite(xe), "unsupported range: ", start, " -> ", end);
+  TORCH_CHECK((xst > 0 && xe >= xs) || (xst < 0 && xe <= xs), "upper bound and larger bound inconsistent with step sign");
+  double size_d;
+  if (t == at::kLong) {
+    const int64_t s = start.toLong(), e = end.toLong(), st = step.toLong();
+    const int64_t sgn = (st > 0) - (st < 0);
+    size_d = std::ceil(static_cast<double>(e - s + st - sgn) / st);
+  } else {
+    size_d = std::ceil((xe - xs) / xst);
+  }
+  TORCH_CHECK(size_d >= 0 && size_d <= static_cast<double>(std::numeric_limits<int64_t>::max()),
+              "invalid size, possible overflow?");
+  const int64_t size = static_cast<int64_t>(size_d);
+  if (out.numel() != size) out.resize_({size});
+  if (size == 0) return out;
+  Device& d = ocl_device(out);
+  check_dtype_supported(d, t, "arange");
+  Kernel& k = get_kernel(d, "shape", typed_opts(t), "arange_fwd");
+  const int64_t stride = out.stride(0);
+  if (t == at::kDouble) {
+    launch(d, k, grid(size), Range(kWG), buf(out), size, stride, xs, xst);
+  } else if (integral) {
+    launch(d, k, grid(size), Range(kWG), buf(out), size, stride, static_cast<int64_t>(start.toLong()),
+           static_cast<int64_t>(step.toLong()));
+  } else {
+    launch(d, k, grid(size), Range(kWG), buf(out), size, stride, static_cast<float>(xs), static_cast<float>(xst));
+  }
+  return out;
+}
+
+// linspace.out(Scalar start, Scalar end, int steps, *, Tensor(a!) out) -> Tensor(a!)
+at::Tensor& linspace_out_ocl(const c10::Scalar& start, const c10::Scalar& end, int64_t steps, at::Tensor& out) {
+  TORCH_CHECK(steps >= 0, "number of steps must be non-negative");
+  if (out.numel() != steps) out.resize_({steps});
+  if (steps == 0) return out;
+  const at::ScalarType t = out.scalar_type();
+  Device& d = ocl_device(out);
+  check_dtype_supported(d, t, "linspace");
+  const bool integral = at::isIntegralType(t, /*includeBool=*/true);
+  // Integer outputs step in double (truncated on store), like ATen.
+  const bool use_double = t == at::kDouble || (integral && d.info.fp64);
+  Kernel& k = get_kernel(d, "shape", typed_opts(t, use_double), "linspace_fwd");
+  const int64_t stride = out.stride(0);
+  if (use_double) {
+    const double s = integral ? static_cast<double>(start.toLong()) : start.toDouble();
+    const double e = integral ? static_cast<double>(end.toLong()) : end.toDouble();
+    const double st = steps == 1 ? 0.0 : (e - s) / static_cast<double>(steps - 1);
+    launch(d, k, grid(steps), Range(kWG), buf(out), steps, stride, s, e, st);
+  } else if (integral) {
+    const int64_t s = start.toLong(), e = end.toLong();
+    const int64_t st = steps == 1 ? 0 : (e - s) / (steps - 1);
+    launch(d, k, grid(steps), Range(kWG), buf(out), steps, stride, s, e, st);
+  } else {
+    const float s = start.toFloat(), e = end.toFloat();
+    const float st = steps == 1 ? 0.f : (e - s) / static_cast<float>(steps - 1);
+    launch(d, k, grid(steps), Range(kWG), buf(out), steps, stride, s, e, st);
+  }
+  return out;
+}
+
+// eye.m_out(SymInt n, SymInt m, *, Tensor(a!) out) -> Tensor(a!)
+at::Tensor& eye_m_out_ocl(int64_t n, int64_t m, at::Tensor& out) {
+  TORCH_CHECK(n >= 0, "n must be greater or equal to 0, got ", n);
+  TORCH_CHECK(m >= 0, "m must be greater or equal to 0, got ", m);
+  out.resize_({n, m});
+  if (out.numel() == 0) return out;
+  Device& d = ocl_device(out);
+  check_dtype_supported(d, out.scalar_type(), "eye");
+  at::Tensor one = at::scalar_tensor(1, at::TensorOptions().dtype(out.scalar_type()));
+  uint64_t bits = 0;
+  std::memcpy(&bits, one.const_data_ptr(), one.itemsize());
+  launch(d, get_kernel(d, "shape", move_opts(out), "eye_fwd"), grid(n * m), Range(kWG), buf(out), n, m, out.stride(0),
+         out.stride(1), static_cast<cl_ulong>(bits));
+  return out;
+}
+
+// eye.out(SymInt n, *, Tensor(a!) out) -> Tensor(a!)
+at::Tensor& eye_out_ocl(int64_t n, at::Tensor& out) { return eye_m_out_ocl(n, n, out); }
+
+}  // namespace
+
+TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
+  m.impl("cat.out", cat_out_ocl);
+  m.impl("flip", flip_ocl);
+  m.impl("roll", roll_ocl);
+  m.impl("tril.out", tril_out_ocl);
+  m.impl("triu.out", triu_out_ocl);
+  m.impl("arange.start_out", arange_start_out_ocl);
+  m.impl("linspace.out", linspace_out_ocl);
+  m.impl("eye.out", eye_out_ocl);
+  m.impl("eye.m_out", eye_m_out_ocl);
+}
+
+}  // namespace torch_ocl

@@ -1,0 +1,219 @@
+// Sorting ops: sort (stable, any dim, descending), topk, and the sort-based unique family
+// (_unique2, unique_consecutive) and bincount. Kernels: kernels/sort.cl. The sort moves the
+// sorted dim last and contiguous, then runs a stable bitonic network per padded row: local
+// memory for chunks of SORT_LOCAL elements, global merge steps for longer rows.
+#include "../runtime/Launch.h"
+#include <ATen/WrapDimUtils.h>
+#include <ATen/native/Resize.h>
+#include <ATen/ops/empty.h>
+#include <ATen/ops/nonzero.h>
+#include <ATen/ops/sort.h>
+#include <ATen/ops/stack.h>
+#include <ATen/ops/unique_consecutive.h>
+#include <ATen/ops/zeros.h>
+#include <torch/library.h>
+
+namespace torch_ocl {
+namespace {
+
+constexpr int64_t kSortLocal = 1024;  // SORT_LOCAL in kernels/sort.cl
+constexpr size_t kSortWG = 256;       // SORT_WG
+constexpr size_t kWG = 256;
+constexpr size_t kMaxGroups = 16384;
+
+Range grid(int64_t n) { return Range(std::min(round_up(std::max<int64_t>(n, 1), kWG), kWG * kMaxGroups)); }
+
+// Element/key options of sort.cl for dtype t.
+std::string sort_opts(at::ScalarType t) {
+  switch (t) {
+    case at::kHalf: return "-DDT_HALF=1";
+    case at::kBFloat16: return "-DDT_BF16=1";
+    case at::kFloat: return "-DDT=float -DKEY_IS_FLOAT=1";
+    case at::kDouble: return "-DDT=double -DKEY_IS_FLOAT=1";
+    case at::kBool: return "-DDT=uchar";
+    default: return "-DDT=" + cl_type_name(t);
+  }
+}
+
+at::ScalarType key_dtype(at::ScalarType t) {
+  return (t == at::kHalf || t == at::kBFloat16) ? at::kFloat : (t == at::kBool ? at::kByte : t);
+}
+
+// Sorts each row of contiguous x ([rows, n]) and writes the first n_out of every sorted row
+// to contiguous values/indices ([rows, n_out]).
+void sort_rows(const at::Tensor& x, int64_t rows, int64_t n, bool desc, int64_t n_out, const at::Tensor& values,
+               const at::Tensor& indices, const char* name) {
+  if (rows == 0 || n == 0 || n_out == 0) return;
+  TORCH_CHECK_NOT_IMPLEMENTED(n < (int64_t(1) << 30), "torch_ocl: ", name, " of rows longer than 2^30 elements");
+  Device& d = ocl_device(x);
+  check_dtype_supported(d, x.scalar_type(), name);
+  const std::string opts = sort_opts(x.scalar_type());
+  int64_t p2 = 1;
+  while (p2 < n) p2 <<= 1;
+  at::Tensor keys = at::empty({rows * p2}, x.options().dtype(key_dtype(x.scalar_type())));
+  at::Tensor pos = at::empty({rows * p2}, x.options().dtype(at::kInt));
+  const cl_int n_i = static_cast<cl_int>(n), p2_i = static_cast<cl_int>(p2), desc_i = desc ? 1 : 0;
+  launch(d, get_kernel(d, "sort", opts, "sort_init"), grid(rows * p2), Range(kWG), buf(keys), buf(pos), buf(x), rows,
+         n_i, p2_i);
+  const int64_t chunk = std::min(p2, kSortLocal);
+  const size_t groups = static_cast<size_t>(rows * p2 / chunk);
+  Kernel& local = get_kernel(d, "sort", opts, "sort_local");
+  Kernel& step = get_kernel(d, "sort", opts, "sort_global_step");
+  launch(d, local, Range(groups * kSortWG), Range(kSortWG), buf(keys), buf(pos), n_i, p2_i, desc_i, cl_int(0));
+  for (int64_t kk = 2 * chunk; kk <= p2; kk <<= 1) {
+    for (int64_t j = kk / 2; j >= chunk; j >>= 1)
+      launch(d, step, grid(rows * p2 / 2), Range(kWG), buf(keys), buf(pos), rows, n_i, p2_i, desc_i,
+             static_cast<cl_int>(kk), static_cast<cl_int>(j));
+    launch(d, local, Range(groups * kSortWG), Range(kSortWG), buf(keys), buf(pos), n_i, p2_i, desc_i,
+           static_cast<cl_int>(kk));
+  }
+  launch(d, get_kernel(d, "sort", opts, "sort_finish"), grid(rows * n_out), Range(kWG), buf(values), buf(indices),
+         buf(keys), buf(pos), rows, p2_i, static_cast<cl_int>(n_out));
+}
+
+// Sorts self along dim, keeping the first n_out of each sorted slice, into values/indices
+// (already sized: self's shape with dim -> n_out).
+void sort_along(const at::Tensor& self, int64_t dim, bool desc, int64_t n_out, const at::Tensor& values,
+                const at::Tensor& indices, const char* name) {
+  if (self.numel() == 0 || n_out == 0) return;
+  if (self.dim() == 0) {
+    values.copy_(self);
+    indices.zero_();
+    return;
+  }
+  const int64_t n = self.size(dim);
+  at::Tensor x = self.movedim(dim, -1).contiguous();
+  const int64_t rows = x.numel() / n;
+  std::vector<int64_t> shape(x.sizes().begin(), x.sizes().end());
+  shape.back() = n_out;
+  auto vt = values.movedim(dim, -1), it = indices.movedim(dim, -1);
+  const bool direct = vt.is_contiguous() && it.is_contiguous() && !values.storage().is_alias_of(self.storage());
+  at::Tensor v = direct ? vt : at::empty(shape, values.options());
+  at::Tensor ix = direct ? it : at::empty(shape, indices.options());
+  sort_rows(x, rows, n, desc, n_out, v, ix, name);
+  if (!direct) {
+    vt.copy_(v);
+    it.copy_(ix);
+  }
+}
+
+// sort.values_stable(Tensor self, *, bool? stable, int dim=-1, bool descending=False, Tensor(a!) values, Tensor(b!) indices) -> (Tensor(a!) values, Tensor(b!) indices)
+std::tuple<at::Tensor&, at::Tensor&> sort_values_stable_ocl(const at::Tensor& self, c10::optional<bool> stable,
+                                                            int64_t dim, bool descending, at::Tensor& values,
+                                                            at::Tensor& indices) {
+  dim = at::maybe_wrap_dim(dim, self.dim());
+  TORCH_CHECK(values.scalar_type() == self.scalar_type(), "sort(): values must have the same dtype as self");
+  TORCH_CHECK(indices.scalar_type() == at::kLong, "sort(): indices must be int64");
+  at::native::resize_output(values, self.sizes());
+  at::native::resize_output(indices, self.sizes());
+  // The network is always stable, so stable=False gets the stable order too.
+  sort_along(self, dim, descending, self.dim() == 0 ? 1 : self.size(dim), values, indices, "sort");
+  return {values, indices};
+}
+
+// topk.values(Tensor self, SymInt k, int dim=-1, bool largest=True, bool sorted=True, *, Tensor(a!) values, Tensor(b!) indices) -> (Tensor(a!) values, Tensor(b!) indices)
+std::tuple<at::Tensor&, at::Tensor&> topk_values_ocl(const at::Tensor& self, int64_t k, int64_t dim, bool largest,
+                                                     bool sorted, at::Tensor& values, at::Tensor& indices) {
+  dim = at::maybe_wrap_dim(dim, self.dim());
+  const int64_t n = self.dim() == 0 ? 1 : self.size(dim);
+  TORCH_CHECK(k >= 0 && k <= n, "selected index k out of range");
+  std::vector<int64_t> shape(self.sizes().begin(), self.sizes().end());
+  if (self.dim() > 0) shape[dim] = k;
+  at::native::resize_output(values, shape);
+  at::native::resize_output(indices, shape);
+  // A full sort of each slice; the first k are the (sorted) answer.
+  sort_along(self, dim, largest, k, values, indices, "topk");
+  return {values, indices};
+}
+
+// Run starts of x (sorted, or as given) -> values, inverse and counts of the runs.
+std::tuple<at::Tensor, at::Tensor, at::Tensor> runs_of(const at::Tensor& self, const at::Tensor& x,
+                                                       const at::Tensor& perm, bool return_inverse,
+                                                       bool return_counts) {
+  Device& d = ocl_device(x);
+  const std::string opts = sort_opts(x.scalar_type());
+  const int64_t n = x.numel();
+  at::Tensor flags = at::empty({n}, x.options().dtype(at::kBool));
+  launch(d, get_kernel(d, "sort", opts, "unique_flags"), grid(n), Range(kWG), buf(flags), buf(x), n);
+  at::Tensor starts = at::nonzero(flags).view({-1});  // the one host read: the output size
+  const int64_t nu = starts.numel();
+  at::Tensor values = at::empty({nu}, x.options());
+  at::Tensor counts = at::empty({nu}, x.options().dtype(at::kLong));
+  launch(d, get_kernel(d, "sort", opts, "unique_write"), grid(nu), Range(kWG), buf(values), buf(counts), buf(starts),
+         buf(x), nu, n);
+  at::Tensor inverse = at::empty({0}, x.options().dtype(at::kLong));
+  if (return_inverse) {
+    inverse = at::empty(self.sizes(), x.options().dtype(at::kLong));
+    const at::Tensor& pb = perm.defined() ? perm : starts;
+    launch(d, get_kernel(d, "sort", opts, "unique_inverse"), grid(n), Range(kWG), buf(inverse), buf(pb),
+           static_cast<cl_int>(perm.defined()), buf(starts), nu, n);
+  }
+  if (!return_counts) counts = at::empty({0}, counts.options());
+  return {values, inverse, counts};
+}
+
+std::tuple<at::Tensor, at::Tensor, at::Tensor> empty_unique(const at::Tensor& self, bool return_inverse) {
+  return {at::empty({0}, self.options()),
+          at::empty(return_inverse ? self.sizes() : c10::IntArrayRef{0}, self.options().dtype(at::kLong)),
+          at::empty({0}, self.options().dtype(at::kLong))};
+}
+
+// _unique2(Tensor self, bool sorted=True, bool return_inverse=False, bool return_counts=False) -> (Tensor, Tensor, Tensor)
+std::tuple<at::Tensor, at::Tensor, at::Tensor> unique2_ocl(const at::Tensor& self, bool sorted, bool return_inverse,
+                                                           bool return_counts) {
+  check_dtype_supported(ocl_device(self), self.scalar_type(), "unique");
+  if (self.numel() == 0) return empty_unique(self, return_inverse);
+  // Always sorted (sorted=False leaves the order unspecified).
+  auto sv = at::sort(self.reshape({-1}), /*stable=*/true, 0, false);
+  return runs_of(self, std::get<0>(sv), std::get<1>(sv), return_inverse, return_counts);
+}
+
+// unique_consecutive(Tensor self, bool return_inverse=False, bool return_counts=False, int? dim=None) -> (Tensor, Tensor, Tensor)
+std::tuple<at::Tensor, at::Tensor, at::Tensor> unique_consecutive_ocl(const at::Tensor& self, bool return_inverse,
+                                                                      bool return_counts, c10::optional<int64_t> dim) {
+  TORCH_CHECK_NOT_IMPLEMENTED(!dim.has_value() || self.dim() <= 1,
+                              "torch_ocl: unique_consecutive with dim= is not implemented on ocl");
+  check_dtype_supported(ocl_device(self), self.scalar_type(), "unique_consecutive");
+  if (self.numel() == 0) return empty_unique(self, return_inverse);
+  return runs_of(self, self.reshape({-1}).contiguous(), at::Tensor(), return_inverse, return_counts);
+}
+
+// bincount(Tensor self, Tensor? weights=None, SymInt minlength=0) -> Tensor
+at::Tensor bincount_ocl(const at::Tensor& self, const c10::optional<at::Tensor>& weights_in, int64_t minlength) {
+  TORCH_CHECK(minlength >= 0, "minlength should be >= 0");
+  TORCH_CHECK(self.dim() == 1 && at::isIntegralType(self.scalar_type(), /*includeBool=*/false),
+              "bincount only supports 1-d non-negative integral inputs.");
+  const bool has_w = weights_in.has_value() && weights_in->defined();
+  if (has_w)
+    TORCH_CHECK(weights_in->dim() == 1 && weights_in->size(0) == self.size(0),
+                "weights should be 1-d and have the same length as input");
+  const at::ScalarType out_t =
+      !has_w ? at::kLong : (weights_in->scalar_type() == at::kFloat ? at::kFloat : at::kDouble);
+  const int64_t n = self.numel();
+  if (n == 0) return at::zeros({minlength}, self.options().dtype(out_t));
+  Device& d = ocl_device(self);
+  check_dtype_supported(d, out_t, "bincount");
+  auto sv = at::sort(self.to(at::kLong), /*stable=*/true, 0, false);
+  const at::Tensor& sorted = std::get<0>(sv);
+  at::Tensor ends = at::stack({sorted[0], sorted[n - 1]}).cpu();  // the one host read: the output size
+  const int64_t lo = ends[0].item<int64_t>(), hi = ends[1].item<int64_t>();
+  TORCH_CHECK(lo >= 0, "bincount only supports 1-d non-negative integral inputs.");
+  const int64_t nbins = std::max(hi + 1, minlength);
+  at::Tensor out = at::empty({nbins}, self.options().dtype(out_t));
+  at::Tensor w = has_w ? weights_in->to(self.device(), out_t).contiguous() : out;
+  launch(d, get_kernel(d, "sort", sort_opts(out_t), "bincount_bins"), grid(nbins), Range(kWG), buf(out), buf(sorted),
+         buf(std::get<1>(sv)), buf(w), n, nbins, static_cast<cl_int>(has_w));
+  return out;
+}
+
+}  // namespace
+
+TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
+  m.impl("sort.values_stable", sort_values_stable_ocl);
+  m.impl("topk.values", topk_values_ocl);
+  m.impl("_unique2", unique2_ocl);
+  m.impl("unique_consecutive", unique_consecutive_ocl);
+  m.impl("bincount", bincount_ocl);
+}
+
+}  // namespace torch_ocl

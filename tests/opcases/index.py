@@ -1,0 +1,289 @@
+"""Cases for the indexing ops (csrc/ops/index.cpp): index_select, gather, scatter family,
+index_add, advanced indexing and index_put, nonzero, masked ops, embedding backward."""
+import torch
+import torch.nn.functional as F
+
+from ..cases import ALL, FLOAT, FLOATS, HALFS, INTS, OpCase, Sample, make
+
+IDX_DTYPES = ALL + HALFS
+
+
+def _idx(values, dtype=torch.int64):
+    return torch.tensor(values, dtype=dtype)
+
+
+def _rand_idx(shape, high, seed=0):
+    g = torch.Generator().manual_seed(seed)
+    return torch.randint(0, high, shape, generator=g)
+
+
+# ---- index_select -----------------------------------------------------------------------
+def _index_select_samples(dtype):
+    yield Sample((make((5, 7), dtype), 0, _idx([4, 0, 2, 2])), tag="rows dup")
+    yield Sample((make((5, 7), dtype), 1, _idx([6, 1], torch.int32)), tag="cols int32")
+    yield Sample((make((3, 4, 6), dtype, noncontig=True), -1, _idx([5, 0, 3])), tag="noncontig")
+    yield Sample((make((3, 4, 6), dtype), 1, _idx([], torch.int64)), tag="empty index")
+    yield Sample((make((), dtype), 0, _idx([0, 0])), tag="0-dim self")
+    yield Sample((make((300, 33), dtype), 0, _rand_idx((257,), 300)), tag="large")
+    yield Sample((make((4, 5), dtype), 0, _idx(2)), tag="0-dim index")
+
+
+def _index_select_out(x, d, i):
+    out = torch.empty(0, dtype=x.dtype, device=x.device)
+    r = torch.index_select(x, d, i, out=out)
+    return r, torch.index_select(x, d, i)
+
+
+# ---- gather / scatter ---------------------------------------------------------------------
+def _gather_samples(dtype):
+    yield Sample((make((5, 7), dtype), 0, _rand_idx((3, 7), 5)), tag="dim0")
+    yield Sample((make((5, 7), dtype), 1, _rand_idx((5, 9), 7, 1)), tag="dim1 dup")
+    yield Sample((make((4, 6, 3), dtype, noncontig=True), 1, _rand_idx((4, 2, 3), 6, 2)), tag="noncontig")
+    yield Sample((make((4, 6), dtype), 1, _rand_idx((4, 12), 6, 3)[:, ::2]), tag="noncontig index")
+    yield Sample((make((4, 6), dtype), 0, _rand_idx((0, 6), 4)), tag="empty")
+    yield Sample((make((), dtype), 0, _idx(0)), tag="0-dim")
+    yield Sample((make((64, 130), dtype), 1, _rand_idx((64, 130), 130, 4)), tag="large")
+
+
+def _gather(x, d, i):
+    out = torch.empty(1, dtype=x.dtype, device=x.device)
+    return torch.gather(x, d, i), torch.gather(x, d, i, out=out)
+
+
+def _perm_index(shape, dim, size, seed=0):
+    """Index of `shape` whose entries along dim are distinct (no duplicate targets)."""
+    g = torch.Generator().manual_seed(seed)
+    n = shape[dim]
+    moved = list(shape)
+    moved[dim], moved[-1] = moved[-1], moved[dim]
+    rows = torch.stack([torch.randperm(size, generator=g)[:n] for _ in range(max(1, int(torch.tensor(moved[:-1]).prod())))])
+    return rows.reshape(moved).transpose(dim, -1).contiguous()
+
+
+def _scatter_samples(dtype):
+    yield Sample((make((5, 7), dtype), 0, _perm_index((3, 7), 0, 5), make((4, 8), dtype)), tag="dim0")
+    yield Sample((make((5, 7), dtype), 1, _perm_index((5, 4), 1, 7, 1), make((5, 4), dtype)), tag="dim1")
+    yield Sample((make((4, 6), dtype, noncontig=True), 1, _perm_index((4, 3), 1, 6, 2), make((4, 3), dtype).t().contiguous().t()),
+                 tag="noncontig")
+    yield Sample((make((4, 6), dtype), 0, _rand_idx((0, 6), 4), make((0, 6), dtype)), tag="empty")
+    yield Sample((make((4, 6), dtype), 0, _perm_index((2, 6), 0, 4, 3), 3), tag="value")
+
+
+def _scatter(x, d, i, s):
+    out = torch.empty(0, dtype=x.dtype, device=x.device)
+    y = x.clone()
+    return torch.scatter(x, d, i, s), y.scatter_(d, i, s), torch.scatter(x, d, i, s, out=out)
+
+
+def _dup_samples(dtype, with_value=True):
+    yield Sample((make((5, 7), dtype), 0, _rand_idx((6, 7), 5), make((6, 7), dtype)), tag="dim0 dup")
+    yield Sample((make((5, 7), dtype), 1, _rand_idx((5, 11), 7, 1), make((5, 12), dtype)), tag="dim1 dup")
+    yield Sample((make((4, 6), dtype, noncontig=True), 1, _rand_idx((4, 9), 6, 2), make((4, 9), dtype)),
+                 tag="noncontig")
+    yield Sample((make((50, 40), dtype), 0, _rand_idx((300, 40), 50, 3), make((300, 40), dtype)), tag="large")
+    yield Sample((make((4, 6), dtype), 0, _rand_idx((0, 6), 4), make((0, 6), dtype)), tag="empty")
+    yield Sample((make((), dtype), 0, _idx(0), make((), dtype)), tag="0-dim")
+    if with_value:
+        yield Sample((make((5, 7), dtype), 0, _rand_idx((6, 7), 5, 5), 2), tag="value dup")
+
+
+def _same_shape(samples):
+    """Samples whose src has the index's shape (autograd requires it for the gradient)."""
+    for s in samples:
+        if isinstance(s.args[3], torch.Tensor) and s.args[3].shape == s.args[2].shape:
+            yield s
+
+
+def _scatter_reduce_old(x, d, i, s):
+    out = torch.empty(0, dtype=x.dtype, device=x.device)
+    return (torch.scatter(x, d, i, s, reduce="add"), torch.scatter(x, d, i, s, reduce="multiply"),
+            torch.scatter(x, d, i, s, reduce="add", out=out))
+
+
+def _scatter_add(x, d, i, s):
+    out = torch.empty(0, dtype=x.dtype, device=x.device)
+    y = x.clone()
+    return torch.scatter_add(x, d, i, s), y.scatter_add_(d, i, s), torch.scatter_add(x, d, i, s, out=out)
+
+
+def _scatter_reduce_two(x, d, i, s):
+    outs = []
+    for red in ("sum", "prod", "mean", "amax", "amin"):
+        for inc in (True, False):
+            outs.append(torch.scatter_reduce(x, d, i, s, red, include_self=inc))
+    out = torch.empty(0, dtype=x.dtype, device=x.device)
+    outs.append(torch.scatter_reduce(x, d, i, s, "sum", out=out))
+    return outs
+
+
+def _scatter_reduce_grad(x, d, i, s):
+    return torch.scatter_reduce(x, d, i, s, "sum", include_self=True)
+
+
+# ---- index_add -----------------------------------------------------------------------------
+def _index_add_samples(dtype):
+    yield Sample((make((5, 7), dtype), 0, _idx([4, 0, 2, 2, 4, 4]), make((6, 7), dtype)), tag="dup")
+    yield Sample((make((5, 7), dtype), 1, _idx([6, 1, 1], torch.int32), make((5, 3), dtype)), tag="dim1 int32")
+    yield Sample((make((3, 4, 6), dtype, noncontig=True), -1, _idx([5, 0, 5]), make((3, 4, 3), dtype)),
+                 tag="noncontig")
+    yield Sample((make((3, 4), dtype), 0, _idx([], torch.int64), make((0, 4), dtype)), tag="empty")
+    yield Sample((make((100, 33), dtype), 0, _rand_idx((257,), 100), make((257, 33), dtype)), tag="large")
+
+
+def _index_add(x, d, i, s):
+    out = torch.empty(0, dtype=x.dtype, device=x.device)
+    y = x.clone()
+    alpha = 2 if not x.dtype.is_floating_point else 0.5
+    return (torch.index_add(x, d, i, s), y.index_add_(d, i, s, alpha=alpha),
+            torch.index_add(x, d, i, s, alpha=alpha, out=out))
+
+
+# ---- advanced indexing ----------------------------------------------------------------------
+def _index_samples(dtype):
+    x = make((5, 6, 7), dtype)
+    yield Sample((x, (_idx([4, 0, 2, 2]),)), tag="first dim")
+    yield Sample((x, (slice(None), _idx([[5, 0], [-1, 2]]))), tag="middle 2-D negative")
+    yield Sample((x, (_idx([0, 1, 4]), _idx([2, 3, 5]))), tag="two adjacent")
+    yield Sample((x, (_idx([0, 1, 4]), slice(None), _idx([6]))), tag="non-adjacent broadcast")
+    yield Sample((x, (slice(None), slice(1, 4), _idx([[0], [6]]))), tag="trailing with slice")
+    yield Sample((x, (make((5, 6), torch.bool, seed=3),)), tag="bool mask")
+    yield Sample((x, (slice(None), make((6,), torch.bool, seed=4), _idx([1]))), tag="mask + index")
+    yield Sample((make((5, 6, 7), dtype, noncontig=True), (Ellipsis, _idx([6, 1]))), tag="noncontig last")
+    yield Sample((x, (_idx([], torch.int64),)), tag="empty index")
+    yield Sample((make((200, 30), dtype), (_rand_idx((400,), 200),)), tag="large")
+    yield Sample((x, (_idx(3), _idx([1, 2]))), tag="0-dim + 1-D")
+
+
+def _index(x, idx):
+    return x[idx]
+
+
+def _index_put_samples(dtype):
+    x = make((5, 6, 7), dtype)
+    yield Sample((x, (_idx([4, 0, 2]),), make((3, 6, 7), dtype)), tag="rows")
+    yield Sample((x, (slice(None), _idx([5, 0]), _idx([1, -1])), make((2,), dtype)), tag="two indices")
+    yield Sample((x, (_idx([0, 4]), slice(None), _idx([6])), make((1, 6), dtype)), tag="non-adjacent broadcast value")
+    yield Sample((x, (make((5, 6), torch.bool, seed=3),), make((), dtype)), tag="mask scalar value")
+    yield Sample((make((5, 6), dtype, noncontig=True), (slice(None), _idx([3, 1])), make((5, 2), dtype)),
+                 tag="noncontig self")
+    yield Sample((make((200, 30), dtype), (torch.randperm(200, generator=torch.Generator().manual_seed(0))[:90],),
+                  make((90, 30), dtype)), tag="large")
+
+
+def _index_put(x, idx, v):
+    y = x.clone()
+    y[idx] = v
+    return y
+
+
+def _index_put_acc_samples(dtype):
+    x = make((5, 6, 7), dtype)
+    yield Sample((x, (_idx([4, 0, 2, 2, 4, 4]),), make((6, 6, 7), dtype)), tag="rows dup")
+    yield Sample((x, (_idx([1, 1, 1]), _idx([5, 5, 0]), _idx([2, 2, 2])), make((3,), dtype)), tag="elements dup")
+    yield Sample((x, (_idx([0, 4, 0]), slice(None), _idx([[6], [6]])), make((2, 3, 6), dtype)),
+                 tag="non-adjacent dup")
+    yield Sample((x, (make((5, 6), torch.bool, seed=3),), make((), dtype)), tag="mask")
+    yield Sample((make((5, 6), dtype, noncontig=True), (slice(None), _idx([3, 3])), make((5, 2), dtype)),
+                 tag="noncontig self")
+    yield Sample((make((60, 30), dtype), (_rand_idx((300,), 60),), make((300, 30), dtype)), tag="large dup")
+
+
+def _index_put_accumulate(x, idx, v):
+    y = x.clone()
+    return torch.ops.aten.index_put(y, [i if isinstance(i, torch.Tensor) else None for i in idx], v, True)
+
+
+# ---- nonzero / masked -----------------------------------------------------------------------
+def _nonzero_samples(dtype):
+    for i, s in enumerate([(), (0,), (7,), (5, 3), (2, 3, 4), (3, 0, 2), (1031,), (65, 129)]):
+        yield Sample((make(s, dtype, low=-1, high=2, seed=i),), tag=f"shape{s}")
+    yield Sample((make((4, 6), dtype, low=-1, high=2, noncontig=True),), tag="noncontig")
+    if dtype.is_floating_point:
+        yield Sample((torch.tensor([0.0, -0.0, float("nan"), 1.0], dtype=dtype),), tag="signed zero nan")
+
+
+def _nonzero(x):
+    out = torch.empty(3, 3, dtype=torch.long, device=x.device)
+    return torch.nonzero(x), torch.nonzero(x, out=out), torch.nonzero(x, as_tuple=True)
+
+
+def _nonzero_static(x):
+    return torch.nonzero_static(x, size=4), torch.nonzero_static(x, size=0), torch.nonzero_static(x, size=50,
+                                                                                                 fill_value=7)
+
+
+def _masked_samples(dtype):
+    yield Sample((make((5, 6), dtype), make((5, 6), torch.bool)), tag="same shape")
+    yield Sample((make((5, 6), dtype), make((6,), torch.bool, seed=1)), tag="broadcast mask")
+    yield Sample((make((5, 1), dtype), make((5, 6), torch.bool, seed=2)), tag="broadcast self")
+    yield Sample((make((4, 6), dtype, noncontig=True), make((4, 6), torch.bool, seed=3)), tag="noncontig")
+    yield Sample((make((0, 6), dtype), make((0, 6), torch.bool)), tag="empty")
+    yield Sample((make((), dtype), torch.tensor(True)), tag="0-dim")
+    yield Sample((make((70, 130), dtype), make((70, 130), torch.bool, seed=4)), tag="large")
+
+
+def _masked_select(x, m):
+    out = torch.empty(2, dtype=x.dtype, device=x.device)
+    return torch.masked_select(x, m), torch.masked_select(x, m, out=out)
+
+
+def _masked_scatter_samples(dtype):
+    yield Sample((make((5, 6), dtype), make((5, 6), torch.bool), make((40,), dtype)), tag="same shape")
+    yield Sample((make((5, 6), dtype), make((6,), torch.bool, seed=1), make((5, 6), dtype)), tag="broadcast mask")
+    yield Sample((make((4, 6), dtype, noncontig=True), make((4, 6), torch.bool, seed=3), make((2, 20), dtype)),
+                 tag="noncontig")
+    yield Sample((make((0, 6), dtype), make((0, 6), torch.bool), make((0,), dtype)), tag="empty")
+    yield Sample((make((70, 130), dtype), make((70, 130), torch.bool, seed=4), make((70, 130), dtype)), tag="large")
+
+
+def _masked_scatter(x, m, s):
+    y = x.clone()
+    return y.masked_scatter_(m, s), torch.masked_scatter(x, m, s)
+
+
+# ---- embedding -------------------------------------------------------------------------------
+def _embedding_samples(dtype):
+    yield Sample((_idx([[1, 3, 1], [0, 3, 3]]), make((5, 4), dtype)), tag="dup")
+    yield Sample((_idx([[1, 3, 1], [0, 3, 3]]), make((5, 4), dtype)), {"padding_idx": 3}, tag="padding_idx")
+    yield Sample((_idx([1, 3, 1, 1, 0]), make((5, 4), dtype)), {"scale_grad_by_freq": True}, tag="freq")
+    yield Sample((_idx([2, 2, 4], torch.int32), make((6, 3), dtype, noncontig=True)), tag="int32 noncontig")
+    yield Sample((_rand_idx((8, 64), 97), make((97, 48), dtype)), tag="large")
+    yield Sample((_idx([], torch.int64), make((5, 4), dtype)), tag="empty")
+
+
+def _embedding(i, w, **kw):
+    return F.embedding(i, w, **kw)
+
+
+CASES = [
+    OpCase("index_select", ["aten::index_select", "aten::index_select.out"], _index_select_out, _index_select_samples,
+           dtypes=IDX_DTYPES, grad=True),
+    OpCase("gather", ["aten::gather.out"], _gather, _gather_samples, dtypes=IDX_DTYPES, grad=True),
+    OpCase("scatter", ["aten::scatter.src_out", "aten::scatter.value_out"], _scatter, _scatter_samples,
+           dtypes=IDX_DTYPES),
+    OpCase("scatter_grad", [], lambda x, d, i, s: torch.scatter(x, d, i, s), lambda t: _same_shape(_scatter_samples(t)), dtypes=FLOAT, grad=True),
+    OpCase("scatter_reduce_old", ["aten::scatter.reduce_out", "aten::scatter.value_reduce_out"], _scatter_reduce_old,
+           _dup_samples, dtypes=FLOATS + (torch.int64, torch.int32)),
+    OpCase("scatter_add", ["aten::scatter_add.out"], _scatter_add, lambda t: _dup_samples(t, False),
+           dtypes=FLOATS + INTS + HALFS, grad=True),
+    OpCase("scatter_reduce_two", ["aten::scatter_reduce.two_out"], _scatter_reduce_two,
+           lambda t: _dup_samples(t, False), dtypes=FLOATS + (torch.int64, torch.int32, torch.bfloat16)),
+    OpCase("scatter_reduce_grad", [], _scatter_reduce_grad, lambda t: _same_shape(_dup_samples(t, False)), dtypes=FLOAT, grad=True),
+    OpCase("index_add", ["aten::index_add.out"], _index_add, _index_add_samples, dtypes=FLOATS + INTS + HALFS,
+           grad=True),
+    OpCase("index", ["aten::index.Tensor_out"], _index, _index_samples, dtypes=IDX_DTYPES, grad=True),
+    OpCase("index_put", ["aten::_index_put_impl_"], _index_put, _index_put_samples, dtypes=IDX_DTYPES),
+    OpCase("index_put_accumulate", [], _index_put_accumulate, _index_put_acc_samples,
+           dtypes=FLOATS + (torch.int64, torch.int32), grad=True),
+    # The CPU rounds to half after every add; the device accumulates in float.
+    OpCase("index_put_accumulate_half", [], _index_put_accumulate, _index_put_acc_samples, dtypes=(torch.float16,), atol=2e-2,
+           rtol=2e-2),
+    OpCase("nonzero", ["aten::nonzero", "aten::nonzero.out"], _nonzero, _nonzero_samples, dtypes=IDX_DTYPES),
+    OpCase("nonzero_static", ["aten::nonzero_static"], _nonzero_static, _nonzero_samples, dtypes=FLOAT + INTS[:1]),
+    OpCase("masked_select", ["aten::masked_select", "aten::masked_select.out"], _masked_select, _masked_samples,
+           dtypes=IDX_DTYPES, grad=True),
+    OpCase("masked_scatter", ["aten::masked_scatter_"], _masked_scatter, _masked_scatter_samples, dtypes=IDX_DTYPES),
+    OpCase("embedding", ["aten::embedding_dense_backward"], _embedding, _embedding_samples, dtypes=FLOATS + HALFS,
+           grad=True),
+]
+
