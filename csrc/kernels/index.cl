@@ -11,13 +11,16 @@
 #ifndef T
 #define T uint
 #endif
-// Index dtype (int64 or int32).
-#ifndef IDX
-#define IDX long
-#endif
 // Most dims a geometry struct describes (must match kMaxDims in ops/index.cpp).
 #ifndef MAXD
 #define MAXD 12
+#endif
+
+// A program is either typed (built with DT / DT_HALF / DT_BF16: the arithmetic kernels) or
+// a word program (built with T: every data movement kernel), so each compiles only what it
+// serves.
+#if defined(DT) || defined(DT_HALF) || defined(DT_BF16)
+#define TYPED_PROGRAM 1
 #endif
 
 // ---- typed element access for arithmetic kernels -----------------------------------------
@@ -57,20 +60,26 @@
 
 #define FOR_EACH(i, n) for (long i = get_global_id(0); i < (n); i += get_global_size(0))
 
+#ifndef TYPED_PROGRAM
+// Index tensors arrive as raw bytes plus idx32 (int32 or int64 elements).
+inline long load_index(__global const uchar* p, long j, int idx32) {
+  return idx32 ? (long)((__global const int*)p)[j] : ((__global const long*)p)[j];
+}
+
 // ---- index_select ---------------------------------------------------------------------------
 // out[o, j, r] = src[o, idx[j], r] over contiguous [outer, nsrc, inner] -> [outer, nidx, inner].
-__kernel void index_select_fwd(PTR_ARG(T, out), PTR_ARG(T, src), PTR_ARG(IDX, idx), long outer, long nsrc,
+__kernel void index_select_fwd(PTR_ARG(T, out), PTR_ARG(T, src), PTR_ARG(uchar, idx), int idx32, long outer, long nsrc,
                                long nidx, long inner, __global int* err) {
   __global T* o = PTR(T, out);
   __global const T* s = PTR(T, src);
-  __global const IDX* ix = PTR(IDX, idx);
+  __global const uchar* ix = PTR(uchar, idx);
   const long n = outer * nidx * inner;
   FOR_EACH(i, n) {
     long r = i % inner;
     long q = i / inner;
     long j = q % nidx;
     long ob = q / nidx;
-    long v = (long)ix[j];
+    long v = load_index(ix, j, idx32);
     if (v < 0 || v >= nsrc) {
       report_error(err, ERR_INDEX_OUT_OF_RANGE);
       o[i] = (T)0;
@@ -166,14 +175,14 @@ __kernel void scatter_keys(PTR_ARG(long, keys), PTR_ARG(long, srcoff), PTR_ARG(l
 
 // Keys for index_add over contiguous out [outer, nout, inner] and src [outer, nidx, inner]:
 // unit (o, j) targets the out slice (o, idx[j]) of `inner` elements.
-__kernel void index_add_keys(PTR_ARG(long, keys), PTR_ARG(long, srcoff), PTR_ARG(IDX, idx), long outer, long nout,
+__kernel void index_add_keys(PTR_ARG(long, keys), PTR_ARG(long, srcoff), PTR_ARG(uchar, idx), int idx32, long outer, long nout,
                              long nidx, long inner, __global int* err) {
   __global long* k = PTR(long, keys);
   __global long* so = PTR(long, srcoff);
-  __global const IDX* ix = PTR(IDX, idx);
+  __global const uchar* ix = PTR(uchar, idx);
   FOR_EACH(u, outer * nidx) {
     long j = u % nidx, o = u / nidx;
-    long v = (long)ix[j];
+    long v = load_index(ix, j, idx32);
     if (v < 0) v += nout;
     if (v < 0 || v >= nout) {
       report_error(err, ERR_INDEX_OUT_OF_RANGE);
@@ -187,13 +196,13 @@ __kernel void index_add_keys(PTR_ARG(long, keys), PTR_ARG(long, srcoff), PTR_ARG
 
 // Keys for embedding backward: unit p (one index) targets row idx[p] of a contiguous
 // [num_weights, dim] gradient; rows equal to padding_idx are skipped (key -1).
-__kernel void embedding_keys(PTR_ARG(long, keys), PTR_ARG(long, srcoff), PTR_ARG(IDX, idx), long n, long num_weights,
+__kernel void embedding_keys(PTR_ARG(long, keys), PTR_ARG(long, srcoff), PTR_ARG(uchar, idx), int idx32, long n, long num_weights,
                              long padding_idx, long dim, __global int* err) {
   __global long* k = PTR(long, keys);
   __global long* so = PTR(long, srcoff);
-  __global const IDX* ix = PTR(IDX, idx);
+  __global const uchar* ix = PTR(uchar, idx);
   FOR_EACH(p, n) {
-    long v = (long)ix[p];
+    long v = load_index(ix, p, idx32);
     if (v < 0 || v >= num_weights) {
       report_error(err, ERR_INDEX_OUT_OF_RANGE);
       k[p] = -1;
@@ -202,73 +211,6 @@ __kernel void embedding_keys(PTR_ARG(long, keys), PTR_ARG(long, srcoff), PTR_ARG
     }
     so[p] = p * dim;
   }
-}
-
-// Reduction codes of segment_reduce.
-#define RED_SUM 0
-#define RED_PROD 1
-#define RED_MEAN 2
-#define RED_AMAX 3
-#define RED_AMIN 4
-#define RED_EMBED_FREQ 5  // sum of terms each scaled by 1/segment length
-
-// Accumulating scatter over units sorted by target key. skeys/perm come from a stable sort
-// of keys, so each run of equal keys lists its units in their original order: the thread at
-// the start of a run folds them in that order (deterministic, no atomics, same order as a
-// sequential CPU loop). Element w of unit u reads src[srcoff[u] + w*src_wstride] (or the
-// scalar `value` when srcoff is -1) and lands on dst[key + w*dst_wstride].
-__kernel void segment_reduce(PTR_ARG(DT, dst), PTR_ARG(DT, src), PTR_ARG(long, skeys), PTR_ARG(long, perm),
-                             PTR_ARG(long, srcoff), long m, long w_size, long dst_wstride, long src_wstride, int op,
-                             int include_self, ACC alpha, ACC value) {
-  __global DT* d = PTR(DT, dst);
-  __global const DT* s = PTR(DT, src);
-  __global const long* sk = PTR(long, skeys);
-  __global const long* pm = PTR(long, perm);
-  __global const long* so = PTR(long, srcoff);
-  const long w = get_global_id(0);
-  const long q = get_global_id(1);
-  if (w >= w_size || q >= m) return;
-  const long key = sk[q];
-  if (key < 0 || (q > 0 && sk[q - 1] == key)) return;
-  long end = q + 1;
-  while (end < m && sk[end] == key) ++end;
-  const long target = key + w * dst_wstride;
-  const ACC freq = (op == RED_EMBED_FREQ) ? (ACC)(1.0f / (float)(end - q)) : (ACC)1;
-  ACC acc;
-  long first;
-  if (include_self) {
-    acc = LOADV(d, target);
-    first = q;
-  } else {
-    long off = so[pm[q]];
-    ACC v = off < 0 ? value : LOADV(s, off + w * src_wstride);
-    acc = op == RED_SUM ? v * alpha : (op == RED_EMBED_FREQ ? v * freq : v);
-    first = q + 1;
-  }
-  for (long j = first; j < end; ++j) {
-    long off = so[pm[j]];
-    ACC v = off < 0 ? value : LOADV(s, off + w * src_wstride);
-    switch (op) {
-      case RED_SUM: acc += v * alpha; break;
-      case RED_MEAN: acc += v; break;
-      case RED_EMBED_FREQ: acc += v * freq; break;
-      case RED_PROD: acc *= v; break;
-      case RED_AMAX: acc = (IS_NAN(v) || v > acc) ? v : acc; break;
-      case RED_AMIN: acc = (IS_NAN(v) || v < acc) ? v : acc; break;
-    }
-  }
-  if (op == RED_MEAN) {
-    long cnt = (end - q) + (include_self ? 1 : 0);
-#ifdef DT_IS_FLOAT
-    acc = acc / (ACC)cnt;
-#else
-    // Floor division, as ATen's integer scatter_reduce mean.
-    ACC qd = acc / (ACC)cnt;
-    if ((acc % (ACC)cnt != 0) && ((acc < 0) != ((ACC)cnt < 0))) qd -= 1;
-    acc = qd;
-#endif
-  }
-  STOREV(d, target, acc);
 }
 
 // ---- advanced indexing (index.Tensor, index_put) ----------------------------------------
@@ -358,12 +300,13 @@ __kernel void index_put_keys(PTR_ARG(long, keys), PTR_ARG(long, srcoff), PTR_ARG
 #define SCAN_BLOCK 1024
 #endif
 
-// flags[i] = (x[i] != 0) for contiguous x of n elements; flags[n] = 0 (so the exclusive
-// scan's element n is the total).
-__kernel void nonzero_flags(PTR_ARG(long, flags), PTR_ARG(DT, x), long n) {
+// flags[i] = (x[i] != 0) for contiguous x of n elements, tested on the element's bits under
+// `mask` (which drops the sign bit of floating dtypes, so -0.0 is zero and NaN is not);
+// flags[n] = 0, so the exclusive scan's element n is the total.
+__kernel void nonzero_flags(PTR_ARG(long, flags), PTR_ARG(T, x), long n, ulong mask) {
   __global long* f = PTR(long, flags);
-  __global const DT* p = PTR(DT, x);
-  FOR_EACH(i, n + 1) f[i] = (i < n && LOADV(p, i) != (ACC)0) ? 1 : 0;
+  __global const T* p = PTR(T, x);
+  FOR_EACH(i, n + 1) f[i] = (i < n && (p[i] & (T)mask) != 0) ? 1 : 0;
 }
 
 // In-place exclusive scan of each SCAN_BLOCK-element block; block totals go to sums.
@@ -451,3 +394,73 @@ __kernel void expand_write(PTR_ARG(T, self), PTR_ARG(T, source), PTR_ARG(long, p
     else o[i] = v[p];
   }
 }
+#endif  // !TYPED_PROGRAM
+
+#ifdef TYPED_PROGRAM
+// Reduction codes of segment_reduce.
+#define RED_SUM 0
+#define RED_PROD 1
+#define RED_MEAN 2
+#define RED_AMAX 3
+#define RED_AMIN 4
+#define RED_EMBED_FREQ 5  // sum of terms each scaled by 1/segment length
+
+// Accumulating scatter over units sorted by target key. skeys/perm come from a stable sort
+// of keys, so each run of equal keys lists its units in their original order: the thread at
+// the start of a run folds them in that order (deterministic, no atomics, same order as a
+// sequential CPU loop). Element w of unit u reads src[srcoff[u] + w*src_wstride] (or the
+// scalar `value` when srcoff is -1) and lands on dst[key + w*dst_wstride].
+__kernel void segment_reduce(PTR_ARG(DT, dst), PTR_ARG(DT, src), PTR_ARG(long, skeys), PTR_ARG(long, perm),
+                             PTR_ARG(long, srcoff), long m, long w_size, long dst_wstride, long src_wstride, int op,
+                             int include_self, ACC alpha, ACC value) {
+  __global DT* d = PTR(DT, dst);
+  __global const DT* s = PTR(DT, src);
+  __global const long* sk = PTR(long, skeys);
+  __global const long* pm = PTR(long, perm);
+  __global const long* so = PTR(long, srcoff);
+  const long w = get_global_id(0);
+  const long q = get_global_id(1);
+  if (w >= w_size || q >= m) return;
+  const long key = sk[q];
+  if (key < 0 || (q > 0 && sk[q - 1] == key)) return;
+  long end = q + 1;
+  while (end < m && sk[end] == key) ++end;
+  const long target = key + w * dst_wstride;
+  const ACC freq = (op == RED_EMBED_FREQ) ? (ACC)(1.0f / (float)(end - q)) : (ACC)1;
+  ACC acc;
+  long first;
+  if (include_self) {
+    acc = LOADV(d, target);
+    first = q;
+  } else {
+    long off = so[pm[q]];
+    ACC v = off < 0 ? value : LOADV(s, off + w * src_wstride);
+    acc = op == RED_SUM ? v * alpha : (op == RED_EMBED_FREQ ? v * freq : v);
+    first = q + 1;
+  }
+  for (long j = first; j < end; ++j) {
+    long off = so[pm[j]];
+    ACC v = off < 0 ? value : LOADV(s, off + w * src_wstride);
+    switch (op) {
+      case RED_SUM: acc += v * alpha; break;
+      case RED_MEAN: acc += v; break;
+      case RED_EMBED_FREQ: acc += v * freq; break;
+      case RED_PROD: acc *= v; break;
+      case RED_AMAX: acc = (IS_NAN(v) || v > acc) ? v : acc; break;
+      case RED_AMIN: acc = (IS_NAN(v) || v < acc) ? v : acc; break;
+    }
+  }
+  if (op == RED_MEAN) {
+    long cnt = (end - q) + (include_self ? 1 : 0);
+#ifdef DT_IS_FLOAT
+    acc = acc / (ACC)cnt;
+#else
+    // Floor division, as ATen's integer scatter_reduce mean.
+    ACC qd = acc / (ACC)cnt;
+    if ((acc % (ACC)cnt != 0) && ((acc < 0) != ((ACC)cnt < 0))) qd -= 1;
+    acc = qd;
+#endif
+  }
+  STOREV(d, target, acc);
+}
+#endif  // TYPED_PROGRAM

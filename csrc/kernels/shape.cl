@@ -14,6 +14,12 @@
 #define CAT_N 8  // inputs per cat launch (must match kCatInputs in ops/shape.cpp)
 #endif
 
+// Typed programs (DT / DT_HALF / DT_BF16 given) hold the factories; word programs (T) hold
+// the movement kernels, so each compiles only what it serves.
+#if defined(DT) || defined(DT_HALF) || defined(DT_BF16)
+#define TYPED_PROGRAM 1
+#endif
+
 #if defined(DT_HALF)
 #define DT ushort
 #define ACC float
@@ -34,6 +40,7 @@
 
 #define FOR_EACH(i, n) for (long i = get_global_id(0); i < (n); i += get_global_size(0))
 
+#ifndef TYPED_PROGRAM
 // ---- cat ------------------------------------------------------------------------------------
 // Output viewed as contiguous [outer, total, inner]; this launch fills positions
 // [start, start + end[CAT_N-1]) along the cat dim from up to CAT_N contiguous inputs, input k
@@ -104,6 +111,16 @@ __kernel void remap_fwd(PTR_ARG(T, out), PTR_ARG(T, in), long n, RemapGeom g) {
   }
 }
 
+// out[r, c] = r == c ? one : 0 (one: the bits of 1 in the dtype).
+__kernel void eye_fwd(PTR_ARG(T, out), long rows, long cols, long s0, long s1, ulong one) {
+  FOR_EACH(i, rows * cols) {
+    const long r = i / cols, c = i % cols;
+    PTR(T, out)[r * s0 + c * s1] = r == c ? (T)one : (T)0;
+  }
+}
+#endif  // !TYPED_PROGRAM
+
+#ifdef TYPED_PROGRAM
 // ---- factories ----------------------------------------------------------------------------
 // out[i * stride] = start + i * step.
 __kernel void arange_fwd(PTR_ARG(DT, out), long n, long stride, ACC start, ACC step) {
@@ -119,11 +136,4 @@ __kernel void linspace_fwd(PTR_ARG(DT, out), long n, long stride, ACC start, ACC
     STOREV(PTR(DT, out), i * stride, v);
   }
 }
-
-// out[r, c] = r == c ? one : 0 (one: the bits of 1 in the dtype).
-__kernel void eye_fwd(PTR_ARG(T, out), long rows, long cols, long s0, long s1, ulong one) {
-  FOR_EACH(i, rows * cols) {
-    const long r = i / cols, c = i % cols;
-    PTR(T, out)[r * s0 + c * s1] = r == c ? (T)one : (T)0;
-  }
-}
+#endif  // TYPED_PROGRAM

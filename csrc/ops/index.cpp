@@ -41,8 +41,23 @@ const char* word_type(size_t itemsize) {
   }
 }
 
-std::string move_opts(const at::Tensor& t, at::ScalarType idx = at::kLong) {
-  return std::string("-DT=") + word_type(t.itemsize()) + (idx == at::kInt ? " -DIDX=int" : " -DIDX=long");
+// Options of a word program (data movement) for t's element size.
+std::string move_opts(const at::Tensor& t) { return std::string("-DT=") + word_type(t.itemsize()); }
+// Word program for kernels that move no elements of a tensor (keys, scans, coordinates).
+const char* kPlainOpts = "-DT=uint";
+
+// Index tensors are passed as raw bytes plus this flag (int32 or int64 elements).
+cl_int idx32(const at::Tensor& index) { return index.scalar_type() == at::kInt ? 1 : 0; }
+
+// Bits of an element that must be nonzero for it to count as nonzero (drops the sign bit of
+// floating dtypes, so -0.0 counts as zero).
+uint64_t nonzero_mask(at::ScalarType t) {
+  switch (t) {
+    case at::kHalf: case at::kBFloat16: return 0x7fffu;
+    case at::kFloat: return 0x7fffffffu;
+    case at::kDouble: return 0x7fffffffffffffffull;
+    default: return ~uint64_t(0);
+  }
 }
 
 // Typed element options of index.cl (DT storage, ACC arithmetic).
@@ -101,10 +116,10 @@ void scan_inplace(Device& d, const at::Tensor& data) {
   constexpr int64_t kBlock = 1024;  // SCAN_BLOCK
   const int64_t nb = (n + kBlock - 1) / kBlock;
   at::Tensor sums = at::empty({nb}, data.options());
-  launch(d, get_kernel(d, "index", "", "scan_blocks"), Range(nb * kWG), Range(kWG), buf(data), n, buf(sums));
+  launch(d, get_kernel(d, "index", kPlainOpts, "scan_blocks"), Range(nb * kWG), Range(kWG), buf(data), n, buf(sums));
   if (nb > 1) {
     scan_inplace(d, sums);
-    launch(d, get_kernel(d, "index", "", "scan_add"), grid(n), Range(kWG), buf(data), n, buf(sums));
+    launch(d, get_kernel(d, "index", kPlainOpts, "scan_add"), grid(n), Range(kWG), buf(data), n, buf(sums));
   }
 }
 
@@ -113,8 +128,8 @@ void scan_inplace(Device& d, const at::Tensor& data) {
 at::Tensor select_positions(Device& d, const at::Tensor& x) {
   const int64_t n = x.numel();
   at::Tensor pos = at::empty({n + 1}, x.options().dtype(at::kLong));
-  launch(d, get_kernel(d, "index", typed_opts(x.scalar_type()), "nonzero_flags"), grid(n + 1), Range(kWG), buf(pos),
-         buf(x), n);
+  launch(d, get_kernel(d, "index", move_opts(x), "nonzero_flags"), grid(n + 1), Range(kWG), buf(pos), buf(x), n,
+         static_cast<cl_ulong>(nonzero_mask(x.scalar_type())));
   scan_inplace(d, pos);
   return pos;
 }
@@ -236,7 +251,7 @@ void scatter_impl(const at::Tensor& self, int64_t dim, const at::Tensor& index_i
   }
   at::Tensor keys = at::empty({n}, index.options().dtype(at::kLong));
   at::Tensor srcoff = at::empty({n}, keys.options());
-  launch(d, get_kernel(d, "index", "", "scatter_keys"), grid(n), Range(kWG), buf(keys), buf(srcoff), buf(index), n, g,
+  launch(d, get_kernel(d, "index", kPlainOpts, "scatter_keys"), grid(n), Range(kWG), buf(keys), buf(srcoff), buf(index), n, g,
          static_cast<cl_int>(value.has_value()), d.error_buf);
   segment_reduce(d, out, s, keys, srcoff, 1, 0, 0, *reduce, include_self, 1, value.value_or(0));
 }
@@ -308,8 +323,8 @@ at::Tensor& index_select_out_ocl(const at::Tensor& self, int64_t dim, const at::
   for (int64_t i = 0; i < dim; ++i) outer *= self.size(i);
   for (int64_t i = dim + 1; i < self.dim(); ++i) inner *= self.size(i);
   at::Tensor res = dense_target(out, {self, index});
-  launch(d, get_kernel(d, "index", move_opts(self, index.scalar_type()), "index_select_fwd"), grid(out.numel()),
-         Range(kWG), buf(res), buf(src), buf(index), outer, nsrc, nidx, inner, d.error_buf);
+  launch(d, get_kernel(d, "index", move_opts(self), "index_select_fwd"), grid(out.numel()), Range(kWG),
+         buf(res), buf(src), buf(index), idx32(index), outer, nsrc, nidx, inner, d.error_buf);
   finish_out(out, res);
   return out;
 }
@@ -357,8 +372,8 @@ at::Tensor& index_add_out_ocl(const at::Tensor& self, int64_t dim, const at::Ten
   const int64_t units = outer * nidx;
   at::Tensor keys = at::empty({units}, index.options().dtype(at::kLong));
   at::Tensor srcoff = at::empty({units}, keys.options());
-  launch(d, get_kernel(d, "index", move_opts(self, index.scalar_type()), "index_add_keys"), grid(units), Range(kWG),
-         buf(keys), buf(srcoff), buf(index), outer, nout, nidx, inner, d.error_buf);
+  launch(d, get_kernel(d, "index", kPlainOpts, "index_add_keys"), grid(units), Range(kWG), buf(keys),
+         buf(srcoff), buf(index), idx32(index), outer, nout, nidx, inner, d.error_buf);
   segment_reduce(d, res, source, keys, srcoff, inner, 1, 1, kSum, true, alpha);
   finish_out(out, res);
   return out;
@@ -531,7 +546,7 @@ at::Tensor& index_put_impl_ocl(at::Tensor& self, const c10::List<c10::optional<a
   }
   at::Tensor keys = at::empty({p.units}, self.options().dtype(at::kLong));
   at::Tensor srcoff = at::empty({p.units}, keys.options());
-  launch(d, get_kernel(d, "index", "", "index_put_keys"), grid(p.units), Range(kWG), buf(keys), buf(srcoff),
+  launch(d, get_kernel(d, "index", kPlainOpts, "index_put_keys"), grid(p.units), Range(kWG), buf(keys), buf(srcoff),
          buf(p.idx), p.units, p.g, d.error_buf);
   segment_reduce(d, self, values, keys, srcoff, p.g.w_size, p.g.wstride, 1, kSum, true);
   return self;
@@ -555,7 +570,7 @@ ShapeArg shape_arg(const at::Tensor& t) {
 void nonzero_into(Device& d, const at::Tensor& x, const at::Tensor& pos, const at::Tensor& out, int64_t limit) {
   const int64_t n = x.numel();
   if (n == 0 || out.numel() == 0) return;
-  launch(d, get_kernel(d, "index", "", "nonzero_write"), grid(n), Range(kWG), buf(out), buf(pos), n, limit,
+  launch(d, get_kernel(d, "index", kPlainOpts, "nonzero_write"), grid(n), Range(kWG), buf(out), buf(pos), n, limit,
          shape_arg(x));
 }
 
@@ -670,8 +685,8 @@ at::Tensor embedding_dense_backward_ocl(const at::Tensor& grad_output, const at:
   at::Tensor grad = grad_output.reshape({n, dim}).contiguous();
   at::Tensor keys = at::empty({n}, indices.options().dtype(at::kLong));
   at::Tensor srcoff = at::empty({n}, keys.options());
-  launch(d, get_kernel(d, "index", move_opts(grad_output, indices.scalar_type()), "embedding_keys"), grid(n),
-         Range(kWG), buf(keys), buf(srcoff), buf(indices), n, num_weights, padding_idx, dim, d.error_buf);
+  launch(d, get_kernel(d, "index", kPlainOpts, "embedding_keys"), grid(n), Range(kWG), buf(keys),
+         buf(srcoff), buf(indices), idx32(indices), n, num_weights, padding_idx, dim, d.error_buf);
   segment_reduce(d, grad_weight, grad, keys, srcoff, dim, 1, 1, scale_grad_by_freq ? kEmbedFreq : kSum, false);
   return grad_weight;
 }

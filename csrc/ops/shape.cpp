@@ -262,23 +262,26 @@ at::Tensor& linspace_out_ocl(const c10::Scalar& start, const c10::Scalar& end, i
   const at::ScalarType t = out.scalar_type();
   Device& d = ocl_device(out);
   check_dtype_supported(d, t, "linspace");
+  if (steps == 1) return out.fill_(start);
   const bool integral = at::isIntegralType(t, /*includeBool=*/true);
-  // Integer outputs step in double (truncated on store), like ATen.
+  // Integer outputs step in double (truncated on store), like ATen; the endpoints are first
+  // converted to the output dtype (so -3 is 253 for uint8, as on the CPU).
   const bool use_double = t == at::kDouble || (integral && d.info.fp64);
   Kernel& k = get_kernel(d, "shape", typed_opts(t, use_double), "linspace_fwd");
   const int64_t stride = out.stride(0);
+  auto in_dtype = [&](const c10::Scalar& v) { return at::scalar_tensor(v, at::TensorOptions().dtype(t)).item(); };
+  const c10::Scalar s0 = in_dtype(start), e0 = in_dtype(end);
   if (use_double) {
-    const double s = integral ? static_cast<double>(start.toLong()) : start.toDouble();
-    const double e = integral ? static_cast<double>(end.toLong()) : end.toDouble();
-    const double st = steps == 1 ? 0.0 : (e - s) / static_cast<double>(steps - 1);
+    const double s = s0.toDouble(), e = e0.toDouble();
+    const double st = (e - s) / static_cast<double>(steps - 1);
     launch(d, k, grid(steps), Range(kWG), buf(out), steps, stride, s, e, st);
   } else if (integral) {
-    const int64_t s = start.toLong(), e = end.toLong();
-    const int64_t st = steps == 1 ? 0 : (e - s) / (steps - 1);
+    const int64_t s = s0.toLong(), e = e0.toLong();
+    const int64_t st = (e - s) / (steps - 1);
     launch(d, k, grid(steps), Range(kWG), buf(out), steps, stride, s, e, st);
   } else {
-    const float s = start.toFloat(), e = end.toFloat();
-    const float st = steps == 1 ? 0.f : (e - s) / static_cast<float>(steps - 1);
+    const float s = s0.toFloat(), e = e0.toFloat();
+    const float st = (e - s) / static_cast<float>(steps - 1);
     launch(d, k, grid(steps), Range(kWG), buf(out), steps, stride, s, e, st);
   }
   return out;

@@ -1,0 +1,123 @@
+"""Cases for the shape ops (csrc/ops/shape.cpp): cat (and the composite stack / repeat),
+flip, roll, tril/triu, and the factories arange, linspace, eye."""
+import torch
+
+from ..cases import ALL, FLOAT, FLOATS, HALFS, INTS, SHAPES, OpCase, Sample, make
+
+CPU = torch.device("cpu")  # the harness swaps it for the device under test
+
+
+def _cat_samples(dtype):
+    yield Sample(([make((2, 3), dtype), make((4, 3), dtype, seed=1)], 0), tag="dim0")
+    yield Sample(([make((2, 3), dtype), make((2, 5), dtype, seed=1), make((2, 0), dtype)], 1), tag="dim1 empty")
+    yield Sample(([make((2, 3, 4), dtype, noncontig=True), make((2, 3, 4), dtype, seed=1).transpose(0, 1)
+                   .contiguous().transpose(0, 1)], -1), tag="noncontig")
+    yield Sample(([make((i % 3 + 1, 5), dtype, seed=i) for i in range(19)], 0), tag="19 inputs (chunked)")
+    yield Sample(([make((0,), dtype), make((3, 2), dtype), make((0,), dtype)], 1), tag="legacy empty 1-D")
+    yield Sample(([make((3, 2), dtype), make((3, 2), torch.int32, seed=2)], 0), tag="promotion")
+    yield Sample(([make((65, 129), dtype), make((65, 7), dtype, seed=1)], 1), tag="large")
+    yield Sample(([make((0,), dtype)], 0), tag="only empty")
+
+
+def _cat(ts, d):
+    out = torch.empty(1, dtype=torch.result_type(ts[0], ts[-1]) if len(ts) > 1 else ts[0].dtype, device=ts[0].device)
+    return torch.cat(ts, d), torch.cat(ts, d, out=out)
+
+
+def _stack_samples(dtype):
+    yield Sample(([make((2, 3), dtype), make((2, 3), dtype, seed=1)], 0))
+    yield Sample(([make((2, 3), dtype, seed=i) for i in range(10)], 2), tag="10 inputs last dim")
+    yield Sample(([make((), dtype), make((), dtype, seed=1)], 0), tag="0-dim")
+
+
+def _repeat_samples(dtype):
+    yield Sample((make((2, 3), dtype), (2, 2)))
+    yield Sample((make((3,), dtype), (2, 1, 3)), tag="more dims")
+    yield Sample((make((2, 3), dtype, noncontig=True), (1, 0)), tag="noncontig zero")
+
+
+def _flip_samples(dtype):
+    yield Sample((make((5, 7), dtype), [0]))
+    yield Sample((make((2, 3, 4), dtype, noncontig=True), [0, -1]), tag="noncontig")
+    yield Sample((make((65, 129), dtype), [1]), tag="large")
+    yield Sample((make((), dtype), []), tag="0-dim")
+    yield Sample((make((3, 0), dtype), [0, 1]), tag="empty")
+
+
+def _roll_samples(dtype):
+    yield Sample((make((5, 7), dtype), 2, 1))
+    yield Sample((make((5, 7), dtype), (-3, 9), (0, 1)), tag="two dims negative")
+    yield Sample((make((5, 7), dtype), 4), tag="flattened")
+    yield Sample((make((2, 3, 4), dtype, noncontig=True), (1, 1), (2, 2)), tag="noncontig repeated dim")
+    yield Sample((make((3, 0), dtype), 1, 0), tag="empty")
+
+
+def _roll(x, s, d=None):
+    return torch.roll(x, s) if d is None else torch.roll(x, s, d)
+
+
+def _tri_samples(dtype):
+    yield Sample((make((5, 7), dtype), 0))
+    yield Sample((make((5, 7), dtype), -2), tag="below")
+    yield Sample((make((5, 7), dtype), 3), tag="above")
+    yield Sample((make((2, 3, 4, 6), dtype, noncontig=True), 1), tag="batched noncontig")
+    yield Sample((make((65, 129), dtype), 5), tag="large")
+    yield Sample((make((0, 3), dtype), 0), tag="empty")
+
+
+def _tri(x, k):
+    out = torch.empty(2, dtype=x.dtype, device=x.device)
+    y = x.clone()
+    z = x.clone()
+    return (torch.tril(x, k), torch.triu(x, k), torch.tril(x, k, out=out), y.tril_(k), z.triu_(k))
+
+
+def _arange_samples(dtype):
+    for args in [(10,), (3, 10), (3, 10, 2), (10, 3, -3), (0,), (5, 5)]:
+        yield Sample(args, {"dtype": dtype, "device": CPU}, tag=str(args))
+    if dtype.is_floating_point:
+        yield Sample((-1.5, 2.25, 0.25), {"dtype": dtype, "device": CPU}, tag="fractional")
+        yield Sample((0, 1, 0.001), {"dtype": dtype, "device": CPU}, tag="many")
+
+
+def _arange(*a, dtype, device):
+    out = torch.empty(3, 2, dtype=dtype, device=device)
+    return torch.arange(*a, dtype=dtype, device=device), torch.arange(*a, out=out)
+
+
+def _linspace_samples(dtype):
+    for args in [(0, 10, 5), (-3, 7, 11), (5, -5, 4), (2, 9, 1), (0, 1, 0), (0, 100, 1001)]:
+        yield Sample(args, {"dtype": dtype, "device": CPU}, tag=str(args))
+
+
+def _linspace(a, b, n, dtype, device):
+    out = torch.empty(1, dtype=dtype, device=device)
+    return torch.linspace(a, b, n, dtype=dtype, device=device), torch.linspace(a, b, n, out=out)
+
+
+def _eye_samples(dtype):
+    for args in [(3,), (2, 5), (6, 2), (0,), (1, 0), (70, 65)]:
+        yield Sample(args, {"dtype": dtype, "device": CPU}, tag=str(args))
+
+
+def _eye(*a, dtype, device):
+    out = torch.empty(0, dtype=dtype, device=device)
+    return torch.eye(*a, dtype=dtype, device=device), torch.eye(*a, out=out)
+
+
+DATA = ALL + HALFS
+
+CASES = [
+    OpCase("cat", ["aten::cat.out"], _cat, _cat_samples, dtypes=DATA, grad=True),
+    OpCase("stack", [], torch.stack, _stack_samples, dtypes=FLOAT + INTS[:1] + (torch.bool,), grad=True),
+    OpCase("repeat", [], lambda x, r: x.repeat(r), _repeat_samples, dtypes=FLOAT + INTS[:1], grad=True),
+    OpCase("flip", ["aten::flip"], torch.flip, _flip_samples, dtypes=DATA, grad=True),
+    OpCase("roll", ["aten::roll"], _roll, _roll_samples, dtypes=DATA, grad=True),
+    OpCase("tril_triu", ["aten::tril.out", "aten::triu.out"], _tri, _tri_samples, dtypes=DATA),
+    OpCase("tril_grad", [], lambda x, k: torch.tril(x, k), _tri_samples, dtypes=FLOAT,
+           grad=True),
+    OpCase("arange", ["aten::arange.start_out"], _arange, _arange_samples,
+           dtypes=FLOATS + INTS + HALFS),
+    OpCase("linspace", ["aten::linspace.out"], _linspace, _linspace_samples, dtypes=FLOATS + INTS + HALFS),
+    OpCase("eye", ["aten::eye.out", "aten::eye.m_out"], _eye, _eye_samples, dtypes=DATA),
+]
