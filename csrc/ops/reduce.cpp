@@ -1,0 +1,774 @@
+// Reductions over any set of dims: sum/mean/nansum/prod, amax/amin, max/min (+indices),
+// argmax/argmin, all/any, norms, var/std(+mean), logsumexp, count_nonzero. One engine
+// (run_reduce) turns (input strides, reduced dims, output strides) into a coalesced geometry and
+// launches kernels/reduce.cl; inputs and outputs may have any strides (no copies except when more
+// than MAX_DIMS dims survive coalescing). Output shapes, dtypes and argument errors come from
+// ATen's own meta functions where the op is structured, so they match the CPU exactly.
+#include "../runtime/Launch.h"
+#include <ATen/MemoryOverlap.h>
+#include <ATen/WrapDimUtils.h>
+#include <ATen/core/Tensor.h>
+#include <ATen/native/ReduceOpsUtils.h>
+#include <ATen/native/Resize.h>
+#include <ATen/ops/all_meta.h>
+#include <ATen/ops/amax_meta.h>
+#include <ATen/ops/amin_meta.h>
+#include <ATen/ops/any_meta.h>
+#include <ATen/ops/argmax_meta.h>
+#include <ATen/ops/argmin_meta.h>
+#include <ATen/ops/empty.h>
+#include <ATen/ops/linalg_vector_norm_meta.h>
+#include <ATen/ops/max_meta.h>
+#include <ATen/ops/mean_meta.h>
+#include <ATen/ops/min_meta.h>
+#include <ATen/ops/norm_meta.h>
+#include <ATen/ops/prod_meta.h>
+#include <ATen/ops/sum_meta.h>
+#include <c10/util/irange.h>
+#include <torch/library.h>
+#include <algorithm>
+#include <cmath>
+
+namespace torch_ocl {
+namespace {
+
+// Must match the OP_* / NORM_* / KIND_* codes of kernels/reduce.cl.
+enum ReduceOp : int {
+  kSum = 0, kNanSum = 1, kProd = 2, kMax = 3, kMin = 4, kArgMax = 5, kArgMin = 6,
+  kAll = 7, kAny = 8, kNorm = 9, kWelford = 10, kLogSumExp = 11
+};
+enum NormKind : int { kNormCount = 0, kNormL1 = 1, kNormL2 = 2, kNormLp = 3, kNormInf = 4, kNormNegInf = 5 };
+enum Kind : int { kPlain = 0, kHalfKind = 1, kBF16Kind = 2, kBoolKind = 3 };
+
+constexpr int kMaxDims = 8;        // MAX_DIMS of reduce.cl
+constexpr size_t kLocal = 256;     // LOCAL_SIZE of reduce.cl
+constexpr size_t kGroupsPerCU = 4; // below this many groups per compute unit, split the reduced range
+constexpr uint64_t kMinPerItem = 16;    // do not split below this many elements per work-item
+constexpr uint64_t kMaxSerial = 1024;   // longest serial slice per item when splitting anyway (accuracy)
+constexpr size_t kStateBytes = 32;      // >= sizeof(State) for every op of reduce.cl
+
+struct Geom {
+  cl_uint kdims = 0, rdims = 0;
+  cl_ulong ksize[kMaxDims];
+  cl_long kin[kMaxDims];
+  cl_long kout[kMaxDims];
+  cl_long kout2[kMaxDims];
+  cl_ulong rsize[kMaxDims];
+  cl_long rin[kMaxDims];
+};
+
+// What one reduction computes. `val` is the dtype elements are converted to before reducing
+// (the dtype= argument; the CPU casts the input to it first), `out`/`out2` the output dtypes.
+struct Spec {
+  ReduceOp op;
+  int norm_kind = kNormL2;
+  at::ScalarType val;
+  bool has_values = false;  // argmax-style: also write the values (max.dim)
+  bool has_mean = false;    // var_mean / std_mean
+  bool std = false;
+  double p0 = 1, p1 = 1;    // divisor (mean), correction (var), exponent and 1/exponent (norm)
+};
+
+std::string storage_name(at::ScalarType t) {
+  switch (t) {
+    case at::kHalf: case at::kBFloat16: return "ushort";
+    case at::kBool: return "uchar";
+    default: return cl_type_name(t);
+  }
+}
+int kind_of(at::ScalarType t) {
+  switch (t) {
+    case at::kHalf: return kHalfKind;
+    case at::kBFloat16: return kBF16Kind;
+    case at::kBool: return kBoolKind;
+    default: return kPlain;
+  }
+}
+at::ScalarType acc_type(at::ScalarType val) {
+  if (val == at::kDouble) return at::kDouble;
+  if (at::isFloatingType(val)) return at::kFloat;
+  return at::kLong;
+}
+
+std::string build_options(const Spec& s, at::ScalarType in, at::ScalarType out, at::ScalarType out2) {
+  const at::ScalarType acc = acc_type(s.val);
+  std::string o = "-DOP=" + std::to_string(s.op) + " -DIN_T=" + storage_name(in) +
+                  " -DIN_KIND=" + std::to_string(kind_of(in)) + " -DACC=" + cl_type_name(acc) +
+                  " -DACC_FLOAT=" + (at::isFloatingType(acc) ? "1" : "0") + " -DOUT_T=" + storage_name(out) +
+                  " -DOUT_KIND=" + std::to_string(kind_of(out)) + " -DOUT2_T=" + storage_name(out2);
+  if (s.op == kNorm) o += " -DNORM_KIND=" + std::to_string(s.norm_kind);
+  if (s.val != in) {
+    if (s.val == at::kHalf) o += " -DVAL_HALF";
+    else if (s.val == at::kBFloat16) o += " -DVAL_BF16";
+    else if (s.val == at::kBool) o += " -DVAL_BOOL";
+    else if (at::isIntegralType(s.val, false) && s.val != at::kLong) o += " -DVAL_CAST=" + cl_type_name(s.val);
+  }
+  if (s.has_values) o += " -DHAS_VALUES";
+  if (s.has_mean) o += " -DHAS_MEAN";
+  if (s.std) o += " -DWELFORD_STD";
+  return o;
+}
+
+size_t pow2_ceil(uint64_t n) {
+  size_t p = 1;
+  while (p < n && p < kLocal) p <<= 1;
+  return p;
+}
+cl_uint log2_exact(size_t p) {
+  cl_uint l = 0;
+  while ((size_t(1) << l) < p) ++l;
+  return l;
+}
+
+// Scalar kernel argument of the accumulation type.
+template <typename F>
+void with_acc_args(at::ScalarType acc, double p0, double p1, F&& f) {
+  if (acc == at::kDouble) f(static_cast<cl_double>(p0), static_cast<cl_double>(p1));
+  else if (acc == at::kFloat) f(static_cast<cl_float>(p0), static_cast<cl_float>(p1));
+  else f(static_cast<cl_long>(p0), static_cast<cl_long>(p1));
+}
+
+struct KeptDim { int64_t size, in, out, out2; };
+struct RedDim { int64_t size, in; };
+
+void run_reduce(const Spec& spec, const at::Tensor& self, at::native::DimMask mask, bool keepdim,
+                const at::Tensor& out, const at::Tensor& out2);
+
+// Whether writing `out` could change `self` (same storage and not provably disjoint).
+bool may_overlap(const at::Tensor& out, const at::Tensor& self) {
+  if (!out.defined() || out.numel() == 0 || self.numel() == 0) return false;
+  if (!out.storage().is_alias_of(self.storage())) return false;
+  return at::get_overlap_status(out, self) != at::MemOverlapStatus::No;
+}
+
+// More dims than the kernel takes survived coalescing: reduce a contiguous copy laid out as
+// (kept..., reduced...) into contiguous temporaries, then copy them into the outputs.
+void run_reduce_via_copy(const Spec& spec, const at::Tensor& self, at::native::DimMask mask, const at::Tensor& out,
+                         const at::Tensor& out2) {
+  std::vector<int64_t> perm, kept_sizes;
+  int64_t nred = 1;
+  for (int64_t i = 0; i < self.dim(); ++i)
+    if (!mask[i]) { perm.push_back(i); kept_sizes.push_back(self.size(i)); }
+  for (int64_t i = 0; i < self.dim(); ++i)
+    if (mask[i]) { perm.push_back(i); nred *= self.size(i); }
+  int64_t nout = c10::multiply_integers(kept_sizes);
+  at::Tensor flat = self.permute(perm).contiguous().view({nout, nred});
+  at::Tensor t1 = at::empty({nout}, out.options());
+  at::Tensor t2 = out2.defined() ? at::empty({nout}, out2.options()) : at::Tensor();
+  at::native::DimMask m;
+  m.set(1);
+  run_reduce(spec, flat, m, false, t1, t2);
+  out.copy_(t1.view(out.sizes()));
+  if (out2.defined()) out2.copy_(t2.view(out2.sizes()));
+}
+
+// Reduces `self` over the dims set in `mask` into `out` (and `out2`: indices or mean), whose
+// shapes are already the reduction's (with or without the kept size-1 dims, per keepdim).
+void run_reduce(const Spec& spec, const at::Tensor& self, at::native::DimMask mask, bool keepdim,
+                const at::Tensor& out, const at::Tensor& out2) {
+  if (out.numel() == 0) return;
+  // Outputs that overlap the input (out= aliasing self) are computed into temporaries first.
+  if (may_overlap(out, self) || may_overlap(out2, self)) {
+    at::Tensor t1 = at::empty(out.sizes(), out.options());
+    at::Tensor t2 = out2.defined() ? at::empty(out2.sizes(), out2.options()) : at::Tensor();
+    run_reduce(spec, self, mask, keepdim, t1, t2);
+    out.copy_(t1);
+    if (out2.defined()) out2.copy_(t2);
+    return;
+  }
+  Device& d = ocl_device(self);
+  const char* op_name = "reduction";
+  check_dtype_supported(d, self.scalar_type(), op_name);
+  check_dtype_supported(d, out.scalar_type(), op_name);
+  check_dtype_supported(d, spec.val, op_name);
+
+  // Geometry: walk input dims innermost first, mapping kept dims to output dims.
+  const int64_t nd = self.dim();
+  std::vector<KeptDim> kept;
+  std::vector<RedDim> red;
+  int64_t out_dim = keepdim ? nd : 0;
+  if (!keepdim)
+    for (int64_t i = 0; i < nd; ++i) out_dim += mask[i] ? 0 : 1;
+  uint64_t nred = 1;
+  for (int64_t i = nd - 1; i >= 0; --i) {
+    const bool reduced = mask[i];
+    if (keepdim || !reduced) --out_dim;
+    const int64_t sz = self.size(i);
+    if (reduced) {
+      nred *= static_cast<uint64_t>(sz);
+      if (sz != 1) red.push_back({sz, self.stride(i)});
+    } else if (sz != 1) {
+      kept.push_back({sz, self.stride(i), out.stride(out_dim), out2.defined() ? out2.stride(out_dim) : 0});
+    }
+  }
+  // Memory order: innermost input stride first (coalesced loads). Argmax/argmin keep the
+  // logical order so the reduction index is the row-major index the CPU returns.
+  std::stable_sort(kept.begin(), kept.end(), [](const KeptDim& a, const KeptDim& b) { return a.in < b.in; });
+  if (spec.op != kArgMax && spec.op != kArgMin)
+    std::stable_sort(red.begin(), red.end(), [](const RedDim& a, const RedDim& b) { return a.in < b.in; });
+  // Coalesce dims that are one linear run in every operand.
+  std::vector<KeptDim> k2;
+  for (const auto& k : kept) {
+    if (!k2.empty()) {
+      KeptDim& p = k2.back();
+      if (k.in == p.in * p.size && k.out == p.out * p.size && k.out2 == p.out2 * p.size) {
+        p.size *= k.size;
+        continue;
+      }
+    }
+    k2.push_back(k);
+  }
+  std::vector<RedDim> r2;
+  for (const auto& r : red) {
+    if (!r2.empty() && r.in == r2.back().in * r2.back().size) {
+      r2.back().size *= r.size;
+      continue;
+    }
+    r2.push_back(r);
+  }
+  if (k2.empty()) k2.push_back({1, 0, 0, 0});
+  if (r2.empty()) r2.push_back({1, 0});
+  if (k2.size() > size_t(kMaxDims) || r2.size() > size_t(kMaxDims) ||
+      (r2.size() > 1 && nred >= (uint64_t(1) << 32))) {
+    run_reduce_via_copy(spec, self, mask, out, out2);
+    return;
+  }
+  const uint64_t nout = static_cast<uint64_t>(out.numel());
+
+  Geom g;
+  g.kdims = static_cast<cl_uint>(k2.size());
+  g.rdims = static_cast<cl_uint>(r2.size());
+  for (size_t i = 0; i < k2.size(); ++i) {
+    g.ksize[i] = k2[i].size; g.kin[i] = k2[i].in; g.kout[i] = k2[i].out; g.kout2[i] = k2[i].out2;
+  }
+  for (size_t i = 0; i < r2.size(); ++i) { g.rsize[i] = r2[i].size; g.rin[i] = r2[i].in; }
+
+  // Work decomposition: row mode when the reduced elements are contiguous, column mode when
+  // the outputs are (then P adjacent outputs share a group and loads coalesce across them).
+  bool row_mode;
+  if (nred <= 1) row_mode = false;
+  else if (r2[0].in == 1) row_mode = true;
+  else if (k2[0].in == 1 && nout > 1) row_mode = false;
+  else row_mode = r2[0].in <= k2[0].in || nout == 1;
+  size_t C, P;
+  if (row_mode) {
+    C = pow2_ceil(nred);
+    P = kLocal / C;
+  } else {
+    P = std::min<size_t>(pow2_ceil(nout), 32);
+    C = std::min(kLocal / P, pow2_ceil(nred));
+    P = kLocal / C;
+  }
+  const uint64_t groups = (nout + P - 1) / P;
+  const uint64_t per_item = (nred + C - 1) / C;
+  const uint64_t target = std::max<uint64_t>(1, d.info.compute_units) * kGroupsPerCU;
+  uint64_t nsplit = 1;
+  if (groups < target && per_item > kMinPerItem)
+    nsplit = std::min((target + groups - 1) / groups, per_item / kMinPerItem);
+  if (groups < target && per_item > kMaxSerial) nsplit = std::max(nsplit, (per_item + kMaxSerial - 1) / kMaxSerial);
+  nsplit = std::max<uint64_t>(nsplit, 1);
+  uint64_t chunk = (nred + nsplit - 1) / nsplit;
+  chunk = (chunk + C - 1) / C * C;
+  nsplit = (nred + chunk - 1) / chunk;
+  nsplit = std::max<uint64_t>(nsplit, 1);
+
+  const at::ScalarType out2_t = out2.defined() ? out2.scalar_type() : at::kLong;
+  const std::string opts = build_options(spec, self.scalar_type(), out.scalar_type(), out2_t);
+  Kernel& k = get_kernel(d, "reduce", opts, "reduce_fwd");
+  const at::ScalarType acc = acc_type(spec.val);
+  Buf bx = buf(self), by = buf(out), by2 = out2.defined() ? buf(out2) : Buf{nullptr, 0};
+  at::Tensor ws;
+  Buf bws{nullptr, 0};
+  if (nsplit > 1) {
+    ws = at::empty({static_cast<int64_t>(nsplit * nout * kStateBytes)}, self.options().dtype(at::kByte));
+    bws = buf(ws);
+  }
+  with_acc_args(acc, spec.p0, spec.p1, [&](auto p0, auto p1) {
+    launch(d, k, Range(groups * kLocal, nsplit), Range(kLocal, 1), bx, by, by2, bws, g, cl_ulong(nout),
+           cl_ulong(nred), cl_ulong(chunk), log2_exact(C), cl_uint(row_mode ? 1 : 0), p0, p1);
+    if (nsplit > 1) {
+      Kernel& f = get_kernel(d, "reduce", opts, "reduce_finish");
+      size_t fp = std::min<size_t>(pow2_ceil(nout), 32);
+      size_t fc = std::min(kLocal / fp, pow2_ceil(nsplit));
+      fp = kLocal / fc;
+      launch(d, f, Range((nout + fp - 1) / fp * kLocal), Range(kLocal), by, by2, bws, g, cl_ulong(nout),
+             cl_ulong(nsplit), log2_exact(fc), p0, p1);
+    }
+  });
+}
+
+// ---- out= plumbing -------------------------------------------------------------------------
+
+// Checks and resizes a user-supplied out tensor like ATen's generated structured out= wrappers.
+void resize_out(const at::Tensor& out, c10::IntArrayRef sizes, c10::IntArrayRef strides,
+                const at::TensorOptions& options) {
+  TORCH_CHECK(options.dtype() == out.dtype(), "Expected out tensor to have dtype ", options.dtype(), ", but got ",
+              out.dtype(), " instead");
+  TORCH_CHECK(options.device() == out.device(), "Expected out tensor to have device ", options.device(),
+              ", but got ", out.device(), " instead");
+  const bool resized = at::native::resize_output(out, sizes);
+  if (resized && !strides.empty()) out.as_strided_(sizes, strides);
+}
+
+// Runs ATen's meta function of a structured reduction against the user's outputs.
+template <class Meta, size_t N>
+struct OutMeta final : Meta {
+  std::array<at::Tensor, N> outs;
+  template <typename... T>
+  explicit OutMeta(const T&... o) : outs{o...} {}
+  const at::Tensor& maybe_get_output(int64_t i) override { return outs[i]; }
+  void set_output_strided(int64_t i, c10::IntArrayRef sizes, c10::IntArrayRef strides,
+                          at::TensorOptions options) override {
+    resize_out(outs[i], sizes, strides, options);
+  }
+  void set_output_raw_strided(int64_t i, c10::IntArrayRef sizes, c10::IntArrayRef strides,
+                              at::TensorOptions options) override {
+    resize_out(outs[i], sizes, strides, options);
+  }
+};
+
+at::native::DimMask mask_of(const at::Tensor& self, at::OptionalIntArrayRef dim) {
+  at::DimVector dims = at::native::make_dim_vector(dim, self.dim());
+  at::maybe_wrap_dims(dims, self.dim());
+  return at::native::make_dim_mask(dims, self.dim());
+}
+at::native::DimMask mask_of_dim(const at::Tensor& self, int64_t dim) {
+  at::native::DimMask m;
+  if (self.dim() > 0) m.set(at::maybe_wrap_dim(dim, self.dim()));
+  return m;
+}
+at::native::DimMask mask_all() { return at::native::DimMask().flip(); }
+
+uint64_t reduced_numel(const at::Tensor& self, at::native::DimMask mask) {
+  uint64_t n = 1;
+  for (int64_t i = 0; i < self.dim(); ++i)
+    if (mask[i]) n *= static_cast<uint64_t>(self.size(i));
+  return n;
+}
+
+// ---- sum / mean / nansum / prod ------------------------------------------------------------
+
+// sum.IntList_out(Tensor self, int[1]? dim, bool keepdim=False, *, ScalarType? dtype=None, Tensor(a!) out) -> Tensor(a!)
+at::Tensor& sum_IntList_out_ocl(const at::Tensor& self, at::OptionalIntArrayRef dim, bool keepdim,
+                                std::optional<at::ScalarType> dtype, at::Tensor& out) {
+  OutMeta<at::meta::structured_sum_dim_IntList, 1> m(out);
+  m.meta(self, dim, keepdim, dtype);
+  Spec s{kSum};
+  s.val = out.scalar_type();
+  run_reduce(s, self, mask_of(self, dim), keepdim, out, {});
+  return out;
+}
+
+// mean.out(Tensor self, int[1]? dim, bool keepdim=False, *, ScalarType? dtype=None, Tensor(a!) out) -> Tensor(a!)
+at::Tensor& mean_out_ocl(const at::Tensor& self, at::OptionalIntArrayRef dim, bool keepdim,
+                         std::optional<at::ScalarType> dtype, at::Tensor& out) {
+  OutMeta<at::meta::structured_mean_dim, 1> m(out);
+  m.meta(self, dim, keepdim, dtype);
+  auto mask = mask_of(self, dim);
+  Spec s{kSum};
+  s.val = out.scalar_type();
+  s.p0 = static_cast<double>(reduced_numel(self, mask));
+  run_reduce(s, self, mask, keepdim, out, {});
+  return out;
+}
+
+at::ScalarType promoted_sum_dtype(const at::Tensor& self, std::optional<at::ScalarType> dtype) {
+  return at::native::get_dtype_from_self(self, dtype, /*promote_integers=*/true);
+}
+
+// nansum.out(Tensor self, int[1]? dim=None, bool keepdim=False, *, ScalarType? dtype=None, Tensor(a!) out) -> Tensor(a!)
+at::Tensor& nansum_out_ocl(const at::Tensor& self, at::OptionalIntArrayRef dim, bool keepdim,
+                           std::optional<at::ScalarType> dtype, at::Tensor& out) {
+  const at::ScalarType dt = at::native::get_dtype_from_result(out, dtype);
+  TORCH_CHECK(!at::isComplexType(dt), "nansum does not support complex inputs");
+  TORCH_CHECK(out.scalar_type() == dt, "Expected out tensor to have dtype ", dt, ", but got ", out.scalar_type(),
+              " instead");
+  auto mask = mask_of(self, dim);
+  at::native::resize_output(out, at::native::shape_from_dim_mask(self, mask, keepdim));
+  Spec s{at::isFloatingType(dt) ? kNanSum : kSum};
+  s.val = dt;
+  run_reduce(s, self, mask, keepdim, out, {});
+  return out;
+}
+
+// nansum(Tensor self, int[1]? dim=None, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor
+at::Tensor nansum_ocl(const at::Tensor& self, at::OptionalIntArrayRef dim, bool keepdim,
+                      std::optional<at::ScalarType> dtype) {
+  at::Tensor out = at::empty({0}, self.options().dtype(promoted_sum_dtype(self, dtype)));
+  return nansum_out_ocl(self, dim, keepdim, dtype, out);
+}
+
+// prod.int_out(Tensor self, int dim, bool keepdim=False, *, ScalarType? dtype=None, Tensor(a!) out) -> Tensor(a!)
+at::Tensor& prod_int_out_ocl(const at::Tensor& self, int64_t dim, bool keepdim, std::optional<at::ScalarType> dtype,
+                             at::Tensor& out) {
+  OutMeta<at::meta::structured_prod_dim_int, 1> m(out);
+  m.meta(self, dim, keepdim, dtype);
+  Spec s{kProd};
+  s.val = out.scalar_type();
+  run_reduce(s, self, mask_of_dim(self, dim), keepdim, out, {});
+  return out;
+}
+
+// prod(Tensor self, *, ScalarType? dtype=None) -> Tensor
+at::Tensor prod_ocl(const at::Tensor& self, std::optional<at::ScalarType> dtype) {
+  at::Tensor out = at::empty({}, self.options().dtype(promoted_sum_dtype(self, dtype)));
+  Spec s{kProd};
+  s.val = out.scalar_type();
+  run_reduce(s, self, mask_all(), false, out, {});
+  return out;
+}
+
+// ---- amax / amin / max / min / argmax / argmin ---------------------------------------------
+
+// amax.out(Tensor self, int[1] dim=[], bool keepdim=False, *, Tensor(a!) out) -> Tensor(a!)
+at::Tensor& amax_out_ocl(const at::Tensor& self, c10::IntArrayRef dim, bool keepdim, at::Tensor& out) {
+  OutMeta<at::meta::structured_amax, 1> m(out);
+  m.meta(self, dim, keepdim);
+  Spec s{kMax};
+  s.val = self.scalar_type();
+  run_reduce(s, self, mask_of(self, dim), keepdim, out, {});
+  return out;
+}
+
+// amin.out(Tensor self, int[1] dim=[], bool keepdim=False, *, Tensor(a!) out) -> Tensor(a!)
+at::Tensor& amin_out_ocl(const at::Tensor& self, c10::IntArrayRef dim, bool keepdim, at::Tensor& out) {
+  OutMeta<at::meta::structured_amin, 1> m(out);
+  m.meta(self, dim, keepdim);
+  Spec s{kMin};
+  s.val = self.scalar_type();
+  run_reduce(s, self, mask_of(self, dim), keepdim, out, {});
+  return out;
+}
+
+void full_minmax(const char* name, ReduceOp op, const at::Tensor& self, const at::Tensor& out) {
+  TORCH_CHECK(self.numel() > 0, name, "(): Expected reduction dim to be specified for input.numel() == 0. ",
+              "Specify the reduction dim with the 'dim' argument.");
+  Spec s{op};
+  s.val = self.scalar_type();
+  run_reduce(s, self, mask_all(), false, out, {});
+}
+
+// max(Tensor self) -> Tensor
+at::Tensor max_ocl(const at::Tensor& self) {
+  at::Tensor out = at::empty({}, self.options());
+  full_minmax("max", kMax, self, out);
+  return out;
+}
+// min(Tensor self) -> Tensor
+at::Tensor min_ocl(const at::Tensor& self) {
+  at::Tensor out = at::empty({}, self.options());
+  full_minmax("min", kMin, self, out);
+  return out;
+}
+// max.unary_out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)
+at::Tensor& max_unary_out_ocl(const at::Tensor& self, at::Tensor& out) {
+  TORCH_CHECK(self.device() == out.device(), "max: expected out on ", self.device(), ", got ", out.device());
+  TORCH_CHECK(at::canCast(self.scalar_type(), out.scalar_type()), "max: result type ", self.scalar_type(),
+              " can't be cast to the desired output type ", out.scalar_type());
+  at::native::resize_output(out, {});
+  full_minmax("max", kMax, self, out);
+  return out;
+}
+// min.unary_out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)
+at::Tensor& min_unary_out_ocl(const at::Tensor& self, at::Tensor& out) {
+  TORCH_CHECK(self.device() == out.device(), "min: expected out on ", self.device(), ", got ", out.device());
+  TORCH_CHECK(at::canCast(self.scalar_type(), out.scalar_type()), "min: result type ", self.scalar_type(),
+              " can't be cast to the desired output type ", out.scalar_type());
+  at::native::resize_output(out, {});
+  full_minmax("min", kMin, self, out);
+  return out;
+}
+
+// max.dim_max(Tensor self, int dim, bool keepdim=False, *, Tensor(a!) max, Tensor(b!) max_values) -> (Tensor(a!) values, Tensor(b!) indices)
+std::tuple<at::Tensor&, at::Tensor&> max_dim_max_ocl(const at::Tensor& self, int64_t dim, bool keepdim,
+                                                     at::Tensor& values, at::Tensor& indices) {
+  OutMeta<at::meta::structured_max_dim, 2> m(values, indices);
+  auto pre = m.meta(self, dim, keepdim);
+  Spec s{kArgMax};
+  s.val = self.scalar_type();
+  s.has_values = true;
+  run_reduce(s, self, mask_of_dim(self, pre.dim), keepdim, values, indices);
+  return {values, indices};
+}
+
+// min.dim_min(Tensor self, int dim, bool keepdim=False, *, Tensor(a!) min, Tensor(b!) min_indices) -> (Tensor(a!) values, Tensor(b!) indices)
+std::tuple<at::Tensor&, at::Tensor&> min_dim_min_ocl(const at::Tensor& self, int64_t dim, bool keepdim,
+                                                     at::Tensor& values, at::Tensor& indices) {
+  OutMeta<at::meta::structured_min_dim, 2> m(values, indices);
+  auto pre = m.meta(self, dim, keepdim);
+  Spec s{kArgMin};
+  s.val = self.scalar_type();
+  s.has_values = true;
+  run_reduce(s, self, mask_of_dim(self, pre.dim), keepdim, values, indices);
+  return {values, indices};
+}
+
+void arg_reduce(ReduceOp op, const at::Tensor& self, std::optional<int64_t> dim, bool keepdim, const at::Tensor& out) {
+  Spec s{op};
+  s.val = self.scalar_type();
+  // The kernel writes indices through out2; `out` itself is not touched (values not wanted).
+  run_reduce(s, self, dim ? mask_of_dim(self, *dim) : mask_all(), keepdim, out, out);
+}
+
+// argmax.out(Tensor self, int? dim=None, bool keepdim=False, *, Tensor(a!) out) -> Tensor(a!)
+at::Tensor& argmax_out_ocl(const at::Tensor& self, std::optional<int64_t> dim, bool keepdim, at::Tensor& out) {
+  OutMeta<at::meta::structured_argmax, 1> m(out);
+  m.meta(self, dim, keepdim);
+  arg_reduce(kArgMax, self, dim, keepdim, out);
+  return out;
+}
+
+// argmin.out(Tensor self, int? dim=None, bool keepdim=False, *, Tensor(a!) out) -> Tensor(a!)
+at::Tensor& argmin_out_ocl(const at::Tensor& self, std::optional<int64_t> dim, bool keepdim, at::Tensor& out) {
+  OutMeta<at::meta::structured_argmin, 1> m(out);
+  m.meta(self, dim, keepdim);
+  arg_reduce(kArgMin, self, dim, keepdim, out);
+  return out;
+}
+
+// ---- all / any -----------------------------------------------------------------------------
+
+void bool_reduce(ReduceOp op, const at::Tensor& self, at::native::DimMask mask, bool keepdim, const at::Tensor& out) {
+  Spec s{op};
+  s.val = self.scalar_type();
+  run_reduce(s, self, mask, keepdim, out, {});
+}
+
+// all.out(Tensor self, int dim, bool keepdim=False, *, Tensor(a!) out) -> Tensor(a!)
+at::Tensor& all_out_ocl(const at::Tensor& self, int64_t dim, bool keepdim, at::Tensor& out) {
+  OutMeta<at::meta::structured_all_dim, 1> m(out);
+  m.meta(self, dim, keepdim);
+  bool_reduce(kAll, self, mask_of_dim(self, dim), keepdim, out);
+  return out;
+}
+// all.dims_out(Tensor self, int[]? dim=None, bool keepdim=False, *, Tensor(a!) out) -> Tensor(a!)
+at::Tensor& all_dims_out_ocl(const at::Tensor& self, at::OptionalIntArrayRef dim, bool keepdim, at::Tensor& out) {
+  OutMeta<at::meta::structured_all_dims, 1> m(out);
+  m.meta(self, dim, keepdim);
+  bool_reduce(kAll, self, mask_of(self, dim), keepdim, out);
+  return out;
+}
+// all.all_out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)
+at::Tensor& all_all_out_ocl(const at::Tensor& self, at::Tensor& out) {
+  OutMeta<at::meta::structured_all, 1> m(out);
+  m.meta(self);
+  bool_reduce(kAll, self, mask_all(), false, out);
+  return out;
+}
+// any.out(Tensor self, int dim, bool keepdim=False, *, Tensor(a!) out) -> Tensor(a!)
+at::Tensor& any_out_ocl(const at::Tensor& self, int64_t dim, bool keepdim, at::Tensor& out) {
+  OutMeta<at::meta::structured_any_dim, 1> m(out);
+  m.meta(self, dim, keepdim);
+  bool_reduce(kAny, self, mask_of_dim(self, dim), keepdim, out);
+  return out;
+}
+// any.dims_out(Tensor self, int[]? dim=None, bool keepdim=False, *, Tensor(a!) out) -> Tensor(a!)
+at::Tensor& any_dims_out_ocl(const at::Tensor& self, at::OptionalIntArrayRef dim, bool keepdim, at::Tensor& out) {
+  OutMeta<at::meta::structured_any_dims, 1> m(out);
+  m.meta(self, dim, keepdim);
+  bool_reduce(kAny, self, mask_of(self, dim), keepdim, out);
+  return out;
+}
+// any.all_out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)
+at::Tensor& any_all_out_ocl(const at::Tensor& self, at::Tensor& out) {
+  OutMeta<at::meta::structured_any, 1> m(out);
+  m.meta(self);
+  bool_reduce(kAny, self, mask_all(), false, out);
+  return out;
+}
+
+// count_nonzero.dim_IntList(Tensor self, int[] dim) -> Tensor
+at::Tensor count_nonzero_dim_IntList_ocl(const at::Tensor& self, c10::IntArrayRef dims) {
+  auto mask = at::native::make_dim_mask(dims, self.dim());
+  at::Tensor out = at::empty(at::native::shape_from_dim_mask(self, mask, false), self.options().dtype(at::kLong));
+  Spec s{kSum};
+  s.val = at::kBool;  // counts (x != 0) in int64
+  run_reduce(s, self, mask, false, out, {});
+  return out;
+}
+
+// ---- norms ---------------------------------------------------------------------------------
+
+void vector_norm(const at::Tensor& self, double ord, at::native::DimMask mask, bool keepdim, const at::Tensor& out) {
+  Spec s{kNorm};
+  s.val = out.scalar_type();
+  if (ord == 0) s.norm_kind = kNormCount;
+  else if (ord == 1) s.norm_kind = kNormL1;
+  else if (ord == 2) s.norm_kind = kNormL2;
+  else if (std::isinf(ord)) s.norm_kind = ord > 0 ? kNormInf : kNormNegInf;
+  else {
+    s.norm_kind = kNormLp;
+    s.p0 = ord;
+    s.p1 = 1.0 / ord;
+  }
+  run_reduce(s, self, mask, keepdim, out, {});
+}
+
+// linalg_vector_norm.out(Tensor self, Scalar ord=2, int[1]? dim=None, bool keepdim=False, *, ScalarType? dtype=None, Tensor(a!) out) -> Tensor(a!)
+at::Tensor& linalg_vector_norm_out_ocl(const at::Tensor& self, const at::Scalar& ord, at::OptionalIntArrayRef dim,
+                                       bool keepdim, std::optional<at::ScalarType> dtype, at::Tensor& out) {
+  OutMeta<at::meta::structured_linalg_vector_norm, 1> m(out);
+  m.meta(self, ord, dim, keepdim, dtype);
+  vector_norm(self, ord.toDouble(), mask_of(self, dim), keepdim, out);
+  return out;
+}
+
+// norm.out(Tensor self, Scalar? p, int[1] dim, bool keepdim=False, *, Tensor(a!) out) -> Tensor(a!)
+at::Tensor& norm_out_ocl(const at::Tensor& self, const std::optional<at::Scalar>& p, c10::IntArrayRef dim,
+                         bool keepdim, at::Tensor& out) {
+  OutMeta<at::meta::structured_norm_ScalarOpt_dim, 1> m(out);
+  m.meta(self, p.has_value() ? at::OptionalScalarRef(&p.value()) : at::OptionalScalarRef(), dim, keepdim);
+  vector_norm(self, p.has_value() ? p->toDouble() : 2.0, mask_of(self, dim), keepdim, out);
+  return out;
+}
+
+// norm.dtype_out(Tensor self, Scalar? p, int[1] dim, bool keepdim, *, ScalarType dtype, Tensor(a!) out) -> Tensor(a!)
+at::Tensor& norm_dtype_out_ocl(const at::Tensor& self, const std::optional<at::Scalar>& p, c10::IntArrayRef dim,
+                               bool keepdim, at::ScalarType dtype, at::Tensor& out) {
+  OutMeta<at::meta::structured_norm_ScalarOpt_dim_dtype, 1> m(out);
+  m.meta(self, p.has_value() ? at::OptionalScalarRef(&p.value()) : at::OptionalScalarRef(), dim, keepdim, dtype);
+  vector_norm(self, p.has_value() ? p->toDouble() : 2.0, mask_of(self, dim), keepdim, out);
+  return out;
+}
+
+// ---- var / std -----------------------------------------------------------------------------
+
+void check_var_input(const at::Tensor& self, const char* name) {
+  TORCH_CHECK(self.layout() == at::Layout::Strided, name, " only supports strided layout, got: ", self.layout());
+  TORCH_CHECK(at::isFloatingType(self.scalar_type()), name, " only supports floating point dtypes on ocl, got ",
+              self.scalar_type());
+}
+
+void var_std(bool is_std, const at::Tensor& self, at::OptionalIntArrayRef dim,
+             const std::optional<at::Scalar>& correction, bool keepdim, const at::Tensor& out,
+             const at::Tensor& mean_out) {
+  auto mask = mask_of(self, dim);
+  Spec s{kWelford};
+  s.val = self.scalar_type();
+  s.std = is_std;
+  s.has_mean = mean_out.defined();
+  s.p0 = correction.has_value() ? correction->toDouble() : 1.0;
+  run_reduce(s, self, mask, keepdim, out, mean_out);
+}
+
+at::DimVector var_shape(const at::Tensor& self, at::OptionalIntArrayRef dim, bool keepdim) {
+  return at::native::shape_from_dim_mask(self, mask_of(self, dim), keepdim);
+}
+
+// var.correction(Tensor self, int[1]? dim=None, *, Scalar? correction=None, bool keepdim=False) -> Tensor
+at::Tensor var_correction_ocl(const at::Tensor& self, at::OptionalIntArrayRef dim,
+                              const std::optional<at::Scalar>& correction, bool keepdim) {
+  check_var_input(self, "std and var");
+  at::Tensor out = at::empty(var_shape(self, dim, keepdim), self.options());
+  var_std(false, self, dim, correction, keepdim, out, {});
+  return out;
+}
+// std.correction(Tensor self, int[1]? dim=None, *, Scalar? correction=None, bool keepdim=False) -> Tensor
+at::Tensor std_correction_ocl(const at::Tensor& self, at::OptionalIntArrayRef dim,
+                              const std::optional<at::Scalar>& correction, bool keepdim) {
+  check_var_input(self, "std and var");
+  at::Tensor out = at::empty(var_shape(self, dim, keepdim), self.options());
+  var_std(true, self, dim, correction, keepdim, out, {});
+  return out;
+}
+at::Tensor& var_std_out(bool is_std, const at::Tensor& self, at::OptionalIntArrayRef dim,
+                        const std::optional<at::Scalar>& correction, bool keepdim, at::Tensor& out) {
+  check_var_input(self, "std and var");
+  TORCH_CHECK(out.scalar_type() == self.scalar_type(), "std_var_out: Expected out tensor to have dtype ",
+              self.scalar_type(), ", but got ", out.scalar_type(), " instead");
+  at::native::resize_output(out, var_shape(self, dim, keepdim));
+  var_std(is_std, self, dim, correction, keepdim, out, {});
+  return out;
+}
+// var.correction_out(Tensor self, int[1]? dim=None, *, Scalar? correction=None, bool keepdim=False, Tensor(a!) out) -> Tensor(a!)
+at::Tensor& var_correction_out_ocl(const at::Tensor& self, at::OptionalIntArrayRef dim,
+                                   const std::optional<at::Scalar>& correction, bool keepdim, at::Tensor& out) {
+  return var_std_out(false, self, dim, correction, keepdim, out);
+}
+// std.correction_out(Tensor self, int[1]? dim=None, *, Scalar? correction=None, bool keepdim=False, Tensor(a!) out) -> Tensor(a!)
+at::Tensor& std_correction_out_ocl(const at::Tensor& self, at::OptionalIntArrayRef dim,
+                                   const std::optional<at::Scalar>& correction, bool keepdim, at::Tensor& out) {
+  return var_std_out(true, self, dim, correction, keepdim, out);
+}
+std::tuple<at::Tensor, at::Tensor> var_std_mean(bool is_std, const at::Tensor& self, at::OptionalIntArrayRef dim,
+                                                const std::optional<at::Scalar>& correction, bool keepdim) {
+  check_var_input(self, "std_mean and var_mean");
+  auto shape = var_shape(self, dim, keepdim);
+  at::Tensor out = at::empty(shape, self.options()), mean = at::empty(shape, self.options());
+  var_std(is_std, self, dim, correction, keepdim, out, mean);
+  return {out, mean};
+}
+// var_mean.correction(Tensor self, int[1]? dim=None, *, Scalar? correction=None, bool keepdim=False) -> (Tensor, Tensor)
+std::tuple<at::Tensor, at::Tensor> var_mean_correction_ocl(const at::Tensor& self, at::OptionalIntArrayRef dim,
+                                                           const std::optional<at::Scalar>& correction, bool keepdim) {
+  return var_std_mean(false, self, dim, correction, keepdim);
+}
+// std_mean.correction(Tensor self, int[1]? dim=None, *, Scalar? correction=None, bool keepdim=False) -> (Tensor, Tensor)
+std::tuple<at::Tensor, at::Tensor> std_mean_correction_ocl(const at::Tensor& self, at::OptionalIntArrayRef dim,
+                                                           const std::optional<at::Scalar>& correction, bool keepdim) {
+  return var_std_mean(true, self, dim, correction, keepdim);
+}
+
+// ---- logsumexp -----------------------------------------------------------------------------
+
+// logsumexp.out(Tensor self, int[1] dim, bool keepdim=False, *, Tensor(a!) out) -> Tensor(a!)
+at::Tensor& logsumexp_out_ocl(const at::Tensor& self, c10::IntArrayRef dim, bool keepdim, at::Tensor& out) {
+  TORCH_CHECK(at::isFloatingType(out.scalar_type()),
+              "logsumexp(): Expected floating point type for result tensor, but got: ", out.scalar_type());
+  auto mask = mask_of(self, dim);
+  at::native::resize_output(out, at::native::shape_from_dim_mask(self, mask, keepdim));
+  Spec s{kLogSumExp};
+  s.val = out.scalar_type();
+  run_reduce(s, self, mask, keepdim, out, {});
+  return out;
+}
+
+// logsumexp(Tensor self, int[1] dim, bool keepdim=False) -> Tensor
+at::Tensor logsumexp_ocl(const at::Tensor& self, c10::IntArrayRef dim, bool keepdim) {
+  const at::ScalarType dt = at::isIntegralType(self.scalar_type(), /*includeBool=*/true)
+                                ? c10::typeMetaToScalarType(at::get_default_dtype())
+                                : self.scalar_type();
+  at::Tensor out = at::empty({0}, self.options().dtype(dt));
+  return logsumexp_out_ocl(self, dim, keepdim, out);
+}
+
+}  // namespace
+
+TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
+  m.impl("sum.IntList_out", sum_IntList_out_ocl);
+  m.impl("mean.out", mean_out_ocl);
+  m.impl("nansum", nansum_ocl);
+  m.impl("nansum.out", nansum_out_ocl);
+  m.impl("prod", prod_ocl);
+  m.impl("prod.int_out", prod_int_out_ocl);
+  m.impl("amax.out", amax_out_ocl);
+  m.impl("amin.out", amin_out_ocl);
+  m.impl("max", max_ocl);
+  m.impl("min", min_ocl);
+  m.impl("max.unary_out", max_unary_out_ocl);
+  m.impl("min.unary_out", min_unary_out_ocl);
+  m.impl("max.dim_max", max_dim_max_ocl);
+  m.impl("min.dim_min", min_dim_min_ocl);
+  m.impl("argmax.out", argmax_out_ocl);
+  m.impl("argmin.out", argmin_out_ocl);
+  m.impl("all.out", all_out_ocl);
+  m.impl("all.dims_out", all_dims_out_ocl);
+  m.impl("all.all_out", all_all_out_ocl);
+  m.impl("any.out", any_out_ocl);
+  m.impl("any.dims_out", any_dims_out_ocl);
+  m.impl("any.all_out", any_all_out_ocl);
+  m.impl("count_nonzero.dim_IntList", count_nonzero_dim_IntList_ocl);
+  m.impl("linalg_vector_norm.out", linalg_vector_norm_out_ocl);
+  m.impl("norm.out", norm_out_ocl);
+  m.impl("norm.dtype_out", norm_dtype_out_ocl);
+  m.impl("var.correction", var_correction_ocl);
+  m.impl("std.correction", std_correction_ocl);
+  m.impl("var.correction_out", var_correction_out_ocl);
+  m.impl("std.correction_out", std_correction_out_ocl);
+  m.impl("var_mean.correction", var_mean_correction_ocl);
+  m.impl("std_mean.correction", std_mean_correction_ocl);
+  m.impl("logsumexp", logsumexp_ocl);
+  m.impl("logsumexp.out", logsumexp_out_ocl);
+}
+
+}  // namespace torch_ocl
