@@ -217,6 +217,8 @@ inline State s_combine(State a, State b) {
   r.n = n;
   return r;
 #elif OP == OP_LSE
+  if (isnan(a.m)) return a;  // a NaN element makes m NaN (sticky)
+  if (isnan(b.m)) return b;
   if (b.m > a.m) {
     State t = a;
     a = b;
@@ -260,6 +262,10 @@ inline State s_add(State s, ACC x, long idx) {
   return s;
 #elif OP == OP_LSE
   if (x == -INFINITY) return s;
+  if (isnan(x)) {
+    s.m = x;
+    return s;
+  }
   if (x > s.m) {
     s.s = s.s * exp(s.m - x) + (ACC)1;
     s.m = x;
@@ -277,27 +283,19 @@ inline State s_add(State s, ACC x, long idx) {
 // Final value(s) of an output. p0/p1: divisor (mean), correction (var), exponents (norm).
 inline void s_store(State s, __global OUT_T* y, long oy, __global OUT2_T* y2, long oy2, ACC p0, ACC p1) {
 #if OP == OP_ARGMAX || OP == OP_ARGMIN
-#ifdef HAS_VALUES
-  STORE(y, oy, s.v);
-#endif
+  if (p0 != 0) STORE(y, oy, s.v);  // max.dim also wants the values; argmax only the index
   y2[oy2] = s.i;
 #elif OP == OP_WELFORD
+  // p0: correction; p1: 1 for std, 2 to also write the mean (through y2, of y's dtype).
   ACC dof = (ACC)s.n - p0;
   ACC var = s.m2 / (dof > 0 ? dof : (ACC)0);
-#ifdef WELFORD_STD
-  var = sqrt(var);
-#endif
+  int flags = (int)p1;
+  if (flags & 1) var = sqrt(var);
   STORE(y, oy, var);
-#ifdef HAS_MEAN
-  ACC mean = s.n > 0 ? s.mean : (ACC)NAN;
-#if OUT_KIND == KIND_HALF
-  vstore_half((float)mean, oy2, (__global half*)y2);
-#elif OUT_KIND == KIND_BF16
-  y2[oy2] = float_to_bf16((float)mean);
-#else
-  y2[oy2] = (OUT2_T)mean;
-#endif
-#endif
+  if (flags & 2) {
+    __global OUT_T* ym = (__global OUT_T*)y2;
+    STORE(ym, oy2, s.n > 0 ? s.mean : (ACC)NAN);
+  }
 #elif OP == OP_LSE
   STORE(y, oy, s.m == -INFINITY ? s.m : s.m + log(s.s));
 #elif OP == OP_SUM && ACC_FLOAT
@@ -364,16 +362,28 @@ inline long reduced_offset(const Geom* g, uint r) {
 }
 
 // Combines the C states of each of the P outputs of this group; the result for output slot
-// `slot` ends up in scratch[sidx(0, slot)].
+// `slot` ends up in scratch[SIDX(0, slot)]. Unrolled over the compile-time LOCAL_SIZE (straight-line
+// barriers compile much faster on PoCL than a barrier inside a loop); C <= LOCAL_SIZE at run time.
 #define SIDX(coop, slot) (row_mode ? (slot) * C + (coop) : (coop) * P + (slot))
+#define TREE_STEP(h)                                                                              \
+  barrier(CLK_LOCAL_MEM_FENCE);                                                                   \
+  if ((h) < C && coop < (h))                                                                      \
+    scratch[SIDX(coop, slot)] = s_combine(scratch[SIDX(coop, slot)], scratch[SIDX(coop + (h), slot)]);
 inline void tree(__local State* scratch, uint coop, uint slot, uint C, uint P, uint row_mode) {
-  for (uint h = C >> 1; h > 0; h >>= 1) {
-    barrier(CLK_LOCAL_MEM_FENCE);
-    if (coop < h) scratch[SIDX(coop, slot)] = s_combine(scratch[SIDX(coop, slot)], scratch[SIDX(coop + h, slot)]);
-  }
+#if LOCAL_SIZE > 512
+  TREE_STEP(512)
+#endif
+#if LOCAL_SIZE > 256
+  TREE_STEP(256)
+#endif
+#if LOCAL_SIZE > 128
+  TREE_STEP(128)
+#endif
+  TREE_STEP(64) TREE_STEP(32) TREE_STEP(16) TREE_STEP(8) TREE_STEP(4) TREE_STEP(2) TREE_STEP(1)
   barrier(CLK_LOCAL_MEM_FENCE);
 }
 
+#ifndef FINISH
 // Stage 1. NDRange: (groups * LOCAL_SIZE, nsplit). Group g serves outputs [g*P, g*P+P);
 // dim 1 picks the chunk [split*chunk, split*chunk+chunk) of the reduced range. With nsplit == 1
 // the outputs are written directly, otherwise states go to ws[split * nout + o].
@@ -434,7 +444,8 @@ void reduce_fwd(PTR_ARG(IN_T, x), PTR_ARG(OUT_T, y), PTR_ARG(OUT2_T, y2), PTR_AR
   }
 }
 
-// Stage 2: combines the nsplit partial states of each output (ws[k * nout + o]) and stores.
+#else
+// Stage 2 (built separately with -DFINISH, only needed for split reductions): combines the nsplit partial states of each output (ws[k * nout + o]) and stores.
 // Column layout: the P outputs of a group are adjacent, C items split the partials.
 __kernel __attribute__((reqd_work_group_size(LOCAL_SIZE, 1, 1)))
 void reduce_finish(PTR_ARG(OUT_T, y), PTR_ARG(OUT2_T, y2), PTR_ARG(State, ws), Geom g, ulong nout, ulong nsplit,
@@ -458,3 +469,4 @@ void reduce_finish(PTR_ARG(OUT_T, y), PTR_ARG(OUT2_T, y2), PTR_ARG(State, ws), G
     s_store(scratch[SIDX(0, slot)], PTR(OUT_T, y), oy, PTR(OUT2_T, y2), oy2, p0, p1);
   }
 }
+#endif

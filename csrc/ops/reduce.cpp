@@ -63,10 +63,9 @@ struct Spec {
   ReduceOp op;
   int norm_kind = kNormL2;
   at::ScalarType val;
-  bool has_values = false;  // argmax-style: also write the values (max.dim)
-  bool has_mean = false;    // var_mean / std_mean
-  bool std = false;
-  double p0 = 1, p1 = 1;    // divisor (mean), correction (var), exponent and 1/exponent (norm)
+  // Runtime scalars: divisor (mean); correction and flags (var: 1 = std, 2 = also the mean);
+  // exponent and 1/exponent (norm); whether to write values (argmax: 0, max.dim: 1).
+  double p0 = 1, p1 = 1;
 };
 
 std::string storage_name(at::ScalarType t) {
@@ -103,9 +102,6 @@ std::string build_options(const Spec& s, at::ScalarType in, at::ScalarType out, 
     else if (s.val == at::kBool) o += " -DVAL_BOOL";
     else if (at::isIntegralType(s.val, false) && s.val != at::kLong) o += " -DVAL_CAST=" + cl_type_name(s.val);
   }
-  if (s.has_values) o += " -DHAS_VALUES";
-  if (s.has_mean) o += " -DHAS_MEAN";
-  if (s.std) o += " -DWELFORD_STD";
   return o;
 }
 
@@ -153,12 +149,12 @@ void run_reduce_via_copy(const Spec& spec, const at::Tensor& self, at::native::D
     if (mask[i]) { perm.push_back(i); nred *= self.size(i); }
   int64_t nout = c10::multiply_integers(kept_sizes);
   at::Tensor flat = self.permute(perm).contiguous().view({nout, nred});
-  at::Tensor t1 = at::empty({nout}, out.options());
+  at::Tensor t1 = out.defined() ? at::empty({nout}, out.options()) : at::Tensor();
   at::Tensor t2 = out2.defined() ? at::empty({nout}, out2.options()) : at::Tensor();
   at::native::DimMask m;
   m.set(1);
   run_reduce(spec, flat, m, false, t1, t2);
-  out.copy_(t1.view(out.sizes()));
+  if (out.defined()) out.copy_(t1.view(out.sizes()));
   if (out2.defined()) out2.copy_(t2.view(out2.sizes()));
 }
 
@@ -166,20 +162,21 @@ void run_reduce_via_copy(const Spec& spec, const at::Tensor& self, at::native::D
 // shapes are already the reduction's (with or without the kept size-1 dims, per keepdim).
 void run_reduce(const Spec& spec, const at::Tensor& self, at::native::DimMask mask, bool keepdim,
                 const at::Tensor& out, const at::Tensor& out2) {
-  if (out.numel() == 0) return;
+  const at::Tensor& shape_src = out.defined() ? out : out2;  // argmax passes only out2
+  if (shape_src.numel() == 0) return;
   // Outputs that overlap the input (out= aliasing self) are computed into temporaries first.
   if (may_overlap(out, self) || may_overlap(out2, self)) {
-    at::Tensor t1 = at::empty(out.sizes(), out.options());
+    at::Tensor t1 = out.defined() ? at::empty(out.sizes(), out.options()) : at::Tensor();
     at::Tensor t2 = out2.defined() ? at::empty(out2.sizes(), out2.options()) : at::Tensor();
     run_reduce(spec, self, mask, keepdim, t1, t2);
-    out.copy_(t1);
+    if (out.defined()) out.copy_(t1);
     if (out2.defined()) out2.copy_(t2);
     return;
   }
   Device& d = ocl_device(self);
   const char* op_name = "reduction";
   check_dtype_supported(d, self.scalar_type(), op_name);
-  check_dtype_supported(d, out.scalar_type(), op_name);
+  check_dtype_supported(d, shape_src.scalar_type(), op_name);
   check_dtype_supported(d, spec.val, op_name);
 
   // Geometry: walk input dims innermost first, mapping kept dims to output dims.
@@ -198,7 +195,8 @@ void run_reduce(const Spec& spec, const at::Tensor& self, at::native::DimMask ma
       nred *= static_cast<uint64_t>(sz);
       if (sz != 1) red.push_back({sz, self.stride(i)});
     } else if (sz != 1) {
-      kept.push_back({sz, self.stride(i), out.stride(out_dim), out2.defined() ? out2.stride(out_dim) : 0});
+      kept.push_back({sz, self.stride(i), out.defined() ? out.stride(out_dim) : 0,
+                      out2.defined() ? out2.stride(out_dim) : 0});
     }
   }
   // Memory order: innermost input stride first (coalesced loads). Argmax/argmin keep the
@@ -233,7 +231,7 @@ void run_reduce(const Spec& spec, const at::Tensor& self, at::native::DimMask ma
     run_reduce_via_copy(spec, self, mask, out, out2);
     return;
   }
-  const uint64_t nout = static_cast<uint64_t>(out.numel());
+  const uint64_t nout = static_cast<uint64_t>(shape_src.numel());
 
   Geom g;
   g.kdims = static_cast<cl_uint>(k2.size());
@@ -268,15 +266,19 @@ void run_reduce(const Spec& spec, const at::Tensor& self, at::native::DimMask ma
   if (groups < target && per_item > kMaxSerial) nsplit = std::max(nsplit, (per_item + kMaxSerial - 1) / kMaxSerial);
   nsplit = std::max<uint64_t>(nsplit, 1);
   uint64_t chunk = (nred + nsplit - 1) / nsplit;
-  chunk = (chunk + C - 1) / C * C;
+  chunk = std::max<uint64_t>((chunk + C - 1) / C * C, C);  // nred == 0 (empty dims): one empty chunk
   nsplit = (nred + chunk - 1) / chunk;
   nsplit = std::max<uint64_t>(nsplit, 1);
 
-  const at::ScalarType out2_t = out2.defined() ? out2.scalar_type() : at::kLong;
-  const std::string opts = build_options(spec, self.scalar_type(), out.scalar_type(), out2_t);
+  // Argmax-style ops store values of the input's dtype (if any) and int64 indices; var_mean
+  // stores the mean in the variance's dtype. Fixing these keeps one program per input dtype.
+  const bool arg = spec.op == kArgMax || spec.op == kArgMin;
+  const at::ScalarType out_t = arg ? self.scalar_type() : out.scalar_type();
+  const at::ScalarType out2_t = spec.op == kWelford ? out_t : at::kLong;
+  const std::string opts = build_options(spec, self.scalar_type(), out_t, out2_t);
   Kernel& k = get_kernel(d, "reduce", opts, "reduce_fwd");
   const at::ScalarType acc = acc_type(spec.val);
-  Buf bx = buf(self), by = buf(out), by2 = out2.defined() ? buf(out2) : Buf{nullptr, 0};
+  Buf bx = buf(self), by = out.defined() ? buf(out) : Buf{nullptr, 0}, by2 = out2.defined() ? buf(out2) : Buf{nullptr, 0};
   at::Tensor ws;
   Buf bws{nullptr, 0};
   if (nsplit > 1) {
@@ -287,7 +289,7 @@ void run_reduce(const Spec& spec, const at::Tensor& self, at::native::DimMask ma
     launch(d, k, Range(groups * kLocal, nsplit), Range(kLocal, 1), bx, by, by2, bws, g, cl_ulong(nout),
            cl_ulong(nred), cl_ulong(chunk), log2_exact(C), cl_uint(row_mode ? 1 : 0), p0, p1);
     if (nsplit > 1) {
-      Kernel& f = get_kernel(d, "reduce", opts, "reduce_finish");
+      Kernel& f = get_kernel(d, "reduce", opts + " -DFINISH", "reduce_finish");
       size_t fp = std::min<size_t>(pow2_ceil(nout), 32);
       size_t fc = std::min(kLocal / fp, pow2_ceil(nsplit));
       fp = kLocal / fc;
@@ -486,7 +488,7 @@ std::tuple<at::Tensor&, at::Tensor&> max_dim_max_ocl(const at::Tensor& self, int
   auto pre = m.meta(self, dim, keepdim);
   Spec s{kArgMax};
   s.val = self.scalar_type();
-  s.has_values = true;
+  s.p0 = 1;
   run_reduce(s, self, mask_of_dim(self, pre.dim), keepdim, values, indices);
   return {values, indices};
 }
@@ -498,7 +500,7 @@ std::tuple<at::Tensor&, at::Tensor&> min_dim_min_ocl(const at::Tensor& self, int
   auto pre = m.meta(self, dim, keepdim);
   Spec s{kArgMin};
   s.val = self.scalar_type();
-  s.has_values = true;
+  s.p0 = 1;
   run_reduce(s, self, mask_of_dim(self, pre.dim), keepdim, values, indices);
   return {values, indices};
 }
@@ -506,8 +508,8 @@ std::tuple<at::Tensor&, at::Tensor&> min_dim_min_ocl(const at::Tensor& self, int
 void arg_reduce(ReduceOp op, const at::Tensor& self, std::optional<int64_t> dim, bool keepdim, const at::Tensor& out) {
   Spec s{op};
   s.val = self.scalar_type();
-  // The kernel writes indices through out2; `out` itself is not touched (values not wanted).
-  run_reduce(s, self, dim ? mask_of_dim(self, *dim) : mask_all(), keepdim, out, out);
+  s.p0 = 0;  // indices only
+  run_reduce(s, self, dim ? mask_of_dim(self, *dim) : mask_all(), keepdim, {}, out);
 }
 
 // argmax.out(Tensor self, int? dim=None, bool keepdim=False, *, Tensor(a!) out) -> Tensor(a!)
@@ -645,9 +647,8 @@ void var_std(bool is_std, const at::Tensor& self, at::OptionalIntArrayRef dim,
   auto mask = mask_of(self, dim);
   Spec s{kWelford};
   s.val = self.scalar_type();
-  s.std = is_std;
-  s.has_mean = mean_out.defined();
   s.p0 = correction.has_value() ? correction->toDouble() : 1.0;
+  s.p1 = (is_std ? 1 : 0) + (mean_out.defined() ? 2 : 0);
   run_reduce(s, self, mask, keepdim, out, mean_out);
 }
 
