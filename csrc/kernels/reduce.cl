@@ -19,25 +19,34 @@
 #define MAX_DIMS 8  // kept / reduced dims after coalescing (host falls back to a copy beyond)
 #endif
 
-#define OP_SUM 0      // also mean (divisor p0), count_nonzero (VAL_BOOL)
-#define OP_NANSUM 1
-#define OP_PROD 2
-#define OP_MAX 3
-#define OP_MIN 4
-#define OP_ARGMAX 5   // (value, first index); NaN counts as the largest
-#define OP_ARGMIN 6   // (value, first index); NaN counts as the smallest
-#define OP_ALL 7
-#define OP_ANY 8
-#define OP_NORM 9     // NORM_KIND below
-#define OP_WELFORD 10 // var/std (+mean): Welford per item, Chan et al. to combine
-#define OP_LSE 11     // logsumexp: running (max, scaled sum)
+// Ops (build option OP). Variants of one op differ only in the runtime `mode` word, so they
+// share a program: sum/mean/nansum/norms 0,1,2,p (and count_nonzero via VAL_BOOL) are OP_SUM;
+// amax/amin/max/min/norm +-inf/all/any are OP_MINMAX; argmax/argmin/max.dim/min.dim are OP_ARG.
+#define OP_SUM 0
+#define OP_PROD 1
+#define OP_MINMAX 2   // NaN-propagating max (or min with MODE_MIN)
+#define OP_ARG 3      // (value, first index); NaN wins; MODE_MIN for argmin, MODE_VALUES for max.dim
+#define OP_WELFORD 4  // var/std (+mean): Welford per item, Chan et al. to combine
+#define OP_LSE 5      // logsumexp: running (max, scaled sum)
 
-#define NORM_COUNT 0  // ord 0: number of nonzeros
-#define NORM_L1 1
-#define NORM_L2 2
-#define NORM_LP 3     // sum |x|^p0, then ^p1 (= 1/p)
-#define NORM_INF 4
-#define NORM_NEGINF 5
+// mode bits 0-2: element map applied before accumulating.
+#define MAP_NONE 0
+#define MAP_NAN_TO_ZERO 1  // nansum
+#define MAP_ABS 2          // norm 1, norm +-inf
+#define MAP_SQUARE 3       // norm 2
+#define MAP_POW 4          // norm p: |x|^p0
+#define MAP_NONZERO 5      // norm 0, all/any
+#define MAP_MASK 7
+// mode bits 3-4: finalisation of OP_SUM.
+#define FIN_NONE 0
+#define FIN_DIV 8     // mean: v / p1
+#define FIN_SQRT 16   // norm 2
+#define FIN_POW 24    // norm p: v^p1 (p1 = 1/p)
+#define FIN_MASK 24
+#define MODE_MIN 32      // OP_MINMAX / OP_ARG: min instead of max
+#define MODE_VALUES 64   // OP_ARG: also store the values
+#define MODE_STD 128     // OP_WELFORD: sqrt of the variance
+#define MODE_MEAN 256    // OP_WELFORD: also store the mean (through y2)
 
 #define KIND_PLAIN 0
 #define KIND_HALF 1   // float16 stored as 16 bits (vload_half / vstore_half)
@@ -67,9 +76,6 @@
 #endif
 #ifndef OUT2_T
 #define OUT2_T long
-#endif
-#ifndef NORM_KIND
-#define NORM_KIND NORM_L2
 #endif
 
 // ---- loading: storage -> value dtype (the reduction's dtype= argument) -> ACC ---------------
@@ -116,7 +122,7 @@ inline ACC to_val(float x) { return (ACC)bf16_to_float(float_to_bf16(x)); }
 #endif
 
 // ---- per-op state --------------------------------------------------------------------------
-#if OP == OP_ARGMAX || OP == OP_ARGMIN
+#if OP == OP_ARG
 typedef struct { ACC v; long i; } State;  // i < 0: no element yet
 #elif OP == OP_WELFORD
 typedef struct { ACC mean; ACC m2; long n; } State;
@@ -124,12 +130,6 @@ typedef struct { ACC mean; ACC m2; long n; } State;
 typedef struct { ACC m; ACC s; } State;
 #else
 typedef struct { ACC v; } State;
-#endif
-
-#if OP == OP_SUM || OP == OP_NANSUM || (OP == OP_NORM && NORM_KIND <= NORM_LP)
-#define SUM_LIKE 1
-#else
-#define SUM_LIKE 0
 #endif
 
 #if ACC_FLOAT
@@ -140,9 +140,9 @@ typedef struct { ACC v; } State;
 #define ACC_HIGHEST LONG_MAX
 #endif
 
-inline State s_init(void) {
+inline State s_init(uint mode) {
   State s;
-#if OP == OP_ARGMAX || OP == OP_ARGMIN
+#if OP == OP_ARG
   s.v = 0;
   s.i = -1;
 #elif OP == OP_WELFORD
@@ -152,59 +152,49 @@ inline State s_init(void) {
 #elif OP == OP_LSE
   s.m = -INFINITY;
   s.s = 0;
-#elif OP == OP_PROD || OP == OP_ALL
+#elif OP == OP_PROD
   s.v = 1;
-#elif OP == OP_MAX
-  s.v = ACC_LOWEST;
-#elif OP == OP_MIN || (OP == OP_NORM && NORM_KIND == NORM_NEGINF)
-  s.v = ACC_HIGHEST;
+#elif OP == OP_MINMAX
+  s.v = (mode & MODE_MIN) ? ACC_HIGHEST : ACC_LOWEST;
 #else
   s.v = 0;
 #endif
   return s;
 }
 
-// NaN-propagating max / min (the CPU's amax/amin semantics).
-inline ACC nan_max(ACC a, ACC b) { return IS_NAN(a) ? a : (IS_NAN(b) || b > a) ? b : a; }
-inline ACC nan_min(ACC a, ACC b) { return IS_NAN(a) ? a : (IS_NAN(b) || b < a) ? b : a; }
+// Element map applied before accumulation (norms take |x|^p etc.). `mode` is uniform across
+// the NDRange, so the switch costs no divergence.
+inline ACC s_map(ACC x, uint mode, ACC p0) {
+  switch (mode & MAP_MASK) {
+    case MAP_NAN_TO_ZERO: return IS_NAN(x) ? (ACC)0 : x;
+#if ACC_FLOAT
+    case MAP_ABS: return fabs(x);
+    case MAP_SQUARE: return x * x;
+    case MAP_POW: return pow(fabs(x), p0);
+#endif
+    case MAP_NONZERO: return (ACC)(x != 0);
+    default: return x;
+  }
+}
 
-// Element map applied before accumulation (norms take |x|^p etc.).
-inline ACC s_map(ACC x, ACC p0) {
-#if OP == OP_NANSUM
-  return IS_NAN(x) ? (ACC)0 : x;
-#elif OP == OP_ALL || OP == OP_ANY
-  return (ACC)(x != 0);
-#elif OP == OP_NORM
-#if NORM_KIND == NORM_COUNT
-  return (ACC)(x != 0);
-#elif NORM_KIND == NORM_L2
-  return x * x;
-#elif NORM_KIND == NORM_LP
-  return pow(fabs(x), p0);
-#else
-  return fabs(x);
-#endif
-#else
-  return x;
-#endif
+// NaN-propagating max (min with is_min): the CPU's amax/amin semantics.
+inline ACC nan_pick(ACC a, ACC b, bool is_min) {
+  if (IS_NAN(a)) return a;
+  return (IS_NAN(b) || (is_min ? b < a : b > a)) ? b : a;
 }
 
 // Whether (va, ia) wins over (vb, ib) for argmax/argmin; ties and NaNs go to the lower index.
-inline bool arg_better(ACC va, long ia, ACC vb, long ib) {
+inline bool arg_better(ACC va, long ia, ACC vb, long ib, bool is_min) {
   bool na = IS_NAN(va), nb = IS_NAN(vb);
   if (na || nb) return na && (!nb || ia < ib);
-#if OP == OP_ARGMAX
-  return va > vb || (va == vb && ia < ib);
-#else
-  return va < vb || (va == vb && ia < ib);
-#endif
+  return (is_min ? va < vb : va > vb) || (va == vb && ia < ib);
 }
 
-inline State s_combine(State a, State b) {
-#if OP == OP_ARGMAX || OP == OP_ARGMIN
+inline State s_combine(State a, State b, uint mode) {
+#if OP == OP_ARG
   if (b.i < 0) return a;
   if (a.i < 0) return b;
-  return arg_better(b.v, b.i, a.v, a.i) ? b : a;
+  return arg_better(b.v, b.i, a.v, a.i, (mode & MODE_MIN) != 0) ? b : a;
 #elif OP == OP_WELFORD
   long n = a.n + b.n;
   if (b.n == 0) return a;
@@ -229,27 +219,21 @@ inline State s_combine(State a, State b) {
   return a;
 #else
   State r;
-#if SUM_LIKE
+#if OP == OP_SUM
   r.v = a.v + b.v;
 #elif OP == OP_PROD
   r.v = a.v * b.v;
-#elif OP == OP_MAX || (OP == OP_NORM && NORM_KIND == NORM_INF)
-  r.v = nan_max(a.v, b.v);
-#elif OP == OP_MIN || (OP == OP_NORM && NORM_KIND == NORM_NEGINF)
-  r.v = nan_min(a.v, b.v);
-#elif OP == OP_ALL
-  r.v = (a.v != 0 && b.v != 0);
-#elif OP == OP_ANY
-  r.v = (a.v != 0 || b.v != 0);
+#else
+  r.v = nan_pick(a.v, b.v, (mode & MODE_MIN) != 0);
 #endif
   return r;
 #endif
 }
 
 // Adds element x (already mapped) with reduction index idx to a serial state.
-inline State s_add(State s, ACC x, long idx) {
-#if OP == OP_ARGMAX || OP == OP_ARGMIN
-  if (s.i < 0 || arg_better(x, idx, s.v, s.i)) {
+inline State s_add(State s, ACC x, long idx, uint mode) {
+#if OP == OP_ARG
+  if (s.i < 0 || arg_better(x, idx, s.v, s.i, (mode & MODE_MIN) != 0)) {
     s.v = x;
     s.i = idx;
   }
@@ -270,40 +254,45 @@ inline State s_add(State s, ACC x, long idx) {
     s.s = s.s * exp(s.m - x) + (ACC)1;
     s.m = x;
   } else {
-    s.s += (x == s.m) ? (ACC)1 : exp(x - s.m);  // x == m covers m == +inf; NaN makes s NaN
+    s.s += (x == s.m) ? (ACC)1 : exp(x - s.m);  // x == m covers m == +inf
   }
   return s;
 #else
   State e;
   e.v = x;
-  return s_combine(s, e);
+  return s_combine(s, e, mode);
 #endif
 }
 
-// Final value(s) of an output. p0/p1: divisor (mean), correction (var), exponents (norm).
-inline void s_store(State s, __global OUT_T* y, long oy, __global OUT2_T* y2, long oy2, ACC p0, ACC p1) {
-#if OP == OP_ARGMAX || OP == OP_ARGMIN
-  if (p0 != 0) STORE(y, oy, s.v);  // max.dim also wants the values; argmax only the index
+// Final value(s) of an output. p0: exponent (norm p) or correction (var); p1: divisor (mean)
+// or 1/exponent (norm p).
+inline void s_store(State s, __global OUT_T* y, long oy, __global OUT2_T* y2, long oy2, uint mode, ACC p0, ACC p1) {
+#if OP == OP_ARG
+  if (mode & MODE_VALUES) STORE(y, oy, s.v);
   y2[oy2] = s.i;
 #elif OP == OP_WELFORD
-  // p0: correction; p1: 1 for std, 2 to also write the mean (through y2, of y's dtype).
   ACC dof = (ACC)s.n - p0;
   ACC var = s.m2 / (dof > 0 ? dof : (ACC)0);
-  int flags = (int)p1;
-  if (flags & 1) var = sqrt(var);
+  if (mode & MODE_STD) var = sqrt(var);
   STORE(y, oy, var);
-  if (flags & 2) {
+  if (mode & MODE_MEAN) {
     __global OUT_T* ym = (__global OUT_T*)y2;
     STORE(ym, oy2, s.n > 0 ? s.mean : (ACC)NAN);
   }
 #elif OP == OP_LSE
   STORE(y, oy, s.m == -INFINITY ? s.m : s.m + log(s.s));
 #elif OP == OP_SUM && ACC_FLOAT
-  STORE(y, oy, s.v / p0);
-#elif OP == OP_NORM && NORM_KIND == NORM_L2
-  STORE(y, oy, sqrt(s.v));
-#elif OP == OP_NORM && NORM_KIND == NORM_LP
-  STORE(y, oy, pow(s.v, p1));
+  ACC v = s.v;
+  switch (mode & FIN_MASK) {
+    case FIN_DIV: v = v / p1; break;
+    case FIN_SQRT: v = sqrt(v); break;
+    case FIN_POW: v = pow(v, p1); break;
+    default: break;
+  }
+  STORE(y, oy, v);
+#elif OP == OP_MINMAX
+  // all/any reduce (x != 0) with min/max: an empty reduction leaves +-inf, i.e. true/false.
+  STORE(y, oy, (mode & MAP_MASK) == MAP_NONZERO ? (ACC)(s.v > 0) : s.v);
 #else
   STORE(y, oy, s.v);
 #endif
@@ -368,8 +357,8 @@ inline long reduced_offset(const Geom* g, uint r) {
 #define TREE_STEP(h)                                                                              \
   barrier(CLK_LOCAL_MEM_FENCE);                                                                   \
   if ((h) < C && coop < (h))                                                                      \
-    scratch[SIDX(coop, slot)] = s_combine(scratch[SIDX(coop, slot)], scratch[SIDX(coop + (h), slot)]);
-inline void tree(__local State* scratch, uint coop, uint slot, uint C, uint P, uint row_mode) {
+    scratch[SIDX(coop, slot)] = s_combine(scratch[SIDX(coop, slot)], scratch[SIDX(coop + (h), slot)], mode);
+inline void tree(__local State* scratch, uint coop, uint slot, uint C, uint P, uint row_mode, uint mode) {
 #if LOCAL_SIZE > 512
   TREE_STEP(512)
 #endif
@@ -389,7 +378,7 @@ inline void tree(__local State* scratch, uint coop, uint slot, uint C, uint P, u
 // the outputs are written directly, otherwise states go to ws[split * nout + o].
 __kernel __attribute__((reqd_work_group_size(LOCAL_SIZE, 1, 1)))
 void reduce_fwd(PTR_ARG(IN_T, x), PTR_ARG(OUT_T, y), PTR_ARG(OUT2_T, y2), PTR_ARG(State, ws), Geom g, ulong nout,
-                ulong nred, ulong chunk, uint coop_log2, uint row_mode, ACC p0, ACC p1) {
+                ulong nred, ulong chunk, uint coop_log2, uint row_mode, uint mode, ACC p0, ACC p1) {
   __local State scratch[LOCAL_SIZE];
   const uint lid = get_local_id(0);
   const uint C = 1u << coop_log2, P = LOCAL_SIZE >> coop_log2;
@@ -400,14 +389,14 @@ void reduce_fwd(PTR_ARG(IN_T, x), PTR_ARG(OUT_T, y), PTR_ARG(OUT2_T, y2), PTR_AR
   const ulong begin = split * chunk;
   const ulong end = min(nred, begin + chunk);
 
-  State s = s_init();
+  State s = s_init(mode);
   long oy = 0, oy2 = 0;
   if (o < nout) {
     __global const IN_T* px = PTR(IN_T, x);
     long base;
     kept_offsets(&g, o, &base, &oy, &oy2);
     px += base;
-#if SUM_LIKE && ACC_FLOAT
+#if OP == OP_SUM && ACC_FLOAT
     ACC comp = 0;  // Kahan compensation: keeps a long serial slice at float rounding
 #endif
     if (g.rdims == 1) {
@@ -415,30 +404,30 @@ void reduce_fwd(PTR_ARG(IN_T, x), PTR_ARG(OUT_T, y), PTR_ARG(OUT2_T, y2), PTR_AR
       long off = (long)(begin + coop) * st;
       const long step = (long)C * st;
       for (ulong r = begin + coop; r < end; r += C, off += step) {
-        ACC v = s_map(LOAD(px, off), p0);
-#if SUM_LIKE && ACC_FLOAT
+        ACC v = s_map(LOAD(px, off), mode, p0);
+#if OP == OP_SUM && ACC_FLOAT
         KAHAN_ADD(s.v, comp, v);
 #else
-        s = s_add(s, v, (long)r);
+        s = s_add(s, v, (long)r, mode);
 #endif
       }
     } else {
       for (ulong r = begin + coop; r < end; r += C) {
-        ACC v = s_map(LOAD(px, reduced_offset(&g, (uint)r)), p0);
-#if SUM_LIKE && ACC_FLOAT
+        ACC v = s_map(LOAD(px, reduced_offset(&g, (uint)r)), mode, p0);
+#if OP == OP_SUM && ACC_FLOAT
         KAHAN_ADD(s.v, comp, v);
 #else
-        s = s_add(s, v, (long)r);
+        s = s_add(s, v, (long)r, mode);
 #endif
       }
     }
   }
   scratch[lid] = s;
-  tree(scratch, coop, slot, C, P, row_mode);
+  tree(scratch, coop, slot, C, P, row_mode, mode);
   if (coop == 0 && o < nout) {
     s = scratch[SIDX(0, slot)];
     if (nsplit == 1)
-      s_store(s, PTR(OUT_T, y), oy, PTR(OUT2_T, y2), oy2, p0, p1);
+      s_store(s, PTR(OUT_T, y), oy, PTR(OUT2_T, y2), oy2, mode, p0, p1);
     else
       PTR(State, ws)[split * nout + o] = s;
   }
@@ -449,24 +438,24 @@ void reduce_fwd(PTR_ARG(IN_T, x), PTR_ARG(OUT_T, y), PTR_ARG(OUT2_T, y2), PTR_AR
 // Column layout: the P outputs of a group are adjacent, C items split the partials.
 __kernel __attribute__((reqd_work_group_size(LOCAL_SIZE, 1, 1)))
 void reduce_finish(PTR_ARG(OUT_T, y), PTR_ARG(OUT2_T, y2), PTR_ARG(State, ws), Geom g, ulong nout, ulong nsplit,
-                   uint coop_log2, ACC p0, ACC p1) {
+                   uint coop_log2, uint mode, ACC p0, ACC p1) {
   __local State scratch[LOCAL_SIZE];
   const uint row_mode = 0;
   const uint lid = get_local_id(0);
   const uint C = 1u << coop_log2, P = LOCAL_SIZE >> coop_log2;
   const uint coop = lid / P, slot = lid & (P - 1);
   const ulong o = (ulong)get_group_id(0) * P + slot;
-  State s = s_init();
+  State s = s_init(mode);
   if (o < nout) {
     __global const State* w = PTR(State, ws);
-    for (ulong k = coop; k < nsplit; k += C) s = s_combine(s, w[k * nout + o]);
+    for (ulong k = coop; k < nsplit; k += C) s = s_combine(s, w[k * nout + o], mode);
   }
   scratch[lid] = s;
-  tree(scratch, coop, slot, C, P, row_mode);
+  tree(scratch, coop, slot, C, P, row_mode, mode);
   if (coop == 0 && o < nout) {
     long in, oy, oy2;
     kept_offsets(&g, o, &in, &oy, &oy2);
-    s_store(scratch[SIDX(0, slot)], PTR(OUT_T, y), oy, PTR(OUT2_T, y2), oy2, p0, p1);
+    s_store(scratch[SIDX(0, slot)], PTR(OUT_T, y), oy, PTR(OUT2_T, y2), oy2, mode, p0, p1);
   }
 }
 #endif

@@ -32,12 +32,13 @@
 namespace torch_ocl {
 namespace {
 
-// Must match the OP_* / NORM_* / KIND_* codes of kernels/reduce.cl.
-enum ReduceOp : int {
-  kSum = 0, kNanSum = 1, kProd = 2, kMax = 3, kMin = 4, kArgMax = 5, kArgMin = 6,
-  kAll = 7, kAny = 8, kNorm = 9, kWelford = 10, kLogSumExp = 11
+// Must match the OP_* / MAP_* / FIN_* / MODE_* / KIND_* codes of kernels/reduce.cl.
+enum ReduceOp : int { kSum = 0, kProd = 1, kMinMax = 2, kArg = 3, kWelford = 4, kLogSumExp = 5 };
+enum Mode : uint32_t {
+  kMapNone = 0, kMapNanToZero = 1, kMapAbs = 2, kMapSquare = 3, kMapPow = 4, kMapNonZero = 5,
+  kFinDiv = 8, kFinSqrt = 16, kFinPow = 24,
+  kModeMin = 32, kModeValues = 64, kModeStd = 128, kModeMean = 256
 };
-enum NormKind : int { kNormCount = 0, kNormL1 = 1, kNormL2 = 2, kNormLp = 3, kNormInf = 4, kNormNegInf = 5 };
 enum Kind : int { kPlain = 0, kHalfKind = 1, kBF16Kind = 2, kBoolKind = 3 };
 
 constexpr int kMaxDims = 8;        // MAX_DIMS of reduce.cl
@@ -61,11 +62,9 @@ struct Geom {
 // (the dtype= argument; the CPU casts the input to it first), `out`/`out2` the output dtypes.
 struct Spec {
   ReduceOp op;
-  int norm_kind = kNormL2;
   at::ScalarType val;
-  // Runtime scalars: divisor (mean); correction and flags (var: 1 = std, 2 = also the mean);
-  // exponent and 1/exponent (norm); whether to write values (argmax: 0, max.dim: 1).
-  double p0 = 1, p1 = 1;
+  uint32_t mode = 0;      // runtime variant of the op (Mode bits)
+  double p0 = 1, p1 = 1;  // exponent (norm p) or correction (var); divisor (mean) or 1/exponent
 };
 
 std::string storage_name(at::ScalarType t) {
@@ -95,7 +94,6 @@ std::string build_options(const Spec& s, at::ScalarType in, at::ScalarType out, 
                   " -DIN_KIND=" + std::to_string(kind_of(in)) + " -DACC=" + cl_type_name(acc) +
                   " -DACC_FLOAT=" + (at::isFloatingType(acc) ? "1" : "0") + " -DOUT_T=" + storage_name(out) +
                   " -DOUT_KIND=" + std::to_string(kind_of(out)) + " -DOUT2_T=" + storage_name(out2);
-  if (s.op == kNorm) o += " -DNORM_KIND=" + std::to_string(s.norm_kind);
   if (s.val != in) {
     if (s.val == at::kHalf) o += " -DVAL_HALF";
     else if (s.val == at::kBFloat16) o += " -DVAL_BF16";
@@ -202,7 +200,7 @@ void run_reduce(const Spec& spec, const at::Tensor& self, at::native::DimMask ma
   // Memory order: innermost input stride first (coalesced loads). Argmax/argmin keep the
   // logical order so the reduction index is the row-major index the CPU returns.
   std::stable_sort(kept.begin(), kept.end(), [](const KeptDim& a, const KeptDim& b) { return a.in < b.in; });
-  if (spec.op != kArgMax && spec.op != kArgMin)
+  if (spec.op != kArg)
     std::stable_sort(red.begin(), red.end(), [](const RedDim& a, const RedDim& b) { return a.in < b.in; });
   // Coalesce dims that are one linear run in every operand.
   std::vector<KeptDim> k2;
@@ -272,7 +270,7 @@ void run_reduce(const Spec& spec, const at::Tensor& self, at::native::DimMask ma
 
   // Argmax-style ops store values of the input's dtype (if any) and int64 indices; var_mean
   // stores the mean in the variance's dtype. Fixing these keeps one program per input dtype.
-  const bool arg = spec.op == kArgMax || spec.op == kArgMin;
+  const bool arg = spec.op == kArg;
   const at::ScalarType out_t = arg ? self.scalar_type() : out.scalar_type();
   const at::ScalarType out2_t = spec.op == kWelford ? out_t : at::kLong;
   const std::string opts = build_options(spec, self.scalar_type(), out_t, out2_t);
@@ -287,14 +285,14 @@ void run_reduce(const Spec& spec, const at::Tensor& self, at::native::DimMask ma
   }
   with_acc_args(acc, spec.p0, spec.p1, [&](auto p0, auto p1) {
     launch(d, k, Range(groups * kLocal, nsplit), Range(kLocal, 1), bx, by, by2, bws, g, cl_ulong(nout),
-           cl_ulong(nred), cl_ulong(chunk), log2_exact(C), cl_uint(row_mode ? 1 : 0), p0, p1);
+           cl_ulong(nred), cl_ulong(chunk), log2_exact(C), cl_uint(row_mode ? 1 : 0), cl_uint(spec.mode), p0, p1);
     if (nsplit > 1) {
       Kernel& f = get_kernel(d, "reduce", opts + " -DFINISH", "reduce_finish");
       size_t fp = std::min<size_t>(pow2_ceil(nout), 32);
       size_t fc = std::min(kLocal / fp, pow2_ceil(nsplit));
       fp = kLocal / fc;
       launch(d, f, Range((nout + fp - 1) / fp * kLocal), Range(kLocal), by, by2, bws, g, cl_ulong(nout),
-             cl_ulong(nsplit), log2_exact(fc), p0, p1);
+             cl_ulong(nsplit), log2_exact(fc), cl_uint(spec.mode), p0, p1);
     }
   });
 }
@@ -369,7 +367,8 @@ at::Tensor& mean_out_ocl(const at::Tensor& self, at::OptionalIntArrayRef dim, bo
   auto mask = mask_of(self, dim);
   Spec s{kSum};
   s.val = out.scalar_type();
-  s.p0 = static_cast<double>(reduced_numel(self, mask));
+  s.mode = kFinDiv;
+  s.p1 = static_cast<double>(reduced_numel(self, mask));
   run_reduce(s, self, mask, keepdim, out, {});
   return out;
 }
@@ -387,8 +386,9 @@ at::Tensor& nansum_out_ocl(const at::Tensor& self, at::OptionalIntArrayRef dim, 
               " instead");
   auto mask = mask_of(self, dim);
   at::native::resize_output(out, at::native::shape_from_dim_mask(self, mask, keepdim));
-  Spec s{at::isFloatingType(dt) ? kNanSum : kSum};
+  Spec s{kSum};
   s.val = dt;
+  s.mode = at::isFloatingType(dt) ? kMapNanToZero : kMapNone;
   run_reduce(s, self, mask, keepdim, out, {});
   return out;
 }
@@ -426,7 +426,7 @@ at::Tensor prod_ocl(const at::Tensor& self, std::optional<at::ScalarType> dtype)
 at::Tensor& amax_out_ocl(const at::Tensor& self, c10::IntArrayRef dim, bool keepdim, at::Tensor& out) {
   OutMeta<at::meta::structured_amax, 1> m(out);
   m.meta(self, dim, keepdim);
-  Spec s{kMax};
+  Spec s{kMinMax};
   s.val = self.scalar_type();
   run_reduce(s, self, mask_of(self, dim), keepdim, out, {});
   return out;
@@ -436,30 +436,32 @@ at::Tensor& amax_out_ocl(const at::Tensor& self, c10::IntArrayRef dim, bool keep
 at::Tensor& amin_out_ocl(const at::Tensor& self, c10::IntArrayRef dim, bool keepdim, at::Tensor& out) {
   OutMeta<at::meta::structured_amin, 1> m(out);
   m.meta(self, dim, keepdim);
-  Spec s{kMin};
+  Spec s{kMinMax};
   s.val = self.scalar_type();
+  s.mode = kModeMin;
   run_reduce(s, self, mask_of(self, dim), keepdim, out, {});
   return out;
 }
 
-void full_minmax(const char* name, ReduceOp op, const at::Tensor& self, const at::Tensor& out) {
+void full_minmax(const char* name, bool is_min, const at::Tensor& self, const at::Tensor& out) {
   TORCH_CHECK(self.numel() > 0, name, "(): Expected reduction dim to be specified for input.numel() == 0. ",
               "Specify the reduction dim with the 'dim' argument.");
-  Spec s{op};
+  Spec s{kMinMax};
   s.val = self.scalar_type();
+  s.mode = is_min ? kModeMin : 0;
   run_reduce(s, self, mask_all(), false, out, {});
 }
 
 // max(Tensor self) -> Tensor
 at::Tensor max_ocl(const at::Tensor& self) {
   at::Tensor out = at::empty({}, self.options());
-  full_minmax("max", kMax, self, out);
+  full_minmax("max", false, self, out);
   return out;
 }
 // min(Tensor self) -> Tensor
 at::Tensor min_ocl(const at::Tensor& self) {
   at::Tensor out = at::empty({}, self.options());
-  full_minmax("min", kMin, self, out);
+  full_minmax("min", true, self, out);
   return out;
 }
 // max.unary_out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)
@@ -468,7 +470,7 @@ at::Tensor& max_unary_out_ocl(const at::Tensor& self, at::Tensor& out) {
   TORCH_CHECK(at::canCast(self.scalar_type(), out.scalar_type()), "max: result type ", self.scalar_type(),
               " can't be cast to the desired output type ", out.scalar_type());
   at::native::resize_output(out, {});
-  full_minmax("max", kMax, self, out);
+  full_minmax("max", false, self, out);
   return out;
 }
 // min.unary_out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)
@@ -477,7 +479,7 @@ at::Tensor& min_unary_out_ocl(const at::Tensor& self, at::Tensor& out) {
   TORCH_CHECK(at::canCast(self.scalar_type(), out.scalar_type()), "min: result type ", self.scalar_type(),
               " can't be cast to the desired output type ", out.scalar_type());
   at::native::resize_output(out, {});
-  full_minmax("min", kMin, self, out);
+  full_minmax("min", true, self, out);
   return out;
 }
 
@@ -486,9 +488,9 @@ std::tuple<at::Tensor&, at::Tensor&> max_dim_max_ocl(const at::Tensor& self, int
                                                      at::Tensor& values, at::Tensor& indices) {
   OutMeta<at::meta::structured_max_dim, 2> m(values, indices);
   auto pre = m.meta(self, dim, keepdim);
-  Spec s{kArgMax};
+  Spec s{kArg};
   s.val = self.scalar_type();
-  s.p0 = 1;
+  s.mode = kModeValues;
   run_reduce(s, self, mask_of_dim(self, pre.dim), keepdim, values, indices);
   return {values, indices};
 }
@@ -498,17 +500,17 @@ std::tuple<at::Tensor&, at::Tensor&> min_dim_min_ocl(const at::Tensor& self, int
                                                      at::Tensor& values, at::Tensor& indices) {
   OutMeta<at::meta::structured_min_dim, 2> m(values, indices);
   auto pre = m.meta(self, dim, keepdim);
-  Spec s{kArgMin};
+  Spec s{kArg};
   s.val = self.scalar_type();
-  s.p0 = 1;
+  s.mode = kModeValues | kModeMin;
   run_reduce(s, self, mask_of_dim(self, pre.dim), keepdim, values, indices);
   return {values, indices};
 }
 
-void arg_reduce(ReduceOp op, const at::Tensor& self, std::optional<int64_t> dim, bool keepdim, const at::Tensor& out) {
-  Spec s{op};
+void arg_reduce(bool is_min, const at::Tensor& self, std::optional<int64_t> dim, bool keepdim, const at::Tensor& out) {
+  Spec s{kArg};
   s.val = self.scalar_type();
-  s.p0 = 0;  // indices only
+  s.mode = is_min ? kModeMin : 0;  // indices only
   run_reduce(s, self, dim ? mask_of_dim(self, *dim) : mask_all(), keepdim, {}, out);
 }
 
@@ -516,7 +518,7 @@ void arg_reduce(ReduceOp op, const at::Tensor& self, std::optional<int64_t> dim,
 at::Tensor& argmax_out_ocl(const at::Tensor& self, std::optional<int64_t> dim, bool keepdim, at::Tensor& out) {
   OutMeta<at::meta::structured_argmax, 1> m(out);
   m.meta(self, dim, keepdim);
-  arg_reduce(kArgMax, self, dim, keepdim, out);
+  arg_reduce(false, self, dim, keepdim, out);
   return out;
 }
 
@@ -524,15 +526,17 @@ at::Tensor& argmax_out_ocl(const at::Tensor& self, std::optional<int64_t> dim, b
 at::Tensor& argmin_out_ocl(const at::Tensor& self, std::optional<int64_t> dim, bool keepdim, at::Tensor& out) {
   OutMeta<at::meta::structured_argmin, 1> m(out);
   m.meta(self, dim, keepdim);
-  arg_reduce(kArgMin, self, dim, keepdim, out);
+  arg_reduce(true, self, dim, keepdim, out);
   return out;
 }
 
 // ---- all / any -----------------------------------------------------------------------------
 
-void bool_reduce(ReduceOp op, const at::Tensor& self, at::native::DimMask mask, bool keepdim, const at::Tensor& out) {
-  Spec s{op};
+// all = min over (x != 0), any = max over (x != 0).
+void bool_reduce(bool is_all, const at::Tensor& self, at::native::DimMask mask, bool keepdim, const at::Tensor& out) {
+  Spec s{kMinMax};
   s.val = self.scalar_type();
+  s.mode = kMapNonZero | (is_all ? kModeMin : 0);
   run_reduce(s, self, mask, keepdim, out, {});
 }
 
@@ -540,42 +544,42 @@ void bool_reduce(ReduceOp op, const at::Tensor& self, at::native::DimMask mask, 
 at::Tensor& all_out_ocl(const at::Tensor& self, int64_t dim, bool keepdim, at::Tensor& out) {
   OutMeta<at::meta::structured_all_dim, 1> m(out);
   m.meta(self, dim, keepdim);
-  bool_reduce(kAll, self, mask_of_dim(self, dim), keepdim, out);
+  bool_reduce(true, self, mask_of_dim(self, dim), keepdim, out);
   return out;
 }
 // all.dims_out(Tensor self, int[]? dim=None, bool keepdim=False, *, Tensor(a!) out) -> Tensor(a!)
 at::Tensor& all_dims_out_ocl(const at::Tensor& self, at::OptionalIntArrayRef dim, bool keepdim, at::Tensor& out) {
   OutMeta<at::meta::structured_all_dims, 1> m(out);
   m.meta(self, dim, keepdim);
-  bool_reduce(kAll, self, mask_of(self, dim), keepdim, out);
+  bool_reduce(true, self, mask_of(self, dim), keepdim, out);
   return out;
 }
 // all.all_out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)
 at::Tensor& all_all_out_ocl(const at::Tensor& self, at::Tensor& out) {
   OutMeta<at::meta::structured_all, 1> m(out);
   m.meta(self);
-  bool_reduce(kAll, self, mask_all(), false, out);
+  bool_reduce(true, self, mask_all(), false, out);
   return out;
 }
 // any.out(Tensor self, int dim, bool keepdim=False, *, Tensor(a!) out) -> Tensor(a!)
 at::Tensor& any_out_ocl(const at::Tensor& self, int64_t dim, bool keepdim, at::Tensor& out) {
   OutMeta<at::meta::structured_any_dim, 1> m(out);
   m.meta(self, dim, keepdim);
-  bool_reduce(kAny, self, mask_of_dim(self, dim), keepdim, out);
+  bool_reduce(false, self, mask_of_dim(self, dim), keepdim, out);
   return out;
 }
 // any.dims_out(Tensor self, int[]? dim=None, bool keepdim=False, *, Tensor(a!) out) -> Tensor(a!)
 at::Tensor& any_dims_out_ocl(const at::Tensor& self, at::OptionalIntArrayRef dim, bool keepdim, at::Tensor& out) {
   OutMeta<at::meta::structured_any_dims, 1> m(out);
   m.meta(self, dim, keepdim);
-  bool_reduce(kAny, self, mask_of(self, dim), keepdim, out);
+  bool_reduce(false, self, mask_of(self, dim), keepdim, out);
   return out;
 }
 // any.all_out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)
 at::Tensor& any_all_out_ocl(const at::Tensor& self, at::Tensor& out) {
   OutMeta<at::meta::structured_any, 1> m(out);
   m.meta(self);
-  bool_reduce(kAny, self, mask_all(), false, out);
+  bool_reduce(false, self, mask_all(), false, out);
   return out;
 }
 
@@ -592,14 +596,16 @@ at::Tensor count_nonzero_dim_IntList_ocl(const at::Tensor& self, c10::IntArrayRe
 // ---- norms ---------------------------------------------------------------------------------
 
 void vector_norm(const at::Tensor& self, double ord, at::native::DimMask mask, bool keepdim, const at::Tensor& out) {
-  Spec s{kNorm};
+  Spec s{kSum};
   s.val = out.scalar_type();
-  if (ord == 0) s.norm_kind = kNormCount;
-  else if (ord == 1) s.norm_kind = kNormL1;
-  else if (ord == 2) s.norm_kind = kNormL2;
-  else if (std::isinf(ord)) s.norm_kind = ord > 0 ? kNormInf : kNormNegInf;
-  else {
-    s.norm_kind = kNormLp;
+  if (ord == 0) s.mode = kMapNonZero;
+  else if (ord == 1) s.mode = kMapAbs;
+  else if (ord == 2) s.mode = kMapSquare | kFinSqrt;
+  else if (std::isinf(ord)) {
+    s.op = kMinMax;
+    s.mode = kMapAbs | (ord < 0 ? kModeMin : 0);
+  } else {
+    s.mode = kMapPow | kFinPow;
     s.p0 = ord;
     s.p1 = 1.0 / ord;
   }
@@ -648,7 +654,7 @@ void var_std(bool is_std, const at::Tensor& self, at::OptionalIntArrayRef dim,
   Spec s{kWelford};
   s.val = self.scalar_type();
   s.p0 = correction.has_value() ? correction->toDouble() : 1.0;
-  s.p1 = (is_std ? 1 : 0) + (mean_out.defined() ? 2 : 0);
+  s.mode = (is_std ? kModeStd : 0) | (mean_out.defined() ? kModeMean : 0);
   run_reduce(s, self, mask, keepdim, out, mean_out);
 }
 
