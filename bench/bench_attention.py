@@ -9,6 +9,7 @@ python bench/bench_attention.py [--quick] [--devices ocl,cuda] [--dtype float32]
 Writes bench/results/attention.json (or $BENCH_OUT/attention.json).
 """
 import argparse
+import json
 import os
 import sys
 
@@ -16,8 +17,32 @@ import torch
 import torch.nn.functional as F
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
-from bench.bench_gemm import ocl_is_cpu, time_call  # noqa: E402
+from bench.bench_gemm import ocl_is_cpu, run_worker, time_call  # noqa: E402
 from bench.common import devices, print_table, write_json  # noqa: E402
+
+
+def measure(dev, quick, dtype):
+    B, H, d = (1, 2, 64) if quick else (8, 8, 64)
+    Ts = (256, 512) if quick else (512, 1024, 2048, 4096)
+    rows = []
+    for T in Ts:
+        for causal in (False, True):
+            flops = 4 * B * H * T * T * d * (0.5 if causal else 1.0)
+            q, k, v, go = (torch.randn(B, H, T, d, device=dev, dtype=dtype) for _ in range(4))
+            q.requires_grad_(True), k.requires_grad_(True), v.requires_grad_(True)
+
+            def fwd():
+                with torch.no_grad():
+                    F.scaled_dot_product_attention(q, k, v, is_causal=causal)
+
+            def fwd_bwd():
+                out = F.scaled_dot_product_attention(q, k, v, is_causal=causal)
+                torch.autograd.grad(out, (q, k, v), go)
+
+            tf, tb = time_call(fwd, dev), time_call(fwd_bwd, dev)
+            rows.append(dict(B=B, H=H, T=T, d=d, causal=causal, fwd_ms=tf * 1e3, fwd_tflops=flops / tf / 1e12,
+                             fwd_bwd_ms=tb * 1e3, fwd_bwd_tflops=3.5 * flops / tb / 1e12))
+    return rows
 
 
 def main():
@@ -25,34 +50,24 @@ def main():
     ap.add_argument("--quick", action="store_true", default=None)
     ap.add_argument("--devices", default=",".join(d for d in devices(include_cpu=False)))
     ap.add_argument("--dtype", default="float32")
+    ap.add_argument("--worker-device", help=argparse.SUPPRESS)
     args = ap.parse_args()
     if args.quick is None:
         args.quick = ocl_is_cpu()
-    dtype = getattr(torch, args.dtype)
-    B, H, d = (1, 2, 64) if args.quick else (8, 8, 64)
-    Ts = (256, 512) if args.quick else (512, 1024, 2048, 4096)
+    if args.worker_device:
+        print("ROWS " + json.dumps(measure(args.worker_device, args.quick, getattr(torch, args.dtype))))
+        return
     devs = [x for x in args.devices.split(",") if x]
-    rows = []
-    for T in Ts:
-        for causal in (False, True):
-            row = dict(B=B, H=H, T=T, d=d, causal=causal)
-            flops = 4 * B * H * T * T * d * (0.5 if causal else 1.0)
-            for dev in devs:
-                q, k, v, go = (torch.randn(B, H, T, d, device=dev, dtype=dtype) for _ in range(4))
-                q.requires_grad_(True), k.requires_grad_(True), v.requires_grad_(True)
-
-                def fwd():
-                    with torch.no_grad():
-                        F.scaled_dot_product_attention(q, k, v, is_causal=causal)
-
-                def fwd_bwd():
-                    out = F.scaled_dot_product_attention(q, k, v, is_causal=causal)
-                    torch.autograd.grad(out, (q, k, v), go)
-
-                tf, tb = time_call(fwd, dev), time_call(fwd_bwd, dev)
-                row[f"{dev} fwd ms"], row[f"{dev} fwd TFLOP/s"] = tf * 1e3, flops / tf / 1e12
-                row[f"{dev} fwd+bwd ms"], row[f"{dev} fwd+bwd TFLOP/s"] = tb * 1e3, 3.5 * flops / tb / 1e12
-            rows.append(row)
+    table = {}
+    for dev in devs:
+        print(f"# measuring {dev} ...", flush=True)
+        extra = ["--dtype", args.dtype] + (["--quick"] if args.quick else [])
+        for r in run_worker(__file__, dev, dev, extra, {}):
+            key = (r["T"], r["causal"])
+            row = table.setdefault(key, dict(B=r["B"], H=r["H"], T=r["T"], d=r["d"], causal=r["causal"]))
+            row[f"{dev} fwd ms"], row[f"{dev} fwd TFLOP/s"] = r["fwd_ms"], r["fwd_tflops"]
+            row[f"{dev} fwd+bwd ms"], row[f"{dev} fwd+bwd TFLOP/s"] = r["fwd_bwd_ms"], r["fwd_bwd_tflops"]
+    rows = list(table.values())
     cols = ["B", "H", "T", "d", "causal"]
     for dev in devs:
         cols += [f"{dev} fwd ms", f"{dev} fwd+bwd ms", f"{dev} fwd+bwd TFLOP/s"]

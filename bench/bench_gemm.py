@@ -85,6 +85,24 @@ def worker(args):
     print("ROWS " + json.dumps(rows))
 
 
+def run_worker(script, name, device, extra_args, env_extra):
+    """Runs `script --worker-device device extra_args` in a fresh process and returns the rows
+    it prints. Each device gets its own process: TORCH_OCL_GEMM is read once per process, and
+    the non-ocl columns run without the ocl backend loaded (TORCH_DEVICE_BACKEND_AUTOLOAD=0),
+    since torch 2.11's autograd engine asserts on a CUDA backward in a process where the
+    PrivateUse1 backend is registered."""
+    env = dict(os.environ, **env_extra)
+    if device != "ocl":
+        env["TORCH_DEVICE_BACKEND_AUTOLOAD"] = "0"
+    cmd = [sys.executable, os.path.abspath(script), "--worker-device", device] + extra_args
+    proc = subprocess.run(cmd, env=env, capture_output=True, text=True)
+    line = [x for x in proc.stdout.splitlines() if x.startswith("ROWS ")]
+    if proc.returncode != 0 or not line:
+        print(f"# {name} failed:\n{proc.stderr[-2000:]}", flush=True)
+        return []
+    return json.loads(line[0][5:])
+
+
 def ocl_is_cpu():
     return hasattr(torch, "ocl") and torch.ocl.is_available() and torch.ocl.get_device_properties(0).type == "cpu"
 
@@ -111,18 +129,9 @@ def main():
             columns.append((dev, dev, None))
     results = {}
     for name, dev, impl in columns:
-        env = dict(os.environ)
-        if impl:
-            env["TORCH_OCL_GEMM"] = impl
-        cmd = [sys.executable, os.path.abspath(__file__), "--worker-device", dev, "--dtype", args.dtype,
-               "--cpu-limit", str(args.cpu_limit)] + (["--quick"] if args.quick else [])
+        extra = ["--dtype", args.dtype, "--cpu-limit", str(args.cpu_limit)] + (["--quick"] if args.quick else [])
         print(f"# measuring {name} ...", flush=True)
-        proc = subprocess.run(cmd, env=env, capture_output=True, text=True)
-        line = [x for x in proc.stdout.splitlines() if x.startswith("ROWS ")]
-        if proc.returncode != 0 or not line:
-            print(f"# {name} failed:\n{proc.stderr[-2000:]}", flush=True)
-            continue
-        for r in json.loads(line[0][5:]):
+        for r in run_worker(__file__, name, dev, extra, {"TORCH_OCL_GEMM": impl} if impl else {}):
             key = (r["problem"], r["trans"])
             results.setdefault(key, dict(problem=r["problem"], M=r["M"], K=r["K"], N=r["N"], trans=r["trans"]))
             results[key][f"{name} TFLOP/s"] = r["tflops"]
