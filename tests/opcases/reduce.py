@@ -345,3 +345,52 @@ CASES = [
            lambda dt: [Sample((make((4, 6), dt),), {"dim": 1}), Sample((make((4, 6), dt),), {"dim": (0, 1)})],
            dtypes=F32),
 ]
+
+
+# ---- scans (csrc/ops/scan.cpp) ------------------------------------------------------------
+
+def _scan_samples(dtype):
+    for i, s in enumerate(SHAPES):
+        if s:
+            yield Sample((make(s, dtype, seed=i), -1), tag=f"last dim {s}")
+    yield Sample((make((), dtype), 0), tag="0-dim")
+    yield Sample((make((65, 129), dtype), 0), tag="dim 0, 129 rows (row kernel)")
+    yield Sample((make((300, 7), dtype).t(), 0), tag="strided scan dim, many rows")
+    yield Sample((make((5, 300), dtype), 0), tag="columns kernel")
+    yield Sample((make((4, 6), dtype, noncontig=True), 1), tag="noncontig")
+    yield Sample((make((3, 1), dtype).expand(3, 5), 1), tag="expanded")
+    yield Sample((make((2, 3, 4), dtype), 1), tag="middle dim")
+    yield Sample((make((3, 2500), dtype, low=-1, high=1), 1), tag="several tiles")
+
+
+def _prod_scan_samples(dtype):
+    for s in _scan_samples(dtype):
+        x, d = s.args
+        if x.dtype.is_floating_point:
+            x = x.abs() * 0.3 + 0.85  # keep long products finite
+        else:
+            x = x.clamp(-2, 2)
+        yield Sample((x, d), tag=s.tag)
+
+
+def _cumsum(x, d):
+    return torch.cumsum(x, d)
+
+
+def _cum_inplace_out(x, d):
+    y = x.clone()
+    y.cumsum_(d)
+    out = torch.empty(3, dtype=x.dtype, device=x.device)
+    torch.cumprod(x, d, out=out)
+    return y, out, torch.cumsum(x, d, dtype=torch.float64)
+
+
+CASES += [
+    OpCase("cumsum", ["aten::cumsum.out"], _cumsum, _scan_samples,
+           dtypes=(torch.float32, torch.float64, torch.int32, torch.bool, torch.float16), grad=True),
+    OpCase("cumprod", ["aten::cumprod.out"], lambda x, d: torch.cumprod(x, d), _prod_scan_samples,
+           dtypes=(torch.float32, torch.int64), grad=True, atol=1e-4, rtol=1e-4),
+    OpCase("cum_inplace_out", ["aten::cumsum.out", "aten::cumprod.out"], _cum_inplace_out,
+           lambda dt: [Sample((make((4, 9), dt, low=0.5, high=1.5), 1)),
+                       Sample((make((9, 4), dt, low=0.5, high=1.5), 0))], dtypes=F32),
+]
