@@ -367,7 +367,7 @@ def _prod_scan_samples(dtype):
     for s in _scan_samples(dtype):
         x, d = s.args
         if x.dtype.is_floating_point:
-            x = x.abs() * 0.3 + 0.85  # keep long products finite
+            x = x.abs() * 0.03 + 0.96  # long products stay O(1), so the backward is well conditioned
         else:
             x = x.clamp(-2, 2)
         yield Sample((x, d), tag=s.tag)
