@@ -61,6 +61,18 @@ inline ACC dot_local(__local const ACC* x, __local const ACC* y) {
   return s;
 }
 
+// dots[x] = x . y_x for the SPT rows y_x = y + x*TPR*LDS (one work-item's tile columns):
+// each x element is read from local memory once for all of them.
+inline void dots_local(__local const ACC* x, __local const ACC* y, ACC* dots) {
+#pragma unroll
+  for (int u = 0; u < SPT; ++u) dots[u] = (ACC)0;
+  for (int d = 0; d < HEAD_DIM; ++d) {
+    const ACC xv = x[d];
+#pragma unroll
+    for (int u = 0; u < SPT; ++u) dots[u] = fma(xv, y[u * TPR * LDS + d], dots[u]);
+  }
+}
+
 // Uniform in (0, 1] for element idx of the virtual [B, Hq, L, S] dropout matrix.
 inline float dropout_uniform(ulong seed, ulong offset, ulong idx) {
   const uint4 w = philox_block(seed, offset, idx >> 2);
@@ -119,10 +131,12 @@ void attention_fwd(ATTN_ARGS, PTR_ARG(DTYPE, out), long o_sb, long o_sh, long o_
     barrier(CLK_LOCAL_MEM_FENCE);  // previous block's KV / Pd reads are done
     STAGE(KV, K, k_ss, k_sd, j0, S, D);
     barrier(CLK_LOCAL_MEM_FENCE);
+    ACC dots[SPT];
+    dots_local(&Qs[r][0], &KV[t][0], dots);
 #pragma unroll
     for (int x = 0; x < SPT; ++x) {
       const int c = t + x * TPR, j = j0 + c;
-      Sc[r][c] = SCORE(dot_local(&Qs[r][0], &KV[c][0]), i, j);
+      Sc[r][c] = SCORE(dots[x], i, j);
     }
     barrier(CLK_LOCAL_MEM_FENCE);  // scores complete; K no longer needed
     ACC mx = m;
@@ -147,11 +161,11 @@ void attention_fwd(ATTN_ARGS, PTR_ARG(DTYPE, out), long o_sb, long o_sh, long o_
     l = l * corr + rs;
     m = mx;
 #pragma unroll
-    for (int x = 0; x < DPT; ++x) {
-      const int d = t + x * TPR;
-      ACC a = acc[x] * corr;
-      for (int c = 0; c < BLK; ++c) a = fma(Pd[r][c], KV[c][d], a);
-      acc[x] = a;
+    for (int x = 0; x < DPT; ++x) acc[x] *= corr;
+    for (int c = 0; c < BLK; ++c) {
+      const ACC p = Pd[r][c];
+#pragma unroll
+      for (int x = 0; x < DPT; ++x) acc[x] = fma(p, KV[c][t + x * TPR], acc[x]);
     }
   }
 
@@ -239,12 +253,10 @@ void attention_bwd_dq(ATTN_ARGS, PTR_ARG(DTYPE, dout), long g_sb, long g_sh, lon
         STORE(PTR(DTYPE, dbias), (((long)b * Hq + h) * L + i) * S + j, ds);
     }
     barrier(CLK_LOCAL_MEM_FENCE);
+    for (int c = 0; c < BLK; ++c) {
+      const ACC ds = dSl[r][c];
 #pragma unroll
-    for (int x = 0; x < DPT; ++x) {
-      const int d = t + x * TPR;
-      ACC a = acc[x];
-      for (int c = 0; c < BLK; ++c) a = fma(dSl[r][c], Ks[c][d], a);
-      acc[x] = a;
+      for (int x = 0; x < DPT; ++x) acc[x] = fma(ds, Ks[c][t + x * TPR], acc[x]);
     }
   }
   if (i < L) {
@@ -311,16 +323,13 @@ void attention_bwd_dkdv(ATTN_ARGS, PTR_ARG(DTYPE, dout), long g_sb, long g_sh, l
         dSl[rr][c] = ds;
       }
       barrier(CLK_LOCAL_MEM_FENCE);
+      for (int rr = 0; rr < BLK; ++rr) {
+        const ACC ds = dSl[rr][c], a = Al[rr][c];
 #pragma unroll
-      for (int x = 0; x < DPT; ++x) {
-        const int d = t + x * TPR;
-        ACC ka = dka[x], va = dva[x];
-        for (int rr = 0; rr < BLK; ++rr) {
-          ka = fma(dSl[rr][c], Qs[rr][d], ka);
-          va = fma(Al[rr][c], Gs[rr][d], va);
+        for (int x = 0; x < DPT; ++x) {
+          dka[x] = fma(ds, Qs[rr][t + x * TPR], dka[x]);
+          dva[x] = fma(a, Gs[rr][t + x * TPR], dva[x]);
         }
-        dka[x] = ka;
-        dva[x] = va;
       }
     }
   }
