@@ -26,6 +26,16 @@
 #include <ATen/ops/sum_meta.h>
 #include <c10/util/irange.h>
 #include <torch/library.h>
+
+// Named-tensor dimension lists exist (and the structured-kernel output hooks take them) up to
+// torch 2.11; newer headers have neither.
+#if __has_include(<ATen/core/Dimname.h>)
+#include <ATen/core/Dimname.h>
+#define OCL_DIMNAME_LIST at::DimnameList
+#else
+namespace torch_ocl { struct NoDimnames {}; }
+#define OCL_DIMNAME_LIST torch_ocl::NoDimnames
+#endif
 #include <algorithm>
 #include <cmath>
 
@@ -311,18 +321,28 @@ void resize_out(const at::Tensor& out, c10::IntArrayRef sizes, c10::IntArrayRef 
 }
 
 // Runs ATen's meta function of a structured reduction against the user's outputs.
+// torch <= 2.11 declares the set_output_* hooks with a trailing DimnameList, 2.13 (which dropped
+// named tensors) without: both signatures are provided, without `override`, so the class builds
+// against either.
 template <class Meta, size_t N>
 struct OutMeta final : Meta {
   std::array<at::Tensor, N> outs;
   template <typename... T>
   explicit OutMeta(const T&... o) : outs{o...} {}
   const at::Tensor& maybe_get_output(int64_t i) override { return outs[i]; }
-  void set_output_strided(int64_t i, c10::IntArrayRef sizes, c10::IntArrayRef strides,
-                          at::TensorOptions options) override {
+  void set_output_strided(int64_t i, c10::IntArrayRef sizes, c10::IntArrayRef strides, at::TensorOptions options) {
     resize_out(outs[i], sizes, strides, options);
   }
   void set_output_raw_strided(int64_t i, c10::IntArrayRef sizes, c10::IntArrayRef strides,
-                              at::TensorOptions options) override {
+                              at::TensorOptions options) {
+    resize_out(outs[i], sizes, strides, options);
+  }
+  void set_output_strided(int64_t i, c10::IntArrayRef sizes, c10::IntArrayRef strides, at::TensorOptions options,
+                          OCL_DIMNAME_LIST) {
+    resize_out(outs[i], sizes, strides, options);
+  }
+  void set_output_raw_strided(int64_t i, c10::IntArrayRef sizes, c10::IntArrayRef strides,
+                              at::TensorOptions options, OCL_DIMNAME_LIST) {
     resize_out(outs[i], sizes, strides, options);
   }
 };

@@ -10,6 +10,16 @@
 #include <ATen/ops/cumsum_meta.h>
 #include <ATen/ops/empty.h>
 #include <torch/library.h>
+
+// Named-tensor dimension lists exist (and the structured-kernel output hooks take them) up to
+// torch 2.11; newer headers have neither.
+#if __has_include(<ATen/core/Dimname.h>)
+#include <ATen/core/Dimname.h>
+#define OCL_DIMNAME_LIST at::DimnameList
+#else
+namespace torch_ocl { struct NoDimnames {}; }
+#define OCL_DIMNAME_LIST torch_ocl::NoDimnames
+#endif
 #include <algorithm>
 
 namespace torch_ocl {
@@ -121,17 +131,30 @@ void run_scan(bool prod, const at::Tensor& self, int64_t dim, const at::Tensor& 
 }
 
 // Checks and resizes a user-supplied out tensor like ATen's generated structured out= wrappers.
+// torch <= 2.11 declares the set_output_* hooks with a trailing DimnameList, 2.13 (which dropped
+// named tensors) without: both signatures are provided, without `override`, so the class builds
+// against either.
 template <class Meta>
 struct OutMeta final : Meta {
   at::Tensor out;
   explicit OutMeta(const at::Tensor& o) : out(o) {}
   const at::Tensor& maybe_get_output(int64_t) override { return out; }
-  void set_output_strided(int64_t i, c10::IntArrayRef sizes, c10::IntArrayRef strides,
-                          at::TensorOptions options) override {
-    set_output_raw_strided(i, sizes, strides, options);
+  void set_output_strided(int64_t, c10::IntArrayRef sizes, c10::IntArrayRef strides, at::TensorOptions options) {
+    resize(sizes, strides, options);
   }
   void set_output_raw_strided(int64_t, c10::IntArrayRef sizes, c10::IntArrayRef strides,
-                              at::TensorOptions options) override {
+                              at::TensorOptions options) {
+    resize(sizes, strides, options);
+  }
+  void set_output_strided(int64_t, c10::IntArrayRef sizes, c10::IntArrayRef strides, at::TensorOptions options,
+                          OCL_DIMNAME_LIST) {
+    resize(sizes, strides, options);
+  }
+  void set_output_raw_strided(int64_t, c10::IntArrayRef sizes, c10::IntArrayRef strides,
+                              at::TensorOptions options, OCL_DIMNAME_LIST) {
+    resize(sizes, strides, options);
+  }
+  void resize(c10::IntArrayRef sizes, c10::IntArrayRef strides, const at::TensorOptions& options) {
     TORCH_CHECK(options.dtype() == out.dtype(), "Expected out tensor to have dtype ", options.dtype(), ", but got ",
                 out.dtype(), " instead");
     TORCH_CHECK(options.device() == out.device(), "Expected out tensor to have device ", options.device(),
