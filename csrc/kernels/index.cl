@@ -74,19 +74,25 @@ __kernel void index_select_fwd(PTR_ARG(T, out), PTR_ARG(T, src), PTR_ARG(uchar, 
   __global const T* s = PTR(T, src);
   __global const uchar* ix = PTR(uchar, idx);
   const long n = outer * nidx * inner;
-  FOR_EACH(i, n) {
-    long r = i % inner;
-    long q = i / inner;
-    long j = q % nidx;
-    long ob = q / nidx;
-    long v = load_index(ix, j, idx32);
-    if (v < 0 || v >= nsrc) {
-      report_error(err, ERR_INDEX_OUT_OF_RANGE);
-      o[i] = (T)0;
-    } else {
-      o[i] = s[(ob * nsrc + v) * inner + r];
-    }
+  // Position arithmetic in 32 bits when it fits (64-bit division is slow on GPUs).
+#define INDEX_SELECT_LOOP(I)                                                  \
+  for (I i = get_global_id(0); i < (I)n; i += get_global_size(0)) {           \
+    const I r = i % (I)inner, q = i / (I)inner;                               \
+    const I j = q % (I)nidx, ob = q / (I)nidx;                                \
+    const long v = load_index(ix, j, idx32);                                  \
+    if (v < 0 || v >= nsrc) {                                                 \
+      report_error(err, ERR_INDEX_OUT_OF_RANGE);                              \
+      o[i] = (T)0;                                                            \
+    } else {                                                                  \
+      o[i] = s[((long)ob * nsrc + v) * inner + r];                            \
+    }                                                                         \
   }
+  if (n < (1L << 31)) {
+    INDEX_SELECT_LOOP(uint)
+  } else {
+    INDEX_SELECT_LOOP(long)
+  }
+#undef INDEX_SELECT_LOOP
 }
 
 // ---- gather / scatter --------------------------------------------------------------------
@@ -463,4 +469,45 @@ __kernel void segment_reduce(PTR_ARG(DT, dst), PTR_ARG(DT, src), PTR_ARG(long, s
   }
   STOREV(d, target, acc);
 }
+
+// ---- atomic accumulation (non-deterministic order; used unless torch's deterministic
+// algorithms are on): dst[key + w*dst_wstride] += alpha * src[...] straight from the
+// unsorted keys. Defined for the dtypes that have an atomic add here.
+#if defined(DT_FLOAT32) || defined(DT_DOUBLE64) || defined(DT_INT32) || defined(DT_INT64)
+#if defined(DT_DOUBLE64) || defined(DT_INT64)
+#pragma OPENCL EXTENSION cl_khr_int64_base_atomics : enable
+#endif
+inline void atomic_add_dt(__global DT* p, ACC v) {
+#if defined(DT_FLOAT32)
+  volatile __global uint* u = (volatile __global uint*)p;
+  uint old = *u, assumed;
+  do {
+    assumed = old;
+    old = atomic_cmpxchg(u, assumed, as_uint(as_float(assumed) + v));
+  } while (old != assumed);
+#elif defined(DT_DOUBLE64)
+  volatile __global ulong* u = (volatile __global ulong*)p;
+  ulong old = *u, assumed;
+  do {
+    assumed = old;
+    old = atom_cmpxchg(u, assumed, as_ulong(as_double(assumed) + v));
+  } while (old != assumed);
+#elif defined(DT_INT32)
+  atomic_add((volatile __global int*)p, (int)v);
+#else
+  atom_add((volatile __global long*)p, (long)v);
+#endif
+}
+
+__kernel void atomic_accumulate(PTR_ARG(DT, dst), PTR_ARG(DT, src), PTR_ARG(long, keys), PTR_ARG(long, srcoff), long m,
+                                long w_size, long dst_wstride, long src_wstride, ACC alpha, ACC value) {
+  const long w = get_global_id(0), u = get_global_id(1);
+  if (w >= w_size || u >= m) return;
+  const long key = PTR(long, keys)[u];
+  if (key < 0) return;
+  const long off = PTR(long, srcoff)[u];
+  const ACC v = off < 0 ? value : LOADV(PTR(DT, src), off + w * src_wstride);
+  atomic_add_dt(PTR(DT, dst) + key + w * dst_wstride, v * alpha);
+}
+#endif
 #endif  // TYPED_PROGRAM

@@ -55,26 +55,36 @@ __kernel void cat_fwd(PTR_ARG(T, out) CAT_ARGS(0) CAT_ARGS(1) CAT_ARGS(2) CAT_AR
                       long outer, long total, long inner, long start, CatTable tab) {
   __global T* o = PTR(T, out);
   const long span = tab.end[CAT_N - 1] * inner;
-  FOR_EACH(i, outer * span) {
-    const long ob = i / span;
-    const long r = i % span;  // position inside this launch's slab of one outer row
-    int k = 0;
-    while (k < CAT_N - 1 && r >= tab.end[k] * inner) ++k;
-    const long lo = (k == 0 ? 0 : tab.end[k - 1]) * inner;
-    const long len = tab.end[k] * inner - lo;
-    __global const T* src;
-    switch (k) {
-      case 0: src = PTR(T, in0); break;
-      case 1: src = PTR(T, in1); break;
-      case 2: src = PTR(T, in2); break;
-      case 3: src = PTR(T, in3); break;
-      case 4: src = PTR(T, in4); break;
-      case 5: src = PTR(T, in5); break;
-      case 6: src = PTR(T, in6); break;
-      default: src = PTR(T, in7); break;
-    }
-    o[ob * total * inner + start * inner + r] = src[ob * len + (r - lo)];
+  long ends[CAT_N];  // input boundaries in elements of one outer row
+  for (int k = 0; k < CAT_N; ++k) ends[k] = tab.end[k] * inner;
+  // Position arithmetic in 32 bits when it fits (64-bit division is slow on GPUs).
+#define CAT_LOOP(I)                                                                       \
+  for (I i = get_global_id(0); i < (I)(outer * span); i += get_global_size(0)) {          \
+    const I ob = i / (I)span;                                                             \
+    const long r = (long)(i - ob * (I)span);                                              \
+    int k = 0;                                                                            \
+    while (k < CAT_N - 1 && r >= ends[k]) ++k;                                            \
+    const long lo = k == 0 ? 0 : ends[k - 1];                                             \
+    const long len = ends[k] - lo;                                                        \
+    __global const T* src;                                                                \
+    switch (k) {                                                                          \
+      case 0: src = PTR(T, in0); break;                                                   \
+      case 1: src = PTR(T, in1); break;                                                   \
+      case 2: src = PTR(T, in2); break;                                                   \
+      case 3: src = PTR(T, in3); break;                                                   \
+      case 4: src = PTR(T, in4); break;                                                   \
+      case 5: src = PTR(T, in5); break;                                                   \
+      case 6: src = PTR(T, in6); break;                                                   \
+      default: src = PTR(T, in7); break;                                                  \
+    }                                                                                     \
+    o[(long)ob * total * inner + start * inner + r] = src[(long)ob * len + (r - lo)];     \
   }
+  if (outer * total * inner < (1L << 31)) {
+    CAT_LOOP(uint)
+  } else {
+    CAT_LOOP(long)
+  }
+#undef CAT_LOOP
 }
 
 // ---- strided remap (flip, roll, tril, triu) -----------------------------------------------
@@ -93,22 +103,31 @@ typedef struct {
 __kernel void remap_fwd(PTR_ARG(T, out), PTR_ARG(T, in), long n, RemapGeom g) {
   __global T* o = PTR(T, out);
   __global const T* s = PTR(T, in);
-  FOR_EACH(i, n) {
-    long rem = i, io = 0, oo = 0, row = 0, col = 0;
-    for (int d = (int)g.ndim - 1; d >= 0; --d) {
-      const long sz = g.size[d];
-      const long c = rem % sz;
-      rem /= sz;
-      if (d == g.ndim - 1) col = c;
-      if (d == g.ndim - 2) row = c;
-      long cs = g.flip[d] ? sz - 1 - c : c + g.shift[d];
-      if (cs >= sz) cs -= sz;
-      io += cs * g.in_stride[d];
-      oo += c * g.out_stride[d];
-    }
-    const bool keep = g.tri == 0 || (g.tri == 1 ? col - row <= g.diag : col - row >= g.diag);
-    o[oo] = keep ? s[io] : (T)0;
+  // Coordinate arithmetic in 32 bits when it fits (64-bit division is slow on GPUs).
+#define REMAP_LOOP(I)                                                          \
+  for (I i = get_global_id(0); i < (I)n; i += get_global_size(0)) {            \
+    I rem = i;                                                                 \
+    long io = 0, oo = 0, row = 0, col = 0;                                     \
+    for (int d = (int)g.ndim - 1; d >= 0; --d) {                               \
+      const I sz = (I)g.size[d];                                               \
+      const I c = rem % sz;                                                    \
+      rem /= sz;                                                               \
+      if (d == g.ndim - 1) col = c;                                            \
+      if (d == g.ndim - 2) row = c;                                            \
+      long cs = g.flip[d] ? (long)(sz - 1 - c) : (long)c + g.shift[d];         \
+      if (cs >= (long)sz) cs -= sz;                                            \
+      io += cs * g.in_stride[d];                                               \
+      oo += (long)c * g.out_stride[d];                                         \
+    }                                                                          \
+    const bool keep = g.tri == 0 || (g.tri == 1 ? col - row <= g.diag : col - row >= g.diag); \
+    o[oo] = keep ? s[io] : (T)0;                                               \
   }
+  if (n < (1L << 31)) {
+    REMAP_LOOP(uint)
+  } else {
+    REMAP_LOOP(long)
+  }
+#undef REMAP_LOOP
 }
 
 // out[r, c] = r == c ? one : 0 (one: the bits of 1 in the dtype).

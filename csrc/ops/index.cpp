@@ -6,6 +6,7 @@
 // through the device's sticky error flag and raised at the next synchronization point.
 #include "../aten/Pointwise.h"
 #include "../runtime/Launch.h"
+#include <ATen/Context.h>
 #include <ATen/ExpandUtils.h>
 #include <ATen/MemoryOverlap.h>
 #include <ATen/WrapDimUtils.h>
@@ -65,8 +66,10 @@ std::string typed_opts(at::ScalarType t) {
   switch (t) {
     case at::kHalf: return "-DDT_HALF=1";
     case at::kBFloat16: return "-DDT_BF16=1";
-    case at::kFloat: return "-DDT=float -DACC=float -DDT_IS_FLOAT=1";
-    case at::kDouble: return "-DDT=double -DACC=double -DDT_IS_FLOAT=1";
+    case at::kFloat: return "-DDT=float -DACC=float -DDT_IS_FLOAT=1 -DDT_FLOAT32=1";
+    case at::kDouble: return "-DDT=double -DACC=double -DDT_IS_FLOAT=1 -DDT_DOUBLE64=1";
+    case at::kInt: return "-DDT=int -DACC=long -DDT_INT32=1";
+    case at::kLong: return "-DDT=long -DACC=long -DDT_INT64=1";
     case at::kBool: return "-DDT=uchar -DACC=uint -DDT_BOOL=1";
     default: return "-DDT=" + cl_type_name(t) + " -DACC=long";
   }
@@ -151,18 +154,37 @@ Reduce parse_reduce(c10::string_view r, bool two) {
   TORCH_CHECK(false, "reduce argument must be either add or multiply.");
 }
 
-// dst[key + w*dst_wstride] (op)= src[srcoff + w*src_wstride] over units sorted by key.
+// True when a sum into dst may use atomics: like CUDA, unless torch's deterministic
+// algorithms are on, for the dtypes with an atomic add on this device.
+bool atomic_sum_ok(Device& d, at::ScalarType t) {
+  if (at::globalContext().deterministicAlgorithms()) return false;
+  const bool int64_atomics = d.info.extensions.find("cl_khr_int64_base_atomics") != std::string::npos;
+  return t == at::kFloat || t == at::kInt || ((t == at::kDouble || t == at::kLong) && int64_atomics);
+}
+
+// dst[key + w*dst_wstride] (op)= src[srcoff + w*src_wstride] over units sorted by key (or, for
+// a sum onto dst with atomic_ok, straight from the unsorted keys with atomic adds).
 void segment_reduce(Device& d, const at::Tensor& dst, const at::Tensor& src, const at::Tensor& keys,
                     const at::Tensor& srcoff, int64_t w_size, int64_t dst_wstride, int64_t src_wstride, Reduce op,
-                    bool include_self, const c10::Scalar& alpha = 1, const c10::Scalar& value = 0) {
+                    bool include_self, const c10::Scalar& alpha = 1, const c10::Scalar& value = 0,
+                    bool atomic_ok = false) {
   const int64_t m = keys.numel();
   if (m == 0 || w_size == 0) return;
+  const size_t lw = std::min<size_t>(round_up(w_size, 32), 64);
+  if (atomic_ok && op == kSum && include_self && atomic_sum_ok(d, dst.scalar_type())) {
+    Kernel& k = get_kernel(d, "index", typed_opts(dst.scalar_type()), "atomic_accumulate");
+    const at::Tensor& s = src.defined() && src.numel() > 0 ? src : dst;
+    with_acc(dst.scalar_type(), alpha, value, [&](auto a, auto v) {
+      launch(d, k, Range(w_size, m), Range(lw, 1), buf(dst), buf(s), buf(keys), buf(srcoff), m, w_size, dst_wstride,
+             src_wstride, a, v);
+    });
+    return;
+  }
   auto sorted = at::sort(keys, /*stable=*/true, /*dim=*/0, /*descending=*/false);
   const at::Tensor& skeys = std::get<0>(sorted);
   const at::Tensor& perm = std::get<1>(sorted);
   Kernel& k = get_kernel(d, "index", typed_opts(dst.scalar_type()), "segment_reduce");
   const at::Tensor& s = src.defined() && src.numel() > 0 ? src : dst;
-  const size_t lw = std::min<size_t>(round_up(w_size, 32), 64);
   with_acc(dst.scalar_type(), alpha, value, [&](auto a, auto v) {
     launch(d, k, Range(w_size, m), Range(lw, 1), buf(dst), buf(s), buf(skeys), buf(perm), buf(srcoff), m, w_size,
            dst_wstride, src_wstride, static_cast<cl_int>(op), static_cast<cl_int>(include_self), a, v);
@@ -253,7 +275,7 @@ void scatter_impl(const at::Tensor& self, int64_t dim, const at::Tensor& index_i
   at::Tensor srcoff = at::empty({n}, keys.options());
   launch(d, get_kernel(d, "index", kPlainOpts, "scatter_keys"), grid(n), Range(kWG), buf(keys), buf(srcoff), buf(index), n, g,
          static_cast<cl_int>(value.has_value()), d.error_buf);
-  segment_reduce(d, out, s, keys, srcoff, 1, 0, 0, *reduce, include_self, 1, value.value_or(0));
+  segment_reduce(d, out, s, keys, srcoff, 1, 0, 0, *reduce, include_self, 1, value.value_or(0), /*atomic_ok=*/true);
 }
 
 // scatter.src_out(Tensor self, int dim, Tensor index, Tensor src, *, Tensor(a!) out) -> Tensor(a!)
@@ -374,7 +396,7 @@ at::Tensor& index_add_out_ocl(const at::Tensor& self, int64_t dim, const at::Ten
   at::Tensor srcoff = at::empty({units}, keys.options());
   launch(d, get_kernel(d, "index", kPlainOpts, "index_add_keys"), grid(units), Range(kWG), buf(keys),
          buf(srcoff), buf(index), idx32(index), outer, nout, nidx, inner, d.error_buf);
-  segment_reduce(d, res, source, keys, srcoff, inner, 1, 1, kSum, true, alpha);
+  segment_reduce(d, res, source, keys, srcoff, inner, 1, 1, kSum, true, alpha, 0, /*atomic_ok=*/true);
   finish_out(out, res);
   return out;
 }
@@ -548,7 +570,7 @@ at::Tensor& index_put_impl_ocl(at::Tensor& self, const c10::List<c10::optional<a
   at::Tensor srcoff = at::empty({p.units}, keys.options());
   launch(d, get_kernel(d, "index", kPlainOpts, "index_put_keys"), grid(p.units), Range(kWG), buf(keys), buf(srcoff),
          buf(p.idx), p.units, p.g, d.error_buf);
-  segment_reduce(d, self, values, keys, srcoff, p.g.w_size, p.g.wstride, 1, kSum, true);
+  segment_reduce(d, self, values, keys, srcoff, p.g.w_size, p.g.wstride, 1, kSum, true, 1, 0, /*atomic_ok=*/true);
   return self;
 }
 

@@ -255,6 +255,18 @@ def _embedding(i, w, **kw):
     return F.embedding(i, w, **kw)
 
 
+def _deterministic(fn):
+    """fn under torch.use_deterministic_algorithms(True): the sorted (atomic-free) path."""
+    def run(*args, **kwargs):
+        prev = torch.are_deterministic_algorithms_enabled()
+        torch.use_deterministic_algorithms(True)
+        try:
+            return fn(*args, **kwargs)
+        finally:
+            torch.use_deterministic_algorithms(prev)
+    return run
+
+
 CASES = [
     OpCase("index_select", ["aten::index_select", "aten::index_select.out"], _index_select_out, _index_select_samples,
            dtypes=IDX_DTYPES, grad=True),
@@ -285,5 +297,10 @@ CASES = [
     OpCase("masked_scatter", ["aten::masked_scatter_"], _masked_scatter, _masked_scatter_samples, dtypes=IDX_DTYPES),
     OpCase("embedding", ["aten::embedding_dense_backward"], _embedding, _embedding_samples, dtypes=FLOATS + HALFS,
            grad=True),
+    # Sums onto float32/float64/int32/int64 use atomics unless deterministic algorithms are on.
+    OpCase("scatter_add_deterministic", [], _deterministic(_scatter_add), lambda t: _dup_samples(t, False),
+           dtypes=FLOAT + (torch.int64,), grad=True),
+    OpCase("index_add_deterministic", [], _deterministic(_index_add), _index_add_samples, dtypes=FLOAT + (torch.int32,)),
+    OpCase("index_put_accumulate_deterministic", [], _deterministic(_index_put_accumulate), _index_put_acc_samples,
+           dtypes=FLOAT + (torch.int64,)),
 ]
-
