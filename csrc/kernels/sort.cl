@@ -70,31 +70,36 @@ __kernel void sort_init(PTR_ARG(KEY, keys), PTR_ARG(int, pos), PTR_ARG(DT, x), l
   }
 }
 
-// One work-group per SORT_LOCAL-chunk of a row. merge_k == 0: sort the chunk completely
-// (stages k = 2 .. chunk); otherwise run the j < chunk steps of stage merge_k.
+// One work-group per SORT_LOCAL-element chunk of the padded [rows, p2] buffers. Rows are
+// aligned to p2, so a chunk holds several whole rows (p2 < SORT_LOCAL) or part of one; the
+// direction of each comparison uses the position within its row. merge_k == 0: sort
+// completely (stages k = 2 .. min(p2, SORT_LOCAL)); otherwise run the j < SORT_LOCAL steps
+// of stage merge_k. Positions past the buffer (last chunk) act as padding.
 __kernel __attribute__((reqd_work_group_size(SORT_WG, 1, 1))) void sort_local(PTR_ARG(KEY, keys), PTR_ARG(int, pos),
-                                                                             int n, int p2, int desc, int merge_k) {
+                                                                             long total, int n, int p2, int desc,
+                                                                             int merge_k) {
   __local KEY lk[SORT_LOCAL];
   __local int lp[SORT_LOCAL];
-  const int chunk = min(p2, SORT_LOCAL);
-  const long base = (long)get_group_id(0) * chunk;  // offset in the padded [rows, p2] buffers
-  const int row_base = (int)(base % p2);             // the chunk's first position in its row
+  const long base = (long)get_group_id(0) * SORT_LOCAL;
+  const int valid = (int)min((long)SORT_LOCAL, total - base);
   __global KEY* k = PTR(KEY, keys) + base;
   __global int* ps = PTR(int, pos) + base;
   const int lid = get_local_id(0);
-  for (int i = lid; i < chunk; i += SORT_WG) {
-    lk[i] = k[i];
-    lp[i] = ps[i];
+  const int row_mask = p2 - 1;
+  const int row_base = (int)(base & row_mask);
+  for (int i = lid; i < SORT_LOCAL; i += SORT_WG) {
+    lk[i] = i < valid ? k[i] : (KEY)0;
+    lp[i] = i < valid ? ps[i] : INT_MAX;
   }
   barrier(CLK_LOCAL_MEM_FENCE);
   const int k_lo = merge_k ? merge_k : 2;
-  const int k_hi = merge_k ? merge_k : chunk;
+  const int k_hi = merge_k ? merge_k : min(p2, SORT_LOCAL);
   for (int kk = k_lo; kk <= k_hi; kk <<= 1) {
-    for (int j = min(kk, chunk) >> 1; j > 0; j >>= 1) {
-      for (int t = lid; t < chunk / 2; t += SORT_WG) {
+    for (int j = min(kk, SORT_LOCAL) >> 1; j > 0; j >>= 1) {
+      for (int t = lid; t < SORT_LOCAL / 2; t += SORT_WG) {
         const int i = 2 * j * (t / j) + (t % j);
         const int q = i + j;
-        const bool up = ((row_base + i) & kk) == 0;
+        const bool up = (((row_base + i) & row_mask) & kk) == 0;
         KEY a = lk[i], b = lk[q];
         int ia = lp[i], ib = lp[q];
         if (up ? before(b, ib, a, ia, n, desc) : before(a, ia, b, ib, n, desc)) {
@@ -107,7 +112,7 @@ __kernel __attribute__((reqd_work_group_size(SORT_WG, 1, 1))) void sort_local(PT
       barrier(CLK_LOCAL_MEM_FENCE);
     }
   }
-  for (int i = lid; i < chunk; i += SORT_WG) {
+  for (int i = lid; i < valid; i += SORT_WG) {
     k[i] = lk[i];
     ps[i] = lp[i];
   }

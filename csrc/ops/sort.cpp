@@ -16,15 +16,13 @@
 namespace torch_ocl {
 namespace {
 
-constexpr int64_t kSortLocal = 1024;  // SORT_LOCAL in kernels/sort.cl
-constexpr size_t kSortWG = 256;       // SORT_WG
 constexpr size_t kWG = 256;
 constexpr size_t kMaxGroups = 16384;
 
 Range grid(int64_t n) { return Range(std::min(round_up(std::max<int64_t>(n, 1), kWG), kWG * kMaxGroups)); }
 
-// Element/key options of sort.cl for dtype t.
-std::string sort_opts(at::ScalarType t) {
+// Element/key options of sort.cl for dtype t (without the local sort geometry).
+std::string dtype_opts(at::ScalarType t) {
   switch (t) {
     case at::kHalf: return "-DDT_HALF=1";
     case at::kBFloat16: return "-DDT_BF16=1";
@@ -39,6 +37,26 @@ at::ScalarType key_dtype(at::ScalarType t) {
   return (t == at::kHalf || t == at::kBFloat16) ? at::kFloat : (t == at::kBool ? at::kByte : t);
 }
 
+// Local sort geometry for a key of key_bytes on device d: the largest power-of-two chunk up
+// to 4096 whose (key, position) pairs fit in half the local memory, and up to 512
+// work-items; both go to the program as SORT_LOCAL / SORT_WG.
+struct LocalSortShape {
+  int64_t chunk;
+  size_t wg;
+};
+LocalSortShape local_sort_shape(Device& d, size_t key_bytes) {
+  int64_t chunk = 4096;
+  while (chunk > 64 && static_cast<cl_ulong>(chunk) * (key_bytes + 4) > d.info.local_mem / 2) chunk >>= 1;
+  size_t wg = std::min<size_t>({512, d.info.max_work_group, static_cast<size_t>(chunk / 2)});
+  return {chunk, wg};
+}
+
+// Options of every sort.cl program for dtype t on d (one program per dtype and device).
+std::string sort_opts(Device& d, at::ScalarType t) {
+  const LocalSortShape ls = local_sort_shape(d, c10::elementSize(key_dtype(t)));
+  return dtype_opts(t) + " -DSORT_LOCAL=" + std::to_string(ls.chunk) + " -DSORT_WG=" + std::to_string(ls.wg);
+}
+
 // Sorts each row of contiguous x ([rows, n]) and writes the first n_out of every sorted row
 // to contiguous values/indices ([rows, n_out]).
 void sort_rows(const at::Tensor& x, int64_t rows, int64_t n, bool desc, int64_t n_out, const at::Tensor& values,
@@ -47,24 +65,26 @@ void sort_rows(const at::Tensor& x, int64_t rows, int64_t n, bool desc, int64_t 
   TORCH_CHECK_NOT_IMPLEMENTED(n < (int64_t(1) << 30), "torch_ocl: ", name, " of rows longer than 2^30 elements");
   Device& d = ocl_device(x);
   check_dtype_supported(d, x.scalar_type(), name);
-  const std::string opts = sort_opts(x.scalar_type());
+  const at::ScalarType kt = key_dtype(x.scalar_type());
+  const LocalSortShape ls = local_sort_shape(d, c10::elementSize(kt));
+  const std::string opts = sort_opts(d, x.scalar_type());
   int64_t p2 = 1;
   while (p2 < n) p2 <<= 1;
-  at::Tensor keys = at::empty({rows * p2}, x.options().dtype(key_dtype(x.scalar_type())));
+  at::Tensor keys = at::empty({rows * p2}, x.options().dtype(kt));
   at::Tensor pos = at::empty({rows * p2}, x.options().dtype(at::kInt));
   const cl_int n_i = static_cast<cl_int>(n), p2_i = static_cast<cl_int>(p2), desc_i = desc ? 1 : 0;
   launch(d, get_kernel(d, "sort", opts, "sort_init"), grid(rows * p2), Range(kWG), buf(keys), buf(pos), buf(x), rows,
          n_i, p2_i);
-  const int64_t chunk = std::min(p2, kSortLocal);
-  const size_t groups = static_cast<size_t>(rows * p2 / chunk);
+  const int64_t total = rows * p2;
+  const size_t groups = static_cast<size_t>((total + ls.chunk - 1) / ls.chunk);
   Kernel& local = get_kernel(d, "sort", opts, "sort_local");
   Kernel& step = get_kernel(d, "sort", opts, "sort_global_step");
-  launch(d, local, Range(groups * kSortWG), Range(kSortWG), buf(keys), buf(pos), n_i, p2_i, desc_i, cl_int(0));
-  for (int64_t kk = 2 * chunk; kk <= p2; kk <<= 1) {
-    for (int64_t j = kk / 2; j >= chunk; j >>= 1)
+  launch(d, local, Range(groups * ls.wg), Range(ls.wg), buf(keys), buf(pos), total, n_i, p2_i, desc_i, cl_int(0));
+  for (int64_t kk = 2 * ls.chunk; kk <= p2; kk <<= 1) {
+    for (int64_t j = kk / 2; j >= ls.chunk; j >>= 1)
       launch(d, step, grid(rows * p2 / 2), Range(kWG), buf(keys), buf(pos), rows, n_i, p2_i, desc_i,
              static_cast<cl_int>(kk), static_cast<cl_int>(j));
-    launch(d, local, Range(groups * kSortWG), Range(kSortWG), buf(keys), buf(pos), n_i, p2_i, desc_i,
+    launch(d, local, Range(groups * ls.wg), Range(ls.wg), buf(keys), buf(pos), total, n_i, p2_i, desc_i,
            static_cast<cl_int>(kk));
   }
   launch(d, get_kernel(d, "sort", opts, "sort_finish"), grid(rows * n_out), Range(kWG), buf(values), buf(indices),
@@ -131,7 +151,7 @@ std::tuple<at::Tensor, at::Tensor, at::Tensor> runs_of(const at::Tensor& self, c
                                                        const at::Tensor& perm, bool return_inverse,
                                                        bool return_counts) {
   Device& d = ocl_device(x);
-  const std::string opts = sort_opts(x.scalar_type());
+  const std::string opts = sort_opts(d, x.scalar_type());
   const int64_t n = x.numel();
   at::Tensor flags = at::empty({n}, x.options().dtype(at::kBool));
   launch(d, get_kernel(d, "sort", opts, "unique_flags"), grid(n), Range(kWG), buf(flags), buf(x), n);
@@ -201,7 +221,7 @@ at::Tensor bincount_ocl(const at::Tensor& self, const c10::optional<at::Tensor>&
   const int64_t nbins = std::max(hi + 1, minlength);
   at::Tensor out = at::empty({nbins}, self.options().dtype(out_t));
   at::Tensor w = has_w ? weights_in->to(self.device(), out_t).contiguous() : out;
-  launch(d, get_kernel(d, "sort", sort_opts(out_t), "bincount_bins"), grid(nbins), Range(kWG), buf(out), buf(sorted),
+  launch(d, get_kernel(d, "sort", sort_opts(d, out_t), "bincount_bins"), grid(nbins), Range(kWG), buf(out), buf(sorted),
          buf(std::get<1>(sv)), buf(w), n, nbins, static_cast<cl_int>(has_w));
   return out;
 }
