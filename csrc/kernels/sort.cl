@@ -74,7 +74,8 @@ __kernel void sort_init(PTR_ARG(KEY, keys), PTR_ARG(int, pos), PTR_ARG(DT, x), l
 // aligned to p2, so a chunk holds several whole rows (p2 < SORT_LOCAL) or part of one; the
 // direction of each comparison uses the position within its row. merge_k == 0: sort
 // completely (stages k = 2 .. min(p2, SORT_LOCAL)); otherwise run the j < SORT_LOCAL steps
-// of stage merge_k. Positions past the buffer (last chunk) act as padding.
+// of stage merge_k; merge_k < 0: sort every chunk on its own, ascending (topk's first
+// phase). Positions past the buffer (last chunk) act as padding.
 __kernel __attribute__((reqd_work_group_size(SORT_WG, 1, 1))) void sort_local(PTR_ARG(KEY, keys), PTR_ARG(int, pos),
                                                                              long total, int n, int p2, int desc,
                                                                              int merge_k) {
@@ -85,15 +86,15 @@ __kernel __attribute__((reqd_work_group_size(SORT_WG, 1, 1))) void sort_local(PT
   __global KEY* k = PTR(KEY, keys) + base;
   __global int* ps = PTR(int, pos) + base;
   const int lid = get_local_id(0);
-  const int row_mask = p2 - 1;
+  const int row_mask = merge_k < 0 ? SORT_LOCAL - 1 : p2 - 1;
   const int row_base = (int)(base & row_mask);
   for (int i = lid; i < SORT_LOCAL; i += SORT_WG) {
     lk[i] = i < valid ? k[i] : (KEY)0;
     lp[i] = i < valid ? ps[i] : INT_MAX;
   }
   barrier(CLK_LOCAL_MEM_FENCE);
-  const int k_lo = merge_k ? merge_k : 2;
-  const int k_hi = merge_k ? merge_k : min(p2, SORT_LOCAL);
+  const int k_lo = merge_k > 0 ? merge_k : 2;
+  const int k_hi = merge_k > 0 ? merge_k : min(p2, SORT_LOCAL);
   for (int kk = k_lo; kk <= k_hi; kk <<= 1) {
     for (int j = min(kk, SORT_LOCAL) >> 1; j > 0; j >>= 1) {
       for (int t = lid; t < SORT_LOCAL / 2; t += SORT_WG) {
@@ -137,6 +138,25 @@ __kernel void sort_global_step(PTR_ARG(KEY, keys), PTR_ARG(int, pos), long rows,
       k[b_at] = a;
       ps[a_at] = ib;
       ps[b_at] = ia;
+    }
+  }
+}
+
+// topk's second phase: the first k pairs of every sorted SORT_LOCAL-chunk of a row become
+// that row's candidates (cand row length cp2; the rest is padding).
+__kernel void topk_candidates(PTR_ARG(KEY, ckeys), PTR_ARG(int, cpos), PTR_ARG(KEY, keys), PTR_ARG(int, pos),
+                              long rows, int p2, int k, int nchunks, int cp2) {
+  FOR_EACH(t, rows * cp2) {
+    const long r = t / cp2;
+    const int c = (int)(t % cp2);
+    const int chunk = c / k, at = c % k;
+    if (chunk < nchunks) {
+      const long src = r * p2 + (long)chunk * SORT_LOCAL + at;
+      PTR(KEY, ckeys)[t] = PTR(KEY, keys)[src];
+      PTR(int, cpos)[t] = PTR(int, pos)[src];
+    } else {
+      PTR(KEY, ckeys)[t] = (KEY)0;
+      PTR(int, cpos)[t] = INT_MAX;
     }
   }
 }

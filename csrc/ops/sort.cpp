@@ -57,8 +57,34 @@ std::string sort_opts(Device& d, at::ScalarType t) {
   return dtype_opts(t) + " -DSORT_LOCAL=" + std::to_string(ls.chunk) + " -DSORT_WG=" + std::to_string(ls.wg);
 }
 
+// Sorts the padded (key, position) rows [rows, p2] in place (positions >= n are padding).
+void sort_pairs(Device& d, const std::string& opts, const LocalSortShape& ls, const at::Tensor& keys,
+                const at::Tensor& pos, int64_t rows, int64_t p2, int64_t n, bool desc) {
+  const int64_t total = rows * p2;
+  const size_t groups = static_cast<size_t>((total + ls.chunk - 1) / ls.chunk);
+  const cl_int n_i = static_cast<cl_int>(n), p2_i = static_cast<cl_int>(p2), desc_i = desc ? 1 : 0;
+  Kernel& local = get_kernel(d, "sort", opts, "sort_local");
+  Kernel& step = get_kernel(d, "sort", opts, "sort_global_step");
+  launch(d, local, Range(groups * ls.wg), Range(ls.wg), buf(keys), buf(pos), total, n_i, p2_i, desc_i, cl_int(0));
+  for (int64_t kk = 2 * ls.chunk; kk <= p2; kk <<= 1) {
+    for (int64_t j = kk / 2; j >= ls.chunk; j >>= 1)
+      launch(d, step, grid(total / 2), Range(kWG), buf(keys), buf(pos), rows, n_i, p2_i, desc_i,
+             static_cast<cl_int>(kk), static_cast<cl_int>(j));
+    launch(d, local, Range(groups * ls.wg), Range(ls.wg), buf(keys), buf(pos), total, n_i, p2_i, desc_i,
+           static_cast<cl_int>(kk));
+  }
+}
+
+int64_t next_pow2(int64_t n) {
+  int64_t p = 1;
+  while (p < n) p <<= 1;
+  return p;
+}
+
 // Sorts each row of contiguous x ([rows, n]) and writes the first n_out of every sorted row
-// to contiguous values/indices ([rows, n_out]).
+// to contiguous values/indices ([rows, n_out]). When only a few leading elements are wanted
+// from long rows (topk), each SORT_LOCAL-chunk is sorted locally and only its first n_out
+// survive as candidates for the final sort, which skips most global merge passes.
 void sort_rows(const at::Tensor& x, int64_t rows, int64_t n, bool desc, int64_t n_out, const at::Tensor& values,
                const at::Tensor& indices, const char* name) {
   if (rows == 0 || n == 0 || n_out == 0) return;
@@ -68,27 +94,31 @@ void sort_rows(const at::Tensor& x, int64_t rows, int64_t n, bool desc, int64_t 
   const at::ScalarType kt = key_dtype(x.scalar_type());
   const LocalSortShape ls = local_sort_shape(d, c10::elementSize(kt));
   const std::string opts = sort_opts(d, x.scalar_type());
-  int64_t p2 = 1;
-  while (p2 < n) p2 <<= 1;
+  const int64_t p2 = next_pow2(n);
   at::Tensor keys = at::empty({rows * p2}, x.options().dtype(kt));
   at::Tensor pos = at::empty({rows * p2}, x.options().dtype(at::kInt));
-  const cl_int n_i = static_cast<cl_int>(n), p2_i = static_cast<cl_int>(p2), desc_i = desc ? 1 : 0;
   launch(d, get_kernel(d, "sort", opts, "sort_init"), grid(rows * p2), Range(kWG), buf(keys), buf(pos), buf(x), rows,
-         n_i, p2_i);
-  const int64_t total = rows * p2;
-  const size_t groups = static_cast<size_t>((total + ls.chunk - 1) / ls.chunk);
-  Kernel& local = get_kernel(d, "sort", opts, "sort_local");
-  Kernel& step = get_kernel(d, "sort", opts, "sort_global_step");
-  launch(d, local, Range(groups * ls.wg), Range(ls.wg), buf(keys), buf(pos), total, n_i, p2_i, desc_i, cl_int(0));
-  for (int64_t kk = 2 * ls.chunk; kk <= p2; kk <<= 1) {
-    for (int64_t j = kk / 2; j >= ls.chunk; j >>= 1)
-      launch(d, step, grid(rows * p2 / 2), Range(kWG), buf(keys), buf(pos), rows, n_i, p2_i, desc_i,
-             static_cast<cl_int>(kk), static_cast<cl_int>(j));
-    launch(d, local, Range(groups * ls.wg), Range(ls.wg), buf(keys), buf(pos), total, n_i, p2_i, desc_i,
-           static_cast<cl_int>(kk));
+         static_cast<cl_int>(n), static_cast<cl_int>(p2));
+  int64_t out_p2 = p2;
+  if (p2 > ls.chunk && n_out * 4 <= ls.chunk) {
+    const int64_t total = rows * p2;
+    const size_t groups = static_cast<size_t>(total / ls.chunk);
+    launch(d, get_kernel(d, "sort", opts, "sort_local"), Range(groups * ls.wg), Range(ls.wg), buf(keys), buf(pos),
+           total, static_cast<cl_int>(n), static_cast<cl_int>(p2), static_cast<cl_int>(desc), cl_int(-1));
+    const int64_t nchunks = p2 / ls.chunk;
+    const int64_t cp2 = next_pow2(nchunks * n_out);
+    at::Tensor ckeys = at::empty({rows * cp2}, keys.options());
+    at::Tensor cpos = at::empty({rows * cp2}, pos.options());
+    launch(d, get_kernel(d, "sort", opts, "topk_candidates"), grid(rows * cp2), Range(kWG), buf(ckeys), buf(cpos),
+           buf(keys), buf(pos), rows, static_cast<cl_int>(p2), static_cast<cl_int>(n_out),
+           static_cast<cl_int>(nchunks), static_cast<cl_int>(cp2));
+    keys = ckeys;
+    pos = cpos;
+    out_p2 = cp2;
   }
+  sort_pairs(d, opts, ls, keys, pos, rows, out_p2, n, desc);
   launch(d, get_kernel(d, "sort", opts, "sort_finish"), grid(rows * n_out), Range(kWG), buf(values), buf(indices),
-         buf(keys), buf(pos), rows, p2_i, static_cast<cl_int>(n_out));
+         buf(keys), buf(pos), rows, static_cast<cl_int>(out_p2), static_cast<cl_int>(n_out));
 }
 
 // Sorts self along dim, keeping the first n_out of each sorted slice, into values/indices

@@ -53,6 +53,7 @@ def _topk_samples(dtype):
     yield Sample((_distinct((4, 50), dtype, 3)[:, ::2], 4, 1, True), tag="noncontig")
     if dtype not in (torch.int8, torch.uint8):  # no room for 2000 distinct values
         yield Sample((_distinct((2, 2000), dtype, 4), 10, 1, True), tag="long rows")
+        yield Sample((_distinct((2, 9000), dtype, 7), 10, 1, False), tag="candidate path (rows > local chunk)")
     yield Sample((_distinct((3, 5), dtype, 5), 0, 1, True), tag="k=0")
     yield Sample((_distinct((), dtype, 6), 1, 0, True), tag="0-dim")
 
