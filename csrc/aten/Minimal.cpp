@@ -106,12 +106,7 @@ void write_to_device(Device& d, Buf dst, const void* src, size_t n) {
 
 void read_from_device(Device& d, void* dst, Buf src, size_t n) {
   if (n == 0) return;
-  {
-    std::lock_guard<std::mutex> g(d.launch_mutex);
-    OCL_CHECK(clEnqueueReadBuffer(d.queue, src.mem, CL_TRUE, src.offset, n, dst, 0, nullptr, nullptr),
-              "copying ocl:" + std::to_string(d.index) + " memory to the host");
-  }
-  check_device_errors(d);
+  read_buffer_checked(d, src.mem, src.offset, n, dst, "copying device memory to the host");
 }
 
 bool same_layout_dense(const at::Tensor& a, const at::Tensor& b) {
@@ -156,12 +151,9 @@ void copy_device_to_host(const at::Tensor& dst, const at::Tensor& src) {
 // _copy_from(Tensor self, Tensor dst, bool non_blocking=False) -> Tensor
 at::Tensor _copy_from_ocl(const at::Tensor& self, const at::Tensor& dst, bool non_blocking) {
   TORCH_CHECK(dst.defined(), "torch_ocl: copy destination is undefined");
-  if (self.numel() == 0 || dst.numel() == 0) {
-    TORCH_CHECK(self.numel() == 0 || dst.numel() == 0, "torch_ocl: copy between mismatched sizes");
-    return dst;
-  }
   TORCH_CHECK(at::is_expandable_to(self.sizes(), dst.sizes()), "The size of tensor a (", self.sizes(),
               ") must match the size of tensor b (", dst.sizes(), ") at non-singleton dimension");
+  if (dst.numel() == 0) return dst;
   const bool src_dev = self.device().type() == c10::DeviceType::PrivateUse1;
   const bool dst_dev = dst.device().type() == c10::DeviceType::PrivateUse1;
   if (src_dev && dst_dev) {

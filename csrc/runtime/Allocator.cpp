@@ -103,6 +103,10 @@ class OclAllocatorImpl final : public AllocatorBase {
   }
 
   void release(Block* b) {
+    // A forked child inherits the parent's blocks but not its threads: the mutex may be
+    // held by a thread that no longer exists, and the cl_mem belongs to the parent's
+    // driver state. Leak the block rather than risk a deadlock at the child's exit.
+    if (C10_UNLIKELY(in_bad_fork())) return;
     std::lock_guard<std::mutex> g(mutex_);
     live_.erase(b->va);
     DevicePool& pool = pool_for(b->device);

@@ -175,7 +175,9 @@ void Device::ensure_initialized() {
   cl_context_properties props[] = {CL_CONTEXT_PLATFORM, (cl_context_properties)platform, 0};
   ctx = clCreateContext(props, 1, &id, nullptr, nullptr, &err);
   OCL_CHECK(err, "creating the context for ocl:" + std::to_string(index) + " (" + info.name + ")");
-  queue = clCreateCommandQueue(ctx, id, 0, &err);
+  // Profiling lets torch.Event(enable_timing=True).elapsed_time() read marker timestamps;
+  // its cost is a timestamp per command, negligible next to a launch.
+  queue = clCreateCommandQueue(ctx, id, CL_QUEUE_PROFILING_ENABLE, &err);
   OCL_CHECK(err, "creating the command queue for ocl:" + std::to_string(index));
   error_buf = clCreateBuffer(ctx, CL_MEM_READ_WRITE, sizeof(cl_int), nullptr, &err);
   OCL_CHECK(err, "allocating the device error flag");
@@ -193,13 +195,11 @@ void set_current_device(int idx) {
   t_current_device = idx;
 }
 
-void check_device_errors(Device& d) {
-  cl_int code = 0;
+namespace {
+// Clears the flag and raises the error for a non-zero code read from it.
+[[noreturn]] void raise_device_error(Device& d, cl_int code) {
   {
     std::lock_guard<std::mutex> g(d.launch_mutex);
-    OCL_CHECK(clEnqueueReadBuffer(d.queue, d.error_buf, CL_TRUE, 0, sizeof(code), &code, 0, nullptr, nullptr),
-              "reading the device error flag");
-    if (code == 0) return;
     cl_int zero = 0;
     OCL_CHECK(clEnqueueWriteBuffer(d.queue, d.error_buf, CL_TRUE, 0, sizeof(zero), &zero, 0, nullptr, nullptr),
               "clearing the device error flag");
@@ -211,11 +211,38 @@ void check_device_errors(Device& d) {
   TORCH_CHECK_VALUE(false, "invalid argument detected by a kernel on ocl:", d.index, " (code ", code,
                     "; run with TORCH_OCL_SYNC=1 to find the op)");
 }
+}  // namespace
+
+void check_device_errors(Device& d) {
+  cl_int code = 0;
+  {
+    std::lock_guard<std::mutex> g(d.launch_mutex);
+    OCL_CHECK(clEnqueueReadBuffer(d.queue, d.error_buf, CL_TRUE, 0, sizeof(code), &code, 0, nullptr, nullptr),
+              "reading the device error flag");
+  }
+  if (code != 0) raise_device_error(d, code);
+}
+
+void read_buffer_checked(Device& d, cl_mem mem, size_t offset, size_t n, void* dst, const char* what) {
+  cl_int code = 0;
+  {
+    std::lock_guard<std::mutex> g(d.launch_mutex);
+    OCL_CHECK(clEnqueueReadBuffer(d.queue, d.error_buf, CL_FALSE, 0, sizeof(code), &code, 0, nullptr, nullptr),
+              "reading the device error flag");
+    cl_int err = n ? clEnqueueReadBuffer(d.queue, mem, CL_TRUE, offset, n, dst, 0, nullptr, nullptr)
+                   : clFinish(d.queue);
+    if (err != CL_SUCCESS) {
+      clFinish(d.queue);  // the flag read targets this stack frame: let it land first
+      OCL_CHECK(err, what);
+    }
+  }
+  if (code != 0) raise_device_error(d, code);
+}
 
 void synchronize(int idx) {
   Device& d = get_device(idx);
-  OCL_CHECK(clFinish(d.queue), "synchronizing ocl:" + std::to_string(idx));
-  check_device_errors(d);
+  // A blocking read on the in-order queue waits for everything queued before it.
+  read_buffer_checked(d, nullptr, 0, 0, nullptr, ("synchronizing ocl:" + std::to_string(idx)).c_str());
 }
 
 bool in_bad_fork() { return g_bad_fork.load(); }

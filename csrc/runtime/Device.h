@@ -65,6 +65,10 @@ void set_current_device(int idx);
 void synchronize(int idx);
 // Raise (and clear) the sticky device-side error flag if set; blocking read.
 void check_device_errors(Device& d);
+// Blocking read of n bytes at (mem, offset) into dst after all queued work, checking the
+// sticky error flag in the same round trip (both reads complete together on the in-order
+// queue), so a host read costs one wait, not two.
+void read_buffer_checked(Device& d, cl_mem mem, size_t offset, size_t n, void* dst, const char* what);
 // Sticky error codes written by kernels (see kernels/common.clh).
 enum DeviceErrorCode : int { kErrNone = 0, kErrIndexOutOfRange = 1, kErrInvalidArgument = 2 };
 

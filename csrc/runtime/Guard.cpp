@@ -69,6 +69,16 @@ struct OclGuardImpl final : public c10::impl::DeviceGuardImplInterface {
   void destroyEvent(void* event, const DeviceIndex) const noexcept override {
     if (event) clReleaseEvent(static_cast<cl_event>(event));
   }
+  double elapsedTime(void* event1, void* event2, const DeviceIndex) const override {
+    TORCH_CHECK(event1 && event2, "torch_ocl: both events must be recorded before elapsed_time()");
+    cl_event evs[2] = {static_cast<cl_event>(event1), static_cast<cl_event>(event2)};
+    OCL_CHECK(clWaitForEvents(2, evs), "waiting for events to time them");
+    cl_ulong t[2] = {0, 0};
+    for (int i = 0; i < 2; ++i)
+      OCL_CHECK(clGetEventProfilingInfo(evs[i], CL_PROFILING_COMMAND_END, sizeof(cl_ulong), &t[i], nullptr),
+                "reading an event's timestamp");
+    return (static_cast<double>(t[1]) - static_cast<double>(t[0])) / 1e6;  // ns -> ms
+  }
   bool queryStream(const Stream& stream) const override {
     // Enqueue a marker and ask whether it completed: true only if the queue drained.
     auto& d = get_device(stream.device_index());
