@@ -6,12 +6,12 @@
 #   3. the Python tools the tests and train.py use;
 #   4. torch_ocl itself, as an editable install compiled against the installed torch.
 # Re-running it is cheap: each step is skipped when its work is already done.
-# Environment: PYTHON (default python3, or python if that is all there is), MAX_JOBS
+# Environment: PYTHON (default: the `python` the README commands run, else python3), MAX_JOBS
 # (default 2), TORCH_OCL_TORCH_SPEC (default torch==2.13.0).
 set -euo pipefail
 
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
-PYTHON="${PYTHON:-$(command -v python3 || command -v python)}"
+PYTHON="${PYTHON:-$(command -v python || command -v python3)}"
 export MAX_JOBS="${MAX_JOBS:-2}"
 TORCH_SPEC="${TORCH_OCL_TORCH_SPEC:-torch==2.13.0}"
 

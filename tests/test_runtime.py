@@ -116,6 +116,22 @@ def test_large_round_trip():
     same(db[::2].cpu(), b[::2])
 
 
+def test_pin_memory():
+    t = torch.arange(1000.0).pin_memory()
+    assert t.is_pinned() and t.device.type == "cpu" and not torch.arange(3.0).is_pinned()
+    assert t[10:].is_pinned()
+    d = t.to("ocl", non_blocking=True)
+    back = torch.empty(1000, pin_memory=True)
+    assert back.is_pinned()
+    back.copy_(d, non_blocking=True)
+    torch.ocl.synchronize()
+    same(back, t)
+    big = torch.arange((1 << 22) + 3, dtype=torch.int32).pin_memory()   # > 16 MiB: direct DMA
+    same(big.to("ocl").cpu(), big)
+    del t, back, big
+    assert torch.zeros(5).pin_memory().sum().item() == 0
+
+
 def test_printing():
     x = torch.tensor([[1.5, -2.0], [0.25, 3.0]])
     assert repr(x.to("ocl")) == repr(x)[:-1] + ", device='ocl:0')"

@@ -3,12 +3,13 @@
 #include "Allocator.h"
 #include "Generator.h"
 #include <ATen/detail/PrivateUse1HooksInterface.h>
-#include <c10/core/CPUAllocator.h>
 #include <torch/version.h>
 
 namespace torch_ocl {
 
 void grow_storage(const c10::Storage& storage, size_t new_nbytes);  // aten/Minimal.cpp
+c10::Allocator* pinned_host_allocator();                             // runtime/HostAllocator.cpp
+bool is_pinned_host_ptr(const void* p);                             // runtime/HostAllocator.cpp
 
 namespace {
 
@@ -29,8 +30,8 @@ struct OclHooks final : public at::PrivateUse1HooksInterface {
     TORCH_CHECK(d >= 0, "torch_ocl: pointer ", data, " is not an ocl device pointer");
     return at::Device(c10::DeviceType::PrivateUse1, static_cast<c10::DeviceIndex>(d));
   }
-  bool isPinnedPtr(const void*) const override { return false; }
-  at::Allocator* getPinnedMemoryAllocator() const override { return c10::GetCPUAllocator(); }
+  bool isPinnedPtr(const void* data) const override { return is_pinned_host_ptr(data); }
+  at::Allocator* getPinnedMemoryAllocator() const override { return pinned_host_allocator(); }
   bool hasPrimaryContext(c10::DeviceIndex device_index) const override {
     return device_index >= 0 && device_index < device_count() && peek_device(device_index).initialized();
   }
