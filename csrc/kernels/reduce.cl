@@ -15,6 +15,9 @@
 #ifndef LOCAL_SIZE
 #define LOCAL_SIZE 256  // work-items per group (power of two)
 #endif
+#ifndef UNROLL
+#define UNROLL 4  // elements loaded per item before accumulating (memory-level parallelism)
+#endif
 #ifndef MAX_DIMS
 #define MAX_DIMS 8  // kept / reduced dims after coalescing (host falls back to a copy beyond)
 #endif
@@ -403,7 +406,22 @@ void reduce_fwd(PTR_ARG(IN_T, x), PTR_ARG(OUT_T, y), PTR_ARG(OUT2_T, y2), PTR_AR
       const long st = g.rin[0];
       long off = (long)(begin + coop) * st;
       const long step = (long)C * st;
-      for (ulong r = begin + coop; r < end; r += C, off += step) {
+      ulong r = begin + coop;
+      // UNROLL loads are issued before they are accumulated, so each item keeps several memory
+      // requests in flight; the accumulation order (and argmax's first-index rule) is unchanged.
+      for (; r + (UNROLL - 1) * (ulong)C < end; r += UNROLL * (ulong)C, off += UNROLL * step) {
+        ACC v[UNROLL];
+        for (int u = 0; u < UNROLL; ++u) v[u] = LOAD(px, off + u * step);
+        for (int u = 0; u < UNROLL; ++u) {
+          ACC m = s_map(v[u], mode, p0);
+#if OP == OP_SUM && ACC_FLOAT
+          KAHAN_ADD(s.v, comp, m);
+#else
+          s = s_add(s, m, (long)(r + u * (ulong)C), mode);
+#endif
+        }
+      }
+      for (; r < end; r += C, off += step) {
         ACC v = s_map(LOAD(px, off), mode, p0);
 #if OP == OP_SUM && ACC_FLOAT
         KAHAN_ADD(s.v, comp, v);
