@@ -32,6 +32,14 @@ constexpr size_t kMaxGroups = 16384;
 // 1-D launch size for a grid-stride loop over n items.
 Range grid(int64_t n) { return Range(std::min(round_up(std::max<int64_t>(n, 1), kWG), kWG * kMaxGroups)); }
 
+// Work-group shape for a (w, unit) launch: up to 64 lanes along the slice w, the rest of a
+// 64-item group along units (a w of 1 must not leave 31 of every 32 lanes idle).
+Range local_wu(int64_t w) {
+  size_t lw = 1;
+  while (static_cast<int64_t>(lw) < w && lw < 64) lw <<= 1;
+  return Range(lw, 64 / lw);
+}
+
 // Raw word type moving one element of `itemsize` bytes.
 const char* word_type(size_t itemsize) {
   switch (itemsize) {
@@ -170,12 +178,11 @@ void segment_reduce(Device& d, const at::Tensor& dst, const at::Tensor& src, con
                     bool atomic_ok = false) {
   const int64_t m = keys.numel();
   if (m == 0 || w_size == 0) return;
-  const size_t lw = std::min<size_t>(round_up(w_size, 32), 64);
   if (atomic_ok && op == kSum && include_self && atomic_sum_ok(d, dst.scalar_type())) {
     Kernel& k = get_kernel(d, "index", typed_opts(dst.scalar_type()), "atomic_accumulate");
     const at::Tensor& s = src.defined() && src.numel() > 0 ? src : dst;
     with_acc(dst.scalar_type(), alpha, value, [&](auto a, auto v) {
-      launch(d, k, Range(w_size, m), Range(lw, 1), buf(dst), buf(s), buf(keys), buf(srcoff), m, w_size, dst_wstride,
+      launch(d, k, Range(w_size, m), local_wu(w_size), buf(dst), buf(s), buf(keys), buf(srcoff), m, w_size, dst_wstride,
              src_wstride, a, v);
     });
     return;
@@ -186,7 +193,7 @@ void segment_reduce(Device& d, const at::Tensor& dst, const at::Tensor& src, con
   Kernel& k = get_kernel(d, "index", typed_opts(dst.scalar_type()), "segment_reduce");
   const at::Tensor& s = src.defined() && src.numel() > 0 ? src : dst;
   with_acc(dst.scalar_type(), alpha, value, [&](auto a, auto v) {
-    launch(d, k, Range(w_size, m), Range(lw, 1), buf(dst), buf(s), buf(skeys), buf(perm), buf(srcoff), m, w_size,
+    launch(d, k, Range(w_size, m), local_wu(w_size), buf(dst), buf(s), buf(skeys), buf(perm), buf(srcoff), m, w_size,
            dst_wstride, src_wstride, static_cast<cl_int>(op), static_cast<cl_int>(include_self), a, v);
   });
 }
@@ -540,7 +547,7 @@ at::Tensor& index_tensor_out_ocl(const at::Tensor& self, const c10::List<c10::op
   check_dtype_supported(d, self.scalar_type(), "index");
   at::Tensor res = dense_target(out, {self});
   launch(d, get_kernel(d, "index", move_opts(self), "index_fwd"), Range(p.g.w_size, p.units),
-         Range(std::min<size_t>(round_up(p.g.w_size, 32), 64), 1), buf(res), buf(self), buf(p.idx), p.units, p.g,
+         local_wu(p.g.w_size), buf(res), buf(self), buf(p.idx), p.units, p.g,
          d.error_buf);
   finish_out(out, res);
   return out;
@@ -562,7 +569,7 @@ at::Tensor& index_put_impl_ocl(at::Tensor& self, const c10::List<c10::optional<a
   if (values.storage().is_alias_of(self.storage())) values = values.clone();
   if (!accumulate) {
     launch(d, get_kernel(d, "index", move_opts(self), "index_put_fwd"), Range(p.g.w_size, p.units),
-           Range(std::min<size_t>(round_up(p.g.w_size, 32), 64), 1), buf(self), buf(values), buf(p.idx), p.units, p.g,
+           local_wu(p.g.w_size), buf(self), buf(values), buf(p.idx), p.units, p.g,
            d.error_buf);
     return self;
   }

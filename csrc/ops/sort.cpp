@@ -46,7 +46,7 @@ struct LocalSortShape {
 };
 LocalSortShape local_sort_shape(Device& d, size_t key_bytes) {
   int64_t chunk = 4096;
-  while (chunk > 64 && static_cast<cl_ulong>(chunk) * (key_bytes + 4) > d.info.local_mem / 2) chunk >>= 1;
+  while (chunk > 64 && static_cast<cl_ulong>(chunk) * (key_bytes + 4) + 1024 > d.info.local_mem) chunk >>= 1;
   size_t wg = std::min<size_t>({512, d.info.max_work_group, static_cast<size_t>(chunk / 2)});
   return {chunk, wg};
 }
