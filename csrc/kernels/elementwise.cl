@@ -178,19 +178,24 @@ inline CT ew_gelu_bwd(CT g, CT x) {
   CT pdf = exp(CTC(-0.5) * x * x) * EW_INV_SQRT_2PI;
   return g * (cdf + x * pdf);
 }
+// 1 - tanh(u)^2 as 1 / cosh(u)^2: exact zero where tanh saturates (tanh may be an ulp short).
+inline CT ew_sech2(CT u) {
+  CT c = cosh(u);
+  return CTC(1) / (c * c);
+}
 inline CT ew_gelu_tanh_bwd(CT g, CT x) {
   CT x2 = x * x;
-  CT t = tanh(EW_SQRT_2_PI * (x + EW_GELU_KAPPA * x2 * x));
+  CT u = EW_SQRT_2_PI * (x + EW_GELU_KAPPA * x2 * x);
   CT dinner = EW_SQRT_2_PI * (CTC(1) + CTC(3) * EW_GELU_KAPPA * x2);
-  return g * (CTC(0.5) * (CTC(1) + t) + CTC(0.5) * x * (CTC(1) - t * t) * dinner);
+  return g * (CTC(0.5) * (CTC(1) + tanh(u)) + CTC(0.5) * x * ew_sech2(u) * dinner);
 }
 inline CT ew_sigmoid(CT x) { return CTC(1) / (CTC(1) + exp(-x)); }
 // log(1 + exp(x)) without overflow for large x.
 inline CT ew_softplus1(CT x) { return x > CTC(20) ? x : log1p(exp(x)); }
 inline CT ew_mish(CT x) { return x * tanh(ew_softplus1(x)); }
 inline CT ew_mish_bwd(CT g, CT x) {
-  CT s = ew_sigmoid(x), t = tanh(ew_softplus1(x));
-  return g * (t + x * s * (CTC(1) - t * t));
+  CT sp = ew_softplus1(x);
+  return g * (tanh(sp) + x * ew_sigmoid(x) * ew_sech2(sp));
 }
 inline CT ew_silu_bwd(CT g, CT x) {
   CT s = ew_sigmoid(x);

@@ -535,12 +535,15 @@ void where_impl(const at::Tensor& cond, const at::Tensor& self, const at::Tensor
               "where expected condition to be a boolean tensor, but got a tensor with dtype ", cond.scalar_type());
   const at::ScalarType rt = at::result_type(self, other);
   TORCH_CHECK(out.scalar_type() == rt, "Expected out type to be ", rt, " but got ", out.scalar_type());
+  // The iterator borrows its inputs: keep the converted operands alive while it runs.
+  const at::Tensor self_rt = self.scalar_type() == rt ? self : self.to(rt);
+  const at::Tensor other_rt = other.scalar_type() == rt ? other : other.to(rt);
   auto iter = at::TensorIteratorConfig()
                   .set_check_mem_overlap(true)
                   .add_output(out)
                   .add_const_input(cond)
-                  .add_const_input(self.scalar_type() == rt ? self : self.to(rt))
-                  .add_const_input(other.scalar_type() == rt ? other : other.to(rt))
+                  .add_const_input(self_rt)
+                  .add_const_input(other_rt)
                   .allow_cpu_scalars(true)
                   .check_all_same_dtype(false)
                   .build();

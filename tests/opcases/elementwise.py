@@ -185,8 +185,9 @@ def _unary_float_specials(x):
 
 
 def _unary_float_forms_samples(dtype):
-    yield Sample((make((4, 6), dtype, low=0.1, high=0.9, noncontig=True),), tag="noncontig")
-    yield Sample((make((5,), dtype, low=0.1, high=0.9),), tag="contig")
+    lo, hi = (0.1, 0.9) if dtype.is_floating_point else (0, 2)
+    yield Sample((make((4, 6), dtype, low=lo, high=hi, noncontig=True),), tag="noncontig")
+    yield Sample((make((5,), dtype, low=lo, high=hi),), tag="contig")
 
 
 def _unary_float_forms(x):
@@ -505,9 +506,9 @@ CASES = [
     OpCase("unary_float_specials", ["aten::exp.out", "aten::isnan"], _unary_float_specials, _special_values,
            dtypes=FLOAT),
     OpCase("unary_float_forms", [f"aten::{n}.out" for n in UNARY_FLOAT], _unary_float_forms,
-           _unary_float_forms_samples, dtypes=FLOAT + I64),
+           _unary_float_forms_samples, dtypes=FLOAT + I64, atol=1e-5, rtol=1.3e-5),
     OpCase("int_promotion", ["aten::exp.out", "aten::div.out", "aten::atan2.out", "aten::logit"], _int_promotion,
-           unary_samples, dtypes=(torch.int32, torch.bool)),
+           unary_samples, dtypes=(torch.int32, torch.bool), atol=1e-5, rtol=1.3e-5),
     OpCase("atan2", ["aten::atan2.out"], torch.atan2, binary_samples, dtypes=FLOAT, grad=True),
     OpCase("copysign", ["aten::copysign.out"], torch.copysign, binary_samples, dtypes=FLOAT + I64, grad=True),
     OpCase("hypot", ["aten::hypot.out"], lambda a, b: torch.hypot(a, b if isinstance(b, torch.Tensor)
