@@ -1,5 +1,11 @@
+// The generated pointwise engine (see Pointwise.h): OpenCL source generated once per
+// (spec, operand dtypes, compute type, CPU-scalar operands), three kernels per program
+// (vectorized contiguous, flat contiguous, strided), chosen per launch from the geometry.
+// The per-launch host path does no string building: the kernel cache is keyed by the
+// spec's short name plus a small POD of dtypes, and arguments are set from inline storage.
 #include "Pointwise.h"
 #include "../runtime/Launch.h"
+#include <cstring>
 #include <sstream>
 #include <unordered_map>
 
@@ -8,6 +14,9 @@ namespace {
 
 constexpr int kMaxDims = 8;
 constexpr int kMaxTensors = 8;
+constexpr int kVec = 4;             // elements per work-item in pw_vec (one 16-byte float4)
+constexpr size_t kLocal = 256;      // work-group size of every pointwise launch
+constexpr size_t kMaxGroups = 65536;  // grid-stride loops cover the rest
 
 // Geometry passed by value: matches `Geom` in the generated source.
 struct Geom {
@@ -26,13 +35,18 @@ std::string load_expr(at::ScalarType t, const std::string& p, const std::string&
     default: return p + "[" + idx + "]";
   }
 }
-std::string store_stmt(at::ScalarType t, const std::string& p, const std::string& idx, const std::string& v) {
+// The value v converted to what is stored for dtype t.
+std::string stored_value(at::ScalarType t, const std::string& v) {
   switch (t) {
-    case at::kHalf: return "vstore_half_rte((float)(" + v + "), " + idx + ", (__global half*)" + p + ");";
-    case at::kBFloat16: return p + "[" + idx + "] = float_to_bf16((float)(" + v + "));";
-    case at::kBool: return p + "[" + idx + "] = (uchar)((" + v + ") != 0);";
-    default: return p + "[" + idx + "] = (" + cl_type_name(t) + ")(" + v + ");";
+    case at::kHalf: return "(float)(" + v + ")";
+    case at::kBFloat16: return "float_to_bf16((float)(" + v + "))";
+    case at::kBool: return "(uchar)((" + v + ") != 0)";
+    default: return "(" + cl_type_name(t) + ")(" + v + ")";
   }
+}
+std::string store_stmt(at::ScalarType t, const std::string& p, const std::string& idx, const std::string& v) {
+  if (t == at::kHalf) return "vstore_half_rte((float)(" + v + "), " + idx + ", (__global half*)" + p + ");";
+  return p + "[" + idx + "] = " + stored_value(t, v) + ";";
 }
 std::string storage_type(at::ScalarType t) { return t == at::kHalf ? "ushort" : cl_type_name(t); }
 std::string value_type(at::ScalarType t) {
@@ -43,95 +57,164 @@ std::string value_type(at::ScalarType t) {
   }
 }
 
-void set_scalar_bytes(std::vector<char>& out, at::ScalarType ct, const c10::Scalar& s) {
+// Writes s converted to the value type of ct into dst (at most 8 bytes); returns the size.
+size_t scalar_bytes(void* dst, at::ScalarType ct, const c10::Scalar& s) {
   auto put = [&](auto v) {
-    const char* p = reinterpret_cast<const char*>(&v);
-    out.assign(p, p + sizeof(v));
+    std::memcpy(dst, &v, sizeof(v));
+    return sizeof(v);
   };
   switch (ct) {
-    case at::kFloat: case at::kHalf: case at::kBFloat16: put(s.to<float>()); break;
-    case at::kDouble: put(s.to<double>()); break;
-    case at::kChar: put(s.to<int8_t>()); break;
-    case at::kByte: put(s.to<uint8_t>()); break;
-    case at::kBool: put(static_cast<uint8_t>(s.to<bool>())); break;
-    case at::kShort: put(s.to<int16_t>()); break;
-    case at::kInt: put(s.to<int32_t>()); break;
-    case at::kLong: put(s.to<int64_t>()); break;
+    case at::kFloat: case at::kHalf: case at::kBFloat16: return put(s.to<float>());
+    case at::kDouble: return put(s.to<double>());
+    case at::kChar: return put(s.to<int8_t>());
+    case at::kByte: return put(s.to<uint8_t>());
+    case at::kBool: return put(static_cast<uint8_t>(s.to<bool>()));
+    case at::kShort: return put(s.to<int16_t>());
+    case at::kInt: return put(s.to<int32_t>());
+    case at::kLong: return put(s.to<int64_t>());
     default: TORCH_CHECK_NOT_IMPLEMENTED(false, "torch_ocl: scalar of dtype ", ct, " not supported");
   }
 }
 
-// A raw byte-blob kernel argument (scalars of runtime-chosen type).
-struct RawArg {
-  std::vector<char> bytes;
-};
-
-struct ProgramKey {
-  std::string key;
-};
-
 struct Kernels {
+  Kernel* vec;
   Kernel* contig;
   Kernel* strided32;
   Kernel* strided64;
 };
 
+// The part of a cache key that is not the spec name: small and compared with memcmp.
+struct KeyBits {
+  int8_t dev, nout, nt, nscalars, ct, errors;
+  int8_t dtypes[kMaxTensors];
+  uint8_t scalar_mask;
+};
+struct CacheEntry {
+  KeyBits bits;
+  std::string expr;  // guards against two specs sharing a name
+  Kernels ks;
+};
+
 std::mutex g_cache_mutex;
-std::unordered_map<std::string, Kernels> g_cache;
+std::unordered_map<std::string, std::vector<CacheEntry>> g_cache;  // by spec name
+
+const char* const kInNames[] = {"a", "b", "c", "d", "e", "f", "g", "h"};
+const char* const kLanes[] = {".s0", ".s1", ".s2", ".s3"};
+
+std::string ct_defines(at::ScalarType ct) {
+  std::ostringstream s;
+  s << "#define CT " << value_type(ct) << "\n";
+  const bool fp = at::isFloatingType(ct), boolean = ct == at::kBool;
+  s << "#define CT_IS_FP " << fp << "\n#define CT_IS_BOOL " << boolean << "\n#define CT_IS_INT " << (!fp && !boolean)
+    << "\n#define CT_IS_DOUBLE " << (ct == at::kDouble) << "\n#define CT_IS_SIGNED "
+    << (fp || ct == at::kChar || ct == at::kShort || ct == at::kInt || ct == at::kLong) << "\n";
+  return s.str();
+}
 
 std::string generate(const PointwiseSpec& spec, int nout, const std::vector<at::ScalarType>& dtypes,
                      const std::vector<bool>& is_scalar, at::ScalarType ct, int nscalars) {
   const int nt = static_cast<int>(dtypes.size());
-  const char* in_names[] = {"a", "b", "c", "d", "e", "f", "g", "h"};
   std::ostringstream s;
-  s << kernel_source("elementwise") << "\n";
-  s << "#define CT " << value_type(ct) << "\n";
+  s << ct_defines(ct) << kernel_source("elementwise") << "\n";
   s << "typedef struct { uint ndim; uint pad; ulong size[" << kMaxDims << "]; long stride[" << kMaxTensors << "]["
     << kMaxDims << "]; } Geom;\n";
-  // Argument list shared by the three kernels.
+  // Argument list shared by the kernels.
   std::ostringstream args;
+  if (spec.reports_errors) args << ", __global int* err_flag";
   for (int k = 0; k < nt; ++k) {
-    if (is_scalar[k]) {
-      args << ", " << value_type(dtypes[k]) << " sv" << k;
-    } else {
-      args << ", PTR_ARG(" << storage_type(dtypes[k]) << ", t" << k << ")";
-    }
+    if (is_scalar[k]) args << ", " << value_type(dtypes[k]) << " sv" << k;
+    else args << ", PTR_ARG(" << storage_type(dtypes[k]) << ", t" << k << ")";
   }
   for (int j = 0; j < nscalars; ++j) args << ", CT s" << j;
-  // Body computing results from per-operand element indices o0..o{nt-1}.
-  std::ostringstream body;
+  std::ostringstream ptrs;
   for (int k = 0; k < nt; ++k)
-    if (!is_scalar[k]) body << "    __global " << storage_type(dtypes[k]) << "* p" << k << " = PTR("
-                            << storage_type(dtypes[k]) << ", t" << k << ");\n";
-  std::ostringstream inner;
-  for (int k = nout; k < nt; ++k) {
-    int i = k - nout;
-    at::ScalarType vt = (i < (int)spec.in_types.size() && spec.in_types[i] != at::ScalarType::Undefined)
-        ? spec.in_types[i] : ct;
-    std::string raw = is_scalar[k] ? "sv" + std::to_string(k) : load_expr(dtypes[k], "p" + std::to_string(k), "o" + std::to_string(k));
-    inner << "      " << value_type(vt) << " " << in_names[i] << " = (" << value_type(vt) << ")(" << raw << ");\n";
+    if (!is_scalar[k])
+      ptrs << "  __global " << storage_type(dtypes[k]) << "* p" << k << " = PTR(" << storage_type(dtypes[k]) << ", t"
+           << k << ");\n";
+
+  // One element: inputs from raw[k], results stored through store(j, value).
+  auto block = [&](const std::vector<std::string>& raw, auto store) {
+    std::ostringstream b;
+    b << "    {\n";
+    for (int k = nout; k < nt; ++k) {
+      const int i = k - nout;
+      at::ScalarType vt = (i < (int)spec.in_types.size() && spec.in_types[i] != at::ScalarType::Undefined)
+          ? spec.in_types[i] : ct;
+      b << "      " << value_type(vt) << " " << kInNames[i] << " = (" << value_type(vt) << ")(" << raw[k] << ");\n";
+    }
+    for (int j = 0; j < nout; ++j) {
+      at::ScalarType vt = (j < (int)spec.out_types.size() && spec.out_types[j] != at::ScalarType::Undefined)
+          ? spec.out_types[j] : ct;
+      b << "      " << value_type(vt) << " r" << j << ";\n";
+    }
+    if (spec.expr.find(';') == std::string::npos) b << "      r0 = (" << spec.expr << ");\n";
+    else b << "      " << spec.expr << "\n";
+    for (int j = 0; j < nout; ++j) b << "      " << store(j, "r" + std::to_string(j)) << "\n";
+    b << "    }\n";
+    return b.str();
+  };
+  auto scalar_block = [&](const std::string& idx_prefix) {
+    std::vector<std::string> raw(nt);
+    for (int k = nout; k < nt; ++k)
+      raw[k] = is_scalar[k] ? "sv" + std::to_string(k)
+                            : load_expr(dtypes[k], "p" + std::to_string(k), idx_prefix + std::to_string(k));
+    return block(raw, [&](int j, const std::string& v) {
+      return store_stmt(dtypes[j], "p" + std::to_string(j), idx_prefix + std::to_string(j), v);
+    });
+  };
+
+  // Vectorized contiguous: kVec elements per work-item through aligned vector accesses,
+  // the last n % kVec elements by the first work-items.
+  s << "__kernel void pw_vec(ulong n" << args.str() << ") {\n" << ptrs.str();
+  s << "  const ulong nv = n / " << kVec << ";\n";
+  s << "  for (ulong v = get_global_id(0); v < nv; v += get_global_size(0)) {\n";
+  for (int k = 0; k < nt; ++k) {
+    if (is_scalar[k]) continue;
+    const std::string st = storage_type(dtypes[k]), pk = "p" + std::to_string(k), vk = "v" + std::to_string(k);
+    if (dtypes[k] == at::kHalf) {
+      if (k >= nout) s << "    float4 " << vk << " = vload_half4(v, (__global const half*)" << pk << ");\n";
+      else s << "    float4 " << vk << ";\n";
+    } else {
+      s << "    " << st << "4 " << vk;
+      if (k >= nout) s << " = ((__global " << st << "4*)" << pk << ")[v]";
+      s << ";\n";
+    }
+  }
+  for (int lane = 0; lane < kVec; ++lane) {
+    std::vector<std::string> raw(nt);
+    for (int k = nout; k < nt; ++k) {
+      if (is_scalar[k]) { raw[k] = "sv" + std::to_string(k); continue; }
+      std::string e = "v" + std::to_string(k) + kLanes[lane];
+      if (dtypes[k] == at::kBFloat16) e = "bf16_to_float(" + e + ")";
+      else if (dtypes[k] == at::kBool) e = "(" + e + " != 0)";
+      raw[k] = e;
+    }
+    s << block(raw, [&](int j, const std::string& v) {
+      return "v" + std::to_string(j) + kLanes[lane] + " = " + stored_value(dtypes[j], v) + ";";
+    });
   }
   for (int j = 0; j < nout; ++j) {
-    at::ScalarType vt = (j < (int)spec.out_types.size() && spec.out_types[j] != at::ScalarType::Undefined)
-        ? spec.out_types[j] : ct;
-    inner << "      " << value_type(vt) << " r" << j << ";\n";
+    const std::string st = storage_type(dtypes[j]), pj = "p" + std::to_string(j), vj = "v" + std::to_string(j);
+    if (dtypes[j] == at::kHalf) s << "    vstore_half4_rte(" << vj << ", v, (__global half*)" << pj << ");\n";
+    else s << "    ((__global " << st << "4*)" << pj << ")[v] = " << vj << ";\n";
   }
-  if (spec.expr.find(';') == std::string::npos) inner << "      r0 = (" << spec.expr << ");\n";
-  else inner << "      " << spec.expr << "\n";
-  for (int j = 0; j < nout; ++j)
-    inner << "      " << store_stmt(dtypes[j], "p" + std::to_string(j), "o" + std::to_string(j), "r" + std::to_string(j)) << "\n";
+  s << "  }\n  if (get_global_id(0) < n - nv * " << kVec << ") {\n    const ulong i = nv * " << kVec
+    << " + get_global_id(0);\n";
+  for (int k = 0; k < nt; ++k) if (!is_scalar[k]) s << "    const ulong o" << k << " = i;\n";
+  s << scalar_block("o") << "  }\n}\n";
 
-  // Contiguous: every tensor operand is dense in iteration order.
-  s << "__kernel void pw_contig(ulong n" << args.str() << ") {\n" << body.str();
+  // Flat contiguous: every tensor operand is dense in iteration order.
+  s << "__kernel void pw_contig(ulong n" << args.str() << ") {\n" << ptrs.str();
   s << "  for (ulong i = get_global_id(0); i < n; i += get_global_size(0)) {\n";
-  for (int k = 0; k < nt; ++k) if (!is_scalar[k]) s << "      ulong o" << k << " = i;\n";
-  s << inner.str() << "  }\n}\n";
-  // Strided: offsets from the linear index; IDX is uint when everything fits in 31 bits.
+  for (int k = 0; k < nt; ++k) if (!is_scalar[k]) s << "    const ulong o" << k << " = i;\n";
+  s << scalar_block("o") << "  }\n}\n";
+
+  // Strided: offsets from the linear index; 32-bit index math when everything fits in 31 bits.
   for (int wide = 0; wide < 2; ++wide) {
     const char* I = wide ? "ulong" : "uint";
     const char* SI = wide ? "long" : "int";
     s << "__kernel void pw_strided" << (wide ? "64" : "32") << "(ulong n" << args.str() << ", Geom g) {\n"
-      << body.str();
+      << ptrs.str();
     s << "  for (" << I << " i = get_global_id(0); i < (" << I << ")n; i += get_global_size(0)) {\n";
     s << "    " << I << " rem = i;\n";
     for (int k = 0; k < nt; ++k) if (!is_scalar[k]) s << "    " << SI << " o" << k << " = 0;\n";
@@ -139,61 +222,91 @@ std::string generate(const PointwiseSpec& spec, int nout, const std::vector<at::
       << " ix = rem % sz; rem /= sz;\n";
     for (int k = 0; k < nt; ++k)
       if (!is_scalar[k]) s << "      o" << k << " += (" << SI << ")ix * (" << SI << ")g.stride[" << k << "][dd];\n";
-    s << "    }\n" << inner.str() << "  }\n}\n";
+    s << "    }\n" << scalar_block("o") << "  }\n}\n";
   }
   return s.str();
 }
 
 Kernels& kernels_for(Device& d, const PointwiseSpec& spec, int nout, const std::vector<at::ScalarType>& dtypes,
                      const std::vector<bool>& is_scalar, at::ScalarType ct, int nscalars) {
-  std::string key;
-  key.reserve(64);
-  key += std::to_string(d.index);
-  key += '|';
-  key += spec.name;
-  key += '|';
-  key += std::to_string(nout);
-  key += '|';
-  key += std::to_string(static_cast<int>(ct));
+  KeyBits bits;
+  std::memset(&bits, 0, sizeof(bits));
+  bits.dev = static_cast<int8_t>(d.index);
+  bits.nout = static_cast<int8_t>(nout);
+  bits.nt = static_cast<int8_t>(dtypes.size());
+  bits.nscalars = static_cast<int8_t>(nscalars);
+  bits.ct = static_cast<int8_t>(ct);
+  bits.errors = spec.reports_errors;
   for (size_t k = 0; k < dtypes.size(); ++k) {
-    key += ',';
-    key += std::to_string(static_cast<int>(dtypes[k]));
-    if (is_scalar[k]) key += 's';
+    bits.dtypes[k] = static_cast<int8_t>(dtypes[k]);
+    if (is_scalar[k]) bits.scalar_mask |= static_cast<uint8_t>(1u << k);
   }
-  key += '|';
-  key += std::to_string(nscalars);
+  auto find = [&]() -> Kernels* {
+    auto it = g_cache.find(spec.name);
+    if (it == g_cache.end()) return nullptr;
+    for (auto& e : it->second) {
+      if (std::memcmp(&e.bits, &bits, sizeof(bits)) != 0) continue;
+      TORCH_INTERNAL_ASSERT(e.expr == spec.expr, "torch_ocl: two pointwise specs share the name ", spec.name);
+      return &e.ks;
+    }
+    return nullptr;
+  };
   {
     std::lock_guard<std::mutex> g(g_cache_mutex);
-    auto it = g_cache.find(key);
-    if (it != g_cache.end()) return it->second;
+    if (Kernels* ks = find()) return *ks;
   }
   std::string src = generate(spec, nout, dtypes, is_scalar, ct, nscalars);
-  Kernels ks{&get_kernel_from_source(d, src, "", "pw_contig"), &get_kernel_from_source(d, src, "", "pw_strided32"),
+  Kernels ks{&get_kernel_from_source(d, src, "", "pw_vec"), &get_kernel_from_source(d, src, "", "pw_contig"),
+             &get_kernel_from_source(d, src, "", "pw_strided32"),
              &get_kernel_from_source(d, src, "", "pw_strided64")};
   std::lock_guard<std::mutex> g(g_cache_mutex);
-  return g_cache.emplace(key, ks).first->second;
+  if (Kernels* existing = find()) return *existing;  // another thread built it meanwhile
+  auto& entries = g_cache[spec.name];
+  entries.push_back(CacheEntry{bits, spec.expr, ks});
+  return entries.back().ks;
 }
 
-// Sets and enqueues with a runtime-built argument list (the operand count varies).
+// A runtime-built argument list (the operand count varies) with inline storage, so
+// building it allocates nothing; large arguments (Geom) are referenced, not copied.
 struct ArgList {
-  std::vector<std::pair<size_t, std::vector<char>>> items;  // (size, bytes); size 0 never used
+  struct Item {
+    size_t size;
+    const void* ref;
+    alignas(8) unsigned char bytes[16];
+  };
+  std::array<Item, 3 * kMaxTensors + 8> items;
+  size_t n = 0;
   template <typename T>
   void add(const T& v) {
-    const char* p = reinterpret_cast<const char*>(&v);
-    items.emplace_back(sizeof(T), std::vector<char>(p, p + sizeof(T)));
+    static_assert(sizeof(T) <= 16 && std::is_trivially_copyable<T>::value, "inline kernel argument");
+    Item& it = items[n++];
+    it.size = sizeof(T);
+    it.ref = nullptr;
+    std::memcpy(it.bytes, &v, sizeof(T));
   }
-  void add_raw(std::vector<char> bytes) { items.emplace_back(bytes.size(), std::move(bytes)); }
+  void add_scalar(at::ScalarType t, const c10::Scalar& v) {
+    Item& it = items[n++];
+    it.ref = nullptr;
+    it.size = scalar_bytes(it.bytes, t, v);
+  }
+  void add_ref(const void* p, size_t size) {
+    Item& it = items[n++];
+    it.size = size;
+    it.ref = p;
+  }
 };
 
-void enqueue(Device& d, Kernel& k, size_t n, const ArgList& args) {
-  const size_t local = 256;
-  size_t groups = std::min<size_t>((n + local - 1) / local, 65536);
-  size_t global = groups * local;
+void enqueue(Device& d, Kernel& k, size_t work_items, const ArgList& args) {
+  const size_t groups = std::max<size_t>(1, std::min<size_t>((work_items + kLocal - 1) / kLocal, kMaxGroups));
+  const size_t global = groups * kLocal, local = kLocal;
   {
+    // cl_kernel objects are shared between threads (autograd runs backward on its own).
     std::lock_guard<std::mutex> lock(d.launch_mutex);
-    for (size_t i = 0; i < args.items.size(); ++i)
-      OCL_CHECK(clSetKernelArg(k.k, static_cast<cl_uint>(i), args.items[i].first, args.items[i].second.data()),
-                "setting argument " + std::to_string(i) + " of " + k.name);
+    for (size_t i = 0; i < args.n; ++i) {
+      const auto& it = args.items[i];
+      cl_int err = clSetKernelArg(k.k, static_cast<cl_uint>(i), it.size, it.ref ? it.ref : it.bytes);
+      if (C10_UNLIKELY(err != CL_SUCCESS)) OCL_CHECK(err, "setting argument " + std::to_string(i) + " of " + k.name);
+    }
     OCL_CHECK(clEnqueueNDRangeKernel(d.queue, k.k, 1, nullptr, &global, &local, 0, nullptr, nullptr),
               "launching pointwise kernel " + k.name);
   }
@@ -206,21 +319,16 @@ void run_one(Device& d, at::TensorIteratorBase& iter, const PointwiseSpec& spec,
   const int nt = iter.ntensors();
   const int nout = iter.noutputs();
   TORCH_CHECK(nt <= kMaxTensors, "torch_ocl: pointwise op with more than ", kMaxTensors, " operands");
+  TORCH_CHECK(scalars.size() <= 8, "torch_ocl: pointwise op with more than 8 scalars");
   const int64_t n = iter.numel();
   if (n == 0) return;
-  std::vector<at::ScalarType> dtypes(nt);
-  std::vector<bool> is_scalar(nt);
-  for (int k = 0; k < nt; ++k) {
-    dtypes[k] = iter.dtype(k);
-    is_scalar[k] = k >= nout && iter.is_cpu_scalar(k);
-    check_dtype_supported(d, dtypes[k], spec.name.c_str());
-  }
   // Geometry without size-1 dims; split when more than kMaxDims remain.
-  std::vector<int> dims;
+  int ndims = 0;
+  std::array<int, 64> dims{};
   for (int dd = 0; dd < iter.ndim(); ++dd)
-    if (iter.shape()[dd] != 1) dims.push_back(dd);
-  if (static_cast<int>(dims.size()) > kMaxDims) {
-    const int outer = dims.back();
+    if (iter.shape()[dd] != 1) dims[ndims++] = dd;
+  if (ndims > kMaxDims) {
+    const int outer = dims[ndims - 1];
     for (int64_t i = 0; i < iter.shape()[outer]; ++i) {
       at::TensorIterator sub(iter);
       sub.narrow(outer, i, 1);
@@ -228,44 +336,47 @@ void run_one(Device& d, at::TensorIteratorBase& iter, const PointwiseSpec& spec,
     }
     return;
   }
-  bool contig = true;
-  for (int k = 0; k < nt && contig; ++k) {
-    if (is_scalar[k]) continue;
-    int64_t expect = iter.element_size(k);
-    for (int dd : dims) {
-      if (iter.strides(k)[dd] != expect) { contig = false; break; }
-      expect *= iter.shape()[dd];
-    }
+  std::vector<at::ScalarType> dtypes(nt);
+  std::vector<bool> is_scalar(nt);
+  for (int k = 0; k < nt; ++k) {
+    dtypes[k] = iter.dtype(k);
+    is_scalar[k] = k >= nout && iter.is_cpu_scalar(k);
+    check_dtype_supported(d, dtypes[k], spec.name.c_str());
   }
-  Kernels& ks = kernels_for(d, spec, nout, dtypes, is_scalar, ct, static_cast<int>(scalars.size()));
+  bool contig = true, aligned = true;
   ArgList args;
   args.add(static_cast<cl_ulong>(n));
-  int64_t max_off = n;
+  if (spec.reports_errors) args.add(d.error_buf);
   for (int k = 0; k < nt; ++k) {
     if (is_scalar[k]) {
-      std::vector<char> bytes;
       at::ScalarType vt = dtypes[k];
-      c10::Scalar v = iter.tensor(k).item();
-      set_scalar_bytes(bytes, vt == at::kHalf || vt == at::kBFloat16 ? at::kFloat : vt, v);
-      args.add_raw(std::move(bytes));
-    } else {
-      Buf b = buf_ptr(iter.data_ptr(k));
-      args.add(b.mem);
-      args.add(b.offset);
+      args.add_scalar(vt == at::kHalf || vt == at::kBFloat16 ? at::kFloat : vt, iter.tensor(k).item());
+      continue;
     }
+    int64_t expect = iter.element_size(k);
+    for (int j = 0; j < ndims && contig; ++j) {
+      if (iter.strides(k)[dims[j]] != expect) contig = false;
+      expect *= iter.shape()[dims[j]];
+    }
+    Buf b = buf_ptr(iter.data_ptr(k));
+    aligned = aligned && b.offset % (kVec * iter.element_size(k)) == 0;
+    args.add(b.mem);
+    args.add(b.offset);
   }
-  for (const auto& sc : scalars) {
-    std::vector<char> bytes;
-    set_scalar_bytes(bytes, ct, sc);
-    args.add_raw(std::move(bytes));
+  for (const auto& sc : scalars) args.add_scalar(ct, sc);
+  Kernels& ks = kernels_for(d, spec, nout, dtypes, is_scalar, ct, static_cast<int>(scalars.size()));
+  if (contig && aligned && n >= kVec) {
+    enqueue(d, *ks.vec, static_cast<size_t>(n / kVec), args);
+    return;
   }
   if (contig) {
-    enqueue(d, *ks.contig, n, args);
+    enqueue(d, *ks.contig, static_cast<size_t>(n), args);
     return;
   }
   Geom g{};
-  g.ndim = static_cast<cl_uint>(dims.size());
-  for (size_t j = 0; j < dims.size(); ++j) {
+  g.ndim = static_cast<cl_uint>(ndims);
+  int64_t max_off = n;
+  for (int j = 0; j < ndims; ++j) {
     g.size[j] = iter.shape()[dims[j]];
     for (int k = 0; k < nt; ++k) {
       if (is_scalar[k]) continue;
@@ -274,9 +385,9 @@ void run_one(Device& d, at::TensorIteratorBase& iter, const PointwiseSpec& spec,
       max_off = std::max<int64_t>(max_off, std::abs(st) * static_cast<int64_t>(g.size[j]));
     }
   }
-  args.add(g);
+  args.add_ref(&g, sizeof(g));
   const bool narrow = n < (int64_t(1) << 31) && max_off < (int64_t(1) << 31);
-  enqueue(d, narrow ? *ks.strided32 : *ks.strided64, n, args);
+  enqueue(d, narrow ? *ks.strided32 : *ks.strided64, static_cast<size_t>(n), args);
 }
 
 }  // namespace
@@ -285,11 +396,14 @@ at::ScalarType compute_type_for(at::ScalarType t) {
   return (t == at::kHalf || t == at::kBFloat16) ? at::kFloat : t;
 }
 
-void pointwise(at::TensorIteratorBase& iter, const PointwiseSpec& spec, c10::ArrayRef<c10::Scalar> scalars) {
+void pointwise(at::TensorIteratorBase& iter, const PointwiseSpec& spec, c10::ArrayRef<c10::Scalar> scalars,
+               at::ScalarType compute) {
   if (iter.numel() == 0) return;
   Device& d = ocl_device(iter.tensor(0));
-  at::ScalarType ct = spec.compute != at::ScalarType::Undefined ? spec.compute
-                      : compute_type_for(iter.common_dtype());
+  at::ScalarType ct = compute != at::ScalarType::Undefined ? compute
+                      : spec.compute != at::ScalarType::Undefined ? spec.compute
+                      : iter.common_dtype();
+  ct = compute_type_for(ct);
   check_dtype_supported(d, ct, spec.name.c_str());
   run_one(d, iter, spec, scalars, ct);
 }
@@ -339,9 +453,7 @@ void copy_on_device(const at::Tensor& dst, const at::Tensor& src) {
                   .build();
   static const PointwiseSpec spec{"copy", "a", at::ScalarType::Undefined, {}, {}};
   // Compute in the source's value type so integer->integer copies never pass through float.
-  PointwiseSpec s = spec;
-  s.compute = compute_type_for(src.scalar_type());
-  pointwise(iter, s);
+  pointwise(iter, spec, {}, src.scalar_type());
 }
 
 }  // namespace torch_ocl

@@ -5,9 +5,16 @@
 //
 // Expressions see the inputs as `a`, `b`, `c`, `d` (converted to their value type, the
 // compute type unless overridden), extra scalars as `s0`..`s3` (compute type), and the
-// compute type as the macro CT. A single expression gives output 0; a statement block
+// compute type as the macro CT (with CT_IS_FP / CT_IS_INT / CT_IS_BOOL, CT_IS_DOUBLE and
+// CT_IS_SIGNED describing it). A single expression gives output 0; a statement block
 // assigns `r0`, `r1`, ... (each of compute type unless out_types overrides). Helper
 // functions live in kernels/elementwise.cl, which every generated program includes.
+// A spec with reports_errors gets `err_flag` (the device's sticky error word) for
+// report_error(err_flag, ERR_...).
+//
+// Launch paths: contiguous operands whose byte offsets are 4-element aligned take a kernel
+// that moves 4 elements per work-item with vector loads/stores; other contiguous operands a
+// flat kernel; anything else a strided kernel (32-bit index math when it fits).
 #pragma once
 #include <ATen/TensorIterator.h>
 #include <ATen/core/Tensor.h>
@@ -25,10 +32,15 @@ struct PointwiseSpec {
   std::vector<at::ScalarType> in_types;
   // Value types of the results r0.. before the store to the outputs (Undefined = compute).
   std::vector<at::ScalarType> out_types;
+  // The expression may call report_error(err_flag, code) (e.g. integer division by zero).
+  bool reports_errors = false;
 };
 
-// Runs spec over a built iterator. Scalars are passed as compute-type arguments.
-void pointwise(at::TensorIteratorBase& iter, const PointwiseSpec& spec, c10::ArrayRef<c10::Scalar> scalars = {});
+// Runs spec over a built iterator. Scalars are passed as compute-type arguments. `compute`,
+// when given, overrides spec.compute (for ops whose compute type is only known per call).
+// Kernels are cached per (device, spec.name, dtypes, compute type, CPU-scalar operands).
+void pointwise(at::TensorIteratorBase& iter, const PointwiseSpec& spec, c10::ArrayRef<c10::Scalar> scalars = {},
+               at::ScalarType compute = at::ScalarType::Undefined);
 
 // The type arithmetic happens in for a tensor dtype (float16/bfloat16 compute in float).
 at::ScalarType compute_type_for(at::ScalarType t);

@@ -1,4 +1,204 @@
 // Prelude of every generated pointwise kernel (see csrc/aten/Pointwise.h): helper functions
 // that pointwise expressions call. The kernels themselves are generated per expression.
+// The generator defines CT (the compute type) and CT_IS_FP / CT_IS_INT / CT_IS_BOOL /
+// CT_IS_DOUBLE / CT_IS_SIGNED before this file; the defaults let it compile on its own.
+#ifndef CT
+#define CT float
+#define CT_IS_FP 1
+#define CT_IS_INT 0
+#define CT_IS_BOOL 0
+#define CT_IS_DOUBLE 0
+#define CT_IS_SIGNED 1
+#endif
 #include "common.clh"
 
+// Sticky error code for integer division by zero (Device.h: kErrZeroDivision).
+#ifndef ERR_ZERO_DIVISION
+#define ERR_ZERO_DIVISION 3
+#endif
+
+// A constant in the compute type.
+#define CTC(x) ((CT)(x))
+// std::max / std::min: the first operand wins unless the comparison says otherwise, so a NaN
+// first operand propagates (clamp semantics).
+#define EW_MAX(x, y) ((x) < (y) ? (y) : (x))
+#define EW_MIN(x, y) ((y) < (x) ? (y) : (x))
+// minimum / maximum: NaN in either operand propagates.
+#define EW_MINIMUM(x, y) ((x) != (x) ? (x) : ((y) != (y) ? (y) : EW_MIN(x, y)))
+#define EW_MAXIMUM(x, y) ((x) != (x) ? (x) : ((y) != (y) ? (y) : EW_MAX(x, y)))
+// fmin / fmax: NaN in one operand is ignored.
+#define EW_FMIN(x, y) ((x) != (x) ? (y) : ((y) != (y) ? (x) : EW_MIN(x, y)))
+#define EW_FMAX(x, y) ((x) != (x) ? (y) : ((y) != (y) ? (x) : EW_MAX(x, y)))
+// Integer division by zero reports the sticky error and yields 0 (see the div ops' notes).
+#define EW_CHECKED(b, expr) ((b) == (CT)0 ? (report_error(err_flag, ERR_ZERO_DIVISION), (CT)0) : (expr))
+
+#if CT_IS_INT || CT_IS_BOOL
+// Truncating division; x / -1 is negation, so INT_MIN / -1 wraps instead of trapping.
+inline CT ew_div_trunc_int(CT x, CT y) {
+#if CT_IS_SIGNED
+  if (y == (CT)-1) return (CT)(-x);
+#endif
+  return x / y;
+}
+// Division rounding toward negative infinity.
+inline CT ew_div_floor_int(CT x, CT y) {
+#if CT_IS_SIGNED
+  if (y == (CT)-1) return (CT)(-x);
+  CT q = x / y, r = x % y;
+  if (r != 0 && ((r < 0) != (y < 0))) q -= 1;
+  return q;
+#else
+  return x / y;
+#endif
+}
+// Remainder with the sign of the divisor (Python's %).
+inline CT ew_rem_int(CT x, CT y) {
+#if CT_IS_SIGNED
+  if (y == (CT)-1) return 0;
+  CT r = x % y;
+  if (r != 0 && ((r < 0) != (y < 0))) r += y;
+  return r;
+#else
+  return x % y;
+#endif
+}
+// fmod for integers: remainder with the sign of the dividend.
+inline CT ew_fmod_int(CT x, CT y) {
+#if CT_IS_SIGNED
+  if (y == (CT)-1) return 0;
+#endif
+  return x % y;
+}
+// Integer power by squaring; negative exponents give 1, +-1 or 0 as on the CPU.
+inline CT ew_pow_int(CT base, CT e) {
+#if CT_IS_SIGNED
+  if (e < 0) {
+    if (base == 1) return 1;
+    if (base == -1) return (e & 1) ? (CT)-1 : (CT)1;
+    return 0;
+  }
+#endif
+  CT r = 1;
+  while (e) {
+    if (e & 1) r *= base;
+    e >>= 1;
+    base *= base;
+  }
+  return r;
+}
+// Shifts with the CPU's out-of-range rules: a left shift by a negative or too large count is
+// 0; a right shift by one keeps only the sign (all ones for negative signed values, else 0).
+#define EW_BITS ((CT)(sizeof(CT) * 8))
+inline CT ew_shl(CT x, CT y) {
+  if (y < 0 || y >= EW_BITS) return 0;
+  return (CT)(x << y);
+}
+inline CT ew_shr(CT x, CT y) {
+  if (y < 0 || y >= EW_BITS) {
+#if CT_IS_SIGNED
+    return x < 0 ? (CT)-1 : (CT)0;
+#else
+    return 0;
+#endif
+  }
+  return (CT)(x >> y);
+}
+#endif
+
+#if CT_IS_FP
+// Division rounding toward negative infinity, computed from fmod so that the quotient of
+// exactly representable results is exact (as on the CPU).
+inline CT ew_div_floor_fp(CT x, CT y) {
+  if (y == 0) return x / y;
+  CT m = fmod(x, y);
+  CT q = (x - m) / y;
+  if (m != 0 && ((y < 0) != (m < 0))) q -= 1;
+  if (q == 0) return copysign(CTC(0), x / y);
+  CT fq = floor(q);
+  if (q - fq > CTC(0.5)) fq += 1;
+  return fq;
+}
+// Remainder with the sign of the divisor.
+inline CT ew_rem_fp(CT x, CT y) {
+  CT m = fmod(x, y);
+  if (m != 0 && ((y < 0) != (m < 0))) m += y;
+  return m;
+}
+// Inverse error function: M. Giles' single-precision polynomial ("Approximating the erfinv
+// function", GPU Computing Gems, 2011) refined by Newton steps on erf in the compute type.
+inline CT ew_erfinv(CT y) {
+  if (y != y || y < -1 || y > 1) return (CT)NAN;
+  if (y == 1) return (CT)INFINITY;
+  if (y == -1) return (CT)(-INFINITY);
+  float x = (float)y;
+  float w = -log((1.0f - x) * (1.0f + x)), p;
+  if (w < 5.0f) {
+    w -= 2.5f;
+    p = 2.81022636e-08f;
+    p = 3.43273939e-07f + p * w;
+    p = -3.5233877e-06f + p * w;
+    p = -4.39150654e-06f + p * w;
+    p = 0.00021858087f + p * w;
+    p = -0.00125372503f + p * w;
+    p = -0.00417768164f + p * w;
+    p = 0.246640727f + p * w;
+    p = 1.50140941f + p * w;
+  } else {
+    w = sqrt(w) - 3.0f;
+    p = -0.000200214257f;
+    p = 0.000100950558f + p * w;
+    p = 0.00134934322f + p * w;
+    p = -0.00367342844f + p * w;
+    p = 0.00573950773f + p * w;
+    p = -0.0076224613f + p * w;
+    p = 0.00943887047f + p * w;
+    p = 1.00167406f + p * w;
+    p = 2.83297682f + p * w;
+  }
+  CT r = (CT)(p * x);
+  // Newton on erf(r) = y: erf'(r) = 2/sqrt(pi) exp(-r^2).
+  for (int it = 0; it < 2; ++it) r -= (erf(r) - y) / (CTC(1.1283791670955126) * exp(-r * r));
+  return r;
+}
+// torch.round(x, decimals): round half to even at 10^-decimals; `tp` = 10^|decimals|.
+inline CT ew_round_decimals(CT x, CT tp, int negative) {
+  return negative ? rint(x / tp) * tp : rint(x * tp) / tp;
+}
+// GELU and its derivative, exact (erf) and tanh-approximated forms.
+#define EW_SQRT1_2 CTC(0.70710678118654752440)
+#define EW_SQRT_2_PI CTC(0.79788456080286535588)  // sqrt(2 / pi)
+#define EW_INV_SQRT_2PI CTC(0.39894228040143267794)
+#define EW_GELU_KAPPA CTC(0.044715)
+inline CT ew_gelu(CT x) { return x * CTC(0.5) * (CTC(1) + erf(x * EW_SQRT1_2)); }
+inline CT ew_gelu_tanh(CT x) {
+  return CTC(0.5) * x * (CTC(1) + tanh(EW_SQRT_2_PI * (x + EW_GELU_KAPPA * x * x * x)));
+}
+inline CT ew_gelu_bwd(CT g, CT x) {
+  CT cdf = CTC(0.5) * (CTC(1) + erf(x * EW_SQRT1_2));
+  CT pdf = exp(CTC(-0.5) * x * x) * EW_INV_SQRT_2PI;
+  return g * (cdf + x * pdf);
+}
+// 1 - tanh(u)^2 as 1 / cosh(u)^2: exact zero where tanh saturates (tanh may be an ulp short).
+inline CT ew_sech2(CT u) {
+  CT c = cosh(u);
+  return CTC(1) / (c * c);
+}
+inline CT ew_gelu_tanh_bwd(CT g, CT x) {
+  CT x2 = x * x;
+  CT u = EW_SQRT_2_PI * (x + EW_GELU_KAPPA * x2 * x);
+  CT dinner = EW_SQRT_2_PI * (CTC(1) + CTC(3) * EW_GELU_KAPPA * x2);
+  return g * (CTC(0.5) * (CTC(1) + tanh(u)) + CTC(0.5) * x * ew_sech2(u) * dinner);
+}
+inline CT ew_sigmoid(CT x) { return CTC(1) / (CTC(1) + exp(-x)); }
+// log(1 + exp(x)) without overflow for large x.
+inline CT ew_softplus1(CT x) { return x > CTC(20) ? x : log1p(exp(x)); }
+inline CT ew_mish(CT x) { return x * tanh(ew_softplus1(x)); }
+inline CT ew_mish_bwd(CT g, CT x) {
+  CT sp = ew_softplus1(x);
+  return g * (tanh(sp) + x * ew_sigmoid(x) * ew_sech2(sp));
+}
+inline CT ew_silu_bwd(CT g, CT x) {
+  CT s = ew_sigmoid(x);
+  return g * s * (CTC(1) + x * (CTC(1) - s));
+}
+#endif

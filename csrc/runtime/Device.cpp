@@ -208,6 +208,9 @@ namespace {
     TORCH_CHECK_INDEX(false, "index out of range in a kernel on ocl:", d.index,
                       " (reported at the next synchronization point; run with TORCH_OCL_SYNC=1 "
                       "to raise it at the op that caused it)");
+  // Integer division by zero in a kernel: the CPU raises RuntimeError("ZeroDivisionError").
+  TORCH_CHECK(code != kErrZeroDivision, "ZeroDivisionError (integer division by zero in a kernel on ocl:", d.index,
+              "; reported at the next synchronization point, run with TORCH_OCL_SYNC=1 to raise it at the op)");
   TORCH_CHECK_VALUE(false, "invalid argument detected by a kernel on ocl:", d.index, " (code ", code,
                     "; run with TORCH_OCL_SYNC=1 to find the op)");
 }

@@ -1,0 +1,252 @@
+// Activation functions and their backward ops, through the generated pointwise engine (see
+// elementwise.h). The forward formulas and derivatives follow ATen's CPU kernels so that
+// results agree at float tolerance; GELU/mish/silu helpers live in kernels/elementwise.cl.
+#include "elementwise.h"
+#include <torch/library.h>
+
+namespace torch_ocl {
+using namespace ew;
+namespace {
+
+// relu(Tensor self) -> Tensor
+at::Tensor relu_ocl(const at::Tensor& self) {
+  TORCH_CHECK(self.scalar_type() != at::kBool, "Boolean inputs not supported for relu");
+  static const PointwiseSpec s{"relu", "(a > (CT)0 || a != a) ? a : (CT)0"};
+  at::Tensor out;
+  at::TensorIterator iter;
+  iter.build_unary_op(out, self);
+  if (!out.defined()) out = iter.output();
+  pointwise(iter, s);
+  return iter.output();
+}
+// relu_(Tensor(a!) self) -> Tensor(a!)
+at::Tensor& relu__ocl(at::Tensor& self) {
+  TORCH_CHECK(self.scalar_type() != at::kBool, "Boolean inputs not supported for relu");
+  static const PointwiseSpec s{"relu", "(a > (CT)0 || a != a) ? a : (CT)0"};
+  return unary(self, self, s, kFloating | kIntegral);
+}
+
+// leaky_relu.out(Tensor self, Scalar negative_slope=0.01, *, Tensor(a!) out) -> Tensor(a!)
+at::Tensor& leaky_relu_out_ocl(const at::Tensor& self, const c10::Scalar& negative_slope, at::Tensor& out) {
+  static const PointwiseSpec s{"leaky_relu", "a > (CT)0 ? a : a * s0"};
+  check_kind("leaky_relu_cpu", self.scalar_type(), kFloating);
+  return unary(self, out, s, kFloating, {negative_slope});
+}
+
+// elu.out(Tensor self, Scalar alpha=1, Scalar scale=1, Scalar input_scale=1, *, Tensor(a!) out) -> Tensor(a!)
+at::Tensor& elu_out_ocl(const at::Tensor& self, const c10::Scalar& alpha, const c10::Scalar& scale,
+                        const c10::Scalar& input_scale, at::Tensor& out) {
+  static const PointwiseSpec s{"elu", "a <= (CT)0 ? expm1(a * s2) * (s0 * s1) : a * s1"};
+  check_kind("elu_cpu", self.scalar_type(), kFloating);
+  return unary(self, out, s, kFloating, {alpha, scale, input_scale});
+}
+
+// silu.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)
+at::Tensor& silu_out_ocl(const at::Tensor& self, at::Tensor& out) {
+  static const PointwiseSpec s{"silu", "a / (CTC(1) + exp(-a))"};
+  check_kind("silu_cpu", self.scalar_type(), kFloating);
+  return unary(self, out, s, kFloating);
+}
+
+// mish.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)
+at::Tensor& mish_out_ocl(const at::Tensor& self, at::Tensor& out) {
+  static const PointwiseSpec s{"mish", "ew_mish(a)"};
+  check_kind("mish_cpu", self.scalar_type(), kFloating);
+  return unary(self, out, s, kFloating);
+}
+
+// hardtanh is clamp(self, min_val, max_val) in self's dtype.
+const PointwiseSpec kHardtanh{"hardtanh", "(a != a) ? a : EW_MIN(EW_MAX(a, s0), s1)"};
+at::Tensor& hardtanh_impl(const at::Tensor& self, const c10::Scalar& lo, const c10::Scalar& hi, at::Tensor& out) {
+  TORCH_CHECK(self.scalar_type() != at::kBool, "Bool inputs not supported for hardtanh");
+  return unary(self, out, kHardtanh, kFloating | kIntegral, {lo, hi});
+}
+// hardtanh(Tensor self, Scalar min_val=-1, Scalar max_val=1) -> Tensor
+at::Tensor hardtanh_ocl(const at::Tensor& self, const c10::Scalar& lo, const c10::Scalar& hi) {
+  at::Tensor out;
+  TORCH_CHECK(self.scalar_type() != at::kBool, "Bool inputs not supported for hardtanh");
+  at::TensorIterator iter;
+  iter.build_unary_op(out, self);
+  if (!out.defined()) out = iter.output();
+  pointwise(iter, kHardtanh, {lo, hi});
+  return iter.output();
+}
+// hardtanh.out(Tensor self, Scalar min_val=-1, Scalar max_val=1, *, Tensor(a!) out) -> Tensor(a!)
+at::Tensor& hardtanh_out_ocl(const at::Tensor& self, const c10::Scalar& lo, const c10::Scalar& hi, at::Tensor& out) {
+  return hardtanh_impl(self, lo, hi, out);
+}
+// hardtanh_(Tensor(a!) self, Scalar min_val=-1, Scalar max_val=1) -> Tensor(a!)
+at::Tensor& hardtanh__ocl(at::Tensor& self, const c10::Scalar& lo, const c10::Scalar& hi) {
+  return hardtanh_impl(self, lo, hi, self);
+}
+
+// softplus.out(Tensor self, Scalar beta=1, Scalar threshold=20, *, Tensor(a!) out) -> Tensor(a!)
+at::Tensor& softplus_out_ocl(const at::Tensor& self, const c10::Scalar& beta, const c10::Scalar& threshold,
+                             at::Tensor& out) {
+  static const PointwiseSpec s{"softplus", "a * s0 > s1 ? a : log1p(exp(a * s0)) / s0"};
+  check_kind("softplus_cpu", self.scalar_type(), kFloating);
+  return unary(self, out, s, kFloating, {beta, threshold});
+}
+
+bool gelu_is_tanh(c10::string_view approximate) {
+  TORCH_CHECK(approximate == "none" || approximate == "tanh", "approximate argument must be either none or tanh.");
+  return approximate == "tanh";
+}
+
+// gelu.out(Tensor self, *, str approximate="none", Tensor(a!) out) -> Tensor(a!)
+at::Tensor& gelu_out_ocl(const at::Tensor& self, c10::string_view approximate, at::Tensor& out) {
+  static const PointwiseSpec exact{"gelu", "ew_gelu(a)"}, tanh_form{"gelu_tanh", "ew_gelu_tanh(a)"};
+  check_kind("GeluKernelImpl", self.scalar_type(), kFloating);
+  return unary(self, out, gelu_is_tanh(approximate) ? tanh_form : exact, kFloating);
+}
+
+// threshold.out(Tensor self, Scalar threshold, Scalar value, *, Tensor(a!) out) -> Tensor(a!)
+at::Tensor& threshold_out_ocl(const at::Tensor& self, const c10::Scalar& threshold, const c10::Scalar& value,
+                              at::Tensor& out) {
+  static const PointwiseSpec s{"threshold", "a <= s0 ? s1 : a"};
+  return unary(self, out, s, kFloating | kIntegral, {threshold, value});
+}
+
+// ---- backward ops (gradient first) ---------------------------------------------------------
+
+// threshold_backward.grad_input(Tensor grad_output, Tensor self, Scalar threshold, *, Tensor(a!) grad_input)
+at::Tensor& threshold_backward_out_ocl(const at::Tensor& grad, const at::Tensor& self, const c10::Scalar& threshold,
+                                       at::Tensor& grad_input) {
+  static const PointwiseSpec s{"threshold_bwd", "a <= s0 ? (CT)0 : b"};
+  return binary(self, grad, grad_input, s, kFloating | kIntegral, {threshold});
+}
+
+// sigmoid_backward.grad_input(Tensor grad_output, Tensor output, *, Tensor(a!) grad_input)
+at::Tensor& sigmoid_backward_out_ocl(const at::Tensor& grad, const at::Tensor& output, at::Tensor& grad_input) {
+  static const PointwiseSpec s{"sigmoid_bwd", "a * (CTC(1) - b) * b"};
+  return binary(grad, output, grad_input, s, kFloating);
+}
+
+// tanh_backward.grad_input(Tensor grad_output, Tensor output, *, Tensor(a!) grad_input)
+at::Tensor& tanh_backward_out_ocl(const at::Tensor& grad, const at::Tensor& output, at::Tensor& grad_input) {
+  static const PointwiseSpec s{"tanh_bwd", "a * (CTC(1) - b * b)"};
+  return binary(grad, output, grad_input, s, kFloating);
+}
+
+// silu_backward.grad_input(Tensor grad_output, Tensor self, *, Tensor(a!) grad_input)
+at::Tensor& silu_backward_out_ocl(const at::Tensor& grad, const at::Tensor& self, at::Tensor& grad_input) {
+  static const PointwiseSpec s{"silu_bwd", "ew_silu_bwd(a, b)"};
+  return binary(grad, self, grad_input, s, kFloating);
+}
+
+// gelu_backward.grad_input(Tensor grad_output, Tensor self, *, str approximate="none", Tensor(a!) grad_input)
+at::Tensor& gelu_backward_out_ocl(const at::Tensor& grad, const at::Tensor& self, c10::string_view approximate,
+                                  at::Tensor& grad_input) {
+  static const PointwiseSpec exact{"gelu_bwd", "ew_gelu_bwd(a, b)"}, tanh_form{"gelu_tanh_bwd", "ew_gelu_tanh_bwd(a, b)"};
+  return binary(grad, self, grad_input, gelu_is_tanh(approximate) ? tanh_form : exact, kFloating);
+}
+
+// leaky_relu_backward.grad_input(Tensor grad_output, Tensor self, Scalar negative_slope, bool self_is_result, *,
+//                                Tensor(a!) grad_input)
+at::Tensor& leaky_relu_backward_out_ocl(const at::Tensor& grad, const at::Tensor& self, const c10::Scalar& slope,
+                                        bool self_is_result, at::Tensor& grad_input) {
+  TORCH_CHECK(!self_is_result || slope.to<double>() >= 0.0,
+              "In-place leakyReLu backward calculation is triggered with a negative slope which is not supported. "
+              "This is caused by calling in-place forward function with a negative slope, "
+              "please call out-of-place version instead. File an issue at https://github.com/pytorch/pytorch if you "
+              "do require supporting in-place leakRelu backward calculation with negative slope");
+  static const PointwiseSpec s{"leaky_relu_bwd", "a > (CT)0 ? b : b * s0"};
+  return binary(self, grad, grad_input, s, kFloating, {slope});
+}
+
+// elu_backward.grad_input(Tensor grad_output, Scalar alpha, Scalar scale, Scalar input_scale, bool is_result,
+//                         Tensor self_or_result, *, Tensor(a!) grad_input)
+at::Tensor& elu_backward_out_ocl(const at::Tensor& grad, const c10::Scalar& alpha, const c10::Scalar& scale,
+                                 const c10::Scalar& input_scale, bool is_result, const at::Tensor& self_or_result,
+                                 at::Tensor& grad_input) {
+  TORCH_CHECK(!is_result || alpha.to<double>() >= 0.0,
+              "In-place elu backward calculation is triggered with a negative slope which is not supported. "
+              "This is caused by calling in-place forward function with a negative slope, "
+              "please call out-of-place version instead.");
+  // s0 = alpha, s1 = scale, s2 = input_scale; b is the input or (is_result) the output.
+  static const PointwiseSpec from_result{"elu_bwd_result", "b <= (CT)0 ? a * s2 * (b + s0 * s1) : a * s1"};
+  static const PointwiseSpec from_input{"elu_bwd", "b <= (CT)0 ? a * s2 * (s0 * s1) * exp(b * s2) : a * s1"};
+  return binary(grad, self_or_result, grad_input, is_result ? from_result : from_input, kFloating,
+                {alpha, scale, input_scale});
+}
+
+// mish_backward(Tensor grad_output, Tensor self) -> Tensor
+at::Tensor mish_backward_ocl(const at::Tensor& grad, const at::Tensor& self) {
+  static const PointwiseSpec s{"mish_bwd", "ew_mish_bwd(a, b)"};
+  at::Tensor out;
+  at::TensorIterator iter;
+  iter.build_binary_op(out, grad, self);
+  if (!out.defined()) out = iter.output();
+  check_kind("mish_backward", iter.common_dtype(), kFloating);
+  pointwise(iter, s);
+  return iter.output();
+}
+
+const PointwiseSpec kHardtanhBwd{"hardtanh_bwd", "(b <= s0 || b >= s1) ? (CT)0 : a"};
+// hardtanh_backward.grad_input(Tensor grad_output, Tensor self, Scalar min_val, Scalar max_val, *,
+//                              Tensor(a!) grad_input)
+at::Tensor& hardtanh_backward_out_ocl(const at::Tensor& grad, const at::Tensor& self, const c10::Scalar& lo,
+                                      const c10::Scalar& hi, at::Tensor& grad_input) {
+  return binary(grad, self, grad_input, kHardtanhBwd, kFloating | kIntegral, {lo, hi});
+}
+// hardtanh_backward(Tensor grad_output, Tensor self, Scalar min_val, Scalar max_val) -> Tensor
+at::Tensor hardtanh_backward_ocl(const at::Tensor& grad, const at::Tensor& self, const c10::Scalar& lo,
+                                 const c10::Scalar& hi) {
+  at::Tensor out;
+  at::TensorIterator iter;
+  iter.build_binary_op(out, grad, self);
+  if (!out.defined()) out = iter.output();
+  check_kind("hardtanh_backward", iter.common_dtype(), kFloating | kIntegral);
+  pointwise(iter, kHardtanhBwd, {lo, hi});
+  return iter.output();
+}
+
+// softplus_backward.grad_input(Tensor grad_output, Tensor self, Scalar beta, Scalar threshold, *,
+//                              Tensor(a!) grad_input)
+at::Tensor& softplus_backward_out_ocl(const at::Tensor& grad, const at::Tensor& self, const c10::Scalar& beta,
+                                      const c10::Scalar& threshold, at::Tensor& grad_input) {
+  static const PointwiseSpec s{"softplus_bwd", "CT z = exp(b * s0); r0 = (b * s0 > s1) ? a : a * z / (z + CTC(1));"};
+  return binary(grad, self, grad_input, s, kFloating, {beta, threshold});
+}
+
+// logit_backward.grad_input(Tensor grad_output, Tensor self, float? eps=None, *, Tensor(a!) grad_input)
+at::Tensor& logit_backward_out_ocl(const at::Tensor& grad, const at::Tensor& self, std::optional<double> eps,
+                                   at::Tensor& grad_input) {
+  if (eps.has_value() && *eps >= 0) {
+    static const PointwiseSpec s{"logit_bwd_eps", "(b < s0 || b > CTC(1) - s0) ? (CT)0 : a / (b * (CTC(1) - b))"};
+    return binary(grad, self, grad_input, s, kFloating, {*eps});
+  }
+  static const PointwiseSpec s{"logit_bwd", "(b < (CT)0 || b > CTC(1)) ? (CT)NAN : a / (b * (CTC(1) - b))"};
+  return binary(grad, self, grad_input, s, kFloating);
+}
+
+}  // namespace
+
+TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
+  m.impl("relu", relu_ocl);
+  m.impl("relu_", relu__ocl);
+  m.impl("leaky_relu.out", leaky_relu_out_ocl);
+  m.impl("elu.out", elu_out_ocl);
+  m.impl("silu.out", silu_out_ocl);
+  m.impl("mish.out", mish_out_ocl);
+  m.impl("hardtanh", hardtanh_ocl);
+  m.impl("hardtanh.out", hardtanh_out_ocl);
+  m.impl("hardtanh_", hardtanh__ocl);
+  m.impl("softplus.out", softplus_out_ocl);
+  m.impl("gelu.out", gelu_out_ocl);
+  m.impl("threshold.out", threshold_out_ocl);
+  m.impl("threshold_backward.grad_input", threshold_backward_out_ocl);
+  m.impl("sigmoid_backward.grad_input", sigmoid_backward_out_ocl);
+  m.impl("tanh_backward.grad_input", tanh_backward_out_ocl);
+  m.impl("silu_backward.grad_input", silu_backward_out_ocl);
+  m.impl("gelu_backward.grad_input", gelu_backward_out_ocl);
+  m.impl("leaky_relu_backward.grad_input", leaky_relu_backward_out_ocl);
+  m.impl("elu_backward.grad_input", elu_backward_out_ocl);
+  m.impl("mish_backward", mish_backward_ocl);
+  m.impl("hardtanh_backward", hardtanh_backward_ocl);
+  m.impl("hardtanh_backward.grad_input", hardtanh_backward_out_ocl);
+  m.impl("softplus_backward.grad_input", softplus_backward_out_ocl);
+  m.impl("logit_backward.grad_input", logit_backward_out_ocl);
+}
+
+}  // namespace torch_ocl

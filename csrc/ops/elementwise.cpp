@@ -1,0 +1,872 @@
+// Arithmetic, math, comparison, logical/bitwise and selection ops, all through the generated
+// pointwise engine (csrc/aten/Pointwise.h): each op is a one-line OpenCL expression over an
+// iterator built like ATen's (same promotion, out= resizing and casting rules); helpers live
+// in kernels/elementwise.cl. Activations and their backwards are in activation.cpp.
+//
+// Integer division by zero (div with rounding, floor_divide, remainder, fmod): a CPU-scalar
+// divisor is checked on the host and raises RuntimeError("ZeroDivisionError") like the CPU;
+// a zero in a device tensor divisor yields 0 there and sets the device's sticky error flag,
+// which raises the same RuntimeError at the next synchronization (.item(), .cpu(), ...).
+#include "elementwise.h"
+#include <ATen/MemoryOverlap.h>
+#include <ATen/ExpandUtils.h>
+#include <ATen/native/BinaryOps.h>
+#include <ATen/native/TypeProperties.h>
+#include <ATen/ops/empty.h>
+#include <ATen/ops/empty_like.h>
+#include <ATen/ops/result_type.h>
+#include <limits>
+#include <torch/library.h>
+
+namespace torch_ocl {
+namespace ew {
+
+void check_kind(const char* op, at::ScalarType t, unsigned allowed) {
+  const unsigned k = at::isFloatingType(t) ? kFloating : t == at::kBool ? kBoolean : kIntegral;
+  TORCH_CHECK_NOT_IMPLEMENTED(allowed & k, "\"", op, "\" not implemented for '", c10::toString(t), "'");
+}
+
+at::Tensor& unary(const at::Tensor& self, at::Tensor& out, const PointwiseSpec& s, unsigned kinds,
+                  c10::ArrayRef<c10::Scalar> scalars) {
+  at::TensorIterator iter;
+  iter.build_unary_op(out, self);
+  if (!out.defined()) out = iter.output();
+  check_kind(s.name.c_str(), iter.common_dtype(), kinds);
+  pointwise(iter, s, scalars);
+  return out;
+}
+
+at::Tensor& unary_float(const at::Tensor& self, at::Tensor& out, const PointwiseSpec& s,
+                        c10::ArrayRef<c10::Scalar> scalars) {
+  at::TensorIterator iter;
+  iter.build_unary_float_op(out, self);
+  if (!out.defined()) out = iter.output();
+  pointwise(iter, s, scalars);
+  return out;
+}
+
+at::Tensor& binary(const at::Tensor& a, const at::Tensor& b, at::Tensor& out, const PointwiseSpec& s, unsigned kinds,
+                   c10::ArrayRef<c10::Scalar> scalars, bool float_op) {
+  at::TensorIterator iter;
+  if (float_op) iter.build_binary_float_op(out, a, b);
+  else iter.build_binary_op(out, a, b);
+  if (!out.defined()) out = iter.output();  // functional callers pass an undefined out
+  check_kind(s.name.c_str(), iter.common_dtype(), kinds);
+  pointwise(iter, s, scalars);
+  return out;
+}
+
+bool is_cpu_scalar_zero(const at::Tensor& t) {
+  return t.device().is_cpu() && t.dim() == 0 && t.item().toDouble() == 0.0;
+}
+
+}  // namespace ew
+
+using namespace ew;
+namespace {
+
+// ---- arithmetic ----------------------------------------------------------------------------
+
+const PointwiseSpec kAdd{"add", "a + s0 * b"};
+const PointwiseSpec kAdd1{"add1", "a + b"};
+const PointwiseSpec kSub{"sub", "a - s0 * b"};
+const PointwiseSpec kSub1{"sub1", "a - b"};
+
+// add.out(Tensor self, Tensor other, *, Scalar alpha=1, Tensor(a!) out) -> Tensor(a!)
+at::Tensor& add_out_ocl(const at::Tensor& self, const at::Tensor& other, const c10::Scalar& alpha, at::Tensor& out) {
+  at::TensorIterator iter;
+  iter.build_binary_op(out, self, other);
+  if (!out.defined()) out = iter.output();
+  at::native::alpha_check(iter.common_dtype(), alpha);
+  if (alpha.equal(1)) pointwise(iter, kAdd1);
+  else pointwise(iter, kAdd, {alpha});
+  return out;
+}
+
+// sub.out(Tensor self, Tensor other, *, Scalar alpha=1, Tensor(a!) out) -> Tensor(a!)
+at::Tensor& sub_out_ocl(const at::Tensor& self, const at::Tensor& other, const c10::Scalar& alpha, at::Tensor& out) {
+  at::native::sub_check(self, other);
+  at::TensorIterator iter;
+  iter.build_binary_op(out, self, other);
+  if (!out.defined()) out = iter.output();
+  at::native::alpha_check(iter.common_dtype(), alpha);
+  if (alpha.equal(1)) pointwise(iter, kSub1);
+  else pointwise(iter, kSub, {alpha});
+  return out;
+}
+
+// rsub.Tensor(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor
+at::Tensor rsub_tensor_ocl(const at::Tensor& self, const at::Tensor& other, const c10::Scalar& alpha) {
+  at::Tensor out;
+  return sub_out_ocl(other, self, alpha, out);
+}
+
+// mul.out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)
+at::Tensor& mul_out_ocl(const at::Tensor& self, const at::Tensor& other, at::Tensor& out) {
+  static const PointwiseSpec s{"mul", "a * b"};
+  return binary(self, other, out, s, kAnyKind);
+}
+
+// div.out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)
+at::Tensor& div_out_ocl(const at::Tensor& self, const at::Tensor& other, at::Tensor& out) {
+  static const PointwiseSpec s{"div", "a / b"};
+  return binary(self, other, out, s, kAnyKind, {}, /*float_op=*/true);
+}
+
+// Integer division-like ops: the int spec checks for zero divisors on the device, and a
+// CPU-scalar zero divisor raises on the host like the CPU.
+at::Tensor& int_or_float_division(const at::Tensor& self, const at::Tensor& other, at::Tensor& out, const char* name,
+                                  const PointwiseSpec& fp, const PointwiseSpec& integer) {
+  at::TensorIterator iter;
+  iter.build_binary_op(out, self, other);
+  if (!out.defined()) out = iter.output();
+  const at::ScalarType ct = iter.common_dtype();
+  check_kind(name, ct, kFloating | kIntegral);
+  if (at::isFloatingType(ct)) {
+    pointwise(iter, fp);
+  } else {
+    TORCH_CHECK(!is_cpu_scalar_zero(other), "ZeroDivisionError");
+    pointwise(iter, integer);
+  }
+  return out;
+}
+
+const PointwiseSpec kDivTruncFp{"div_trunc_fp", "trunc(a / b)"};
+const PointwiseSpec kDivTruncInt = spec("div_trunc_int", "EW_CHECKED(b, ew_div_trunc_int(a, b))", {}, {}, true);
+const PointwiseSpec kDivFloorFp{"div_floor_fp", "ew_div_floor_fp(a, b)"};
+const PointwiseSpec kDivFloorInt = spec("div_floor_int", "EW_CHECKED(b, ew_div_floor_int(a, b))", {}, {}, true);
+
+// div.out_mode(Tensor self, Tensor other, *, str? rounding_mode, Tensor(a!) out) -> Tensor(a!)
+at::Tensor& div_out_mode_ocl(const at::Tensor& self, const at::Tensor& other,
+                             std::optional<c10::string_view> rounding_mode, at::Tensor& out) {
+  if (!rounding_mode.has_value()) return div_out_ocl(self, other, out);
+  if (*rounding_mode == "trunc") return int_or_float_division(self, other, out, "div_trunc", kDivTruncFp, kDivTruncInt);
+  if (*rounding_mode == "floor") return int_or_float_division(self, other, out, "div_floor", kDivFloorFp, kDivFloorInt);
+  TORCH_CHECK(false, "div expected rounding_mode to be one of None, 'trunc', or 'floor' but found '", *rounding_mode,
+              "'");
+}
+
+// floor_divide.out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)
+at::Tensor& floor_divide_out_ocl(const at::Tensor& self, const at::Tensor& other, at::Tensor& out) {
+  return int_or_float_division(self, other, out, "div_floor", kDivFloorFp, kDivFloorInt);
+}
+// floor_divide(Tensor self, Tensor other) -> Tensor
+at::Tensor floor_divide_ocl(const at::Tensor& self, const at::Tensor& other) {
+  at::Tensor out;
+  return floor_divide_out_ocl(self, other, out);
+}
+// floor_divide_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)
+at::Tensor& floor_divide__ocl(at::Tensor& self, const at::Tensor& other) {
+  return floor_divide_out_ocl(self, other, self);
+}
+
+// fmod.Tensor_out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)
+at::Tensor& fmod_out_ocl(const at::Tensor& self, const at::Tensor& other, at::Tensor& out) {
+  static const PointwiseSpec fp{"fmod_fp", "fmod(a, b)"};
+  static const PointwiseSpec integer = spec("fmod_int", "EW_CHECKED(b, ew_fmod_int(a, b))", {}, {}, true);
+  return int_or_float_division(self, other, out, "fmod", fp, integer);
+}
+
+const PointwiseSpec kRemFp{"remainder_fp", "ew_rem_fp(a, b)"};
+const PointwiseSpec kRemInt = spec("remainder_int", "EW_CHECKED(b, ew_rem_int(a, b))", {}, {}, true);
+
+// remainder.Tensor_out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)
+at::Tensor& remainder_out_ocl(const at::Tensor& self, const at::Tensor& other, at::Tensor& out) {
+  return int_or_float_division(self, other, out, "remainder", kRemFp, kRemInt);
+}
+// remainder.Scalar_Tensor(Scalar self, Tensor other) -> Tensor
+at::Tensor remainder_scalar_tensor_ocl(const c10::Scalar& self, const at::Tensor& other) {
+  at::Tensor out;
+  return remainder_out_ocl(at::native::wrapped_scalar_tensor(self), other, out);
+}
+
+// pow: integers by squaring (negative exponents as on the CPU), floats with pow().
+const PointwiseSpec kPowFp{"pow_fp", "pow(a, b)"};
+const PointwiseSpec kPowInt{"pow_int", "ew_pow_int(a, b)"};
+
+// pow.Tensor_Tensor_out(Tensor self, Tensor exponent, *, Tensor(a!) out) -> Tensor(a!)
+at::Tensor& pow_tensor_tensor_out_ocl(const at::Tensor& self, const at::Tensor& exponent, at::Tensor& out) {
+  at::TensorIterator iter;
+  iter.build_binary_op(out, self, exponent);
+  if (!out.defined()) out = iter.output();
+  const at::ScalarType ct = iter.common_dtype();
+  check_kind("pow", ct, kFloating | kIntegral);
+  pointwise(iter, at::isFloatingType(ct) ? kPowFp : kPowInt);
+  return out;
+}
+
+// pow.Tensor_Scalar_out(Tensor self, Scalar exponent, *, Tensor(a!) out) -> Tensor(a!)
+at::Tensor& pow_tensor_scalar_out_ocl(const at::Tensor& self, const c10::Scalar& exponent, at::Tensor& out) {
+  TORCH_CHECK(!(at::isIntegralType(self.scalar_type(), true) && exponent.isIntegral(true) && exponent.toLong() < 0),
+              "Integers to negative integer powers are not allowed.");
+  const at::ScalarType rt = at::result_type(self, exponent);
+  at::TensorIterator iter;
+  iter.build_output_borrowing_argument_owning_unary_op(out, self.to(rt));
+  check_kind("pow", rt, kFloating | kIntegral);
+  if (exponent.equal(0.0) || exponent.equal(false)) {
+    static const PointwiseSpec one{"pow_zero", "(CT)1"};
+    pointwise(iter, one);
+    return out;
+  }
+  static const PointwiseSpec copy{"pow_one", "a"};
+  if (exponent.equal(1.0) || exponent.equal(true)) {
+    pointwise(iter, copy);
+    return out;
+  }
+  if (at::isFloatingType(rt)) {
+    static const PointwiseSpec sq{"pow_2", "a * a"}, cube{"pow_3", "a * a * a"}, root{"pow_half", "sqrt(a)"},
+        rroot{"pow_mhalf", "rsqrt(a)"}, inv{"pow_m1", "CTC(1) / a"}, inv2{"pow_m2", "CTC(1) / (a * a)"},
+        general{"pow_scalar_fp", "pow(a, s0)"};
+    const double e = exponent.toDouble();
+    if (e == 2.0) pointwise(iter, sq);
+    else if (e == 3.0) pointwise(iter, cube);
+    else if (e == 0.5) pointwise(iter, root);
+    else if (e == -0.5) pointwise(iter, rroot);
+    else if (e == -1.0) pointwise(iter, inv);
+    else if (e == -2.0) pointwise(iter, inv2);
+    else pointwise(iter, general, {exponent});
+  } else {
+    static const PointwiseSpec general{"pow_scalar_int", "ew_pow_int(a, s0)"};
+    pointwise(iter, general, {exponent});
+  }
+  return out;
+}
+
+// pow.Scalar_out(Scalar self, Tensor exponent, *, Tensor(a!) out) -> Tensor(a!)
+at::Tensor& pow_scalar_out_ocl(const c10::Scalar& self, const at::Tensor& exponent, at::Tensor& out) {
+  if (self.equal(1.0)) {
+    at::TensorIterator iter;
+    iter.build_output_borrowing_argument_owning_unary_op(out, exponent.to(at::result_type(self, exponent)));
+    static const PointwiseSpec one{"pow_base_one", "(CT)1"};
+    pointwise(iter, one);
+    return out;
+  }
+  return pow_tensor_tensor_out_ocl(at::native::wrapped_scalar_tensor(self), exponent, out);
+}
+
+// neg.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)
+at::Tensor& neg_out_ocl(const at::Tensor& self, at::Tensor& out) {
+  TORCH_CHECK(self.scalar_type() != at::kBool,
+              "Negation, the `-` operator, on a bool tensor is not supported. "
+              "If you are trying to invert a mask, use the `~` or `logical_not()` operator instead.");
+  static const PointwiseSpec s{"neg", "-a"};
+  return unary(self, out, s, kFloating | kIntegral);
+}
+
+// abs.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)
+at::Tensor& abs_out_ocl(const at::Tensor& self, at::Tensor& out) {
+  static const PointwiseSpec s{"abs", "(a < (CT)0 ? (CT)(-a) : a)"};
+  static const PointwiseSpec fp{"abs_fp", "fabs(a)"};
+  check_kind("abs", self.scalar_type(), kFloating | kIntegral);
+  return unary(self, out, at::isFloatingType(self.scalar_type()) ? fp : s, kFloating | kIntegral);
+}
+
+const PointwiseSpec kSign{"sign", "(CT)((a > (CT)0) - (a < (CT)0))"};
+const PointwiseSpec kSignBool{"sign_bool", "a"};
+// sign.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)
+at::Tensor& sign_out_ocl(const at::Tensor& self, at::Tensor& out) {
+  return unary(self, out, self.scalar_type() == at::kBool ? kSignBool : kSign, kAnyKind);
+}
+// sgn.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)  (real dtypes: sign)
+at::Tensor& sgn_out_ocl(const at::Tensor& self, at::Tensor& out) { return sign_out_ocl(self, out); }
+
+// ---- float math (integers promote to float) ------------------------------------------------
+
+#define EW_UNARY_FLOAT(NAME, EXPR)                                   \
+  /* NAME.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!) */       \
+  at::Tensor& NAME##_out_ocl(const at::Tensor& self, at::Tensor& out) { \
+    static const PointwiseSpec s{#NAME, EXPR};                       \
+    return unary_float(self, out, s);                                \
+  }
+EW_UNARY_FLOAT(exp, "exp(a)")
+EW_UNARY_FLOAT(exp2, "exp2(a)")
+EW_UNARY_FLOAT(expm1, "expm1(a)")
+EW_UNARY_FLOAT(log, "log(a)")
+EW_UNARY_FLOAT(log2, "log2(a)")
+EW_UNARY_FLOAT(log10, "log10(a)")
+EW_UNARY_FLOAT(log1p, "log1p(a)")
+EW_UNARY_FLOAT(sqrt, "sqrt(a)")
+EW_UNARY_FLOAT(rsqrt, "rsqrt(a)")
+EW_UNARY_FLOAT(reciprocal, "CTC(1) / a")
+EW_UNARY_FLOAT(sin, "sin(a)")
+EW_UNARY_FLOAT(cos, "cos(a)")
+EW_UNARY_FLOAT(tan, "tan(a)")
+EW_UNARY_FLOAT(asin, "asin(a)")
+EW_UNARY_FLOAT(acos, "acos(a)")
+EW_UNARY_FLOAT(atan, "atan(a)")
+EW_UNARY_FLOAT(sinh, "sinh(a)")
+EW_UNARY_FLOAT(cosh, "cosh(a)")
+EW_UNARY_FLOAT(tanh, "tanh(a)")
+EW_UNARY_FLOAT(sigmoid, "ew_sigmoid(a)")
+EW_UNARY_FLOAT(erf, "erf(a)")
+EW_UNARY_FLOAT(erfc, "erfc(a)")
+EW_UNARY_FLOAT(erfinv, "ew_erfinv(a)")
+#undef EW_UNARY_FLOAT
+
+// atan2.out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)
+at::Tensor& atan2_out_ocl(const at::Tensor& self, const at::Tensor& other, at::Tensor& out) {
+  static const PointwiseSpec s{"atan2", "atan2(a, b)"};
+  return binary(self, other, out, s, kAnyKind, {}, /*float_op=*/true);
+}
+// copysign.out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)
+at::Tensor& copysign_out_ocl(const at::Tensor& self, const at::Tensor& other, at::Tensor& out) {
+  static const PointwiseSpec s{"copysign", "copysign(a, b)"};
+  return binary(self, other, out, s, kAnyKind, {}, /*float_op=*/true);
+}
+// hypot.out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)
+at::Tensor& hypot_out_ocl(const at::Tensor& self, const at::Tensor& other, at::Tensor& out) {
+  static const PointwiseSpec s{"hypot", "hypot(a, b)"};
+  return binary(self, other, out, s, kFloating);
+}
+
+// logit: log(x / (1 - x)), with x clamped to [eps, 1 - eps] when eps is given.
+at::Tensor& logit_impl(const at::Tensor& self, std::optional<double> eps, at::Tensor& out) {
+  at::TensorIterator iter;
+  iter.build_unary_float_op(out, self);
+  if (!out.defined()) out = iter.output();
+  if (eps.has_value() && *eps >= 0) {
+    static const PointwiseSpec s{"logit_eps", "CT x = EW_MIN(EW_MAX(a, s0), CTC(1) - s0); r0 = log(x / (CTC(1) - x));"};
+    pointwise(iter, s, {*eps});
+  } else {
+    static const PointwiseSpec s{"logit", "log(a / (CTC(1) - a))"};
+    pointwise(iter, s);
+  }
+  return out;
+}
+// logit(Tensor self, float? eps=None) -> Tensor
+at::Tensor logit_ocl(const at::Tensor& self, std::optional<double> eps) {
+  at::Tensor out;
+  return logit_impl(self, eps, out);
+}
+// logit.out(Tensor self, float? eps=None, *, Tensor(a!) out) -> Tensor(a!)
+at::Tensor& logit_out_ocl(const at::Tensor& self, std::optional<double> eps, at::Tensor& out) {
+  return logit_impl(self, eps, out);
+}
+// logit_(Tensor(a!) self, float? eps=None) -> Tensor(a!)
+at::Tensor& logit__ocl(at::Tensor& self, std::optional<double> eps) { return logit_impl(self, eps, self); }
+
+// ---- rounding ------------------------------------------------------------------------------
+
+// Rounding ops are the identity on integers (the CPU copies), unsupported on bool.
+#define EW_ROUNDING(NAME, EXPR)                                          \
+  /* NAME.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!) */           \
+  at::Tensor& NAME##_out_ocl(const at::Tensor& self, at::Tensor& out) {  \
+    static const PointwiseSpec fp{#NAME, EXPR}, integer{#NAME "_int", "a"}; \
+    check_kind(#NAME, self.scalar_type(), kFloating | kIntegral);                   \
+    return unary(self, out, at::isFloatingType(self.scalar_type()) ? fp : integer, kFloating | kIntegral); \
+  }
+EW_ROUNDING(floor, "floor(a)")
+EW_ROUNDING(ceil, "ceil(a)")
+EW_ROUNDING(trunc, "trunc(a)")
+EW_ROUNDING(round, "rint(a)")
+#undef EW_ROUNDING
+
+// round.decimals_out(Tensor self, *, int decimals, Tensor(a!) out) -> Tensor(a!)
+at::Tensor& round_decimals_out_ocl(const at::Tensor& self, int64_t decimals, at::Tensor& out) {
+  if (decimals == 0) return round_out_ocl(self, out);
+  check_kind("round", self.scalar_type(), kFloating);
+  static const PointwiseSpec s{"round_decimals", "ew_round_decimals(a, s0, (int)s1)"};
+  const double tp = std::pow(10.0, static_cast<double>(decimals < 0 ? -decimals : decimals));
+  return unary(self, out, s, kFloating, {tp, decimals < 0 ? 1 : 0});
+}
+
+// frac.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)
+at::Tensor& frac_out_ocl(const at::Tensor& self, at::Tensor& out) {
+  static const PointwiseSpec s{"frac", "a - trunc(a)"};
+  return unary(self, out, s, kFloating);
+}
+
+// ---- min/max/clamp -------------------------------------------------------------------------
+
+// minimum.out / maximum.out / fmin.out / fmax.out (Tensor self, Tensor other, *, Tensor(a!) out)
+at::Tensor& minimum_out_ocl(const at::Tensor& self, const at::Tensor& other, at::Tensor& out) {
+  static const PointwiseSpec s{"minimum", "EW_MINIMUM(a, b)"};
+  return binary(self, other, out, s, kAnyKind);
+}
+at::Tensor& maximum_out_ocl(const at::Tensor& self, const at::Tensor& other, at::Tensor& out) {
+  static const PointwiseSpec s{"maximum", "EW_MAXIMUM(a, b)"};
+  return binary(self, other, out, s, kAnyKind);
+}
+at::Tensor& fmin_out_ocl(const at::Tensor& self, const at::Tensor& other, at::Tensor& out) {
+  static const PointwiseSpec s{"fmin", "EW_FMIN(a, b)"};
+  return binary(self, other, out, s, kAnyKind);
+}
+at::Tensor& fmax_out_ocl(const at::Tensor& self, const at::Tensor& other, at::Tensor& out) {
+  static const PointwiseSpec s{"fmax", "EW_FMAX(a, b)"};
+  return binary(self, other, out, s, kAnyKind);
+}
+
+// The clamp result type: self's, or promoted with the bounds when self is not floating.
+at::ScalarType clamp_result_type(const at::Tensor& self, const std::optional<c10::Scalar>& lo,
+                                 const std::optional<c10::Scalar>& hi, const at::Tensor& out) {
+  at::ScalarType rt = self.scalar_type();
+  if (!at::isFloatingType(rt)) {
+    at::native::ResultTypeState st{};
+    st = at::native::update_result_type_state(self, st);
+    if (lo) st = at::native::update_result_type_state(*lo, st);
+    if (hi) st = at::native::update_result_type_state(*hi, st);
+    rt = at::native::result_type(st);
+    TORCH_CHECK(rt == self.scalar_type() || !out.defined() || !out.is_same(self), "result type ", rt,
+                " can't be cast to the desired output type ", self.dtype());
+  }
+  return rt;
+}
+
+// clamp.out(Tensor self, Scalar? min=None, Scalar? max=None, *, Tensor(a!) out) -> Tensor(a!)
+at::Tensor& clamp_out_ocl(const at::Tensor& self, const std::optional<c10::Scalar>& min,
+                          const std::optional<c10::Scalar>& max, at::Tensor& out) {
+  TORCH_CHECK(min.has_value() || max.has_value(), "torch.clamp: At least one of 'min' or 'max' must not be None");
+  const at::ScalarType rt = clamp_result_type(self, min, max, out);
+  TORCH_CHECK(rt != at::kBool, "\"clamp\" not implemented for 'Bool'");
+  at::TensorIterator iter;
+  iter.build_output_borrowing_argument_owning_unary_op(out, self.to(rt));
+  static const PointwiseSpec both{"clamp", "(a != a) ? a : EW_MIN(EW_MAX(a, s0), s1)"};
+  static const PointwiseSpec lo{"clamp_min_s", "(a != a) ? a : EW_MAX(a, s0)"};
+  static const PointwiseSpec hi{"clamp_max_s", "(a != a) ? a : EW_MIN(a, s0)"};
+  if (min && max) pointwise(iter, both, {*min, *max});
+  else if (min) pointwise(iter, lo, {*min});
+  else pointwise(iter, hi, {*max});
+  return out;
+}
+// clamp_min.out(Tensor self, Scalar min, *, Tensor(a!) out) -> Tensor(a!)
+at::Tensor& clamp_min_out_ocl(const at::Tensor& self, const c10::Scalar& min, at::Tensor& out) {
+  return clamp_out_ocl(self, min, std::nullopt, out);
+}
+// clamp_max.out(Tensor self, Scalar max, *, Tensor(a!) out) -> Tensor(a!)
+at::Tensor& clamp_max_out_ocl(const at::Tensor& self, const c10::Scalar& max, at::Tensor& out) {
+  return clamp_out_ocl(self, std::nullopt, max, out);
+}
+
+// clamp.Tensor_out(Tensor self, Tensor? min=None, Tensor? max=None, *, Tensor(a!) out) -> Tensor(a!)
+at::Tensor& clamp_tensor_out_ocl(const at::Tensor& self, const std::optional<at::Tensor>& min,
+                                 const std::optional<at::Tensor>& max, at::Tensor& out) {
+  const bool has_min = min.has_value() && min->defined(), has_max = max.has_value() && max->defined();
+  TORCH_CHECK(has_min || has_max, "torch.clamp: At least one of 'min' or 'max' must not be None");
+  at::TensorIteratorConfig config;
+  config.set_check_mem_overlap(true).add_output(out).add_const_input(self);
+  if (has_min) config.add_const_input(*min);
+  if (has_max) config.add_const_input(*max);
+  config.allow_cpu_scalars(true).promote_inputs_to_common_dtype(true).cast_common_dtype_to_outputs(true)
+      .enforce_safe_casting_to_output(true);
+  auto iter = config.build();
+  TORCH_CHECK(iter.common_dtype() != at::kBool, "\"clamp\" not implemented for 'Bool'");
+  // A NaN bound gives NaN; a NaN input propagates through EW_MAX/EW_MIN.
+  static const PointwiseSpec both{"clamp_t", "(b != b || c != c) ? (b != b ? b : c) : EW_MIN(EW_MAX(a, b), c)"};
+  static const PointwiseSpec lo{"clamp_min_t", "(b != b) ? b : EW_MAX(a, b)"};
+  static const PointwiseSpec hi{"clamp_max_t", "(b != b) ? b : EW_MIN(a, b)"};
+  pointwise(iter, has_min && has_max ? both : has_min ? lo : hi);
+  return out;
+}
+// clamp_min.Tensor_out(Tensor self, Tensor min, *, Tensor(a!) out) -> Tensor(a!)
+at::Tensor& clamp_min_tensor_out_ocl(const at::Tensor& self, const at::Tensor& min, at::Tensor& out) {
+  return clamp_tensor_out_ocl(self, min, std::nullopt, out);
+}
+// clamp_max.Tensor_out(Tensor self, Tensor max, *, Tensor(a!) out) -> Tensor(a!)
+at::Tensor& clamp_max_tensor_out_ocl(const at::Tensor& self, const at::Tensor& max, at::Tensor& out) {
+  return clamp_tensor_out_ocl(self, std::nullopt, max, out);
+}
+
+// ---- lerp / addcmul / addcdiv --------------------------------------------------------------
+
+// The CPU's two-sided form, exact at both ends.
+const PointwiseSpec kLerpScalar{"lerp_s", "(s0 < CTC(0.5)) ? a + s0 * (b - a) : b - (b - a) * (CTC(1) - s0)"};
+const PointwiseSpec kLerpTensor{"lerp_t", "(c < CTC(0.5)) ? a + c * (b - a) : b - (b - a) * (CTC(1) - c)"};
+
+// lerp.Scalar_out(Tensor self, Tensor end, Scalar weight, *, Tensor(a!) out) -> Tensor(a!)
+at::Tensor& lerp_scalar_out_ocl(const at::Tensor& self, const at::Tensor& end, const c10::Scalar& weight,
+                                at::Tensor& out) {
+  TORCH_CHECK(self.dtype() == end.dtype(), "expected dtype ", self.dtype(), " for `end` but got dtype ", end.dtype());
+  at::TensorIterator iter;
+  iter.build_binary_op(out, self, end);
+  if (!out.defined()) out = iter.output();
+  check_kind("lerp_kernel_scalar", iter.common_dtype(), kFloating);
+  pointwise(iter, kLerpScalar, {weight});
+  return out;
+}
+// lerp.Tensor_out(Tensor self, Tensor end, Tensor weight, *, Tensor(a!) out) -> Tensor(a!)
+at::Tensor& lerp_tensor_out_ocl(const at::Tensor& self, const at::Tensor& end, const at::Tensor& weight,
+                                at::Tensor& out) {
+  TORCH_CHECK(self.dtype() == end.dtype(), "expected dtype ", self.dtype(), " for `end` but got dtype ", end.dtype());
+  TORCH_CHECK(self.dtype() == weight.dtype(), "expected dtype ", self.dtype(), " for `weight` but got dtype ",
+              weight.dtype());
+  at::TensorIterator iter;
+  iter.build_ternary_op(out, self, end, weight);
+  check_kind("lerp_kernel_tensor", iter.common_dtype(), kFloating);
+  pointwise(iter, kLerpTensor);
+  return out;
+}
+
+// addcmul.out(Tensor self, Tensor tensor1, Tensor tensor2, *, Scalar value=1, Tensor(a!) out) -> Tensor(a!)
+at::Tensor& addcmul_out_ocl(const at::Tensor& self, const at::Tensor& t1, const at::Tensor& t2,
+                            const c10::Scalar& value, at::Tensor& out) {
+  at::TensorIterator iter;
+  iter.build_ternary_op(out, self, t1, t2);
+  check_kind("addcmul", iter.common_dtype(), kAnyKind);
+  static const PointwiseSpec s{"addcmul", "a + s0 * b * c"};
+  pointwise(iter, s, {value});
+  return out;
+}
+// addcdiv.out(Tensor self, Tensor tensor1, Tensor tensor2, *, Scalar value=1, Tensor(a!) out) -> Tensor(a!)
+at::Tensor& addcdiv_out_ocl(const at::Tensor& self, const at::Tensor& t1, const at::Tensor& t2,
+                            const c10::Scalar& value, at::Tensor& out) {
+  TORCH_CHECK(!(at::isIntegralType(t1.scalar_type(), true) && at::isIntegralType(t2.scalar_type(), true)),
+              "Integer division with addcdiv is no longer supported, and in a future  ",
+              "release addcdiv will perform a true division of tensor1 and tensor2. ",
+              "The historic addcdiv behavior can be implemented as ",
+              "(input + value * torch.trunc(tensor1 / tensor2)).to(input.dtype) ",
+              "for integer inputs and as ",
+              "(input + value * tensor1 / tensor2) for float inputs. ",
+              "The future addcdiv behavior is just the latter implementation: ",
+              "(input + value * tensor1 / tensor2), for all dtypes.");
+  at::TensorIterator iter;
+  iter.build_ternary_op(out, self, t1, t2);
+  check_kind("addcdiv", iter.common_dtype(), kFloating);
+  static const PointwiseSpec s{"addcdiv", "a + s0 * b / c"};
+  pointwise(iter, s, {value});
+  return out;
+}
+
+// ---- selection -----------------------------------------------------------------------------
+
+const PointwiseSpec kWhere = spec("where", "a ? b : c", {at::kBool});
+
+void where_impl(const at::Tensor& cond, const at::Tensor& self, const at::Tensor& other, at::Tensor& out) {
+  TORCH_CHECK(cond.scalar_type() == at::kBool || cond.scalar_type() == at::kByte,
+              "where expected condition to be a boolean tensor, but got a tensor with dtype ", cond.scalar_type());
+  const at::ScalarType rt = at::result_type(self, other);
+  TORCH_CHECK(out.scalar_type() == rt, "Expected out type to be ", rt, " but got ", out.scalar_type());
+  // The iterator borrows its inputs: keep the converted operands alive while it runs.
+  const at::Tensor self_rt = self.scalar_type() == rt ? self : self.to(rt);
+  const at::Tensor other_rt = other.scalar_type() == rt ? other : other.to(rt);
+  auto iter = at::TensorIteratorConfig()
+                  .set_check_mem_overlap(true)
+                  .add_output(out)
+                  .add_const_input(cond)
+                  .add_const_input(self_rt)
+                  .add_const_input(other_rt)
+                  .allow_cpu_scalars(true)
+                  .check_all_same_dtype(false)
+                  .build();
+  pointwise(iter, kWhere, {}, rt);
+}
+// where.self(Tensor condition, Tensor self, Tensor other) -> Tensor
+at::Tensor where_self_ocl(const at::Tensor& cond, const at::Tensor& self, const at::Tensor& other) {
+  // The device of whichever operand is not a CPU scalar (this kernel runs because one is ocl).
+  const at::Device dev = !cond.device().is_cpu() ? cond.device() : !self.device().is_cpu() ? self.device()
+                                                                                           : other.device();
+  at::Tensor out = at::empty({0}, self.options().dtype(at::result_type(self, other)).device(dev));
+  where_impl(cond, self, other, out);
+  return out;
+}
+// where.self_out(Tensor condition, Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)
+at::Tensor& where_self_out_ocl(const at::Tensor& cond, const at::Tensor& self, const at::Tensor& other,
+                               at::Tensor& out) {
+  where_impl(cond, self, other, out);
+  return out;
+}
+
+at::Tensor& masked_fill_impl(at::Tensor& self, const at::Tensor& mask, const c10::Scalar* value,
+                             const at::Tensor* value_t) {
+  TORCH_CHECK(mask.scalar_type() == at::kBool, "masked_fill_ only supports boolean masks, but got mask with dtype ",
+              mask.scalar_type());
+  at::assert_no_internal_overlap(self);
+  at::assert_no_partial_overlap(self, mask);
+  if (self.numel() == 0) return self;
+  at::TensorIteratorConfig config;
+  config.set_check_mem_overlap(false).check_all_same_dtype(false).resize_outputs(false).add_output(self)
+      .add_const_input(self).add_const_input(mask);
+  if (value_t) config.add_const_input(*value_t);
+  auto iter = config.build();
+  const at::ScalarType ct = self.scalar_type();
+  if (value_t) {
+    static const PointwiseSpec s = spec("masked_fill_t", "b ? c : a", {at::ScalarType::Undefined, at::kBool});
+    pointwise(iter, s, {}, ct);
+  } else {
+    static const PointwiseSpec s = spec("masked_fill_s", "b ? s0 : a", {at::ScalarType::Undefined, at::kBool});
+    pointwise(iter, s, {*value}, ct);
+  }
+  return self;
+}
+// masked_fill_.Scalar(Tensor(a!) self, Tensor mask, Scalar value) -> Tensor(a!)
+at::Tensor& masked_fill__scalar_ocl(at::Tensor& self, const at::Tensor& mask, const c10::Scalar& value) {
+  return masked_fill_impl(self, mask, &value, nullptr);
+}
+// masked_fill_.Tensor(Tensor(a!) self, Tensor mask, Tensor value) -> Tensor(a!)
+at::Tensor& masked_fill__tensor_ocl(at::Tensor& self, const at::Tensor& mask, const at::Tensor& value) {
+  TORCH_CHECK(value.dim() == 0, "masked_fill_ only supports a 0-dimensional value tensor, but got tensor with ",
+              value.dim(), " dimension(s).");
+  if (value.device().is_cpu()) {
+    const c10::Scalar v = value.item();
+    return masked_fill_impl(self, mask, &v, nullptr);
+  }
+  return masked_fill_impl(self, mask, nullptr, &value);
+}
+
+// ---- comparisons and logical ops -----------------------------------------------------------
+
+at::Tensor& compare(const at::Tensor& a, const at::Tensor& b, at::Tensor& out, const PointwiseSpec& s) {
+  at::TensorIterator iter;
+  iter.build_comparison_op(out, a, b);
+  pointwise(iter, s);
+  return out;
+}
+
+#define EW_COMPARISON(NAME, OP)                                                                         \
+  const PointwiseSpec k_##NAME = spec(#NAME, "a " OP " b", {}, {at::kBool});                                   \
+  /* NAME.Tensor_out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!) */                      \
+  at::Tensor& NAME##_tensor_out_ocl(const at::Tensor& self, const at::Tensor& other, at::Tensor& out) { \
+    return compare(self, other, out, k_##NAME);                                                         \
+  }                                                                                                     \
+  /* NAME.Scalar_out(Tensor self, Scalar other, *, Tensor(a!) out) -> Tensor(a!) */                      \
+  at::Tensor& NAME##_scalar_out_ocl(const at::Tensor& self, const c10::Scalar& other, at::Tensor& out) { \
+    return compare(self, at::native::wrapped_scalar_tensor(other), out, k_##NAME);                      \
+  }
+EW_COMPARISON(eq, "==")
+EW_COMPARISON(ne, "!=")
+EW_COMPARISON(lt, "<")
+EW_COMPARISON(le, "<=")
+EW_COMPARISON(gt, ">")
+EW_COMPARISON(ge, ">=")
+#undef EW_COMPARISON
+
+#define EW_LOGICAL(NAME, EXPR)                                                                       \
+  /* NAME.out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!) */                          \
+  at::Tensor& NAME##_out_ocl(const at::Tensor& self, const at::Tensor& other, at::Tensor& out) {     \
+    static const PointwiseSpec s = spec(#NAME, EXPR, {}, {at::kBool});                                      \
+    return compare(self, other, out, s);                                                             \
+  }
+EW_LOGICAL(logical_and, "(a != (CT)0) && (b != (CT)0)")
+EW_LOGICAL(logical_or, "(a != (CT)0) || (b != (CT)0)")
+EW_LOGICAL(logical_xor, "(a != (CT)0) != (b != (CT)0)")
+#undef EW_LOGICAL
+
+// logical_not.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)
+at::Tensor& logical_not_out_ocl(const at::Tensor& self, at::Tensor& out) {
+  auto iter = at::TensorIteratorConfig().check_all_same_dtype(false).add_output(out).add_const_input(self).build();
+  static const PointwiseSpec s = spec("logical_not", "a == (CT)0", {}, {at::kBool});
+  pointwise(iter, s, {}, self.scalar_type());
+  return out;
+}
+
+// Elementwise predicates with a bool result.
+at::Tensor& predicate(const at::Tensor& self, at::Tensor& out, const PointwiseSpec& s) {
+  at::TensorIterator iter;
+  iter.build_borrowing_unary_force_boolean_op(out, self);
+  pointwise(iter, s, {}, self.scalar_type());
+  return out;
+}
+// isnan(Tensor self) -> Tensor
+at::Tensor isnan_ocl(const at::Tensor& self) {
+  static const PointwiseSpec s = spec("isnan", "a != a", {}, {at::kBool});
+  at::Tensor out = at::empty_like(self, self.options().dtype(at::kBool));
+  return predicate(self, out, s);
+}
+// isposinf.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)
+at::Tensor& isposinf_out_ocl(const at::Tensor& self, at::Tensor& out) {
+  static const PointwiseSpec fp = spec("isposinf", "a == (CT)INFINITY", {}, {at::kBool});
+  static const PointwiseSpec other = spec("false", "0", {}, {at::kBool});
+  return predicate(self, out, at::isFloatingType(self.scalar_type()) ? fp : other);
+}
+// isneginf.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)
+at::Tensor& isneginf_out_ocl(const at::Tensor& self, at::Tensor& out) {
+  static const PointwiseSpec fp = spec("isneginf", "a == (CT)(-INFINITY)", {}, {at::kBool});
+  static const PointwiseSpec other = spec("false", "0", {}, {at::kBool});
+  return predicate(self, out, at::isFloatingType(self.scalar_type()) ? fp : other);
+}
+
+// nan_to_num.out(Tensor self, float? nan=None, float? posinf=None, float? neginf=None, *, Tensor(a!) out)
+at::Tensor& nan_to_num_out_ocl(const at::Tensor& self, std::optional<double> nan, std::optional<double> posinf,
+                               std::optional<double> neginf, at::Tensor& out) {
+  TORCH_CHECK(self.scalar_type() == out.scalar_type(), "nan_to_num: dtype of out: ", out.scalar_type(),
+              " should be same as input: ", self.scalar_type());
+  at::TensorIterator iter;
+  iter.build_unary_op(out, self);
+  if (!out.defined()) out = iter.output();
+  if (!at::isFloatingType(self.scalar_type())) {
+    static const PointwiseSpec copy{"nan_to_num_int", "a"};
+    pointwise(iter, copy);
+    return out;
+  }
+  double hi = std::numeric_limits<double>::max();
+  switch (self.scalar_type()) {
+    case at::kFloat: hi = std::numeric_limits<float>::max(); break;
+    case at::kHalf: hi = 65504.0; break;
+    case at::kBFloat16: hi = static_cast<double>(std::numeric_limits<c10::BFloat16>::max()); break;
+    default: break;
+  }
+  static const PointwiseSpec s{"nan_to_num", "(a != a) ? s0 : (a == (CT)INFINITY ? s1 : (a == (CT)(-INFINITY) ? s2 : a))"};
+  pointwise(iter, s, {nan.value_or(0.0), posinf.value_or(hi), neginf.value_or(-hi)});
+  return out;
+}
+
+// ---- bitwise -------------------------------------------------------------------------------
+
+#define EW_BITWISE(NAME, OP)                                                                                \
+  /* NAME.Tensor_out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!) */                          \
+  at::Tensor& NAME##_out_ocl(const at::Tensor& self, const at::Tensor& other, at::Tensor& out) {            \
+    static const PointwiseSpec s{#NAME, "a " OP " b"};                                                      \
+    return binary(self, other, out, s, kIntegral | kBoolean);                                                       \
+  }
+EW_BITWISE(bitwise_and, "&")
+EW_BITWISE(bitwise_or, "|")
+EW_BITWISE(bitwise_xor, "^")
+#undef EW_BITWISE
+
+// bitwise_not.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)
+at::Tensor& bitwise_not_out_ocl(const at::Tensor& self, at::Tensor& out) {
+  static const PointwiseSpec integer{"bitwise_not", "~a"}, boolean{"bitwise_not_bool", "!a"};
+  return unary(self, out, self.scalar_type() == at::kBool ? boolean : integer, kIntegral | kBoolean);
+}
+
+// bitwise_left_shift.Tensor_out / bitwise_right_shift.Tensor_out(Tensor self, Tensor other, *, Tensor(a!) out)
+at::Tensor& bitwise_left_shift_out_ocl(const at::Tensor& self, const at::Tensor& other, at::Tensor& out) {
+  static const PointwiseSpec s{"lshift", "ew_shl(a, b)"};
+  return binary(self, other, out, s, kIntegral);
+}
+at::Tensor& bitwise_right_shift_out_ocl(const at::Tensor& self, const at::Tensor& other, at::Tensor& out) {
+  static const PointwiseSpec s{"rshift", "ew_shr(a, b)"};
+  return binary(self, other, out, s, kIntegral);
+}
+// __lshift__.Tensor / __rshift__.Tensor(Tensor self, Tensor other) -> Tensor
+at::Tensor lshift_tensor_ocl(const at::Tensor& self, const at::Tensor& other) {
+  at::Tensor out;
+  return bitwise_left_shift_out_ocl(self, other, out);
+}
+at::Tensor rshift_tensor_ocl(const at::Tensor& self, const at::Tensor& other) {
+  at::Tensor out;
+  return bitwise_right_shift_out_ocl(self, other, out);
+}
+// __lshift__.Scalar / __rshift__.Scalar(Tensor self, Scalar other) -> Tensor
+at::Tensor lshift_scalar_ocl(const at::Tensor& self, const c10::Scalar& other) {
+  return lshift_tensor_ocl(self, at::native::wrapped_scalar_tensor(other));
+}
+at::Tensor rshift_scalar_ocl(const at::Tensor& self, const c10::Scalar& other) {
+  return rshift_tensor_ocl(self, at::native::wrapped_scalar_tensor(other));
+}
+// __ilshift__.Tensor / __irshift__.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)
+at::Tensor& ilshift_tensor_ocl(at::Tensor& self, const at::Tensor& other) {
+  return bitwise_left_shift_out_ocl(self, other, self);
+}
+at::Tensor& irshift_tensor_ocl(at::Tensor& self, const at::Tensor& other) {
+  return bitwise_right_shift_out_ocl(self, other, self);
+}
+// __ilshift__.Scalar / __irshift__.Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!)
+at::Tensor& ilshift_scalar_ocl(at::Tensor& self, const c10::Scalar& other) {
+  return bitwise_left_shift_out_ocl(self, at::native::wrapped_scalar_tensor(other), self);
+}
+at::Tensor& irshift_scalar_ocl(at::Tensor& self, const c10::Scalar& other) {
+  return bitwise_right_shift_out_ocl(self, at::native::wrapped_scalar_tensor(other), self);
+}
+
+}  // namespace
+
+TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
+  m.impl("add.out", add_out_ocl);
+  m.impl("sub.out", sub_out_ocl);
+  m.impl("rsub.Tensor", rsub_tensor_ocl);
+  m.impl("mul.out", mul_out_ocl);
+  m.impl("div.out", div_out_ocl);
+  m.impl("div.out_mode", div_out_mode_ocl);
+  m.impl("floor_divide", floor_divide_ocl);
+  m.impl("floor_divide.out", floor_divide_out_ocl);
+  m.impl("floor_divide_.Tensor", floor_divide__ocl);
+  m.impl("fmod.Tensor_out", fmod_out_ocl);
+  m.impl("remainder.Tensor_out", remainder_out_ocl);
+  m.impl("remainder.Scalar_Tensor", remainder_scalar_tensor_ocl);
+  m.impl("pow.Tensor_Tensor_out", pow_tensor_tensor_out_ocl);
+  m.impl("pow.Tensor_Scalar_out", pow_tensor_scalar_out_ocl);
+  m.impl("pow.Scalar_out", pow_scalar_out_ocl);
+  m.impl("neg.out", neg_out_ocl);
+  m.impl("abs.out", abs_out_ocl);
+  m.impl("sign.out", sign_out_ocl);
+  m.impl("sgn.out", sgn_out_ocl);
+  m.impl("exp.out", exp_out_ocl);
+  m.impl("exp2.out", exp2_out_ocl);
+  m.impl("expm1.out", expm1_out_ocl);
+  m.impl("log.out", log_out_ocl);
+  m.impl("log2.out", log2_out_ocl);
+  m.impl("log10.out", log10_out_ocl);
+  m.impl("log1p.out", log1p_out_ocl);
+  m.impl("sqrt.out", sqrt_out_ocl);
+  m.impl("rsqrt.out", rsqrt_out_ocl);
+  m.impl("reciprocal.out", reciprocal_out_ocl);
+  m.impl("sin.out", sin_out_ocl);
+  m.impl("cos.out", cos_out_ocl);
+  m.impl("tan.out", tan_out_ocl);
+  m.impl("asin.out", asin_out_ocl);
+  m.impl("acos.out", acos_out_ocl);
+  m.impl("atan.out", atan_out_ocl);
+  m.impl("sinh.out", sinh_out_ocl);
+  m.impl("cosh.out", cosh_out_ocl);
+  m.impl("tanh.out", tanh_out_ocl);
+  m.impl("sigmoid.out", sigmoid_out_ocl);
+  m.impl("erf.out", erf_out_ocl);
+  m.impl("erfc.out", erfc_out_ocl);
+  m.impl("erfinv.out", erfinv_out_ocl);
+  m.impl("atan2.out", atan2_out_ocl);
+  m.impl("copysign.out", copysign_out_ocl);
+  m.impl("hypot.out", hypot_out_ocl);
+  m.impl("logit", logit_ocl);
+  m.impl("logit.out", logit_out_ocl);
+  m.impl("logit_", logit__ocl);
+  m.impl("floor.out", floor_out_ocl);
+  m.impl("ceil.out", ceil_out_ocl);
+  m.impl("trunc.out", trunc_out_ocl);
+  m.impl("round.out", round_out_ocl);
+  m.impl("round.decimals_out", round_decimals_out_ocl);
+  m.impl("frac.out", frac_out_ocl);
+  m.impl("minimum.out", minimum_out_ocl);
+  m.impl("maximum.out", maximum_out_ocl);
+  m.impl("fmin.out", fmin_out_ocl);
+  m.impl("fmax.out", fmax_out_ocl);
+  m.impl("clamp.out", clamp_out_ocl);
+  m.impl("clamp_min.out", clamp_min_out_ocl);
+  m.impl("clamp_max.out", clamp_max_out_ocl);
+  m.impl("clamp.Tensor_out", clamp_tensor_out_ocl);
+  m.impl("clamp_min.Tensor_out", clamp_min_tensor_out_ocl);
+  m.impl("clamp_max.Tensor_out", clamp_max_tensor_out_ocl);
+  m.impl("lerp.Scalar_out", lerp_scalar_out_ocl);
+  m.impl("lerp.Tensor_out", lerp_tensor_out_ocl);
+  m.impl("addcmul.out", addcmul_out_ocl);
+  m.impl("addcdiv.out", addcdiv_out_ocl);
+  m.impl("where.self", where_self_ocl);
+  m.impl("where.self_out", where_self_out_ocl);
+  m.impl("masked_fill_.Scalar", masked_fill__scalar_ocl);
+  m.impl("masked_fill_.Tensor", masked_fill__tensor_ocl);
+  m.impl("eq.Tensor_out", eq_tensor_out_ocl);
+  m.impl("eq.Scalar_out", eq_scalar_out_ocl);
+  m.impl("ne.Tensor_out", ne_tensor_out_ocl);
+  m.impl("ne.Scalar_out", ne_scalar_out_ocl);
+  m.impl("lt.Tensor_out", lt_tensor_out_ocl);
+  m.impl("lt.Scalar_out", lt_scalar_out_ocl);
+  m.impl("le.Tensor_out", le_tensor_out_ocl);
+  m.impl("le.Scalar_out", le_scalar_out_ocl);
+  m.impl("gt.Tensor_out", gt_tensor_out_ocl);
+  m.impl("gt.Scalar_out", gt_scalar_out_ocl);
+  m.impl("ge.Tensor_out", ge_tensor_out_ocl);
+  m.impl("ge.Scalar_out", ge_scalar_out_ocl);
+  m.impl("logical_and.out", logical_and_out_ocl);
+  m.impl("logical_or.out", logical_or_out_ocl);
+  m.impl("logical_xor.out", logical_xor_out_ocl);
+  m.impl("logical_not.out", logical_not_out_ocl);
+  m.impl("isnan", isnan_ocl);
+  m.impl("isposinf.out", isposinf_out_ocl);
+  m.impl("isneginf.out", isneginf_out_ocl);
+  m.impl("nan_to_num.out", nan_to_num_out_ocl);
+  m.impl("bitwise_and.Tensor_out", bitwise_and_out_ocl);
+  m.impl("bitwise_or.Tensor_out", bitwise_or_out_ocl);
+  m.impl("bitwise_xor.Tensor_out", bitwise_xor_out_ocl);
+  m.impl("bitwise_not.out", bitwise_not_out_ocl);
+  m.impl("bitwise_left_shift.Tensor_out", bitwise_left_shift_out_ocl);
+  m.impl("bitwise_right_shift.Tensor_out", bitwise_right_shift_out_ocl);
+  m.impl("__lshift__.Tensor", lshift_tensor_ocl);
+  m.impl("__lshift__.Scalar", lshift_scalar_ocl);
+  m.impl("__rshift__.Tensor", rshift_tensor_ocl);
+  m.impl("__rshift__.Scalar", rshift_scalar_ocl);
+  m.impl("__ilshift__.Tensor", ilshift_tensor_ocl);
+  m.impl("__ilshift__.Scalar", ilshift_scalar_ocl);
+  m.impl("__irshift__.Tensor", irshift_tensor_ocl);
+  m.impl("__irshift__.Scalar", irshift_scalar_ocl);
+}
+
+}  // namespace torch_ocl
