@@ -58,10 +58,10 @@ inline double u64_to_unit(uint hi, uint lo) {
 #define UNIFORMS(r, u) AT u[2] = {(AT)u64_to_unit(r.x, r.y), (AT)u64_to_unit(r.z, r.w)}
 #endif
 
-// Distribution of the fill kernel, chosen by -DDIST=<n> (values below). Parameters a, b:
-// uniform [a, b); normal mean a, std b; exponential rate a; log-normal (a, b) of the
-// underlying normal; cauchy median a, scale b; geometric success probability a;
-// bernoulli probability a.
+// Distribution of the fill kernel (runtime argument `dist`, so one program per dtype).
+// Parameters a, b: uniform [a, b); normal mean a, std b; exponential rate a; log-normal
+// (a, b) of the underlying normal; cauchy median a, scale b; geometric success probability
+// a; bernoulli probability a.
 #define DIST_UNIFORM 0
 #define DIST_NORMAL 1
 #define DIST_EXPONENTIAL 2
@@ -69,13 +69,10 @@ inline double u64_to_unit(uint hi, uint lo) {
 #define DIST_CAUCHY 4
 #define DIST_GEOMETRIC 5
 #define DIST_BERNOULLI 6
-#ifndef DIST
-#define DIST DIST_UNIFORM
-#endif
 
 // Kernels drawing real numbers; not built when AT is an integer type (random_ on integers).
 #ifndef AT_IS_INT
-__kernel void random_fill(PTR_ARG(T, out), ulong n, ulong seed, ulong offset, AT a, AT b) {
+__kernel void random_fill(PTR_ARG(T, out), ulong n, ulong seed, ulong offset, AT a, AT b, int dist) {
   __global T* o = PTR(T, out);
   const ulong blk = get_global_id(0);
   const ulong i0 = blk * EPB;
@@ -83,40 +80,39 @@ __kernel void random_fill(PTR_ARG(T, out), ulong n, ulong seed, ulong offset, AT
   uint4 r = philox_block(seed, offset, blk);
   UNIFORMS(r, u);
   AT v[EPB];
-#if DIST == DIST_NORMAL || DIST == DIST_LOG_NORMAL
-  // Box-Muller on pairs of uniforms.
-  for (int k = 0; k < EPB; k += 2) {
-    AT rad = sqrt((AT)-2 * log(u[k]));
-    AT th = (AT)(2 * M_PI) * u[k + 1];
-    v[k] = a + b * rad * cos(th);
-    v[k + 1] = a + b * rad * sin(th);
-#if DIST == DIST_LOG_NORMAL
-    v[k] = exp(v[k]);
-    v[k + 1] = exp(v[k + 1]);
-#endif
+  if (dist == DIST_NORMAL || dist == DIST_LOG_NORMAL) {
+    // Box-Muller on pairs of uniforms.
+    for (int k = 0; k < EPB; k += 2) {
+      AT rad = sqrt((AT)-2 * log(u[k]));
+      AT th = (AT)(2 * M_PI) * u[k + 1];
+      v[k] = a + b * rad * cos(th);
+      v[k + 1] = a + b * rad * sin(th);
+    }
+    if (dist == DIST_LOG_NORMAL)
+      for (int k = 0; k < EPB; ++k) v[k] = exp(v[k]);
+  } else {
+    for (int k = 0; k < EPB; ++k) {
+      switch (dist) {
+        case DIST_UNIFORM: {
+          // u is in (0, 1]; 1 - u is in [0, 1), so the result lies in [a, b).
+          AT x = a + (b - a) * ((AT)1 - u[k]);
+          v[k] = round_to_storage(x) < b ? x : a;  // rounding up to b (narrow types) wraps to a
+          break;
+        }
+        case DIST_EXPONENTIAL: v[k] = -log(u[k]) / a; break;
+        case DIST_CAUCHY: v[k] = a + b * tan((AT)M_PI * (u[k] - (AT)0.5)); break;
+        case DIST_GEOMETRIC: {
+          AT x = ceil(log(u[k]) / log1p(-a));
+          v[k] = x < (AT)1 ? (AT)1 : x;
+          break;
+        }
+        default: v[k] = ((AT)1 - u[k]) < a ? (AT)1 : (AT)0; break;  // bernoulli
+      }
+    }
   }
-#else
-  for (int k = 0; k < EPB; ++k) {
-#if DIST == DIST_UNIFORM
-    // u is in (0, 1]; 1 - u is in [0, 1), so the result lies in [a, b).
-    AT x = a + (b - a) * ((AT)1 - u[k]);
-    v[k] = round_to_storage(x) < b ? x : a;  // rounding up to b (narrow types) wraps to a
-#elif DIST == DIST_EXPONENTIAL
-    v[k] = -log(u[k]) / a;
-#elif DIST == DIST_CAUCHY
-    v[k] = a + b * tan((AT)M_PI * (u[k] - (AT)0.5));
-#elif DIST == DIST_GEOMETRIC
-    v[k] = ceil(log(u[k]) / log1p(-a));
-    v[k] = v[k] < (AT)1 ? (AT)1 : v[k];
-#elif DIST == DIST_BERNOULLI
-    v[k] = ((AT)1 - u[k]) < a ? (AT)1 : (AT)0;
-#endif
-  }
-#endif
   for (int k = 0; k < EPB; ++k)
     if (i0 + k < n) STORE(o, i0 + k, v[k]);
 }
-
 #endif  // AT_IS_INT
 
 // random_ over the integer range [base, base + range) (range == 0 means all 2^64 values);
@@ -140,9 +136,9 @@ __kernel void random_int(PTR_ARG(T, out), ulong n, ulong seed, ulong offset, ulo
 }
 
 #ifndef AT_IS_INT
-// out[i] = (uniform < p[i]) for a dense probability tensor p of type PT (float or double).
+// out[i] = (uniform < p[i]) for a dense probability tensor p of type PT (the compute type).
 #ifndef PT
-#define PT float
+#define PT AT
 #endif
 __kernel void bernoulli_tensor(PTR_ARG(T, out), PTR_ARG(PT, prob), ulong n, ulong seed, ulong offset) {
   __global T* o = PTR(T, out);

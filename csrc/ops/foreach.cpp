@@ -36,6 +36,9 @@ using at::native::check_foreach_api_restrictions;
 constexpr size_t kGroup = 256;           // work-items per group (WG in foreach.cl)
 constexpr uint32_t kBlockElems = 4096;   // elements each work-group handles
 
+// One program per dtype serves every kernel of foreach.cl.
+std::string program_options(at::ScalarType t) { return float_type_options(t) + " -DWG=" + std::to_string(kGroup); }
+
 // Must match the OP_* codes of foreach.cl.
 enum Op { kAdd = 0, kSub, kMul, kDiv, kMax, kMin, kLerp, kAddcmul, kAddcdiv, kSqrt, kNeg, kZero, kCopy };
 enum ScalarSrc { kScalarArg = 0, kScalarList = 1, kScalarTensor = 2 };
@@ -68,16 +71,9 @@ void run(const Apply& a, TensorList out, TensorList x, TensorList y, TensorList 
   const at::Tensor& t0 = out[0];
   Device& d = ocl_device(t0);
   check_dtype_supported(d, t0.scalar_type(), "_foreach op");
-  std::string opts = float_type_options(t0.scalar_type()) + " -DWG=" + std::to_string(kGroup) +
-                     " -DOP=" + std::to_string(a.op) + " -DNIN=" + std::to_string(a.nin) +
-                     " -DSCALAR_SRC=" + std::to_string(a.src);
   at::Tensor st;
-  if (a.src == kScalarTensor) {
-    st = a.s_tensor;
-    if (st.scalar_type() != at::kFloat && st.scalar_type() != at::kDouble) st = st.to(at::kFloat);
-    opts += " -DST=" + cl_type_name(st.scalar_type());
-  }
-  Kernel& k = get_kernel(d, "foreach", opts, "foreach_apply");
+  if (a.src == kScalarTensor) st = a.s_tensor.to(std::is_same_v<S, double> ? at::kDouble : at::kFloat);
+  Kernel& k = get_kernel(d, "foreach", program_options(t0.scalar_type()), "foreach_apply");
   std::vector<int64_t> numels;
   for (const auto& t : out) numels.push_back(t.numel());
   const S sarg = a.s.to<S>();
@@ -87,7 +83,8 @@ void run(const Apply& a, TensorList out, TensorList x, TensorList y, TensorList 
     SlotBufs ob = slot_bufs(out, c);
     SlotBufs xb = slot_bufs(x, c);
     launch_groups(d, k, c.groups, kGroup, ob, xb, y.empty() ? xb : slot_bufs(y, c), z.empty() ? xb : slot_bufs(z, c),
-                  c.args, sarg, st.defined() ? buf(st) : ob[0]);
+                  c.args, sarg, st.defined() ? buf(st) : ob[0], static_cast<cl_int>(a.op), static_cast<cl_int>(a.nin),
+                  static_cast<cl_int>(a.src));
   }
 }
 
@@ -206,7 +203,8 @@ Apply tensor_apply(Op op, const at::Tensor& other, const c10::Scalar& alpha) {
   return a;
 }
 bool tensor_fast_ok(TensorList self, const at::Tensor& other) {
-  return fast_ok({self}) && !other.is_complex() &&
+  // A scalar of another dtype can change the result dtype (0-dim operands promote): per-tensor path.
+  return fast_ok({self}) && other.scalar_type() == self[0].scalar_type() &&
          (other.device().is_cpu() || other.device() == self[0].device());
 }
 }  // namespace
@@ -392,10 +390,8 @@ template <typename S>
 void run_norm(TensorList self, int norm, double p, const std::vector<at::Tensor>& out) {
   const at::ScalarType t = self[0].scalar_type();
   Device& d = ocl_device(self[0]);
-  const std::string opts =
-      float_type_options(t) + " -DWG=" + std::to_string(kGroup) + " -DNORM=" + std::to_string(norm);
-  Kernel& partial = get_kernel(d, "foreach", opts, "foreach_norm_partial");
-  Kernel& finish = get_kernel(d, "foreach", opts, "foreach_norm_finish");
+  Kernel& partial = get_kernel(d, "foreach", program_options(t), "foreach_norm_partial");
+  Kernel& finish = get_kernel(d, "foreach", program_options(t), "foreach_norm_finish");
   std::vector<int64_t> numels;
   for (const auto& x : self) numels.push_back(x.numel());
   auto chunks = plan<S>(numels, kBlockElems);
@@ -403,9 +399,10 @@ void run_norm(TensorList self, int norm, double p, const std::vector<at::Tensor>
   for (const auto& c : chunks) most = std::max(most, c.groups);
   at::Tensor work = at::empty({static_cast<int64_t>(most)}, out[0].options());
   for (const auto& c : chunks) {
-    launch_groups(d, partial, c.groups, kGroup, slot_bufs(self, c), c.args, static_cast<S>(p), buf(work));
+    launch_groups(d, partial, c.groups, kGroup, slot_bufs(self, c), c.args, static_cast<S>(p), buf(work),
+                  static_cast<cl_int>(norm));
     launch_groups(d, finish, kSlots, kGroup, slot_bufs(TensorList(out), c), c.args, static_cast<S>(p), buf(work),
-                  static_cast<cl_uint>(c.index.size()));
+                  static_cast<cl_uint>(c.index.size()), static_cast<cl_int>(norm));
   }
 }
 }  // namespace
@@ -416,7 +413,11 @@ std::vector<at::Tensor> foreach_norm_Scalar_ocl(TensorList self, const c10::Scal
   check_foreach_api_restrictions(self);
   const double p = ord.isFloatingPoint() ? ord.toDouble() : static_cast<double>(ord.toLong());
   const bool ok_ord = std::isinf(p) || p >= 0;
-  if (!fast_ok({self}) || !ok_ord || (dtype && !is_kernel_dtype(*dtype)))
+  // The infinity norms of an empty tensor have no identity: the per-tensor path raises the CPU's error.
+  const bool empty_inf = std::isinf(p) && std::any_of(self.begin(), self.end(), [](const at::Tensor& x) {
+    return x.numel() == 0;
+  });
+  if (!fast_ok({self}) || !ok_ord || empty_inf || (dtype && !is_kernel_dtype(*dtype)))
     return at::native::foreach_tensor_norm_slow(self, ord, dtype);
   const at::ScalarType t = self[0].scalar_type();
   const at::ScalarType acc = t == at::kDouble ? at::kDouble : at::kFloat;
@@ -482,7 +483,7 @@ void unscale_group(const std::vector<at::Tensor>& xs, const at::Tensor& found_in
   Device& d = ocl_device(xs[0]);
   const at::ScalarType t = xs[0].scalar_type();
   check_dtype_supported(d, t, "_amp_foreach_non_finite_check_and_unscale_");
-  Kernel& k = get_kernel(d, "foreach", float_type_options(t) + " -DWG=" + std::to_string(kGroup), "foreach_unscale");
+  Kernel& k = get_kernel(d, "foreach", program_options(t), "foreach_unscale");
   std::vector<int64_t> numels;
   for (const auto& x : xs) numels.push_back(x.numel());
   for (const auto& c : plan<S>(numels, kBlockElems))

@@ -39,8 +39,7 @@ std::vector<Chunk<S>> plan(const std::vector<int64_t>& numels, uint32_t block_el
   Chunk<S> cur;
   auto flush = [&] {
     if (cur.index.empty()) return;
-    for (size_t s = cur.index.size(); s < kSlots; ++s) cur.args.block_start[s + 1] = cur.args.block_start[s];
-    cur.args.block_start[kSlots] = static_cast<cl_uint>(cur.groups);
+    for (size_t s = cur.index.size(); s <= kSlots; ++s) cur.args.block_start[s] = static_cast<cl_uint>(cur.groups);
     cur.args.block_elems = block_elems;
     chunks.push_back(cur);
     cur = Chunk<S>();

@@ -33,7 +33,7 @@ std::string type_options(at::ScalarType t, const char* compute, bool wide = fals
   o += std::string(" -DAT=") + compute;
   if (std::string(compute) == "long") o += " -DAT_IS_INT";
   o += (wide || std::string(compute) == "double") ? " -DEPB=2" : " -DEPB=4";
-  return o;
+  return o + " -DWG=" + std::to_string(kRedGroup);
 }
 std::string type_options(at::ScalarType t) { return type_options(t, is_64bit_compute(t) ? "double" : "float"); }
 int elems_per_block(at::ScalarType t, bool wide = false) { return (wide || is_64bit_compute(t)) ? 2 : 4; }
@@ -61,13 +61,13 @@ void launch_dist(const at::Tensor& self, Dist dist, double a, double b, const st
     const uint64_t n = out.numel();
     const int epb = elems_per_block(t);
     const uint64_t blocks = (n + epb - 1) / epb;
-    Kernel& k = get_kernel(d, "random", type_options(t) + " -DDIST=" + std::to_string(dist), "random_fill");
+    Kernel& k = get_kernel(d, "random", type_options(t), "random_fill");
     PhiloxState s = philox_reserve(gen, out.device().index(), blocks);
     if (is_64bit_compute(t))
-      launch(d, k, Range(blocks), Range(kGroup), buf(out), n, s.seed, s.offset, a, b);
+      launch(d, k, Range(blocks), Range(kGroup), buf(out), n, s.seed, s.offset, a, b, static_cast<cl_int>(dist));
     else
       launch(d, k, Range(blocks), Range(kGroup), buf(out), n, s.seed, s.offset, static_cast<float>(a),
-             static_cast<float>(b));
+             static_cast<float>(b), static_cast<cl_int>(dist));
   });
 }
 
@@ -152,7 +152,8 @@ struct BernoulliTensorKernel {
     at::Tensor self(self_);
     Device& d = ocl_device(self);
     check_dtype_supported(d, self.scalar_type(), "bernoulli_");
-    const at::ScalarType pt = p_.scalar_type() == at::kDouble ? at::kDouble : at::kFloat;
+    const bool dbl = p_.scalar_type() == at::kDouble || self.scalar_type() == at::kDouble;
+    const at::ScalarType pt = dbl ? at::kDouble : at::kFloat;
     // Probabilities in self's logical (row-major) order.
     at::Tensor p = at::Tensor(p_).to(self.device(), pt).expand(self.sizes()).contiguous();
     at::Tensor out = self.is_contiguous() ? self : at::empty(self.sizes(), self.options());
@@ -161,7 +162,7 @@ struct BernoulliTensorKernel {
     const int epb = elems_per_block(pt);
     const uint64_t blocks = (n + epb - 1) / epb;
     // The compute type and block width follow the probability type.
-    std::string opts = type_options(t, pt == at::kDouble ? "double" : "float") + " -DPT=" + cl_type_name(pt);
+    std::string opts = type_options(t, dbl ? "double" : "float");
     Kernel& k = get_kernel(d, "random", opts, "bernoulli_tensor");
     PhiloxState s = philox_reserve(gen, self.device().index(), blocks);
     launch(d, k, Range(blocks), Range(kGroup), buf(out), buf(p), n, s.seed, s.offset);
@@ -350,7 +351,7 @@ at::Tensor& multinomial_out_ocl(const at::Tensor& self, int64_t n_sample, bool r
   at::Tensor status = at::zeros({1}, self.options().dtype(at::kInt));
   const uint64_t draws = replacement ? rows * n_sample : rows * ncat;
   PhiloxState s = philox_reserve(gen, self.device().index(), (draws + 3) / 4);
-  std::string opts = type_options(t) + " -DWG=" + std::to_string(kRedGroup);
+  std::string opts = type_options(t);
   const char* name = replacement ? "multinomial_with_replacement" : "multinomial_without_replacement";
   Kernel& k = get_kernel(d, "random", opts, name);
   launch(d, k, Range(rows * kRedGroup), Range(kRedGroup), buf(out), buf(p), buf(scratch),
@@ -400,7 +401,8 @@ at::Tensor& randperm_generator_out_ocl(int64_t n, std::optional<at::Generator> g
   while (npad < static_cast<uint64_t>(n)) npad <<= 1;
   at::Tensor keys = at::empty({static_cast<int64_t>(npad)}, result.options().dtype(at::kLong));
   const Buf kb = buf(keys);
-  const std::string wg = " -DWG=" + std::to_string(kRedGroup);
+  // Every randperm kernel comes from the program of the output dtype.
+  const std::string wg = type_options(t, at::isFloatingType(t) ? (t == at::kDouble ? "double" : "float") : "long");
   PhiloxState s = philox_reserve(gen, result.device().index(), (n + 3) / 4);
   launch(d, get_kernel(d, "random", wg, "randperm_keys"), Range(npad), Range(kGroup), kb, static_cast<uint64_t>(n),
          npad, s.seed, s.offset);
@@ -414,8 +416,8 @@ at::Tensor& randperm_generator_out_ocl(int64_t n, std::optional<at::Generator> g
     launch(d, local, Range(groups * kRedGroup), Range(kRedGroup), kb, k);
   }
   at::Tensor out = result.is_contiguous() ? result : at::empty({n}, result.options());
-  launch(d, get_kernel(d, "random", type_options(t, at::isFloatingType(t) ? (t == at::kDouble ? "double" : "float") : "long"), "randperm_out"), Range(n), Range(kGroup),
-         buf(out), kb, static_cast<uint64_t>(n));
+  launch(d, get_kernel(d, "random", wg, "randperm_out"), Range(n), Range(kGroup), buf(out), kb,
+         static_cast<uint64_t>(n));
   if (!out.is_same(result)) copy_on_device(result, out);
   return result;
 }
