@@ -28,7 +28,13 @@ DRAWS = {
     "dropout": lambda g=None: torch.nn.functional.dropout(torch.ones(999, device=D), 0.4),
     "randn_f16": lambda g=None: torch.randn(999, device=D, dtype=torch.float16, generator=g),
     "normal_tensor": lambda g=None: torch.normal(torch.zeros(99, device=D), 2.0, generator=g),
+    "normal_float_float": lambda g=None: torch.normal(2.0, 3.0, size=(99,), device=D, generator=g),
+    "randint_low": lambda g=None: torch.randint(-5, 5, (99,), device=D, generator=g),
+    "randn_like": lambda g=None: torch.randn_like(torch.empty(99, device=D)),
+    "rand_like": lambda g=None: torch.rand_like(torch.empty(99, device=D, dtype=torch.float64)),
+    "randint_like": lambda g=None: torch.randint_like(torch.empty(99, device=D), 10),
 }
+LIKE = ("dropout", "randn_like", "rand_like", "randint_like")
 
 
 @pytest.mark.parametrize("name", list(DRAWS))
@@ -45,7 +51,7 @@ def test_manual_seed_reproducible_and_cpu_untouched(name):
         assert not torch.equal(a, b), "consecutive draws repeated"
 
 
-@pytest.mark.parametrize("name", [n for n in DRAWS if n != "dropout"])
+@pytest.mark.parametrize("name", [n for n in DRAWS if n not in LIKE])
 def test_explicit_generator(name):
     g = torch.Generator(device=D)
     g.manual_seed(7)
