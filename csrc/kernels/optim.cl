@@ -1,0 +1,92 @@
+// Fused optimizer kernels: Adam/AdamW over up to SLOTS parameters per launch
+// (multi_tensor.clh), and GradScaler's scale update. CT is the math type (float for 16-bit
+// and float parameters, double for double); bias corrections use BC (double when the
+// device has fp64, matching the CPU's host-side double arithmetic).
+#include "multi_tensor.clh"
+
+#ifndef BC
+#define BC float
+#endif
+
+// Bits of `flags`.
+#define ADAM_AMSGRAD 1
+#define ADAM_MAXIMIZE 2
+#define ADAM_DECOUPLED 4   // AdamW
+#define ADAM_GRAD_SCALE 8  // grads are divided by *grad_scale (and written back)
+#define ADAM_FOUND_INF 16  // skip everything when *found_inf == 1
+#define ADAM_LR_TENSOR 32  // lr is *lr_tensor
+
+// One Adam(W) step for every element of the chunk's tensors; steps[s] already holds the
+// incremented step count of slot s.
+__kernel void fused_adam(SLOT_PTRS(T, param), SLOT_PTRS(T, grad), SLOT_PTRS(T, exp_avg), SLOT_PTRS(T, exp_avg_sq),
+                         SLOT_PTRS(T, max_sq), SLOT_PTRS(float, steps), Chunk c, CT lr_arg, PTR_ARG(float, lr_tensor),
+                         CT beta1, CT beta2, CT weight_decay, CT eps, int flags, PTR_ARG(float, grad_scale),
+                         PTR_ARG(float, found_inf)) {
+  if ((flags & ADAM_FOUND_INF) && PTR(float, found_inf)[0] == 1.0f) return;
+  const uint g = get_group_id(0);
+  const int s = chunk_slot(&c, g);
+  const ulong begin = (ulong)(g - c.block_start[s]) * c.block_elems;
+  const ulong end = min(begin + c.block_elems, c.numel[s]);
+  __global T* pp = PICK(T, param, s);
+  __global T* gp = PICK(T, grad, s);
+  __global T* mp = PICK(T, exp_avg, s);
+  __global T* vp = PICK(T, exp_avg_sq, s);
+  __global T* vmp = PICK(T, max_sq, s);
+  const BC step = (BC)PICK(float, steps, s)[0];
+  const BC lr = (flags & ADAM_LR_TENSOR) ? (BC)PTR(float, lr_tensor)[0] : (BC)lr_arg;
+  const BC bc1 = (BC)1 - pow((BC)beta1, step);
+  const BC bc2 = (BC)1 - pow((BC)beta2, step);
+  const CT step_size = (CT)(lr / bc1);
+  const CT bc2_sqrt = (CT)sqrt(bc2);
+  const CT decay = (CT)((BC)1 - lr * (BC)weight_decay);
+  const CT scale = (flags & ADAM_GRAD_SCALE) ? (CT)PTR(float, grad_scale)[0] : (CT)1;
+  for (ulong i = begin + get_local_id(0); i < end; i += WG) {
+    CT p = LOAD(pp, i);
+    CT gr = LOAD(gp, i);
+    CT m = LOAD(mp, i);
+    CT v = LOAD(vp, i);
+    if (flags & ADAM_GRAD_SCALE) {
+      gr = gr / scale;
+      STORE(gp, i, gr);
+    }
+    if (flags & ADAM_MAXIMIZE) gr = -gr;
+    if (weight_decay != (CT)0) {
+      if (flags & ADAM_DECOUPLED) p = p * decay;
+      else gr = gr + weight_decay * p;
+    }
+    m = m + ((CT)1 - beta1) * (gr - m);
+    v = v * beta2 + ((CT)1 - beta2) * gr * gr;
+    CT vhat = v;
+    if (flags & ADAM_AMSGRAD) {
+      CT vm = LOAD(vmp, i);
+      vhat = vm > v ? vm : v;
+      STORE(vmp, i, vhat);
+    }
+    const CT denom = sqrt(vhat) / bc2_sqrt + eps;
+    p = p - step_size * (m / denom);
+    STORE(pp, i, p);
+    STORE(mp, i, m);
+    STORE(vp, i, v);
+  }
+}
+
+// GradScaler's update (one work-item): back off on overflow, else grow every `interval`
+// clean steps (keeping the old scale if the grown one is not finite).
+__kernel void amp_update_scale(PTR_ARG(float, scale_), PTR_ARG(int, tracker_), PTR_ARG(float, found_inf_),
+                               float growth, float backoff, int interval) {
+  __global float* scale = PTR(float, scale_);
+  __global int* tracker = PTR(int, tracker_);
+  if (PTR(float, found_inf_)[0] != 0.0f) {
+    scale[0] = scale[0] * backoff;
+    tracker[0] = 0;
+    return;
+  }
+  const int ok = tracker[0] + 1;
+  if (ok == interval) {
+    const float grown = scale[0] * growth;
+    if (isfinite(grown)) scale[0] = grown;
+    tracker[0] = 0;
+  } else {
+    tracker[0] = ok;
+  }
+}
