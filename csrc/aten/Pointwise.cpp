@@ -227,17 +227,20 @@ std::string generate(const PointwiseSpec& spec, int nout, const std::vector<at::
   return s.str();
 }
 
-Kernels& kernels_for(Device& d, const PointwiseSpec& spec, int nout, const std::vector<at::ScalarType>& dtypes,
-                     const std::vector<bool>& is_scalar, at::ScalarType ct, int nscalars) {
+using DtypeArray = std::array<at::ScalarType, kMaxTensors>;
+using FlagArray = std::array<bool, kMaxTensors>;
+
+Kernels& kernels_for(Device& d, const PointwiseSpec& spec, int nout, int nt, const DtypeArray& dtypes,
+                     const FlagArray& is_scalar, at::ScalarType ct, int nscalars) {
   KeyBits bits;
   std::memset(&bits, 0, sizeof(bits));
   bits.dev = static_cast<int8_t>(d.index);
   bits.nout = static_cast<int8_t>(nout);
-  bits.nt = static_cast<int8_t>(dtypes.size());
+  bits.nt = static_cast<int8_t>(nt);
   bits.nscalars = static_cast<int8_t>(nscalars);
   bits.ct = static_cast<int8_t>(ct);
   bits.errors = spec.reports_errors;
-  for (size_t k = 0; k < dtypes.size(); ++k) {
+  for (int k = 0; k < nt; ++k) {
     bits.dtypes[k] = static_cast<int8_t>(dtypes[k]);
     if (is_scalar[k]) bits.scalar_mask |= static_cast<uint8_t>(1u << k);
   }
@@ -255,7 +258,8 @@ Kernels& kernels_for(Device& d, const PointwiseSpec& spec, int nout, const std::
     std::lock_guard<std::mutex> g(g_cache_mutex);
     if (Kernels* ks = find()) return *ks;
   }
-  std::string src = generate(spec, nout, dtypes, is_scalar, ct, nscalars);
+  std::string src = generate(spec, nout, std::vector<at::ScalarType>(dtypes.begin(), dtypes.begin() + nt),
+                             std::vector<bool>(is_scalar.begin(), is_scalar.begin() + nt), ct, nscalars);
   Kernels ks{&get_kernel_from_source(d, src, "", "pw_vec"), &get_kernel_from_source(d, src, "", "pw_contig"),
              &get_kernel_from_source(d, src, "", "pw_strided32"),
              &get_kernel_from_source(d, src, "", "pw_strided64")};
@@ -336,8 +340,8 @@ void run_one(Device& d, at::TensorIteratorBase& iter, const PointwiseSpec& spec,
     }
     return;
   }
-  std::vector<at::ScalarType> dtypes(nt);
-  std::vector<bool> is_scalar(nt);
+  DtypeArray dtypes{};  // fixed arrays: a launch allocates nothing on the heap
+  FlagArray is_scalar{};
   for (int k = 0; k < nt; ++k) {
     dtypes[k] = iter.dtype(k);
     is_scalar[k] = k >= nout && iter.is_cpu_scalar(k);
@@ -364,7 +368,7 @@ void run_one(Device& d, at::TensorIteratorBase& iter, const PointwiseSpec& spec,
     args.add(b.offset);
   }
   for (const auto& sc : scalars) args.add_scalar(ct, sc);
-  Kernels& ks = kernels_for(d, spec, nout, dtypes, is_scalar, ct, static_cast<int>(scalars.size()));
+  Kernels& ks = kernels_for(d, spec, nout, nt, dtypes, is_scalar, ct, static_cast<int>(scalars.size()));
   if (contig && aligned && n >= kVec) {
     enqueue(d, *ks.vec, static_cast<size_t>(n / kVec), args);
     return;
