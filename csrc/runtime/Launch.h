@@ -32,8 +32,9 @@ Buf buf_ptr(const void* p);
 Device& ocl_device(const at::Tensor& t);
 
 struct Range {
-  size_t dims = 1;
-  std::array<size_t, 3> sz{1, 1, 1};
+  size_t dims = 0;
+  std::array<size_t, 3> sz{0, 0, 0};
+  // Range() as a local size lets the driver choose the work-group size (never "groups of 1").
   Range() = default;
   Range(size_t x) : dims(1), sz{x, 1, 1} {}
   Range(size_t x, size_t y) : dims(2), sz{x, y, 1} {}
