@@ -11,7 +11,7 @@
 #define MAX_WG 256  // largest work-group the host launches (sizes the local reduction arrays)
 #endif
 #ifndef ITEMS
-#define ITEMS 8  // row elements each work-item keeps in registers
+#define ITEMS 16  // row elements each work-item keeps in registers
 #endif
 #ifndef COLS
 #define COLS 32  // columns per work-group in the grad_weight/grad_bias partial-sum kernel

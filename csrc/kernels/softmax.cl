@@ -11,7 +11,7 @@
 #define MAX_WG 256  // largest work-group the host launches (sizes the local reduction arrays)
 #endif
 #ifndef ITEMS
-#define ITEMS 8  // row elements each work-item keeps in registers
+#define ITEMS 16  // row elements each work-item keeps in registers
 #endif
 #ifndef X_KIND
 #define X_KIND 0  // storage kind of the input(s): 0 float, 1 double, 2 half, 3 bfloat16

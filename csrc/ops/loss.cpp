@@ -15,7 +15,7 @@
 namespace torch_ocl {
 namespace {
 
-constexpr int kMaxWG = 256;  // MAX_WG of loss.cl
+constexpr int kMaxWG = 256;  // MAX_WG of loss.cl: work-group size of every loss kernel
 
 int storage_kind(at::ScalarType t, const char* op) {
   switch (t) {
@@ -33,7 +33,8 @@ std::string options(Device& d, at::ScalarType x, at::ScalarType y, at::ScalarTyp
   check_dtype_supported(d, y, op);
   const int xk = storage_kind(x, op), yk = storage_kind(y, op);
   return "-DX_KIND=" + std::to_string(xk) + " -DY_KIND=" + std::to_string(yk) +
-         " -DTGT_T=" + (target == at::kByte ? "uchar" : "long") + " -DACC=" + (xk == 1 || yk == 1 ? "double" : "float");
+         " -DTGT_T=" + (target == at::kByte ? "uchar" : "long") + " -DACC=" + (xk == 1 || yk == 1 ? "double" : "float") +
+         " -DMAX_WG=" + std::to_string(kMaxWG);
 }
 
 // ---- NLL ---------------------------------------------------------------------------------

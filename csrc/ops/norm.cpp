@@ -12,7 +12,7 @@ namespace torch_ocl {
 namespace {
 
 constexpr int kMaxWG = 256;  // MAX_WG of norm.cl
-constexpr int kItems = 8;    // ITEMS of norm.cl
+constexpr int kItems = 16;   // ITEMS of norm.cl
 constexpr int kCols = 32;    // COLS of norm.cl
 
 int storage_kind(at::ScalarType t, const char* op) {
@@ -40,7 +40,8 @@ std::string options(Device& d, const Types& t, const char* op) {
   const int xk = storage_kind(t.x, op), wk = storage_kind(t.w, op), sk = storage_kind(t.s, op);
   const bool dbl = xk == 1 || wk == 1 || sk == 1;
   return "-DX_KIND=" + std::to_string(xk) + " -DW_KIND=" + std::to_string(wk) + " -DS_KIND=" + std::to_string(sk) +
-         " -DACC=" + (dbl ? "double" : "float");
+         " -DACC=" + (dbl ? "double" : "float") + " -DMAX_WG=" + std::to_string(kMaxWG) +
+         " -DITEMS=" + std::to_string(kItems) + " -DCOLS=" + std::to_string(kCols);
 }
 
 // (M, N) of input for normalized_shape, after the same checks as the CPU implementation.

@@ -12,8 +12,8 @@
 namespace torch_ocl {
 namespace {
 
-constexpr int kMaxWG = 256;  // must match MAX_WG in softmax.cl (the default is used)
-constexpr int kItems = 8;    // must match ITEMS in softmax.cl
+constexpr int kMaxWG = 256;  // MAX_WG of softmax.cl: work-group size for rows along the innermost dim
+constexpr int kItems = 16;   // ITEMS of softmax.cl: row elements a work-item keeps in registers
 
 // Storage kind of a floating dtype as softmax.cl's X_KIND / Y_KIND understand it.
 int storage_kind(at::ScalarType t, const char* op) {
@@ -89,7 +89,8 @@ Geometry geometry(const at::Tensor& t, int64_t dim) {
 
 std::string options(int x_kind, int y_kind) {
   return "-DX_KIND=" + std::to_string(x_kind) + " -DY_KIND=" + std::to_string(y_kind) +
-         " -DACC=" + (x_kind == 1 || y_kind == 1 ? "double" : "float");
+         " -DACC=" + (x_kind == 1 || y_kind == 1 ? "double" : "float") + " -DMAX_WG=" + std::to_string(kMaxWG) +
+         " -DITEMS=" + std::to_string(kItems);
 }
 
 enum Mode : int { kSoftmax = 0, kLogSoftmax = 1, kSafeSoftmax = 2 };
