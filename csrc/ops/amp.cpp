@@ -3,6 +3,8 @@
 // (lower_precision_fp), numerically sensitive ones in float32 (fp32 / fp32_set_opt_dtype),
 // and mixed-input ops in the widest input type (promote). Every other op passes through
 // (the AutocastPrivateUse1 fallthrough in csrc/aten/Fallback.cpp).
+// torch 2.11's autocast_mode.h uses DimnameList without including its header.
+#include <ATen/core/Dimname.h>
 #include <ATen/autocast_mode.h>
 #include <torch/library.h>
 
