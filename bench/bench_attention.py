@@ -68,6 +68,9 @@ def main():
             row[f"{dev} fwd ms"], row[f"{dev} fwd TFLOP/s"] = r["fwd_ms"], r["fwd_tflops"]
             row[f"{dev} fwd+bwd ms"], row[f"{dev} fwd+bwd TFLOP/s"] = r["fwd_bwd_ms"], r["fwd_bwd_tflops"]
     rows = list(table.values())
+    if not rows:
+        print("no results (every column failed; see the messages above)")
+        return
     cols = ["B", "H", "T", "d", "causal"]
     for dev in devs:
         cols += [f"{dev} fwd ms", f"{dev} fwd+bwd ms", f"{dev} fwd+bwd TFLOP/s"]

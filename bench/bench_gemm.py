@@ -137,6 +137,9 @@ def main():
             results[key][f"{name} TFLOP/s"] = r["tflops"]
             results[key][f"{name} ms"] = r["ms"]
     rows = list(results.values())
+    if not rows:
+        print("no results (every column failed; see the messages above)")
+        return
     names = [c[0] for c in columns]
     print(f"\nGEMM {args.dtype}, TFLOP/s (2*M*N*K / time); transposes as views")
     print_table(rows, ["problem", "M", "K", "N", "trans"] + [f"{n} TFLOP/s" for n in names])
