@@ -46,6 +46,15 @@
 
 #define NEG_INF ((ACC)(-INFINITY))
 
+// Full unrolling of the per-work-item loops keeps the accumulators in registers on GPUs.
+// CPU devices (NO_UNROLL, set by the host) vectorize across work-items instead, and there
+// the unrolled bodies only multiply compile time.
+#ifdef NO_UNROLL
+#define UNROLL
+#else
+#define UNROLL _Pragma("unroll")
+#endif
+
 // Rows [r0, r0+BLK) x [0, HEAD_DIM) of a (rows x dim) matrix with strides (sr, sd) into the
 // local tile T, zero-padded past the matrix (padded dims then add nothing to dot products).
 #define STAGE(T, P, sr, sd, r0, nrows, dim)                                                    \
@@ -56,7 +65,7 @@
 
 inline ACC dot_local(__local const ACC* x, __local const ACC* y) {
   ACC s = (ACC)0;
-#pragma unroll 8
+UNROLL
   for (int d = 0; d < HEAD_DIM; ++d) s = fma(x[d], y[d], s);
   return s;
 }
@@ -64,11 +73,11 @@ inline ACC dot_local(__local const ACC* x, __local const ACC* y) {
 // dots[x] = x . y_x for the SPT rows y_x = y + x*TPR*LDS (one work-item's tile columns):
 // each x element is read from local memory once for all of them.
 inline void dots_local(__local const ACC* x, __local const ACC* y, ACC* dots) {
-#pragma unroll
+UNROLL
   for (int u = 0; u < SPT; ++u) dots[u] = (ACC)0;
   for (int d = 0; d < HEAD_DIM; ++d) {
     const ACC xv = x[d];
-#pragma unroll
+UNROLL
     for (int u = 0; u < SPT; ++u) dots[u] = fma(xv, y[u * TPR * LDS + d], dots[u]);
   }
 }
@@ -123,7 +132,7 @@ void attention_fwd(ATTN_ARGS, PTR_ARG(DTYPE, out), long o_sb, long o_sh, long o_
 
   STAGE(Qs, Q, q_sl, q_sd, i0, L, D);
   ACC m = NEG_INF, l = (ACC)0, acc[DPT];
-#pragma unroll
+UNROLL
   for (int x = 0; x < DPT; ++x) acc[x] = (ACC)0;
 
   const int jend = causal ? min(S, i0 + BLK) : S;
@@ -133,7 +142,7 @@ void attention_fwd(ATTN_ARGS, PTR_ARG(DTYPE, out), long o_sb, long o_sh, long o_
     barrier(CLK_LOCAL_MEM_FENCE);
     ACC dots[SPT];
     dots_local(&Qs[r][0], &KV[t][0], dots);
-#pragma unroll
+UNROLL
     for (int x = 0; x < SPT; ++x) {
       const int c = t + x * TPR, j = j0 + c;
       Sc[r][c] = SCORE(dots[x], i, j);
@@ -142,7 +151,7 @@ void attention_fwd(ATTN_ARGS, PTR_ARG(DTYPE, out), long o_sb, long o_sh, long o_
     ACC mx = m;
     for (int c = 0; c < BLK; ++c) mx = fmax(mx, Sc[r][c]);
     ACC psum = (ACC)0;
-#pragma unroll
+UNROLL
     for (int x = 0; x < SPT; ++x) {
       const int c = t + x * TPR, j = j0 + c;
       const ACC s = Sc[r][c];
@@ -160,11 +169,11 @@ void attention_fwd(ATTN_ARGS, PTR_ARG(DTYPE, out), long o_sb, long o_sh, long o_
     for (int u = 0; u < TPR; ++u) rs += Ps[r][u];
     l = l * corr + rs;
     m = mx;
-#pragma unroll
+UNROLL
     for (int x = 0; x < DPT; ++x) acc[x] *= corr;
     for (int c = 0; c < BLK; ++c) {
       const ACC p = Pd[r][c];
-#pragma unroll
+UNROLL
       for (int x = 0; x < DPT; ++x) acc[x] = fma(p, KV[c][t + x * TPR], acc[x]);
     }
   }
@@ -172,7 +181,7 @@ void attention_fwd(ATTN_ARGS, PTR_ARG(DTYPE, out), long o_sb, long o_sh, long o_
   if (i < L) {
     const ACC inv = l > (ACC)0 ? (ACC)1 / (l * (ACC)(1.0f - dropout_p)) : (ACC)0;
     __global DTYPE* O = PTR(DTYPE, out) + (long)b * o_sb + (long)h * o_sh + (long)i * o_sl;
-#pragma unroll
+UNROLL
     for (int x = 0; x < DPT; ++x) {
       const int d = t + x * TPR;
       if (d < Dv) STORE(O, d, acc[x] * inv);
@@ -234,7 +243,7 @@ void attention_bwd_dq(ATTN_ARGS, PTR_ARG(DTYPE, dout), long g_sb, long g_sh, lon
   STAGE(Qs, Q, q_sl, q_sd, i0, L, D);
   STAGE(Gs, G, g_sl, g_sd, i0, L, Dv);
   ACC acc[DPT];
-#pragma unroll
+UNROLL
   for (int x = 0; x < DPT; ++x) acc[x] = (ACC)0;
 
   const int jend = causal ? min(S, i0 + BLK) : S;
@@ -243,7 +252,7 @@ void attention_bwd_dq(ATTN_ARGS, PTR_ARG(DTYPE, dout), long g_sb, long g_sh, lon
     STAGE(Ks, K, k_ss, k_sd, j0, S, D);
     STAGE(Vs, V, v_ss, v_sd, j0, S, Dv);
     barrier(CLK_LOCAL_MEM_FENCE);
-#pragma unroll
+UNROLL
     for (int x = 0; x < SPT; ++x) {
       const int c = t + x * TPR, j = j0 + c;
       ACC a, ds;
@@ -255,13 +264,13 @@ void attention_bwd_dq(ATTN_ARGS, PTR_ARG(DTYPE, dout), long g_sb, long g_sh, lon
     barrier(CLK_LOCAL_MEM_FENCE);
     for (int c = 0; c < BLK; ++c) {
       const ACC ds = dSl[r][c];
-#pragma unroll
+UNROLL
       for (int x = 0; x < DPT; ++x) acc[x] = fma(ds, Ks[c][t + x * TPR], acc[x]);
     }
   }
   if (i < L) {
     __global DTYPE* DQ = PTR(DTYPE, dq) + row * D;
-#pragma unroll
+UNROLL
     for (int x = 0; x < DPT; ++x) {
       const int d = t + x * TPR;
       if (d < D) STORE(DQ, d, acc[x] * scale);
@@ -293,7 +302,7 @@ void attention_bwd_dkdv(ATTN_ARGS, PTR_ARG(DTYPE, dout), long g_sb, long g_sh, l
     (void)Q; (void)MK; (void)drop_base;
   }
   ACC dka[DPT], dva[DPT];
-#pragma unroll
+UNROLL
   for (int x = 0; x < DPT; ++x) dka[x] = dva[x] = (ACC)0;
 
   const int istart = causal ? j0 : 0;  // top-left causal: rows i < j never see key j
@@ -313,7 +322,7 @@ void attention_bwd_dkdv(ATTN_ARGS, PTR_ARG(DTYPE, dout), long g_sb, long g_sh, l
         DELs[lid] = ii < L ? PTR(ACC, delta)[rowbase + ii] : (ACC)0;
       }
       barrier(CLK_LOCAL_MEM_FENCE);
-#pragma unroll
+UNROLL
       for (int x = 0; x < SPT; ++x) {
         const int rr = t + x * TPR, i = i0 + rr;
         ACC a, ds;
@@ -325,7 +334,7 @@ void attention_bwd_dkdv(ATTN_ARGS, PTR_ARG(DTYPE, dout), long g_sb, long g_sh, l
       barrier(CLK_LOCAL_MEM_FENCE);
       for (int rr = 0; rr < BLK; ++rr) {
         const ACC ds = dSl[rr][c], a = Al[rr][c];
-#pragma unroll
+UNROLL
         for (int x = 0; x < DPT; ++x) {
           dka[x] = fma(ds, Qs[rr][t + x * TPR], dka[x]);
           dva[x] = fma(a, Gs[rr][t + x * TPR], dva[x]);
@@ -337,7 +346,7 @@ void attention_bwd_dkdv(ATTN_ARGS, PTR_ARG(DTYPE, dout), long g_sb, long g_sh, l
     const long row = ((long)b * (Hq / group) + hkv) * S + j;
     __global DTYPE* DK = PTR(DTYPE, dk) + row * D;
     __global DTYPE* DV = PTR(DTYPE, dv) + row * Dv;
-#pragma unroll
+UNROLL
     for (int x = 0; x < DPT; ++x) {
       const int d = t + x * TPR;
       if (d < D) STORE(DK, d, dka[x] * scale);

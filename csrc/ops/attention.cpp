@@ -57,7 +57,7 @@ bool attn_dtype(at::ScalarType t) {
   return t == at::kFloat || t == at::kDouble || t == at::kHalf || t == at::kBFloat16;
 }
 
-std::string attn_options(at::ScalarType t, const AttnConfig& c) {
+std::string attn_options(const Device& d, at::ScalarType t, const AttnConfig& c) {
   std::string o;
   switch (t) {
     case at::kFloat: o = "-DDTYPE=float -DACC=float"; break;
@@ -66,6 +66,7 @@ std::string attn_options(at::ScalarType t, const AttnConfig& c) {
     case at::kBFloat16: o = "-DDTYPE=ushort -DACC=float -DIS_BF16"; break;
     default: TORCH_CHECK_NOT_IMPLEMENTED(false, "torch_ocl: scaled_dot_product_attention is not implemented for ", t);
   }
+  if (!(d.info.type & (CL_DEVICE_TYPE_GPU | CL_DEVICE_TYPE_ACCELERATOR))) o += " -DNO_UNROLL";
   return o + " -DHEAD_DIM=" + std::to_string(c.head_dim) + " -DBLK=" + std::to_string(c.blk) +
          " -DTPR=" + std::to_string(c.tpr);
 }
@@ -206,7 +207,7 @@ sdpa_overrideable_ocl(const at::Tensor& q, const at::Tensor& k, const at::Tensor
   offset_t.fill_(int64_t(ph.offset));
   if (out.numel() > 0) {
     const AttnConfig c = attn_config(D, Dv);
-    Kernel& kern = get_kernel(d, "attention", attn_options(t, c), "attention_fwd");
+    Kernel& kern = get_kernel(d, "attention", attn_options(d, t, c), "attention_fwd");
     AttnArgs a = make_args(q, k, v, mask_view(attn_bias, q, S), is_causal, sc, dropout_p, ph.seed, ph.offset);
     const size_t wg = size_t(c.blk) * c.tpr;
     launch_attn_any(d, kern, Range(size_t((L + c.blk - 1) / c.blk) * wg, size_t(Hq), size_t(B)), Range(wg, 1, 1),
@@ -241,7 +242,7 @@ std::tuple<at::Tensor, at::Tensor, at::Tensor, at::Tensor> sdpa_overrideable_bac
   if (B * Hkv == 0 || (L == 0 && S == 0)) return {dq, dk, dv, dbias};
 
   const AttnConfig c = attn_config(D, Dv);
-  const std::string opts = attn_options(t, c);
+  const std::string opts = attn_options(d, t, c);
   const size_t wg = size_t(c.blk) * c.tpr;
   std::optional<at::Tensor> bias_opt;
   if (attn_bias.defined()) bias_opt = attn_bias;
