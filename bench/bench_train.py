@@ -4,6 +4,7 @@ measured in the same run, plus the time a fresh process needs to reach its first
 python bench/bench_train.py [--configs small8,small32,large32] [--steps N] [--devices ocl,cuda,cpu]
 """
 import argparse
+import json
 import os
 import subprocess
 import sys
@@ -64,23 +65,45 @@ def first_step_seconds():
     return float(out.stdout.strip().splitlines()[-1])
 
 
+def run_worker(configs, device, steps):
+    rows = []
+    for name in configs:
+        if device == "cpu" and name.startswith("large"):
+            continue  # minutes per step on a small CPU; not informative
+        fused = torch.device(device).type in ("ocl", "cuda")
+        step, tokens = make_step(CONFIGS[name], device, fused)
+        t = bench(step, device, warmup=3, iters=steps, repeats=3)
+        rows.append({"config": name, "device": device, "card": card(device), "ms/step": t * 1e3,
+                     "tokens/s": tokens / t, "peak MiB": peak_memory(device, step)})
+        print(rows[-1], file=sys.stderr, flush=True)
+    return rows
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__)
     ap.add_argument("--configs", default="small8,small32,large32")
     ap.add_argument("--devices", default=",".join(devices()))
     ap.add_argument("--steps", type=int, default=20)
+    ap.add_argument("--worker", help=argparse.SUPPRESS)
     args = ap.parse_args()
+    if args.worker:
+        print(json.dumps(run_worker(args.configs.split(","), args.worker, args.steps)))
+        return
+    # Each device runs in its own process: torch 2.11's autograd engine asserts on a CUDA
+    # backward in a process where the ocl backend is also registered, and separate processes
+    # keep one device's caches and threads from skewing another's numbers.
     rows = []
-    for name in args.configs.split(","):
-        for device in args.devices.split(","):
-            if device == "cpu" and name.startswith("large"):
-                continue  # minutes per step on a small CPU; not informative
-            fused = torch.device(device).type in ("ocl", "cuda")
-            step, tokens = make_step(CONFIGS[name], device, fused)
-            t = bench(step, device, warmup=3, iters=args.steps, repeats=3)
-            rows.append({"config": name, "device": device, "card": card(device), "ms/step": t * 1e3,
-                         "tokens/s": tokens / t, "peak MiB": peak_memory(device, step)})
-            print(rows[-1], flush=True)
+    for device in args.devices.split(","):
+        env = dict(os.environ)
+        if torch.device(device).type != "ocl":
+            env["TORCH_DEVICE_BACKEND_AUTOLOAD"] = "0"
+        out = subprocess.run([sys.executable, os.path.abspath(__file__), "--worker", device, "--configs",
+                              args.configs, "--steps", str(args.steps)], env=env, stdout=subprocess.PIPE,
+                             text=True)
+        if out.returncode != 0:
+            print(f"[bench_train] {device} failed with exit code {out.returncode}", file=sys.stderr)
+            continue
+        rows.extend(json.loads(out.stdout.strip().splitlines()[-1]))
     by = {(r["config"], r["device"]): r for r in rows}
     for r in rows:
         if r["device"] == "ocl":
@@ -91,7 +114,8 @@ def main():
     if "ocl" in args.devices.split(","):
         first_step_seconds()  # populate the disk cache
         extra["first_step_s_warm_cache"] = first_step_seconds()
-    print_table(rows, ["config", "device", "ms/step", "tokens/s", "peak MiB", "ocl/cuda", "ocl/cpu"])
+    if rows:
+        print_table(rows, ["config", "device", "ms/step", "tokens/s", "peak MiB", "ocl/cuda", "ocl/cpu"])
     for k, v in extra.items():
         print(f"{k}: {v:.2f}")
     write_json("train", {"rows": rows, **extra})
