@@ -46,6 +46,13 @@ STDLIB_MODULES = (
 )
 
 
+# Process-wide hooks that test runners, debuggers and IDEs replace at run time (pytest installs
+# its own sys.unraisablehook, threading.excepthook, warnings.showwarning, ...): whether the
+# original is there depends on the process, so the corpus leaves them out.
+_REPLACEABLE_HOOKS = frozenset({"excepthook", "displayhook", "breakpointhook", "unraisablehook",
+                                "showwarning", "formatwarning", "settrace", "setprofile"})
+
+
 def _docs_of(mod) -> list[tuple[str, str]]:
     """(qualified name, docstring) of a module, the public classes and functions it
     defines (itself or in its C accelerator "_name"), and their methods, in sorted-name
@@ -56,6 +63,8 @@ def _docs_of(mod) -> list[tuple[str, str]]:
     home = {mod.__name__, "_" + mod.__name__}
     for name, obj in sorted(vars(mod).items()):
         if name.startswith("_") or not (inspect.isclass(obj) or inspect.isroutine(obj)):
+            continue
+        if name in _REPLACEABLE_HOOKS:
             continue
         if getattr(obj, "__module__", None) not in home:
             continue
