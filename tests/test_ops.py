@@ -98,7 +98,12 @@ def test_op(case, dtype):
     for i, sample in enumerate(case.samples(dtype)):
         what = f"{case.name}[{dtype}] sample {i} {sample.tag}"
         exp_outs, exp_args, exp_grads = run(case, sample, "cpu", dtype)
+        before = torch.ocl.fallback_counts()
         act_outs, act_args, act_grads = run(case, sample, DEVICE, dtype)
+        fell_back = {k: v for k, v in torch.ocl.fallback_counts().items() if v != before.get(k, 0)}
+        # Same guarantee as running the suite with TORCH_OCL_FALLBACK=error: every op a case
+        # reaches (forward and backward) runs natively.
+        assert not fell_back, f"{what}: ops fell back to the CPU: {sorted(fell_back)}"
         if isinstance(exp_outs, tuple) and exp_outs and exp_outs[0] == "raised":
             assert isinstance(act_outs, tuple) and act_outs[0] == "raised", f"{what}: CPU raised {exp_outs[1].__name__}, ocl did not"
             assert issubclass(act_outs[1], exp_outs[1]) or issubclass(exp_outs[1], act_outs[1]), \

@@ -271,6 +271,16 @@ at::Tensor& fill__tensor_ocl(at::Tensor& self, const at::Tensor& value) {
 // zero_(Tensor(a!) self) -> Tensor(a!)
 at::Tensor& zero__ocl(at::Tensor& self) { return fill__scalar_ocl(self, 0); }
 
+// _efficientzerotensor(SymInt[] size, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor
+// Autograd asks for it as the gradient of piecewise-constant ops (sign, round, ...). A real
+// zero-filled tensor is semantically the same as the CPU's storage-less ZeroTensor.
+at::Tensor _efficientzerotensor_ocl(c10::IntArrayRef size, c10::optional<at::ScalarType> dtype,
+                                    c10::optional<at::Layout> layout, c10::optional<at::Device> device,
+                                    c10::optional<bool> pin_memory) {
+  at::Tensor t = empty_memory_format_ocl(size, dtype, layout, device, pin_memory, std::nullopt);
+  return fill__scalar_ocl(t, 0);
+}
+
 // _local_scalar_dense(Tensor self) -> Scalar
 c10::Scalar _local_scalar_dense_ocl(const at::Tensor& self) {
   TORCH_CHECK(self.numel() > 0, "_local_scalar_dense: empty tensor");
@@ -308,6 +318,7 @@ TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
   m.impl("fill_.Scalar", fill__scalar_ocl);
   m.impl("fill_.Tensor", fill__tensor_ocl);
   m.impl("zero_", zero__ocl);
+  m.impl("_efficientzerotensor", _efficientzerotensor_ocl);
   m.impl("_local_scalar_dense", _local_scalar_dense_ocl);
   m.impl("_has_compatible_shallow_copy_type", _has_compatible_shallow_copy_type_ocl);
   m.impl("record_stream", record_stream_ocl);

@@ -42,6 +42,9 @@ def _fill(x, v):
 CASES = [
     OpCase("fill_", ["aten::fill_.Scalar", "aten::fill_.Tensor"], _fill, _fill_samples, dtypes=ALL + HALFS),
     OpCase("zero_", ["aten::zero_"], lambda x: x.zero_(), unary_samples, dtypes=ALL),
+    OpCase("efficientzerotensor", ["aten::_efficientzerotensor"],
+           lambda x: x + torch._efficientzerotensor(x.shape, dtype=x.dtype, device=x.device), unary_samples,
+           dtypes=ALL),
     OpCase("view", ["aten::view"], lambda x, s: x.view(s), _view_samples, dtypes=ALL, grad=True),
     OpCase("reshape_alias", ["aten::_reshape_alias"], lambda x, s: x.t().reshape(s), _view_samples, dtypes=ALL),
     OpCase("unfold", ["aten::unfold"], lambda x, d, sz, st: x.unfold(d, sz, st), _unfold_samples, dtypes=ALL),
