@@ -71,12 +71,12 @@ class TrainConfig:
                                  "manual (explicit softmax(QK^T))",
                          choices=("sdpa", "manual"))
     # optimisation
-    batch_size: int = opt(16, "sequences per micro-batch")
+    batch_size: int = opt(8, "sequences per micro-batch")
     grad_accum: int = opt(1, "micro-batches accumulated per optimizer step")
-    max_steps: int = opt(800, "total optimizer steps of the run (sets the LR schedule)")
+    max_steps: int = opt(200, "total optimizer steps of the run (sets the LR schedule)")
     lr: float = opt(5e-3, "peak learning rate")
     min_lr_ratio: float = opt(0.1, "final learning rate as a fraction of --lr")
-    warmup_steps: int = opt(50, "steps of linear warmup before cosine decay")
+    warmup_steps: int = opt(20, "steps of linear warmup before cosine decay")
     weight_decay: float = opt(0.1, "AdamW weight decay (matrices and embeddings only)")
     beta1: float = opt(0.9, "AdamW beta1")
     beta2: float = opt(0.99, "AdamW beta2")
@@ -86,11 +86,11 @@ class TrainConfig:
                               choices=("auto", "fused", "foreach", "single"))
     seed: int = opt(1337, "seed for initialisation, dropout and batch sampling")
     # evaluation, logging, checkpoints
-    eval_every: int = opt(100, "validate every N steps (and at the start and end); 0: "
+    eval_every: int = opt(50, "validate every N steps (and at the start and end); 0: "
                               "only at the end")
     eval_windows: int = opt(64, "validation windows (evenly spaced over the held-out "
                                 "tokens)")
-    save_every: int = opt(200, "write last.pt every N steps (and at the end)")
+    save_every: int = opt(100, "write last.pt every N steps (and at the end)")
     out_dir: str = opt("runs/gpt-mini", "directory for checkpoints, metrics.jsonl and "
                                         "loss_curve.png", per_run=True)
     device: str = opt("cpu", "device: cpu, ocl, ocl:N, cuda, cuda:N")
