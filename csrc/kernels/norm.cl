@@ -29,21 +29,7 @@
 #define ACC float  // accumulation type (double for double tensors, float otherwise)
 #endif
 
-// ---- storage kinds: 16-bit types are stored as bits and computed in ACC ------------------
-#define ST_0 float
-#define ST_1 double
-#define ST_2 half
-#define ST_3 ushort
-#define LD_0(p, i) ((ACC)(p)[i])
-#define LD_1(p, i) ((ACC)(p)[i])
-#define LD_2(p, i) ((ACC)vload_half((i), (p)))
-#define LD_3(p, i) ((ACC)bf16_to_float((p)[i]))
-#define SV_0(p, i, v) ((p)[i] = (float)(v))
-#define SV_1(p, i, v) ((p)[i] = (double)(v))
-#define SV_2(p, i, v) vstore_half_rte((float)(v), (i), (p))
-#define SV_3(p, i, v) ((p)[i] = float_to_bf16((float)(v)))
-#define CAT_(a, b) a##b
-#define CAT(a, b) CAT_(a, b)
+#include "storage_kinds.clh"
 #define X_T CAT(ST_, X_KIND)
 #define W_T CAT(ST_, W_KIND)
 #define S_T CAT(ST_, S_KIND)
