@@ -3,11 +3,7 @@
 // (lower_precision_fp), numerically sensitive ones in float32 (fp32 / fp32_set_opt_dtype),
 // and mixed-input ops in the widest input type (promote). Every other op passes through
 // (the AutocastPrivateUse1 fallthrough in csrc/aten/Fallback.cpp).
-// torch 2.11's autocast_mode.h uses DimnameList without including its header (2.13 has no
-// named tensors and no such header).
-#if __has_include(<ATen/core/Dimname.h>)
-#include <ATen/core/Dimname.h>
-#endif
+#include "../aten/TorchCompat.h"  // before autocast_mode.h (torch 2.11)
 #include <ATen/autocast_mode.h>
 #include <torch/library.h>
 

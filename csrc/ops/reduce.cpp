@@ -27,15 +27,7 @@
 #include <c10/util/irange.h>
 #include <torch/library.h>
 
-// Named-tensor dimension lists exist (and the structured-kernel output hooks take them) up to
-// torch 2.11; newer headers have neither.
-#if __has_include(<ATen/core/Dimname.h>)
-#include <ATen/core/Dimname.h>
-#define OCL_DIMNAME_LIST at::DimnameList
-#else
-namespace torch_ocl { struct NoDimnames {}; }
-#define OCL_DIMNAME_LIST torch_ocl::NoDimnames
-#endif
+#include "../aten/TorchCompat.h"
 #include <algorithm>
 #include <cmath>
 
