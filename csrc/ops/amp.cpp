@@ -10,6 +10,9 @@
 namespace torch_ocl {
 namespace {
 using at::Tensor;
+#if OCL_HAS_DIMNAMES
+using at::DimnameList;  // torch 2.11's norm.names_ScalarOpt_dim entry names it unqualified
+#endif
 using c10::IntArrayRef;
 using c10::Scalar;
 using c10::ScalarType;
