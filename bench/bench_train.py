@@ -56,13 +56,16 @@ def peak_memory(device, fn):
 
 
 def first_step_seconds():
-    """Wall time from process start to the end of the first ocl training step (disk cache warm)."""
-    code = ("import time; t0=time.time(); import torch, sys; sys.path.insert(0, '.');"
+    """Wall time from process start to the end of the first ocl training step (disk cache warm),
+    with the import time and the program cache counters of that process."""
+    code = ("import time; t0=time.time(); import torch, sys, json; t_import=time.time()-t0; sys.path.insert(0, '.');"
             "from bench.bench_train import make_step, CONFIGS; s,_=make_step(CONFIGS['small8'],'ocl',True);"
-            "s().item(); print(time.time()-t0)")
+            "t_model=time.time()-t0; s().item(); t=time.time()-t0;"
+            "print(json.dumps(dict(total=t, import_torch=t_import, model_ready=t_model, "
+            "programs=torch.ocl._program_cache_stats())))")
     root = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..")
     out = subprocess.run([sys.executable, "-c", code], cwd=root, capture_output=True, text=True, check=True)
-    return float(out.stdout.strip().splitlines()[-1])
+    return json.loads(out.stdout.strip().splitlines()[-1])
 
 
 def run_worker(configs, device, steps):
@@ -113,11 +116,13 @@ def main():
     extra = {}
     if "ocl" in args.devices.split(","):
         first_step_seconds()  # populate the disk cache
-        extra["first_step_s_warm_cache"] = first_step_seconds()
+        first = first_step_seconds()
+        extra["first_step_s_warm_cache"] = first.pop("total")
+        extra["first_step_detail"] = first
     if rows:
         print_table(rows, ["config", "device", "ms/step", "tokens/s", "peak MiB", "ocl/cuda", "ocl/cpu"])
     for k, v in extra.items():
-        print(f"{k}: {v:.2f}")
+        print(f"{k}: {v:.2f}" if isinstance(v, float) else f"{k}: {v}")
     write_json("train", {"rows": rows, **extra})
 
 

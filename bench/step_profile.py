@@ -1,8 +1,9 @@
 """Where a GPTMini training step's time goes on ocl: host enqueue time per step (no sync),
-device-bound time per step (with sync), kernel launches per step by kernel name, and the
-per-op host cost from torch.profiler's CPU view.
+device-bound time per step (with sync), kernel launches and device time per step by kernel
+name, and the per-op host cost from torch.profiler's CPU view.
 
 python bench/step_profile.py [--config small32] [--device ocl] [--top 25]
+(re-runs itself with TORCH_OCL_PROFILE=1 for the per-kernel device times)
 """
 import argparse
 import os
@@ -23,6 +24,13 @@ def main():
     ap.add_argument("--top", type=int, default=25)
     args = ap.parse_args()
     dev = args.device
+    if torch.device(dev).type == "ocl" and os.environ.get("TORCH_OCL_PROFILE") != "1":
+        # Kernel timing is read once per process: re-run with it on (times then include the
+        # per-launch event cost, so the untimed numbers above it come from a plain run).
+        import subprocess
+        subprocess.run([sys.executable, __file__, "--config", args.config, "--device", dev, "--top", str(args.top)],
+                       env={**os.environ, "TORCH_OCL_PROFILE": "1"}, check=True)
+        return
     step, tokens = make_step(CONFIGS[args.config], dev, True)
     for _ in range(5):
         step()
@@ -39,14 +47,16 @@ def main():
     if torch.device(dev).type == "ocl":
         torch.ocl._reset_launch_counts()
         step()
-        sync(dev)
-        counts = torch.ocl._launch_counts()
-        out["launches_per_step"] = sum(counts.values())
-        out["launches"] = dict(sorted(counts.items(), key=lambda kv: -kv[1]))
-    print({k: v for k, v in out.items() if k != "launches"})
-    if "launches" in out:
-        for k, v in list(out["launches"].items())[:args.top]:
-            print(f"  {v:5d}  {k}")
+        times = torch.ocl._kernel_times()  # finishes the queue
+        out["launches_per_step"] = sum(n for n, _ in times.values())
+        out["kernel_ms_per_step"] = sum(ms for _, ms in times.values())
+        out["kernels"] = {k: {"launches": n, "ms": ms} for k, (n, ms) in
+                          sorted(times.items(), key=lambda kv: (-kv[1][1], -kv[1][0]))}
+    print({k: v for k, v in out.items() if k != "kernels"})
+    if "kernels" in out:
+        print(f"  {'launches':>8s} {'device ms':>9s}  kernel")
+        for k, v in list(out["kernels"].items())[:args.top]:
+            print(f"  {v['launches']:8d} {v['ms']:9.3f}  {k}")
     from torch.profiler import ProfilerActivity, profile
     with profile(activities=[ProfilerActivity.CPU]) as prof:
         for _ in range(3):

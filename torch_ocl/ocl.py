@@ -260,6 +260,12 @@ def _launch_counts() -> dict:
     return dict(_C._launch_counts())
 
 
+def _kernel_times() -> dict:
+    """{kernel name: (launches, device ms)} since the last _reset_launch_counts(); device times
+    are measured only when the process started with TORCH_OCL_PROFILE=1 (0.0 otherwise)."""
+    return {k: tuple(v) for k, v in _C._kernel_times().items()}
+
+
 def _reset_launch_counts() -> None:
     _C._reset_launch_counts()
 

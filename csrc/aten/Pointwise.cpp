@@ -311,8 +311,7 @@ void enqueue(Device& d, Kernel& k, size_t work_items, const ArgList& args) {
       cl_int err = clSetKernelArg(k.k, static_cast<cl_uint>(i), it.size, it.ref ? it.ref : it.bytes);
       if (C10_UNLIKELY(err != CL_SUCCESS)) OCL_CHECK(err, "setting argument " + std::to_string(i) + " of " + k.name);
     }
-    OCL_CHECK(clEnqueueNDRangeKernel(d.queue, k.k, 1, nullptr, &global, &local, 0, nullptr, nullptr),
-              "launching pointwise kernel " + k.name);
+    detail::enqueue_kernel(d, k, 1, &global, &local);
   }
   k.launches.fetch_add(1, std::memory_order_relaxed);
   if (C10_UNLIKELY(env::sync_launches())) detail::after_launch(d, k);

@@ -327,3 +327,21 @@ __kernel void gemv_cols_fwd(int M, int K,
   if (use_c) v += beta * LOAD(PTR(DTYPE, c) + batch * c_sb, (long)m * c_sm);
   STORE(PTR(DTYPE, out) + batch * o_sb, (long)m * o_sm, v);
 }
+
+// Split-K epilogue (gemm.cpp's run_split_k): out = alpha * sum_s ws[s] + beta * C, where
+// ws [S, M, N] holds the partial products of S slices of the K dimension (contiguous, in
+// the accumulator type). Summed in slice order: deterministic.
+__kernel void gemm_splitk_reduce(int S, int M, int N, PTR_ARG(ACC, ws),
+                                 PTR_ARG(DTYPE, c), long c_sm, long c_sn,
+                                 PTR_ARG(DTYPE, out), long o_sm, long o_sn,
+                                 int use_c, ACC alpha, ACC beta) {
+  const int n = get_global_id(0), m = get_global_id(1);
+  if (m >= M || n >= N) return;
+  __global const ACC* W = PTR(ACC, ws) + (long)m * N + n;
+  const long slice = (long)M * N;
+  ACC sum = (ACC)0;
+  for (int s = 0; s < S; ++s) sum += W[s * slice];
+  ACC v = alpha * sum;
+  if (use_c) v += beta * LOAD(PTR(DTYPE, c), (long)m * c_sm + (long)n * c_sn);
+  STORE(PTR(DTYPE, out), (long)m * o_sm + (long)n * o_sn, v);
+}

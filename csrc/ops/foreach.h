@@ -89,8 +89,7 @@ void launch_groups(Device& d, Kernel& k, size_t groups, size_t wg, const Args&..
     std::lock_guard<std::mutex> lock(d.launch_mutex);
     cl_uint i = 0;
     (detail::set_one(k.k, i, args, k.name), ...);
-    OCL_CHECK(clEnqueueNDRangeKernel(d.queue, k.k, 1, nullptr, &global, &wg, 0, nullptr, nullptr),
-              "launching kernel " + k.name + " on ocl:" + std::to_string(d.index));
+    torch_ocl::detail::enqueue_kernel(d, k, 1, &global, &wg);
   }
   k.launches.fetch_add(1, std::memory_order_relaxed);
   if (C10_UNLIKELY(env::sync_launches())) torch_ocl::detail::after_launch(d, k);

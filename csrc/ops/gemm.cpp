@@ -115,6 +115,61 @@ void run_gemv(Device& d, const at::Tensor& out, int64_t o_sb, int64_t o_sm, cons
                 c_sb, c_sm, buf(out), o_sb, o_sm, int(c != nullptr));
 }
 
+// Split-K: how many slices of K a single (B == 1) float32 product is cut into. A product
+// with few output tiles but a long K -- the weight gradients dW = dY^T X, whose K is the
+// number of tokens -- leaves most compute units idle while a handful of work-groups walk
+// all of K (GPTMini small's 384x128x4096 is 3 tiles of 128^2 on a 132-unit GPU). Slicing K
+// gives every unit work; the partial products then cost one extra pass over S*M*N floats,
+// so slices stay at least kMinSliceK deep. GPU-type devices only (a CPU's cores are few).
+// TORCH_OCL_GEMM_SPLIT_K=off disables it, =N forces N slices on any device (tests use it).
+constexpr int64_t kMinSliceK = 512;
+int64_t split_k_slices(const Device& d, at::ScalarType t, int64_t B, int64_t M, int64_t N, int64_t K) {
+  if (t != at::kFloat || B != 1) return 1;
+  const std::string& mode = env::gemm_split_k();
+  if (mode == "off") return 1;
+  if (mode != "auto" && !mode.empty()) {
+    int64_t forced = 0;
+    try {
+      forced = std::stoll(mode);
+    } catch (const std::exception&) {
+    }
+    TORCH_CHECK(forced >= 1, "torch_ocl: TORCH_OCL_GEMM_SPLIT_K must be auto, off or a positive integer, got '", mode,
+                "'");
+    return std::max<int64_t>(1, std::min(forced, K));
+  }
+  if (!(d.info.type & (CL_DEVICE_TYPE_GPU | CL_DEVICE_TYPE_ACCELERATOR))) return 1;
+  const int64_t cu = std::max<cl_uint>(d.info.compute_units, 1);
+  const int64_t tiles = ((M + 127) / 128) * ((N + 127) / 128);  // large-tile work-groups
+  if (tiles >= cu) return 1;
+  return std::max<int64_t>(1, std::min((cu + tiles - 1) / tiles, K / kMinSliceK));
+}
+
+void run_tiled(Device& d, const at::Tensor& out, const at::Tensor& a, const at::Tensor& b, const at::Tensor* c,
+               const at::Scalar& alpha, const at::Scalar& beta, bool direct);
+
+// out = alpha * a @ b + beta * c for B == 1 in S slices of K: the slices are one batched
+// product into a float workspace [S, M, N] (batch strides step along K, so no operand is
+// copied), then gemm_splitk_reduce sums them in order and applies the epilogue.
+void run_split_k(Device& d, const at::Tensor& out, const at::Tensor& a, const at::Tensor& b, const at::Tensor* c,
+                 const at::Scalar& alpha, const at::Scalar& beta, int64_t S) {
+  const int64_t M = out.size(1), N = out.size(2), K = a.size(2);
+  const int64_t kc = (K + S - 1) / S;  // slice depth; the last slice may be shorter
+  const int64_t full = K / kc, rest = K - full * kc;
+  at::Tensor ws = at::empty({full + (rest ? 1 : 0), M, N}, out.options());
+  const at::Tensor a0 = a.select(0, 0), b0 = b.select(0, 0);
+  const bool direct = !(d.info.type & (CL_DEVICE_TYPE_GPU | CL_DEVICE_TYPE_ACCELERATOR));
+  run_tiled(d, ws.narrow(0, 0, full), a0.as_strided({full, M, kc}, {kc * a0.stride(1), a0.stride(0), a0.stride(1)}),
+            b0.as_strided({full, kc, N}, {kc * b0.stride(0), b0.stride(0), b0.stride(1)}), nullptr, 1, 0, direct);
+  if (rest)
+    run_tiled(d, ws.narrow(0, full, 1), a.narrow(2, full * kc, rest), b.narrow(1, full * kc, rest), nullptr, 1, 0,
+              direct);
+  const at::ScalarType t = out.scalar_type();
+  Kernel& k = get_kernel(d, "gemm", gemm_options(t, gemm_config(d, t, ShapeClass::Small)), "gemm_splitk_reduce");
+  launch_scaled(d, k, Range(size_t(N), size_t(M)), Range(), t, alpha, beta, int(ws.size(0)), int(M), int(N),
+                buf(ws), c ? buf(*c) : Buf{nullptr, 0}, c ? c->stride(1) : 0, c ? c->stride(2) : 0, buf(out),
+                out.stride(1), out.stride(2), int(c != nullptr));
+}
+
 void run_own(Device& d, const at::Tensor& out, const at::Tensor& a, const at::Tensor& b, const at::Tensor* c,
              const at::Scalar& alpha, const at::Scalar& beta) {
   const int64_t B = out.size(0), M = out.size(1), N = out.size(2), K = a.size(2);
@@ -129,10 +184,22 @@ void run_own(Device& d, const at::Tensor& out, const at::Tensor& a, const at::Te
              a.stride(2), c, c_sb, c_sn, B, N, K, alpha, beta);
     return;
   }
+  const int64_t slices = split_k_slices(d, out.scalar_type(), B, M, N, K);
+  if (slices > 1) {
+    run_split_k(d, out, a, b, c, alpha, beta, slices);
+    return;
+  }
+  // CPU devices: the barrier-free kernel (local memory is ordinary memory there).
+  run_tiled(d, out, a, b, c, alpha, beta, !(d.info.type & (CL_DEVICE_TYPE_GPU | CL_DEVICE_TYPE_ACCELERATOR)));
+}
+
+// One launch of the tiled kernel over the [B, M, N] problem (M, N > 1).
+void run_tiled(Device& d, const at::Tensor& out, const at::Tensor& a, const at::Tensor& b, const at::Tensor* c,
+               const at::Scalar& alpha, const at::Scalar& beta, bool direct) {
+  const int64_t B = out.size(0), M = out.size(1), N = out.size(2), K = a.size(2);
+  const int64_t c_sb = c ? c->stride(0) : 0, c_sm = c ? c->stride(1) : 0, c_sn = c ? c->stride(2) : 0;
   const at::ScalarType t = out.scalar_type();
   const GemmConfig cfg = gemm_config(d, t, shape_class(d, B, M, N));
-  // CPU devices: the barrier-free kernel (local memory is ordinary memory there).
-  const bool direct = !(d.info.type & (CL_DEVICE_TYPE_GPU | CL_DEVICE_TYPE_ACCELERATOR));
   Kernel& k = get_kernel(d, "gemm", gemm_options(t, cfg), direct ? "gemm_direct_fwd" : "gemm_fwd");
   const size_t rts_m = cfg.tile_m / cfg.wpt_m, rts_n = cfg.tile_n / cfg.wpt_n;
   Range g(size_t((N + cfg.tile_n - 1) / cfg.tile_n) * rts_n, size_t((M + cfg.tile_m - 1) / cfg.tile_m) * rts_m,

@@ -5,6 +5,7 @@
 #include "../runtime/Allocator.h"
 #include "../runtime/Device.h"
 #include "../runtime/Generator.h"
+#include "../runtime/Launch.h"
 #include "../runtime/Programs.h"
 
 namespace torch_ocl {
@@ -93,5 +94,6 @@ PYBIND11_MODULE(_C, m) {
     return d;
   });
   m.def("_launch_counts", &launch_counts);
-  m.def("_reset_launch_counts", &reset_launch_counts);
+  m.def("_reset_launch_counts", &reset_kernel_stats);
+  m.def("_kernel_times", &kernel_times);
 }

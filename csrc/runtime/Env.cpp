@@ -17,6 +17,7 @@ std::string default_cache_dir() {
 
 const std::string& devices_filter() { static const std::string v = read("TORCH_OCL_DEVICES", ""); return v; }
 bool sync_launches() { static const bool v = read("TORCH_OCL_SYNC", "0") == "1"; return v; }
+bool profile_kernels() { static const bool v = read("TORCH_OCL_PROFILE", "0") == "1"; return v; }
 const std::string& fallback_mode() { static const std::string v = read("TORCH_OCL_FALLBACK", "warn"); return v; }
 const std::string& kernel_dir() { static const std::string v = read("TORCH_OCL_KERNEL_DIR", ""); return v; }
 const std::string& cache_dir() {
@@ -25,5 +26,6 @@ const std::string& cache_dir() {
 }
 const std::string& extra_build_options() { static const std::string v = read("TORCH_OCL_BUILD_OPTIONS", ""); return v; }
 const std::string& gemm_impl() { static const std::string v = read("TORCH_OCL_GEMM", "auto"); return v; }
+const std::string& gemm_split_k() { static const std::string v = read("TORCH_OCL_GEMM_SPLIT_K", "auto"); return v; }
 
 }  // namespace torch_ocl::env

@@ -9,6 +9,8 @@ namespace torch_ocl::env {
 const std::string& devices_filter();
 // TORCH_OCL_SYNC=1: clFinish after every launch so errors point at the launch.
 bool sync_launches();
+// TORCH_OCL_PROFILE=1: time every kernel on the device (torch.ocl._kernel_times()).
+bool profile_kernels();
 // TORCH_OCL_FALLBACK=warn|error|silent: what the CPU fallback does.
 const std::string& fallback_mode();
 // TORCH_OCL_KERNEL_DIR: read .cl sources from this folder instead of the embedded copies.
@@ -19,5 +21,7 @@ const std::string& cache_dir();
 const std::string& extra_build_options();
 // TORCH_OCL_GEMM=auto|clblast|own: which GEMM implementation to use.
 const std::string& gemm_impl();
+// TORCH_OCL_GEMM_SPLIT_K=auto|off|N: split-K slicing of long-K products (N forces N slices).
+const std::string& gemm_split_k();
 
 }  // namespace torch_ocl::env

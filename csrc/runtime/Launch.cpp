@@ -22,11 +22,70 @@ Device& ocl_device(const at::Tensor& t) {
 }
 
 namespace detail {
+namespace {
+// Launch events awaiting their timestamps (TORCH_OCL_PROFILE=1).
+std::mutex g_events_mutex;
+std::vector<std::pair<Kernel*, cl_event>> g_events;
+
+// Adds the execution time of each (complete) event to its kernel and releases the events.
+void fold_events(std::vector<std::pair<Kernel*, cl_event>>& events) {
+  for (auto& [k, ev] : events) {
+    cl_ulong start = 0, end = 0;
+    if (clGetEventProfilingInfo(ev, CL_PROFILING_COMMAND_START, sizeof(start), &start, nullptr) == CL_SUCCESS &&
+        clGetEventProfilingInfo(ev, CL_PROFILING_COMMAND_END, sizeof(end), &end, nullptr) == CL_SUCCESS &&
+        end > start)
+      k->device_ns.fetch_add(end - start, std::memory_order_relaxed);
+    clReleaseEvent(ev);
+  }
+  events.clear();
+}
+}  // namespace
+
+void record_kernel_event(Device& d, Kernel& k, cl_event ev) {
+  std::vector<std::pair<Kernel*, cl_event>> done;
+  {
+    std::lock_guard<std::mutex> g(g_events_mutex);
+    g_events.emplace_back(&k, ev);
+    if (g_events.size() < 65536) return;
+    done.swap(g_events);
+  }
+  // A full backlog: wait for it (profiling runs only) so the event count stays bounded.
+  for (auto& [kk, e] : done) clWaitForEvents(1, &e);
+  fold_events(done);
+}
+
 void after_launch(Device& d, Kernel& k) {
   OCL_CHECK(clFinish(d.queue), "running kernel " + k.name + " (TORCH_OCL_SYNC=1)");
   check_device_errors(d);
 }
 }  // namespace detail
+
+std::map<std::string, std::pair<uint64_t, double>> kernel_times() {
+  for (int i = 0; i < device_count(); ++i) {
+    Device& d = peek_device(i);
+    if (d.initialized()) OCL_CHECK(clFinish(d.queue), "finishing ocl:" + std::to_string(i) + " for kernel times");
+  }
+  std::vector<std::pair<Kernel*, cl_event>> done;
+  {
+    std::lock_guard<std::mutex> g(detail::g_events_mutex);
+    done.swap(detail::g_events);
+  }
+  detail::fold_events(done);
+  std::map<std::string, std::pair<uint64_t, double>> out;
+  for (Kernel* k : all_kernels()) {
+    const uint64_t n = k->launches.load();
+    if (!n) continue;
+    auto& e = out[k->name];
+    e.first += n;
+    e.second += double(k->device_ns.load()) * 1e-6;
+  }
+  return out;
+}
+
+void reset_kernel_stats() {
+  kernel_times();  // finishes the queues and folds every pending event...
+  reset_launch_counts();  // ...which this then zeroes
+}
 
 std::string cl_type_name(at::ScalarType t) {
   switch (t) {

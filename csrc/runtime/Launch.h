@@ -60,6 +60,19 @@ inline void set_arg(cl_kernel k, cl_uint& i, const T& v, const std::string& name
   OCL_CHECK(clSetKernelArg(k, i++, sizeof(T), &v), "setting argument " + std::to_string(i - 1) + " of " + name);
 }
 void after_launch(Device& d, Kernel& k);
+// TORCH_OCL_PROFILE=1: keeps the launch's event until kernel_times() (or a full backlog)
+// folds its execution time into k.device_ns. Called with d.launch_mutex held.
+void record_kernel_event(Device& d, Kernel& k, cl_event ev);
+
+// clEnqueueNDRangeKernel of k (arguments already set), timed under TORCH_OCL_PROFILE=1.
+// Called with d.launch_mutex held; local == nullptr lets the driver choose.
+inline void enqueue_kernel(Device& d, Kernel& k, cl_uint dims, const size_t* global, const size_t* local) {
+  const bool profile = C10_UNLIKELY(env::profile_kernels());
+  cl_event ev = nullptr;
+  OCL_CHECK(clEnqueueNDRangeKernel(d.queue, k.k, dims, nullptr, global, local, 0, nullptr, profile ? &ev : nullptr),
+            "launching kernel " + k.name + " on ocl:" + std::to_string(d.index));
+  if (profile) record_kernel_event(d, k, ev);
+}
 }  // namespace detail
 
 // Enqueues k over `global` work-items in groups of `local` (local.dims == 0 or a zero size
@@ -78,13 +91,17 @@ void launch(Device& d, Kernel& k, Range global, Range local, const Args&... args
     std::lock_guard<std::mutex> lock(d.launch_mutex);
     cl_uint i = 0;
     (detail::set_arg(k.k, i, args, k.name), ...);
-    OCL_CHECK(clEnqueueNDRangeKernel(d.queue, k.k, static_cast<cl_uint>(global.dims), nullptr, g.data(),
-                                     use_local ? l.data() : nullptr, 0, nullptr, nullptr),
-              "launching kernel " + k.name + " on ocl:" + std::to_string(d.index));
+    detail::enqueue_kernel(d, k, static_cast<cl_uint>(global.dims), g.data(), use_local ? l.data() : nullptr);
   }
   k.launches.fetch_add(1, std::memory_order_relaxed);
   if (C10_UNLIKELY(env::sync_launches())) detail::after_launch(d, k);
 }
+
+// Per kernel name: (launches, device milliseconds) since the last reset_launch_counts(), the
+// times only with TORCH_OCL_PROFILE=1 (this finishes every initialized device's queue).
+std::map<std::string, std::pair<uint64_t, double>> kernel_times();
+// Zeroes the launch counts and kernel times (pending launch events are finished and dropped).
+void reset_kernel_stats();
 
 // Build options selecting the element types of common.clh for a dtype, e.g.
 // dtype_options(kFloat, "T") -> "-DT=float -DT_IS_FLOAT=1".

@@ -272,6 +272,11 @@ Kernel& get_kernel(Device& d, const std::string& stem, const std::string& option
   return k;
 }
 
+std::vector<Kernel*> all_kernels() {
+  std::lock_guard<std::mutex> g(g_mutex);
+  return g_all_kernels;
+}
+
 ProgramStats program_stats() {
   std::lock_guard<std::mutex> g(g_mutex);
   return g_stats;
@@ -289,7 +294,7 @@ std::map<std::string, uint64_t> launch_counts() {
 
 void reset_launch_counts() {
   std::lock_guard<std::mutex> g(g_mutex);
-  for (Kernel* k : g_all_kernels) k->launches.store(0);
+  for (Kernel* k : g_all_kernels) k->launches.store(0), k->device_ns.store(0);
 }
 
 }  // namespace torch_ocl

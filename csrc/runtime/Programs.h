@@ -15,6 +15,7 @@ struct Kernel {
   cl_kernel k = nullptr;
   std::string name;
   std::atomic<uint64_t> launches{0};
+  std::atomic<uint64_t> device_ns{0};  // summed execution time (TORCH_OCL_PROFILE=1 only)
 };
 
 // Source of csrc/kernels/<stem>.cl (embedded at build time, or read from
@@ -36,5 +37,7 @@ struct ProgramStats {
 ProgramStats program_stats();
 std::map<std::string, uint64_t> launch_counts();
 void reset_launch_counts();
+// Every kernel built so far (they live as long as the process).
+std::vector<Kernel*> all_kernels();
 
 }  // namespace torch_ocl

@@ -1,0 +1,44 @@
+"""TORCH_OCL_PROFILE=1: torch.ocl._kernel_times() reports launches and device time per kernel
+for every launch path (launch(), the pointwise engine, the multi-tensor kernels), and
+_reset_launch_counts() drops what was recorded before it."""
+import os
+import subprocess
+import sys
+import textwrap
+
+from .conftest import requires_ocl
+
+pytestmark = requires_ocl
+
+SCRIPT = textwrap.dedent("""
+    import torch
+    a = torch.randn(64, 64, device="ocl")
+    for _ in range(3):
+        torch.mm(a, a)
+    torch.ocl._reset_launch_counts()
+    (a + 1).sum(0)                     # pointwise engine + reduction
+    torch.mm(a, a)                     # launch()
+    torch._foreach_mul_([a, a.clone()], 2.0)  # multi-tensor kernels
+    times = torch.ocl._kernel_times()
+    gemm = [v for k, v in times.items() if k.startswith("gemm")]
+    assert len(gemm) == 1 and gemm[0][0] == 1, times   # the warm-up launches were dropped
+    assert sum(n for n, _ in times.values()) >= 4, times
+    assert all(ms >= 0.0 for _, ms in times.values()), times
+    assert sum(ms for _, ms in times.values()) > 0.0, times
+    print("ok")
+""")
+
+
+def test_kernel_times_cover_every_launch_path():
+    r = subprocess.run([sys.executable, "-c", SCRIPT], env=dict(os.environ, TORCH_OCL_PROFILE="1"),
+                       capture_output=True, text=True, timeout=600)
+    assert r.returncode == 0 and r.stdout.strip().endswith("ok"), r.stdout + r.stderr
+
+
+def test_kernel_times_without_profiling_report_launches_only():
+    import torch
+    a = torch.randn(8, 8, device="ocl")
+    torch.ocl._reset_launch_counts()
+    torch.mm(a, a)
+    times = torch.ocl._kernel_times()
+    assert sum(n for n, _ in times.values()) == 1 and all(ms == 0.0 for _, ms in times.values()), times
