@@ -1,4 +1,4 @@
-// Reductions (sum/mean/prod/amax/amin/argmax/argmin/all/any/norm/var/logsumexp) over any set of
+// Reductions (sum/mean/prod/amax/amin/aminmax/argmax/argmin/all/any/norm/var/logsumexp) over any set of
 // dims of a strided tensor. Shapes and strides are runtime arguments (Geom); the op, dtypes and
 // work-group size are build options, so one program serves every shape of an (op, dtype) pair.
 //
@@ -31,6 +31,7 @@
 #define OP_ARG 3      // (value, first index); NaN wins; MODE_MIN for argmin, MODE_VALUES for max.dim
 #define OP_WELFORD 4  // var/std (+mean): Welford per item, Chan et al. to combine
 #define OP_LSE 5      // logsumexp: running (max, scaled sum)
+#define OP_AMINMAX 6  // aminmax: NaN-propagating (min, max) in one pass; max is stored through y2
 
 // mode bits 0-2: element map applied before accumulating.
 #define MAP_NONE 0
@@ -131,6 +132,8 @@ typedef struct { ACC v; long i; } State;  // i < 0: no element yet
 typedef struct { ACC mean; ACC m2; long n; } State;
 #elif OP == OP_LSE
 typedef struct { ACC m; ACC s; } State;
+#elif OP == OP_AMINMAX
+typedef struct { ACC lo; ACC hi; } State;
 #else
 typedef struct { ACC v; } State;
 #endif
@@ -157,6 +160,9 @@ inline State s_init(uint mode) {
   s.s = 0;
 #elif OP == OP_PROD
   s.v = 1;
+#elif OP == OP_AMINMAX
+  s.lo = ACC_HIGHEST;
+  s.hi = ACC_LOWEST;
 #elif OP == OP_MINMAX
   s.v = (mode & MODE_MIN) ? ACC_HIGHEST : ACC_LOWEST;
 #else
@@ -220,6 +226,11 @@ inline State s_combine(State a, State b, uint mode) {
   if (b.m == -INFINITY) return a;  // b holds no finite mass (or a is +inf and b empty)
   a.s += b.s * (b.m == a.m ? (ACC)1 : exp(b.m - a.m));
   return a;
+#elif OP == OP_AMINMAX
+  State r;
+  r.lo = nan_pick(a.lo, b.lo, true);
+  r.hi = nan_pick(a.hi, b.hi, false);
+  return r;
 #else
   State r;
 #if OP == OP_SUM
@@ -260,6 +271,11 @@ inline State s_add(State s, ACC x, long idx, uint mode) {
     s.s += (x == s.m) ? (ACC)1 : exp(x - s.m);  // x == m covers m == +inf
   }
   return s;
+#elif OP == OP_AMINMAX
+  State e;
+  e.lo = x;
+  e.hi = x;
+  return s_combine(s, e, mode);
 #else
   State e;
   e.v = x;
@@ -284,6 +300,10 @@ inline void s_store(State s, __global OUT_T* y, long oy, __global OUT2_T* y2, lo
   }
 #elif OP == OP_LSE
   STORE(y, oy, s.m == -INFINITY ? s.m : s.m + log(s.s));
+#elif OP == OP_AMINMAX
+  STORE(y, oy, s.lo);
+  __global OUT_T* yh = (__global OUT_T*)y2;
+  STORE(yh, oy2, s.hi);
 #elif OP == OP_SUM && ACC_FLOAT
   ACC v = s.v;
   switch (mode & FIN_MASK) {

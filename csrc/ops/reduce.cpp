@@ -1,4 +1,4 @@
-// Reductions over any set of dims: sum/mean/nansum/prod, amax/amin, max/min (+indices),
+// Reductions over any set of dims: sum/mean/nansum/prod, amax/amin, aminmax, max/min (+indices),
 // argmax/argmin, all/any, norms, var/std(+mean), logsumexp, count_nonzero. One engine
 // (run_reduce) turns (input strides, reduced dims, output strides) into a coalesced geometry and
 // launches kernels/reduce.cl; inputs and outputs may have any strides (no copies except when more
@@ -13,6 +13,7 @@
 #include <ATen/ops/all_meta.h>
 #include <ATen/ops/amax_meta.h>
 #include <ATen/ops/amin_meta.h>
+#include <ATen/ops/aminmax_meta.h>
 #include <ATen/ops/any_meta.h>
 #include <ATen/ops/argmax_meta.h>
 #include <ATen/ops/argmin_meta.h>
@@ -35,7 +36,7 @@ namespace torch_ocl {
 namespace {
 
 // Must match the OP_* / MAP_* / FIN_* / MODE_* / KIND_* codes of kernels/reduce.cl.
-enum ReduceOp : int { kSum = 0, kProd = 1, kMinMax = 2, kArg = 3, kWelford = 4, kLogSumExp = 5 };
+enum ReduceOp : int { kSum = 0, kProd = 1, kMinMax = 2, kArg = 3, kWelford = 4, kLogSumExp = 5, kAMinMax = 6 };
 enum Mode : uint32_t {
   kMapNone = 0, kMapNanToZero = 1, kMapAbs = 2, kMapSquare = 3, kMapPow = 4, kMapNonZero = 5,
   kFinDiv = 8, kFinSqrt = 16, kFinPow = 24,
@@ -271,10 +272,11 @@ void run_reduce(const Spec& spec, const at::Tensor& self, at::native::DimMask ma
   nsplit = std::max<uint64_t>(nsplit, 1);
 
   // Argmax-style ops store values of the input's dtype (if any) and int64 indices; var_mean
-  // stores the mean in the variance's dtype. Fixing these keeps one program per input dtype.
+  // stores the mean in the variance's dtype and aminmax the max in the min's. Fixing these keeps
+  // one program per input dtype.
   const bool arg = spec.op == kArg;
   const at::ScalarType out_t = arg ? self.scalar_type() : out.scalar_type();
-  const at::ScalarType out2_t = spec.op == kWelford ? out_t : at::kLong;
+  const at::ScalarType out2_t = spec.op == kWelford || spec.op == kAMinMax ? out_t : at::kLong;
   const std::string opts = build_options(spec, self.scalar_type(), out_t, out2_t);
   Kernel& k = get_kernel(d, "reduce", opts, "reduce_fwd");
   const at::ScalarType acc = acc_type(spec.val);
@@ -517,6 +519,17 @@ std::tuple<at::Tensor&, at::Tensor&> min_dim_min_ocl(const at::Tensor& self, int
   s.mode = kModeValues | kModeMin;
   run_reduce(s, self, mask_of_dim(self, pre.dim), keepdim, values, indices);
   return {values, indices};
+}
+
+// aminmax.out(Tensor self, *, int? dim=None, bool keepdim=False, Tensor(a!) min, Tensor(b!) max) -> (Tensor(a!) min, Tensor(b!) max)
+std::tuple<at::Tensor&, at::Tensor&> aminmax_out_ocl(const at::Tensor& self, std::optional<int64_t> dim, bool keepdim,
+                                                     at::Tensor& min, at::Tensor& max) {
+  OutMeta<at::meta::structured_aminmax, 2> m(min, max);
+  m.meta(self, dim, keepdim);
+  Spec s{kAMinMax};
+  s.val = self.scalar_type();
+  run_reduce(s, self, dim ? mask_of_dim(self, *dim) : mask_all(), keepdim, min, max);
+  return {min, max};
 }
 
 void arg_reduce(bool is_min, const at::Tensor& self, std::optional<int64_t> dim, bool keepdim, const at::Tensor& out) {
@@ -768,6 +781,7 @@ TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
   m.impl("min.unary_out", min_unary_out_ocl);
   m.impl("max.dim_max", max_dim_max_ocl);
   m.impl("min.dim_min", min_dim_min_ocl);
+  m.impl("aminmax.out", aminmax_out_ocl);
   m.impl("argmax.out", argmax_out_ocl);
   m.impl("argmin.out", argmin_out_ocl);
   m.impl("all.out", all_out_ocl);

@@ -1,6 +1,9 @@
-// cumsum / cumprod along one dim, any strides (kernels/scan.cl). Output shape and dtype checks
-// come from ATen's structured meta functions; the input is converted to the output dtype on
-// load (as the CPU casts it first) and accumulated in float/double/int64.
+// Inclusive scans along one dim, any strides (kernels/scan.cl): cumsum, cumprod, cummax/cummin
+// (values + int64 indices, through ATen's _cummax_helper/_cummin_helper: the composite cummax
+// resizes the outputs and handles 0-dim inputs) and logcumsumexp (through _logcumsumexp).
+// Output shape and dtype checks come from ATen's structured meta functions where the op is
+// structured; the input is converted to the output dtype on load (as the CPU casts it first) and
+// accumulated in float/double/int64.
 #include "../runtime/Launch.h"
 #include <ATen/MemoryOverlap.h>
 #include <ATen/WrapDimUtils.h>
@@ -9,6 +12,7 @@
 #include <ATen/ops/cumprod_meta.h>
 #include <ATen/ops/cumsum_meta.h>
 #include <ATen/ops/empty.h>
+#include <ATen/ops/empty_like.h>
 #include <torch/library.h>
 
 #include "../aten/TorchCompat.h"
@@ -17,19 +21,34 @@
 namespace torch_ocl {
 namespace {
 
+// Must match SCAN_* of scan.cl.
+enum ScanOp : int { kSum = 0, kProd = 1, kMax = 2, kMin = 3, kLogSumExp = 4 };
+const char* op_name(ScanOp op) {
+  static const char* names[] = {"cumsum", "cumprod", "cummax", "cummin", "logcumsumexp"};
+  return names[op];
+}
+
 constexpr int kMaxDims = 8;     // MAX_DIMS of scan.cl
 constexpr size_t kLocal = 256;  // LOCAL_SIZE of scan.cl
+constexpr size_t kItems = 4;    // ITEMS of scan.cl
+constexpr size_t kTile = kLocal * kItems;
 // Column kernel (one item per row) when the scan dim is not contiguous and there are at least
 // this many rows to spread over the device.
 constexpr int64_t kMinRowsForColumns = 256;
+// Rows are cut into blocks (reduce-then-scan, two launches) while there are fewer than this many
+// work-groups per compute unit and each block still gets at least two tiles.
+constexpr uint64_t kGroupsPerCU = 4;
+constexpr uint64_t kMaxBlocks = kLocal;  // blocks per row
+constexpr size_t kStateBytes = 16;       // >= sizeof(State) of scan.cl for every op
 
 struct ScanGeom {
   cl_uint kdims = 0, pad = 0;
   cl_ulong ksize[kMaxDims];
   cl_long kin[kMaxDims];
   cl_long kout[kMaxDims];
+  cl_long kidx[kMaxDims];
   cl_ulong len = 1;
-  cl_long sin = 0, sout = 0;
+  cl_long sin = 0, sout = 0, sidx = 0;
 };
 
 std::string storage_name(at::ScalarType t) {
@@ -45,53 +64,65 @@ int kind_of(at::ScalarType t) {
 
 // Whether writing `out` could change `self` other than element-for-element in place.
 bool needs_temp(const at::Tensor& out, const at::Tensor& self) {
-  if (out.numel() == 0 || self.numel() == 0 || !out.storage().is_alias_of(self.storage())) return false;
+  if (!out.defined() || out.numel() == 0 || self.numel() == 0 || !out.storage().is_alias_of(self.storage()))
+    return false;
   const bool same_elements = out.data_ptr() == self.data_ptr() && out.strides() == self.strides() &&
                              out.itemsize() == self.itemsize();
   return !same_elements && at::get_overlap_status(out, self) != at::MemOverlapStatus::No;
 }
 
-void run_scan(bool prod, const at::Tensor& self, int64_t dim, const at::Tensor& out) {
+// Scans `self` along `dim` (already wrapped) into `out` (and `indices` for cummax/cummin), both
+// of self's shape with any strides.
+void run_scan(ScanOp op, const at::Tensor& self, int64_t dim, const at::Tensor& out, const at::Tensor& indices) {
   if (out.numel() == 0) return;
-  if (needs_temp(out, self)) {
+  const bool with_index = op == kMax || op == kMin;
+  if (needs_temp(out, self) || (with_index && needs_temp(indices, self))) {
     at::Tensor tmp = at::empty(out.sizes(), out.options());
-    run_scan(prod, self, dim, tmp);
+    at::Tensor tmp_i = with_index ? at::empty(indices.sizes(), indices.options()) : at::Tensor();
+    run_scan(op, self, dim, tmp, tmp_i);
     out.copy_(tmp);
+    if (with_index) indices.copy_(tmp_i);
     return;
   }
   Device& d = ocl_device(self);
   const at::ScalarType in = self.scalar_type(), val = out.scalar_type();
-  check_dtype_supported(d, in, prod ? "cumprod" : "cumsum");
-  check_dtype_supported(d, val, prod ? "cumprod" : "cumsum");
+  check_dtype_supported(d, in, op_name(op));
+  check_dtype_supported(d, val, op_name(op));
   ScanGeom g;
-  struct Dim { int64_t size, in, out; };
+  struct Dim { int64_t size, in, out, idx; };
   std::vector<Dim> rows;
   for (int64_t i = self.dim() - 1; i >= 0; --i) {
+    const int64_t si = with_index ? indices.stride(i) : 0;
     if (i == dim) {
       g.len = self.size(i);
       g.sin = self.stride(i);
       g.sout = out.stride(i);
+      g.sidx = si;
     } else if (self.size(i) != 1) {
-      rows.push_back({self.size(i), self.stride(i), out.stride(i)});
+      rows.push_back({self.size(i), self.stride(i), out.stride(i), si});
     }
   }
   std::stable_sort(rows.begin(), rows.end(), [](const Dim& a, const Dim& b) { return a.in < b.in; });
   std::vector<Dim> merged;
   for (const auto& r : rows) {
-    if (!merged.empty() && r.in == merged.back().in * merged.back().size &&
-        r.out == merged.back().out * merged.back().size) {
-      merged.back().size *= r.size;
-      continue;
+    if (!merged.empty()) {
+      Dim& p = merged.back();
+      if (r.in == p.in * p.size && r.out == p.out * p.size && r.idx == p.idx * p.size) {
+        p.size *= r.size;
+        continue;
+      }
     }
     merged.push_back(r);
   }
-  if (merged.empty()) merged.push_back({1, 0, 0});
+  if (merged.empty()) merged.push_back({1, 0, 0, 0});
   if (merged.size() > size_t(kMaxDims)) {
     // Rare (> 8 non-mergeable dims): scan a contiguous copy with the scan dim last.
     at::Tensor src = self.movedim(dim, -1).contiguous();
     at::Tensor tmp = at::empty(src.sizes(), out.options());
-    run_scan(prod, src, src.dim() - 1, tmp);
+    at::Tensor tmp_i = with_index ? at::empty(src.sizes(), indices.options()) : at::Tensor();
+    run_scan(op, src, src.dim() - 1, tmp, tmp_i);
     out.copy_(tmp.movedim(-1, dim));
+    if (with_index) indices.copy_(tmp_i.movedim(-1, dim));
     return;
   }
   g.kdims = static_cast<cl_uint>(merged.size());
@@ -99,27 +130,46 @@ void run_scan(bool prod, const at::Tensor& self, int64_t dim, const at::Tensor& 
     g.ksize[i] = merged[i].size;
     g.kin[i] = merged[i].in;
     g.kout[i] = merged[i].out;
+    g.kidx[i] = merged[i].idx;
   }
-  const int64_t nrows = out.numel() / std::max<int64_t>(1, static_cast<int64_t>(g.len));
+  const uint64_t nrows = static_cast<uint64_t>(out.numel()) / std::max<uint64_t>(1, g.len);
 
   const at::ScalarType acc = val == at::kDouble ? at::kDouble : at::isFloatingType(val) ? at::kFloat : at::kLong;
-  std::string opts = "-DIN_T=" + storage_name(in) + " -DIN_KIND=" + std::to_string(kind_of(in)) +
-                     " -DACC=" + cl_type_name(acc) + " -DOUT_T=" + storage_name(val) +
-                     " -DOUT_KIND=" + std::to_string(kind_of(val)) + (prod ? " -DSCAN_PROD" : "");
+  std::string opts = "-DSCAN_OP=" + std::to_string(op) + " -DIN_T=" + storage_name(in) +
+                     " -DIN_KIND=" + std::to_string(kind_of(in)) + " -DACC=" + cl_type_name(acc) +
+                     " -DACC_FLOAT=" + (acc == at::kLong ? "0" : "1") + " -DOUT_T=" + storage_name(val) +
+                     " -DOUT_KIND=" + std::to_string(kind_of(val));
   if (val != in) {
     if (val == at::kHalf) opts += " -DVAL_HALF";
     else if (val == at::kBFloat16) opts += " -DVAL_BF16";
     else if (at::isIntegralType(val, true) && val != at::kLong) opts += " -DVAL_CAST=" + cl_type_name(val);
   }
-  Buf bx = buf(self), by = buf(out);
-  const bool columns = g.sin != 1 && nrows >= kMinRowsForColumns;
-  if (columns) {
+  Buf bx = buf(self), by = buf(out), bi = with_index ? buf(indices) : Buf{nullptr, 0};
+  if (g.sin != 1 && nrows >= uint64_t(kMinRowsForColumns)) {
     Kernel& k = get_kernel(d, "scan", opts, "scan_cols");
-    launch(d, k, Range(static_cast<size_t>(nrows)), Range(kLocal), bx, by, g, cl_ulong(nrows));
-  } else {
-    Kernel& k = get_kernel(d, "scan", opts, "scan_rows");
-    launch(d, k, Range(static_cast<size_t>(nrows) * kLocal), Range(kLocal), bx, by, g);
+    launch(d, k, Range(static_cast<size_t>(nrows)), Range(kLocal), bx, by, bi, g, cl_ulong(nrows));
+    return;
   }
+  // Few long rows: cut each into blocks so that the device fills up.
+  uint64_t nblocks = 1;
+  const uint64_t target = std::max<uint64_t>(1, d.info.compute_units) * kGroupsPerCU;
+  if (nrows < target && g.len >= 2 * 2 * kTile)
+    nblocks = std::min<uint64_t>({(target + nrows - 1) / nrows, g.len / (2 * kTile), kMaxBlocks});
+  uint64_t chunk = (g.len + nblocks - 1) / nblocks;
+  chunk = (chunk + kTile - 1) / kTile * kTile;
+  nblocks = (g.len + chunk - 1) / chunk;
+  at::Tensor ws;
+  Buf bws{nullptr, 0};
+  if (nblocks > 1) {
+    ws = at::empty({static_cast<int64_t>(nrows * nblocks * kStateBytes)}, self.options().dtype(at::kByte));
+    bws = buf(ws);
+    Kernel& p = get_kernel(d, "scan", opts, "scan_partials");
+    launch(d, p, Range(static_cast<size_t>(nrows * (nblocks - 1)) * kLocal), Range(kLocal), bx, bws, g,
+           cl_ulong(nblocks), cl_ulong(chunk));
+  }
+  Kernel& k = get_kernel(d, "scan", opts, "scan_rows");
+  launch(d, k, Range(static_cast<size_t>(nrows * nblocks) * kLocal), Range(kLocal), bx, by, bi, bws, g,
+         cl_ulong(nblocks), cl_ulong(chunk));
 }
 
 // Checks and resizes a user-supplied out tensor like ATen's generated structured out= wrappers.
@@ -159,7 +209,7 @@ struct OutMeta final : Meta {
 at::Tensor& cumsum_out_ocl(const at::Tensor& self, int64_t dim, std::optional<at::ScalarType> dtype, at::Tensor& out) {
   OutMeta<at::meta::structured_cumsum> m(out);
   m.meta(self, dim, dtype);
-  run_scan(false, self, self.dim() == 0 ? 0 : at::maybe_wrap_dim(dim, self.dim()), out);
+  run_scan(kSum, self, self.dim() == 0 ? 0 : at::maybe_wrap_dim(dim, self.dim()), out, {});
   return out;
 }
 
@@ -168,8 +218,37 @@ at::Tensor& cumprod_out_ocl(const at::Tensor& self, int64_t dim, std::optional<a
                             at::Tensor& out) {
   OutMeta<at::meta::structured_cumprod> m(out);
   m.meta(self, dim, dtype);
-  run_scan(true, self, self.dim() == 0 ? 0 : at::maybe_wrap_dim(dim, self.dim()), out);
+  run_scan(kProd, self, self.dim() == 0 ? 0 : at::maybe_wrap_dim(dim, self.dim()), out, {});
   return out;
+}
+
+// _cummax_helper(Tensor self, Tensor(a!) values, Tensor(b!) indices, int dim) -> ()
+// (values and indices already have self's shape; self has at least one dim and one element.)
+void cummax_helper_ocl(const at::Tensor& self, at::Tensor& values, at::Tensor& indices, int64_t dim) {
+  run_scan(kMax, self, at::maybe_wrap_dim(dim, self.dim()), values, indices);
+}
+
+// _cummin_helper(Tensor self, Tensor(a!) values, Tensor(b!) indices, int dim) -> ()
+void cummin_helper_ocl(const at::Tensor& self, at::Tensor& values, at::Tensor& indices, int64_t dim) {
+  run_scan(kMin, self, at::maybe_wrap_dim(dim, self.dim()), values, indices);
+}
+
+// _logcumsumexp.out(Tensor self, int dim, *, Tensor(a!) out) -> Tensor(a!)
+at::Tensor& _logcumsumexp_out_ocl(const at::Tensor& self, int64_t dim, at::Tensor& out) {
+  TORCH_CHECK_NOT_IMPLEMENTED(at::isFloatingType(self.scalar_type()), "\"logcumsumexp_out_ocl\" not implemented for '",
+                              c10::toString(self.scalar_type()), "'");
+  TORCH_CHECK(out.scalar_type() == self.scalar_type(), "logcumsumexp: expected out tensor to have dtype ",
+              self.scalar_type(), ", but got ", out.scalar_type(), " instead");
+  const int64_t d = at::maybe_wrap_dim(dim, self.dim());
+  at::native::resize_output(out, self.sizes());
+  run_scan(kLogSumExp, self, d, out, {});
+  return out;
+}
+
+// _logcumsumexp(Tensor self, int dim) -> Tensor
+at::Tensor _logcumsumexp_ocl(const at::Tensor& self, int64_t dim) {
+  at::Tensor out = at::empty_like(self, at::MemoryFormat::Contiguous);
+  return _logcumsumexp_out_ocl(self, dim, out);
 }
 
 }  // namespace
@@ -177,6 +256,10 @@ at::Tensor& cumprod_out_ocl(const at::Tensor& self, int64_t dim, std::optional<a
 TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
   m.impl("cumsum.out", cumsum_out_ocl);
   m.impl("cumprod.out", cumprod_out_ocl);
+  m.impl("_cummax_helper", cummax_helper_ocl);
+  m.impl("_cummin_helper", cummin_helper_ocl);
+  m.impl("_logcumsumexp", _logcumsumexp_ocl);
+  m.impl("_logcumsumexp.out", _logcumsumexp_out_ocl);
 }
 
 }  // namespace torch_ocl

@@ -394,3 +394,137 @@ CASES += [
            lambda dt: [Sample((make((4, 9), dt, low=0.5, high=1.5), 1)),
                        Sample((make((9, 4), dt, low=0.5, high=1.5), 0))], dtypes=F32),
 ]
+
+
+# ---- aminmax (csrc/ops/reduce.cpp) and cummax/cummin/logcumsumexp (csrc/ops/scan.cpp) --------
+
+def _aminmax_samples(dtype):
+    # Full reductions of SHAPES (the empty ones raise like the CPU), one int dim (negative,
+    # keepdim, 0-dim, strided, expanded, empty result, split path).
+    yield from _dim_samples(dtype, empty_dim=False, multi=False)
+    yield Sample((make((3, 0, 2), dtype),), {"dim": 1}, tag="empty dim raises")
+    yield Sample((make((2, 3, 4), dtype),), {"keepdim": True}, tag="dim=None keepdim")
+    yield Sample((make((2, 3, 4), dtype),), {"dim": -2}, tag="dim -2")
+    if dtype.is_floating_point:
+        x = make((4, 9), dtype)
+        x[1, 3] = float("nan")
+        x[2, :] = float("-inf")
+        x[3, 0] = float("inf")
+        yield Sample((x,), {"dim": 1}, tag="nan and infs")
+        yield Sample((x.t(),), {"dim": 0, "keepdim": True}, tag="nan and infs, columns")
+        yield Sample((x,), {}, tag="nan all")
+
+
+def _aminmax_out(x, **kw):
+    lo = torch.empty(3, dtype=x.dtype, device=x.device)           # wrong size: resized
+    hi = torch.empty(7, 2, dtype=x.dtype, device=x.device)[:, 0]  # strided, wrong size
+    return torch.aminmax(x, out=(lo, hi), **kw)
+
+
+def _cum_ties(dtype, shape=(7, 33)):
+    # Few distinct values: ties everywhere, so the index rule (the later element wins) matters.
+    return make(shape, dtype, low=0, high=3)
+
+
+def _cummaxmin_samples(dtype):
+    yield from _scan_samples(dtype)
+    yield Sample((_cum_ties(dtype), 1), tag="ties rows")
+    yield Sample((_cum_ties(dtype), 0), tag="ties columns")
+    yield Sample((_cum_ties(dtype, (300, 5)).t(), 1), tag="ties, strided scan dim")
+    # Few long rows are cut into blocks (reduce-then-scan) when they cannot fill the device.
+    yield Sample((_cum_ties(dtype, (2, 9000)), 1), tag="ties, multi-block")
+    if dtype == torch.float32:
+        yield Sample((make((2, 9000), dtype), -1), tag="multi-block")
+    yield Sample((make((3, 0, 2), dtype), 1), tag="empty")
+    yield Sample((make((2, 3, 4), dtype), -3), tag="dim -3")
+    if dtype.is_floating_point:
+        x = make((5, 9), dtype)
+        x[0, 3] = x[0, 6] = float("nan")   # NaN wins and the later NaN takes the index
+        x[1, 0] = float("nan")
+        x[2, :] = float("-inf")
+        x[3, 4] = float("inf")
+        x[4, :] = 0.0
+        x[4, 3] = -0.0                      # equal to 0.0: a tie
+        yield Sample((x, 1), tag="nan, infs, signed zeros")
+        yield Sample((x.t().contiguous(), 0), tag="nan, infs, columns")
+        y = make((2, 9000), dtype)
+        y[0, 4000] = float("nan")
+        y[1, 8999] = float("nan")
+        yield Sample((y, 1), tag="nan, multi-block")
+
+
+def _cummax(x, d):
+    return torch.cummax(x, d)
+
+
+def _cummin(x, d):
+    return torch.cummin(x, d)
+
+
+def _cummaxmin_out(x, d):
+    v = torch.empty(3, dtype=x.dtype, device=x.device)
+    i = torch.empty(x.numel() * 2 + 1, dtype=torch.long, device=x.device)[::2]
+    torch.cummax(x, d, out=(v, i))
+    v2 = torch.empty(x.shape[::-1], dtype=x.dtype, device=x.device).t()  # strided out
+    i2 = torch.empty(0, dtype=torch.long, device=x.device)
+    torch.cummin(x, d, out=(v2, i2))
+    return v, i, v2, i2
+
+
+def _lcse_samples(dtype):
+    yield from _scan_samples(dtype)
+    yield Sample((make((2, 9000), dtype), -1), tag="multi-block")
+    yield Sample((make((3, 0, 2), dtype), 1), tag="empty")
+    x = make((5, 9), dtype)
+    x[0, :] = float("-inf")
+    x[1, 2] = float("inf")
+    x[1, 5] = float("inf")
+    x[2, 4] = float("nan")
+    x[3, 1] = 80.0   # exp would overflow without rescaling
+    x[4, 6] = -80.0
+    yield Sample((x, 1), tag="infs, nan, large")
+    if dtype == torch.float32:
+        yield Sample((make((4, 5), torch.int64), 1), tag="int raises")
+
+
+def _lcse(x, d):
+    return torch.logcumsumexp(x, d)
+
+
+def _lcse_inf_free(dtype):
+    # Gradient samples: no infinities/NaN (their gradients are NaN on both, but 0 * inf forms
+    # are compared elementwise and differ in sign conventions only by accident).
+    for s in _lcse_samples(dtype):
+        if "infs" not in s.tag and "raises" not in s.tag:
+            yield s
+
+
+def _lcse_out(x, d):
+    out = torch.empty(2, dtype=x.dtype, device=x.device)
+    torch.logcumsumexp(x, d, out=out)
+    y = x.clone()
+    torch.logcumsumexp(y, d, out=y)  # out is the input: in place
+    return out, y
+
+
+CASES += [
+    OpCase("aminmax", ["aten::aminmax.out"], lambda x, **kw: torch.aminmax(x, **kw), _aminmax_samples,
+           dtypes=(torch.float32, torch.float64, torch.int64, torch.bool, torch.float16, torch.bfloat16), grad=True),
+    OpCase("aminmax_out", ["aten::aminmax.out"], _aminmax_out,
+           lambda dt: [Sample((make((4, 6), dt),), {"dim": 1}), Sample((make((4, 6), dt),), {}),
+                       Sample((make((4, 6), dt),), {"dim": 0, "keepdim": True})], dtypes=F32),
+    OpCase("cummax", ["aten::_cummax_helper"], _cummax, _cummaxmin_samples,
+           dtypes=(torch.float32, torch.float64, torch.int32, torch.uint8, torch.bool, torch.float16,
+                   torch.bfloat16), grad=True),
+    OpCase("cummin", ["aten::_cummin_helper"], _cummin, _cummaxmin_samples,
+           dtypes=(torch.float32, torch.int64), grad=True),
+    OpCase("cummax_cummin_out", ["aten::_cummax_helper", "aten::_cummin_helper"], _cummaxmin_out,
+           lambda dt: [Sample((make((4, 9), dt), 1)), Sample((make((9, 4), dt), 0)), Sample((make((), dt), 0))],
+           dtypes=F32),
+    OpCase("logcumsumexp", ["aten::_logcumsumexp", "aten::_logcumsumexp.out"], _lcse, _lcse_samples,
+           dtypes=FLOATS + HALFS),
+    OpCase("logcumsumexp_grad", ["aten::_logcumsumexp"], _lcse, _lcse_inf_free, dtypes=FLOATS, grad=True),
+    OpCase("logcumsumexp_out", ["aten::_logcumsumexp.out"], _lcse_out,
+           lambda dt: [Sample((make((4, 9), dt), 1)), Sample((make((9, 4), dt), 0)),
+                       Sample((make((2, 3000), dt), -1))], dtypes=F32),
+]
