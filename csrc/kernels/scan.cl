@@ -9,6 +9,8 @@
 //                 scan_rows then starts block b from the combined states of blocks 0..b-1.
 //  scan_cols:     one work-item per row, serial along the scan dim; adjacent items take adjacent
 //                 rows, so loads coalesce when the scan dim is outer (e.g. cumsum over dim 0).
+//                 Also for many short rows. With too few rows for the device, the scan dim is cut
+//                 into blocks the same way (scan_cols_partials, one item per (row, block)).
 // Every op's combine is associative and commutative (cummax/cummin pick the larger (value,
 // index) pair, NaN above everything, which is exactly the CPU's serial rule: a later element
 // wins ties and every NaN wins), so blocks and local-memory trees may combine in any order.
@@ -286,8 +288,12 @@ void scan_partials(PTR_ARG(IN_T, x), PTR_ARG(State, ws), ScanGeom g, ulong nbloc
   if (lid == 0) PTR(State, ws)[r * nblocks + b] = t;
 }
 
-__kernel void scan_cols(PTR_ARG(IN_T, x), PTR_ARG(OUT_T, y), PTR_ARG(long, yi), ScanGeom g, ulong nrows) {
-  const ulong r = get_global_id(0);
+// NDRange: (nrows, nblocks). Item (r, b) scans elements [b * chunk, b * chunk + chunk) of row
+// r serially, starting from the totals of its row's earlier blocks (ws[k * nrows + r], written
+// by scan_cols_partials) when nblocks > 1.
+__kernel void scan_cols(PTR_ARG(IN_T, x), PTR_ARG(OUT_T, y), PTR_ARG(long, yi), PTR_ARG(State, ws), ScanGeom g,
+                        ulong nrows, ulong chunk) {
+  const ulong r = get_global_id(0), b = get_global_id(1);
   if (r >= nrows) return;
   long ib, ob, oi;
   row_offsets(&g, r, &ib, &ob, &oi);
@@ -295,8 +301,23 @@ __kernel void scan_cols(PTR_ARG(IN_T, x), PTR_ARG(OUT_T, y), PTR_ARG(long, yi), 
   __global OUT_T* py = PTR(OUT_T, y) + ob;
   __global long* pi = PTR(long, yi) + oi;
   State run = s_identity();
-  for (ulong i = 0; i < g.len; ++i) {
+  for (ulong k = 0; k < b; ++k) run = s_combine(run, PTR(State, ws)[k * nrows + r]);
+  const ulong end = min(g.len, (b + 1) * chunk);
+  for (ulong i = b * chunk; i < end; ++i) {
     run = s_combine(run, s_elem(LOAD(px, (long)i * g.sin), i));
     s_store(py, (long)i * g.sout, pi, (long)i * g.sidx, run);
   }
+}
+
+// NDRange: (nrows, nblocks - 1). Item (r, b) reduces block b of row r into ws[b * nrows + r].
+__kernel void scan_cols_partials(PTR_ARG(IN_T, x), PTR_ARG(State, ws), ScanGeom g, ulong nrows, ulong chunk) {
+  const ulong r = get_global_id(0), b = get_global_id(1);
+  if (r >= nrows) return;
+  long ib, ob, oi;
+  row_offsets(&g, r, &ib, &ob, &oi);
+  __global const IN_T* px = PTR(IN_T, x) + ib;
+  State t = s_identity();
+  const ulong end = min(g.len, (b + 1) * chunk);
+  for (ulong i = b * chunk; i < end; ++i) t = s_combine(t, s_elem(LOAD(px, (long)i * g.sin), i));
+  PTR(State, ws)[b * nrows + r] = t;
 }

@@ -32,9 +32,15 @@ constexpr int kMaxDims = 8;     // MAX_DIMS of scan.cl
 constexpr size_t kLocal = 256;  // LOCAL_SIZE of scan.cl
 constexpr size_t kItems = 4;    // ITEMS of scan.cl
 constexpr size_t kTile = kLocal * kItems;
-// Column kernel (one item per row) when the scan dim is not contiguous and there are at least
-// this many rows to spread over the device.
+// Column kernel (one item per row) when the scan dim is not contiguous or rows are at most
+// kMaxSerialRow long (a work-group per row would idle), and there are at least this many rows.
 constexpr int64_t kMinRowsForColumns = 256;
+constexpr uint64_t kMaxSerialRow = 32;
+// The column kernel cuts the scan dim into up to kMaxColumnBlocks blocks of at least
+// kMinColumnChunk elements while there are fewer than kItemsPerCU rows per compute unit.
+constexpr uint64_t kItemsPerCU = 2048;
+constexpr uint64_t kMinColumnChunk = 32;
+constexpr uint64_t kMaxColumnBlocks = 32;
 // Rows are cut into blocks (reduce-then-scan, two launches) while there are fewer than this many
 // work-groups per compute unit and each block still gets at least two tiles.
 constexpr uint64_t kGroupsPerCU = 4;
@@ -145,21 +151,37 @@ void run_scan(ScanOp op, const at::Tensor& self, int64_t dim, const at::Tensor& 
     else if (at::isIntegralType(val, true) && val != at::kLong) opts += " -DVAL_CAST=" + cl_type_name(val);
   }
   Buf bx = buf(self), by = buf(out), bi = with_index ? buf(indices) : Buf{nullptr, 0};
-  if (g.sin != 1 && nrows >= uint64_t(kMinRowsForColumns)) {
+  const uint64_t cus = std::max<uint64_t>(1, d.info.compute_units);
+  at::Tensor ws;
+  Buf bws{nullptr, 0};
+  if (nrows >= uint64_t(kMinRowsForColumns) && (g.sin != 1 || g.len <= kMaxSerialRow)) {
+    // One item per (row, block); blocks only while the rows alone leave the device idle.
+    uint64_t nblocks = 1;
+    const uint64_t target = cus * kItemsPerCU;
+    if (nrows < target && g.len >= 2 * kMinColumnChunk)
+      nblocks = std::min<uint64_t>({(target + nrows - 1) / nrows, g.len / kMinColumnChunk, kMaxColumnBlocks});
+    const uint64_t chunk = (g.len + nblocks - 1) / nblocks;
+    nblocks = (g.len + chunk - 1) / chunk;
+    if (nblocks > 1) {
+      ws = at::empty({static_cast<int64_t>(nrows * nblocks * kStateBytes)}, self.options().dtype(at::kByte));
+      bws = buf(ws);
+      Kernel& p = get_kernel(d, "scan", opts, "scan_cols_partials");
+      launch(d, p, Range(static_cast<size_t>(nrows), static_cast<size_t>(nblocks - 1)), Range(kLocal, 1), bx, bws,
+             g, cl_ulong(nrows), cl_ulong(chunk));
+    }
     Kernel& k = get_kernel(d, "scan", opts, "scan_cols");
-    launch(d, k, Range(static_cast<size_t>(nrows)), Range(kLocal), bx, by, bi, g, cl_ulong(nrows));
+    launch(d, k, Range(static_cast<size_t>(nrows), static_cast<size_t>(nblocks)), Range(kLocal, 1), bx, by, bi, bws,
+           g, cl_ulong(nrows), cl_ulong(chunk));
     return;
   }
   // Few long rows: cut each into blocks so that the device fills up.
   uint64_t nblocks = 1;
-  const uint64_t target = std::max<uint64_t>(1, d.info.compute_units) * kGroupsPerCU;
+  const uint64_t target = cus * kGroupsPerCU;
   if (nrows < target && g.len >= 2 * 2 * kTile)
     nblocks = std::min<uint64_t>({(target + nrows - 1) / nrows, g.len / (2 * kTile), kMaxBlocks});
   uint64_t chunk = (g.len + nblocks - 1) / nblocks;
   chunk = (chunk + kTile - 1) / kTile * kTile;
   nblocks = (g.len + chunk - 1) / chunk;
-  at::Tensor ws;
-  Buf bws{nullptr, 0};
   if (nblocks > 1) {
     ws = at::empty({static_cast<int64_t>(nrows * nblocks * kStateBytes)}, self.options().dtype(at::kByte));
     bws = buf(ws);

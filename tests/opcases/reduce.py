@@ -357,6 +357,7 @@ def _scan_samples(dtype):
     yield Sample((make((65, 129), dtype), 0), tag="dim 0, 129 rows (row kernel)")
     yield Sample((make((300, 7), dtype).t(), 0), tag="strided scan dim, many rows")
     yield Sample((make((5, 300), dtype), 0), tag="columns kernel")
+    yield Sample((make((200, 300), dtype, low=-1, high=1), 0), tag="columns kernel, scan dim in blocks")
     yield Sample((make((4, 6), dtype, noncontig=True), 1), tag="noncontig")
     yield Sample((make((3, 1), dtype).expand(3, 5), 1), tag="expanded")
     yield Sample((make((2, 3, 4), dtype), 1), tag="middle dim")
