@@ -5,7 +5,11 @@ T = 512..4096, causal and not. Reports ms and effective TFLOP/s (4*B*H*T*T*d for
 
 python bench/bench_attention.py [--quick] [--devices ocl,cuda] [--dtype float32]
 
---quick (the default when the OpenCL device is a CPU, e.g. PoCL) uses B=1, H=2, T<=512.
+--quick (the default when the OpenCL device is a CPU, e.g. PoCL) uses B=1, H=2, T<=512, plus
+GPTMini small's attention (B=8, H=4, T=128, d=32, causal).
+
+Kernel tilings to compare on a GPU (one process each; see TORCH_OCL_ATTN_CONFIG in README.md):
+  TORCH_OCL_ATTN_CONFIG=BLOCK_M=64,BLOCK_N=32,WPT_M=4,WPT_N=4 python bench/bench_attention.py --devices ocl
 Writes bench/results/attention.json (or $BENCH_OUT/attention.json).
 """
 import argparse
@@ -24,24 +28,26 @@ from bench.common import devices, print_table, write_json  # noqa: E402
 def measure(dev, quick, dtype):
     B, H, d = (1, 2, 64) if quick else (8, 8, 64)
     Ts = (256, 512) if quick else (512, 1024, 2048, 4096)
+    shapes = [(B, H, T, d, causal) for T in Ts for causal in (False, True)]
+    if quick:
+        shapes.insert(0, (8, 4, 128, 32, True))  # GPTMini small's attention
     rows = []
-    for T in Ts:
-        for causal in (False, True):
-            flops = 4 * B * H * T * T * d * (0.5 if causal else 1.0)
-            q, k, v, go = (torch.randn(B, H, T, d, device=dev, dtype=dtype) for _ in range(4))
-            q.requires_grad_(True), k.requires_grad_(True), v.requires_grad_(True)
+    for B, H, T, d, causal in shapes:
+        flops = 4 * B * H * T * T * d * (0.5 if causal else 1.0)
+        q, k, v, go = (torch.randn(B, H, T, d, device=dev, dtype=dtype) for _ in range(4))
+        q.requires_grad_(True), k.requires_grad_(True), v.requires_grad_(True)
 
-            def fwd():
-                with torch.no_grad():
-                    F.scaled_dot_product_attention(q, k, v, is_causal=causal)
+        def fwd():
+            with torch.no_grad():
+                F.scaled_dot_product_attention(q, k, v, is_causal=causal)
 
-            def fwd_bwd():
-                out = F.scaled_dot_product_attention(q, k, v, is_causal=causal)
-                torch.autograd.grad(out, (q, k, v), go)
+        def fwd_bwd():
+            out = F.scaled_dot_product_attention(q, k, v, is_causal=causal)
+            torch.autograd.grad(out, (q, k, v), go)
 
-            tf, tb = time_call(fwd, dev), time_call(fwd_bwd, dev)
-            rows.append(dict(B=B, H=H, T=T, d=d, causal=causal, fwd_ms=tf * 1e3, fwd_tflops=flops / tf / 1e12,
-                             fwd_bwd_ms=tb * 1e3, fwd_bwd_tflops=3.5 * flops / tb / 1e12))
+        tf, tb = time_call(fwd, dev), time_call(fwd_bwd, dev)
+        rows.append(dict(B=B, H=H, T=T, d=d, causal=causal, fwd_ms=tf * 1e3, fwd_tflops=flops / tf / 1e12,
+                         fwd_bwd_ms=tb * 1e3, fwd_bwd_tflops=3.5 * flops / tb / 1e12))
     return rows
 
 
@@ -63,7 +69,7 @@ def main():
         print(f"# measuring {dev} ...", flush=True)
         extra = ["--dtype", args.dtype] + (["--quick"] if args.quick else [])
         for r in run_worker(__file__, dev, dev, extra, {}):
-            key = (r["T"], r["causal"])
+            key = (r["B"], r["H"], r["T"], r["d"], r["causal"])
             row = table.setdefault(key, dict(B=r["B"], H=r["H"], T=r["T"], d=r["d"], causal=r["causal"]))
             row[f"{dev} fwd ms"], row[f"{dev} fwd TFLOP/s"] = r["fwd_ms"], r["fwd_tflops"]
             row[f"{dev} fwd+bwd ms"], row[f"{dev} fwd+bwd TFLOP/s"] = r["fwd_bwd_ms"], r["fwd_bwd_tflops"]

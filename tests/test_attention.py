@@ -80,6 +80,13 @@ MATRIX = [
     (1, 1, 1, 9, 11, 256, 200, True, None),
     (1, 1, 1, 300, 300, 64, None, True, None),
     (1, 1, 1, 1, 1000, 64, None, False, None),         # decode-like: one query, many keys
+    # Tile boundaries (forward blocks of 64/32 rows, backward of 32/16/8) and padded head dims.
+    (1, 2, 2, 63, 63, 64, None, True, None),
+    (1, 1, 1, 64, 65, 64, None, False, "float_ls"),
+    (1, 1, 1, 65, 64, 80, None, True, None),
+    (1, 1, 1, 127, 129, 96, None, False, "bool"),
+    (1, 2, 2, 129, 127, 32, None, False, "float_b1ls"),
+    (2, 4, 4, 128, 128, 32, None, True, None),         # GPTMini small's shape
 ]
 
 
@@ -98,6 +105,37 @@ def test_float64():
 
 def test_gqa():
     _compare(2, 6, 2, 21, 26, 32, causal=True, enable_gqa=True)
+    _compare(1, 4, 1, 70, 33, 64, enable_gqa=True)  # several key blocks, every head of the group
+
+
+def test_tiling_override():
+    # TORCH_OCL_ATTN_CONFIG (read once per process) retiles the kernels; results do not change.
+    # An invalid tiling falls back to the defaults with a warning.
+    code = (
+        "import torch, torch.nn.functional as F, warnings\n"
+        "g = torch.Generator().manual_seed(0)\n"
+        "q, k, v, go = (torch.randn(1, 2, 45, 64, generator=g) for _ in range(4))\n"
+        "def run(dev):\n"
+        "    t = [x.to(dev).requires_grad_(True) for x in (q, k, v)]\n"
+        "    o = F.scaled_dot_product_attention(*t, is_causal=True)\n"
+        "    return [o] + list(torch.autograd.grad(o, t, go.to(dev)))\n"
+        "torch.ocl._reset_launch_counts()\n"
+        "with warnings.catch_warnings(record=True) as w:\n"
+        "    warnings.simplefilter('always')\n"
+        "    got = run('ocl')\n"
+        "assert 'attention_fwd' in torch.ocl._launch_counts()\n"
+        "for a, e in zip(got, run('cpu')):\n"
+        "    torch.testing.assert_close(a.cpu(), e, atol=1e-4, rtol=1e-4)\n"
+        "print('WARNED' if any('TORCH_OCL_ATTN_CONFIG' in str(x.message) for x in w) else 'QUIET')\n")
+    import os
+    import subprocess
+    import sys
+    for spec, expect in (("BLOCK_M=32,BLOCK_N=16,WPT_M=2,WPT_N=2,BWD_BLOCK_M=16,BWD_BLOCK_N=16,BWD_WPT_M=2,"
+                          "BWD_WPT_N=2", "QUIET"), ("BLOCK_N=12", "WARNED")):
+        env = dict(os.environ, TORCH_OCL_ATTN_CONFIG=spec)
+        r = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, timeout=600)
+        assert r.returncode == 0, r.stderr[-3000:]
+        assert r.stdout.strip().splitlines()[-1] == expect, (spec, r.stdout, r.stderr[-2000:])
 
 
 def test_scale():

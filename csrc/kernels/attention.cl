@@ -1,8 +1,19 @@
 // Fused scaled-dot-product attention for csrc/ops/attention.cpp, flash-attention style: the
-// L x S score matrix only ever exists one BLK x BLK tile at a time in local memory. The
-// forward keeps an online softmax (running max m and sum l per query row) and saves the
-// row logsumexp; the backward recomputes the probabilities from it (one kernel for dQ and
-// the bias gradient, one for dK/dV that also sums over the query heads of a GQA group).
+// L x S score matrix only ever exists one tile at a time. The forward keeps an online
+// softmax (running max m and sum l per query row) and saves the row logsumexp; the backward
+// (FlashAttention-2 structure) recomputes the probabilities from it: one kernel per query
+// block for dQ (and the bias gradient), one per key block for dK/dV that also sums over the
+// query heads of a GQA group. Both are deterministic (no atomics).
+//
+// Every product is computed like a register-blocked GEMM. A work-group owns a tile of the
+// score matrix; each work-item holds an WPT_M x WPT_N micro-tile of it in registers, its rows
+// r = ty + a*RM and columns c = tx + b*RN (interleaved, so the work-items of a warp read
+// consecutive local rows: no bank conflicts). Operands live in local memory as [row][dim]
+// tiles of float4 (row stride HEAD_DIM + 4 scalars), so every local read is a float4 along
+// the contraction dimension and serves WPT_M or WPT_N multiply-adds. The second product
+// (O += P V, dQ += dS K, dV += P^T dO, dK += dS^T Q) keeps the same rows per work-item and
+// splits the head dimension among the work-items of a row in float4 columns tx + g*RN.
+//
 // Operands are [B, H, rows, dim] with runtime strides; masks broadcast through 0 strides.
 // Dropout keeps (b, h, i, j) iff its Philox word (seed, offset, element (b,h,i,j) of the
 // virtual [B,Hq,L,S] matrix) maps to a uniform > p, so the backward regenerates the mask.
@@ -15,38 +26,88 @@
 #define ACC float  // compute type (float for float16/bfloat16 storage)
 #endif
 #ifndef HEAD_DIM
-#define HEAD_DIM 64  // head dimension the tiles are sized for (D and Dv at most this)
+#define HEAD_DIM 64  // head dimension the tiles are sized for (D and Dv at most this; multiple of 4)
 #endif
-#ifndef BLK
-#define BLK 32  // query rows and key columns per tile
+// ---- tunables (attn_config() in attention.cpp picks them per device; TORCH_OCL_ATTN_CONFIG) --
+#ifndef BLOCK_M
+#define BLOCK_M 64  // forward: query rows per work-group
 #endif
-#ifndef TPR
-#define TPR 8  // work-items sharing one tile row
+#ifndef BLOCK_N
+#define BLOCK_N 32  // forward: keys per step of the online softmax
+#endif
+#ifndef WPT_M
+#define WPT_M 4  // forward: query rows of the score micro-tile of one work-item
+#endif
+#ifndef WPT_N
+#define WPT_N 4  // forward: key columns of the score micro-tile of one work-item
+#endif
+#ifndef BWD_BLOCK_M
+#define BWD_BLOCK_M 32  // backward: query rows per tile (the dQ kernel's work-group rows)
+#endif
+#ifndef BWD_BLOCK_N
+#define BWD_BLOCK_N 32  // backward: keys per tile (the dK/dV kernel's work-group keys)
+#endif
+#ifndef BWD_WPT_M
+#define BWD_WPT_M 4  // backward: query rows of the micro-tile of one work-item
+#endif
+#ifndef BWD_WPT_N
+#define BWD_WPT_N 2  // backward: keys of the micro-tile of one work-item
 #endif
 
-#define WG (BLK * TPR)        // work-group size
-#define DPT (HEAD_DIM / TPR)  // head-dimension elements each work-item owns
-#define SPT (BLK / TPR)       // tile entries each work-item computes per row
-#define LDS (HEAD_DIM + 1)    // padded local row: lanes reading a column hit different banks
+#define CAT_(a, b) a##b
+#define CAT(a, b) CAT_(a, b)
+#define ACC4 CAT(ACC, 4)
 
-#if HEAD_DIM % TPR != 0 || BLK % TPR != 0
-#error "HEAD_DIM and BLK must be multiples of TPR"
+#define D4 (HEAD_DIM / 4)  // float4 columns of a head-dimension row
+#define LD4 (D4 + 1)       // local row stride in float4s: consecutive rows start 4 banks apart
+
+#define F_RM (BLOCK_M / WPT_M)  // forward: work-items along the query rows
+#define F_RN (BLOCK_N / WPT_N)  // forward: work-items along the keys (they share a row)
+#define F_NT (F_RM * F_RN)      // forward work-group size
+#define F_DV4 (D4 / F_RN)       // forward: float4 columns of O per work-item
+#define F_LP (BLOCK_N + 4)      // forward: row stride of the probability tile
+
+#define B_RQ (BWD_BLOCK_M / BWD_WPT_M)  // backward: work-items along the queries
+#define B_RK (BWD_BLOCK_N / BWD_WPT_N)  // backward: work-items along the keys
+#define B_NT (B_RQ * B_RK)              // backward work-group size (both kernels)
+#define B_DQ4 (D4 / B_RK)               // dQ kernel: float4 columns of dQ per work-item
+#define B_DK4 (D4 / B_RQ)               // dK/dV kernel: float4 columns of dK and dV per work-item
+#define B_LQ (BWD_BLOCK_N + 4)          // dQ kernel: row stride of the dS tile [query][key]
+#define B_LK (BWD_BLOCK_M + 4)          // dK/dV kernel: row stride of the P, dS tiles [key][query]
+
+#if HEAD_DIM % 4 != 0
+#error "HEAD_DIM must be a multiple of 4"
+#endif
+#if BLOCK_M % WPT_M != 0 || BLOCK_N % WPT_N != 0 || BLOCK_N % 4 != 0 || D4 % F_RN != 0
+#error "forward tiles: WPT_M | BLOCK_M, WPT_N | BLOCK_N, 4 | BLOCK_N and BLOCK_N/WPT_N | HEAD_DIM/4"
+#endif
+#if BWD_BLOCK_M % BWD_WPT_M != 0 || BWD_BLOCK_N % BWD_WPT_N != 0 || BWD_BLOCK_M % 4 != 0 || \
+    BWD_BLOCK_N % 4 != 0 || D4 % B_RK != 0 || D4 % B_RQ != 0
+#error "backward tiles: BWD_WPT_* | BWD_BLOCK_*, 4 | BWD_BLOCK_*, BWD_BLOCK_*/BWD_WPT_* | HEAD_DIM/4"
 #endif
 
 #if defined(IS_HALF)
 #define LOAD(p, i) vload_half((i), (p))
 #define STORE(p, i, v) vstore_half_rte((v), (i), (p))
+#define VLOAD4(p) vload_half4(0, (p))
+#define VSTORE4(v, p) vstore_half4_rte((v), 0, (p))
 #elif defined(IS_BF16)
 #define LOAD(p, i) bf16_to_float((p)[i])
 #define STORE(p, i, v) ((p)[i] = float_to_bf16(v))
+#define VLOAD4(p) as_float4(convert_uint4(vload4(0, (p))) << 16)
+#define VSTORE4(v, p) \
+  vstore4((ushort4)(float_to_bf16((v).s0), float_to_bf16((v).s1), float_to_bf16((v).s2), float_to_bf16((v).s3)), 0, (p))
 #else
 #define LOAD(p, i) ((ACC)((p)[i]))
 #define STORE(p, i, v) ((p)[i] = (DTYPE)(v))
+#define VLOAD4(p) vload4(0, (p))
+#define VSTORE4(v, p) vstore4((v), 0, (p))
 #endif
 
 #define NEG_INF ((ACC)(-INFINITY))
+#define ZERO4 ((ACC4)((ACC)0))
 
-// Full unrolling of the per-work-item loops keeps the accumulators in registers on GPUs.
+// Full unrolling of the per-work-item loops keeps the micro-tiles in registers on GPUs.
 // CPU devices (NO_UNROLL, set by the host) vectorize across work-items instead, and there
 // the unrolled bodies only multiply compile time.
 #ifdef NO_UNROLL
@@ -55,32 +116,80 @@
 #define UNROLL _Pragma("unroll")
 #endif
 
-// Rows [r0, r0+BLK) x [0, HEAD_DIM) of a (rows x dim) matrix with strides (sr, sd) into the
-// local tile T, zero-padded past the matrix (padded dims then add nothing to dot products).
-#define STAGE(T, P, sr, sd, r0, nrows, dim)                                                    \
-  for (int e = lid; e < BLK * HEAD_DIM; e += WG) {                                             \
-    const int rr_ = e / HEAD_DIM, dd_ = e % HEAD_DIM, row_ = (r0) + rr_;                       \
-    T[rr_][dd_] = (row_ < (nrows) && dd_ < (dim)) ? LOAD(P, (long)row_ * (sr) + (long)dd_ * (sd)) : (ACC)0; \
-  }
-
-inline ACC dot_local(__local const ACC* x, __local const ACC* y) {
-  ACC s = (ACC)0;
-UNROLL
-  for (int d = 0; d < HEAD_DIM; ++d) s = fma(x[d], y[d], s);
-  return s;
+// Four consecutive elements d..d+3 of a row (element stride sd), zero past `dim`.
+inline ACC4 load4(__global const DTYPE* p, long sd, int d, int dim) {
+  if (sd == 1 && d + 4 <= dim) return VLOAD4(p + d);
+  ACC4 x = ZERO4;
+  if (d < dim) x.s0 = LOAD(p, (long)d * sd);
+  if (d + 1 < dim) x.s1 = LOAD(p, (long)(d + 1) * sd);
+  if (d + 2 < dim) x.s2 = LOAD(p, (long)(d + 2) * sd);
+  if (d + 3 < dim) x.s3 = LOAD(p, (long)(d + 3) * sd);
+  return x;
 }
 
-// dots[x] = x . y_x for the SPT rows y_x = y + x*TPR*LDS (one work-item's tile columns):
-// each x element is read from local memory once for all of them.
-inline void dots_local(__local const ACC* x, __local const ACC* y, ACC* dots) {
-UNROLL
-  for (int u = 0; u < SPT; ++u) dots[u] = (ACC)0;
-  for (int d = 0; d < HEAD_DIM; ++d) {
-    const ACC xv = x[d];
-UNROLL
-    for (int u = 0; u < SPT; ++u) dots[u] = fma(xv, y[u * TPR * LDS + d], dots[u]);
+// Elements d..d+3 of a unit-stride row, those below `dim` only.
+inline void store4(__global DTYPE* p, int d, int dim, ACC4 v) {
+  if (d + 4 <= dim) {
+    VSTORE4(v, p + d);
+  } else {
+    if (d < dim) STORE(p, d, v.s0);
+    if (d + 1 < dim) STORE(p, d + 1, v.s1);
+    if (d + 2 < dim) STORE(p, d + 2, v.s2);
   }
 }
+
+// Rows [r0, r0 + nr) x [0, HEAD_DIM) of a (nrows x dim) matrix with strides (sr, sd) into the
+// local tile T[nr][LD4], zero past the matrix (padded dims then add nothing to dot products).
+// Consecutive work-items read consecutive float4s of a row (coalesced).
+inline void stage_rows(__local ACC4* T, int nr, __global const DTYPE* p, long sr, long sd, int r0, int nrows,
+                       int dim, int lid, int nthreads) {
+  for (int e = lid; e < nr * D4; e += nthreads) {
+    const int rr = e / D4, d4 = e % D4, row = r0 + rr;
+    T[rr * LD4 + d4] = row < nrows ? load4(p + (long)row * sr, sd, d4 * 4, dim) : ZERO4;
+  }
+}
+
+inline ACC dot4(ACC4 x, ACC4 y, ACC s) {
+  return fma(x.s3, y.s3, fma(x.s2, y.s2, fma(x.s1, y.s1, fma(x.s0, y.s0, s))));
+}
+
+// acc[a][b] = sum_d A[ra + a*RA][d] * B[rb + b*RB][d] for a < NA, b < NB, over the HEAD_DIM
+// columns of the local tiles A and B ([rows][LD4]). Per float4 step NA + NB local reads feed
+// 4*NA*NB multiply-adds.
+#define MICRO_DOT(acc, NA, NB, A, ra, RA, B, rb, RB)                                      \
+  do {                                                                                    \
+    UNROLL for (int a_ = 0; a_ < (NA); ++a_)                                              \
+      UNROLL for (int b_ = 0; b_ < (NB); ++b_) acc[a_][b_] = (ACC)0;                      \
+    UNROLL for (int d4_ = 0; d4_ < D4; ++d4_) {                                           \
+      ACC4 x_[NA], y_[NB];                                                                \
+      UNROLL for (int a_ = 0; a_ < (NA); ++a_) x_[a_] = A[((ra) + a_ * (RA)) * LD4 + d4_]; \
+      UNROLL for (int b_ = 0; b_ < (NB); ++b_) y_[b_] = B[((rb) + b_ * (RB)) * LD4 + d4_]; \
+      UNROLL for (int a_ = 0; a_ < (NA); ++a_)                                            \
+        UNROLL for (int b_ = 0; b_ < (NB); ++b_) acc[a_][b_] = dot4(x_[a_], y_[b_], acc[a_][b_]); \
+    }                                                                                     \
+  } while (0)
+
+// One key/query u (0..3) of a float4 step of MICRO_ACC.
+#define MICRO_ACC_STEP(o, NA, NG, p_, comp, V, vrow, vg, RV)                               \
+  UNROLL for (int g_ = 0; g_ < (NG); ++g_) {                                              \
+    const ACC4 v_ = V[(vrow) * LD4 + (vg) + g_ * (RV)];                                   \
+    UNROLL for (int a_ = 0; a_ < (NA); ++a_) o[a_][g_] = fma((ACC4)(p_[a_].comp), v_, o[a_][g_]); \
+  }
+
+// o[a][g] += sum_{c < NC} P[rp + a*RP][c] * V[c][vg + g*RV] for a < NA, g < NG (float4
+// columns of V): P is a local [rows][LP/4] tile, V a local [NC][LD4] tile. Per float4 step
+// NA + 4*NG local reads feed 16*NA*NG multiply-adds.
+#define MICRO_ACC(o, NA, NG, P, LP, rp, RP, V, vg, RV, NC)                                \
+  do {                                                                                    \
+    UNROLL for (int c4_ = 0; c4_ < (NC) / 4; ++c4_) {                                     \
+      ACC4 p_[NA];                                                                        \
+      UNROLL for (int a_ = 0; a_ < (NA); ++a_) p_[a_] = P[((rp) + a_ * (RP)) * ((LP) / 4) + c4_]; \
+      MICRO_ACC_STEP(o, NA, NG, p_, s0, V, c4_ * 4 + 0, vg, RV)                           \
+      MICRO_ACC_STEP(o, NA, NG, p_, s1, V, c4_ * 4 + 1, vg, RV)                           \
+      MICRO_ACC_STEP(o, NA, NG, p_, s2, V, c4_ * 4 + 2, vg, RV)                           \
+      MICRO_ACC_STEP(o, NA, NG, p_, s3, V, c4_ * 4 + 3, vg, RV)                           \
+    }                                                                                     \
+  } while (0)
 
 // Uniform in (0, 1] for element idx of the virtual [B, Hq, L, S] dropout matrix.
 inline float dropout_uniform(ulong seed, ulong offset, ulong idx) {
@@ -115,78 +224,94 @@ inline float dropout_uniform(ulong seed, ulong offset, ulong idx) {
   const ulong drop_base = ((ulong)(b) * Hq + (h)) * (ulong)L * (ulong)S
 
 // out[b,h,i,:] = softmax(scale * q k^T + mask) (dropped out) @ v; lse[b,h,i] = log sum exp.
-// NDRange (ceil(L/BLK)*WG, Hq, B); one work-group per BLK query rows of one (b, h).
-__kernel __attribute__((reqd_work_group_size(WG, 1, 1)))
+// NDRange (ceil(L/BLOCK_M)*F_NT, Hq, B); one work-group per BLOCK_M query rows of one (b, h).
+// Per key block: stage K; S = Q K^T (micro-tiles); post per-row partial maxima; stage V while
+// the new row maxima are formed, P = exp(S - m) goes to local memory; O = O*corr + P V.
+__kernel __attribute__((reqd_work_group_size(F_NT, 1, 1)))
 void attention_fwd(ATTN_ARGS, PTR_ARG(DTYPE, out), long o_sb, long o_sh, long o_sl,
                    PTR_ARG(ACC, lse)) {
-  __local ACC Qs[BLK][LDS];
-  __local ACC KV[BLK][LDS];  // K, then V, of the current key block
-  __local ACC Sc[BLK][BLK + 1];
-  __local ACC Pd[BLK][BLK + 1];
-  __local ACC Ps[BLK][TPR];
+  __local ACC4 Qs[BLOCK_M * LD4];
+  __local ACC4 KVs[BLOCK_N * LD4];           // K, then V, of the current key block
+  __local ACC4 Ps[BLOCK_M * (F_LP / 4)];     // probabilities [row][key]
+  __local ACC Red[BLOCK_M * (F_RN + 1)];     // per-row partials of the F_RN work-items of a row
+  __local ACC* Pl = (__local ACC*)Ps;
 
-  const int lid = get_local_id(0), t = lid % TPR, r = lid / TPR;
+  const int lid = get_local_id(0), tx = lid % F_RN, ty = lid / F_RN;
   const int h = get_group_id(1), b = get_group_id(2);
-  const int i0 = get_group_id(0) * BLK, i = i0 + r;
+  const int i0 = get_group_id(0) * BLOCK_M;
   ATTN_BASES(b, h);
 
-  STAGE(Qs, Q, q_sl, q_sd, i0, L, D);
-  ACC m = NEG_INF, l = (ACC)0, acc[DPT];
+  stage_rows(Qs, BLOCK_M, Q, q_sl, q_sd, i0, L, D, lid, F_NT);
+  ACC m[WPT_M], l[WPT_M];  // running max and this work-item's share of the running sum
+  ACC4 o[WPT_M][F_DV4];
 UNROLL
-  for (int x = 0; x < DPT; ++x) acc[x] = (ACC)0;
-
-  const int jend = causal ? min(S, i0 + BLK) : S;
-  for (int j0 = 0; j0 < jend; j0 += BLK) {
-    barrier(CLK_LOCAL_MEM_FENCE);  // previous block's KV / Pd reads are done
-    STAGE(KV, K, k_ss, k_sd, j0, S, D);
-    barrier(CLK_LOCAL_MEM_FENCE);
-    ACC dots[SPT];
-    dots_local(&Qs[r][0], &KV[t][0], dots);
+  for (int a = 0; a < WPT_M; ++a) {
+    m[a] = NEG_INF, l[a] = (ACC)0;
 UNROLL
-    for (int x = 0; x < SPT; ++x) {
-      const int c = t + x * TPR, j = j0 + c;
-      Sc[r][c] = SCORE(dots[x], i, j);
-    }
-    barrier(CLK_LOCAL_MEM_FENCE);  // scores complete; K no longer needed
-    ACC mx = m;
-    for (int c = 0; c < BLK; ++c) mx = fmax(mx, Sc[r][c]);
-    ACC psum = (ACC)0;
-UNROLL
-    for (int x = 0; x < SPT; ++x) {
-      const int c = t + x * TPR, j = j0 + c;
-      const ACC s = Sc[r][c];
-      ACC p = s == NEG_INF ? (ACC)0 : exp(s - mx);
-      psum += p;
-      if (dropout_p > 0.0f && p != (ACC)0 && dropout_uniform(seed, offset, drop_base + (ulong)i * S + j) <= dropout_p)
-        p = (ACC)0;
-      Pd[r][c] = p;
-    }
-    Ps[r][t] = psum;
-    STAGE(KV, V, v_ss, v_sd, j0, S, Dv);
-    barrier(CLK_LOCAL_MEM_FENCE);
-    const ACC corr = mx == NEG_INF ? (ACC)1 : exp(m - mx);
-    ACC rs = (ACC)0;
-    for (int u = 0; u < TPR; ++u) rs += Ps[r][u];
-    l = l * corr + rs;
-    m = mx;
-UNROLL
-    for (int x = 0; x < DPT; ++x) acc[x] *= corr;
-    for (int c = 0; c < BLK; ++c) {
-      const ACC p = Pd[r][c];
-UNROLL
-      for (int x = 0; x < DPT; ++x) acc[x] = fma(p, KV[c][t + x * TPR], acc[x]);
-    }
+    for (int g = 0; g < F_DV4; ++g) o[a][g] = ZERO4;
   }
 
-  if (i < L) {
-    const ACC inv = l > (ACC)0 ? (ACC)1 / (l * (ACC)(1.0f - dropout_p)) : (ACC)0;
+  const int jend = causal ? min(S, i0 + BLOCK_M) : S;  // later keys are masked for every row
+  for (int j0 = 0; j0 < jend; j0 += BLOCK_N) {
+    barrier(CLK_LOCAL_MEM_FENCE);  // the previous block's reads of KVs and Ps are done
+    stage_rows(KVs, BLOCK_N, K, k_ss, k_sd, j0, S, D, lid, F_NT);
+    barrier(CLK_LOCAL_MEM_FENCE);
+    ACC s[WPT_M][WPT_N];
+    MICRO_DOT(s, WPT_M, WPT_N, Qs, ty, F_RM, KVs, tx, F_RN);
+UNROLL
+    for (int a = 0; a < WPT_M; ++a) {
+      const int r = ty + a * F_RM, i = i0 + r;
+      ACC mx = NEG_INF;
+UNROLL
+      for (int c = 0; c < WPT_N; ++c) {
+        const int j = j0 + tx + c * F_RN;
+        s[a][c] = SCORE(s[a][c], i, j);
+        mx = fmax(mx, s[a][c]);
+      }
+      Red[r * (F_RN + 1) + tx] = mx;
+    }
+    barrier(CLK_LOCAL_MEM_FENCE);  // partial maxima posted; K no longer needed
+    stage_rows(KVs, BLOCK_N, V, v_ss, v_sd, j0, S, Dv, lid, F_NT);
+UNROLL
+    for (int a = 0; a < WPT_M; ++a) {
+      const int r = ty + a * F_RM, i = i0 + r;
+      ACC mx = m[a];
+      for (int u = 0; u < F_RN; ++u) mx = fmax(mx, Red[r * (F_RN + 1) + u]);
+      const ACC corr = mx == NEG_INF ? (ACC)1 : exp(m[a] - mx);
+      m[a] = mx;
+      l[a] *= corr;
+UNROLL
+      for (int g = 0; g < F_DV4; ++g) o[a][g] *= corr;
+UNROLL
+      for (int c = 0; c < WPT_N; ++c) {
+        const int j = j0 + tx + c * F_RN;
+        ACC p = s[a][c] == NEG_INF ? (ACC)0 : exp(s[a][c] - mx);
+        l[a] += p;
+        if (dropout_p > 0.0f && p != (ACC)0 &&
+            dropout_uniform(seed, offset, drop_base + (ulong)i * S + j) <= dropout_p)
+          p = (ACC)0;
+        Pl[r * F_LP + tx + c * F_RN] = p;
+      }
+    }
+    barrier(CLK_LOCAL_MEM_FENCE);  // P and V complete
+    MICRO_ACC(o, WPT_M, F_DV4, Ps, F_LP, ty, F_RM, KVs, tx, F_RN, BLOCK_N);
+  }
+
+  // Row sums: the F_RN shares of each row (the last reads of Red preceded the last barrier).
+UNROLL
+  for (int a = 0; a < WPT_M; ++a) Red[(ty + a * F_RM) * (F_RN + 1) + tx] = l[a];
+  barrier(CLK_LOCAL_MEM_FENCE);
+UNROLL
+  for (int a = 0; a < WPT_M; ++a) {
+    const int r = ty + a * F_RM, i = i0 + r;
+    if (i >= L) continue;
+    ACC lt = (ACC)0;
+    for (int u = 0; u < F_RN; ++u) lt += Red[r * (F_RN + 1) + u];
+    const ACC inv = lt > (ACC)0 ? (ACC)1 / (lt * (ACC)(1.0f - dropout_p)) : (ACC)0;
     __global DTYPE* O = PTR(DTYPE, out) + (long)b * o_sb + (long)h * o_sh + (long)i * o_sl;
 UNROLL
-    for (int x = 0; x < DPT; ++x) {
-      const int d = t + x * TPR;
-      if (d < Dv) STORE(O, d, acc[x] * inv);
-    }
-    if (t == 0) PTR(ACC, lse)[((long)b * Hq + h) * L + i] = l > (ACC)0 ? m + log(l) : NEG_INF;
+    for (int g = 0; g < F_DV4; ++g) store4(O, (tx + g * F_RN) * 4, Dv, o[a][g] * inv);
+    if (tx == 0) PTR(ACC, lse)[((long)b * Hq + h) * L + i] = lt > (ACC)0 ? m[a] + log(lt) : NEG_INF;
   }
 }
 
@@ -200,13 +325,13 @@ __kernel void attention_bwd_prep(int L, int Dv, int Hq, PTR_ARG(DTYPE, dout), lo
   __global const DTYPE* G = PTR(DTYPE, dout) + (long)b * g_sb + (long)h * g_sh + (long)i * g_sl;
   __global const DTYPE* O = PTR(DTYPE, out) + (long)b * o_sb + (long)h * o_sh + (long)i * o_sl;
   ACC s = (ACC)0;
-  for (int d = 0; d < Dv; ++d) s = fma(LOAD(G, (long)d * g_sd), LOAD(O, (long)d * o_sd), s);
+  for (int d = 0; d < Dv; d += 4) s = dot4(load4(G, g_sd, d, Dv), load4(O, o_sd, d, Dv), s);
   PTR(ACC, delta)[((long)b * Hq + h) * L + i] = s;
 }
 
-// Shared by both backward kernels: for query row i, key j (tile coordinates rr, c), the
-// probability p (0 where excluded), the dropout factor z (0 or 1/(1-p_drop)) and
-// dS = p * (z * dO_i.v_j - delta_i), with the dO_i.v_j dot product from local tiles.
+// Shared by both backward kernels: for query row i, key j, the probability p (0 where
+// excluded), the dropout factor z (0 or 1/(1-p_drop)) and dS = p * (z * dP - delta_i) with
+// dP = dO_i . v_j.
 #define BWD_TERMS(sc_dot, dov_dot, i, j, lse_i, delta_i, A_out, dS_out)                          \
   do {                                                                                          \
     const ACC s_ = SCORE(sc_dot, i, j);                                                         \
@@ -219,91 +344,106 @@ __kernel void attention_bwd_prep(int L, int Dv, int Hq, PTR_ARG(DTYPE, dout), lo
     dS_out = p_ == (ACC)0 ? (ACC)0 : p_ * ((dov_dot) * z_ - (delta_i));                         \
   } while (0)
 
-// dQ (and dBias = dS when requested) for BLK query rows of one (b, h).
-// NDRange (ceil(L/BLK)*WG, Hq, B).
-__kernel __attribute__((reqd_work_group_size(WG, 1, 1)))
+// dQ (and dBias = dS when requested) for BWD_BLOCK_M query rows of one (b, h); Q and dO
+// stay in local memory while K and V stream through. NDRange (ceil(L/BWD_BLOCK_M)*B_NT, Hq, B).
+__kernel __attribute__((reqd_work_group_size(B_NT, 1, 1)))
 void attention_bwd_dq(ATTN_ARGS, PTR_ARG(DTYPE, dout), long g_sb, long g_sh, long g_sl, long g_sd,
                       PTR_ARG(ACC, lse), PTR_ARG(ACC, delta), PTR_ARG(DTYPE, dq),
                       PTR_ARG(DTYPE, dbias), int want_dbias) {
-  __local ACC Qs[BLK][LDS];
-  __local ACC Gs[BLK][LDS];  // dO rows
-  __local ACC Ks[BLK][LDS];
-  __local ACC Vs[BLK][LDS];
-  __local ACC dSl[BLK][BLK + 1];
+  __local ACC4 Qs[BWD_BLOCK_M * LD4];
+  __local ACC4 Gs[BWD_BLOCK_M * LD4];  // dO rows
+  __local ACC4 Ks[BWD_BLOCK_N * LD4];
+  __local ACC4 Vs[BWD_BLOCK_N * LD4];
+  __local ACC4 dSs[BWD_BLOCK_M * (B_LQ / 4)];  // dS [query][key]
+  __local ACC* dSl = (__local ACC*)dSs;
 
-  const int lid = get_local_id(0), t = lid % TPR, r = lid / TPR;
+  const int lid = get_local_id(0), tx = lid % B_RK, ty = lid / B_RK;
   const int h = get_group_id(1), b = get_group_id(2);
-  const int i0 = get_group_id(0) * BLK, i = i0 + r;
+  const int i0 = get_group_id(0) * BWD_BLOCK_M;
   ATTN_BASES(b, h);
   __global const DTYPE* G = PTR(DTYPE, dout) + (long)b * g_sb + (long)h * g_sh;
-  const long row = ((long)b * Hq + h) * L + i;
-  const ACC lse_i = i < L ? PTR(ACC, lse)[row] : NEG_INF;
-  const ACC delta_i = i < L ? PTR(ACC, delta)[row] : (ACC)0;
+  const long rowbase = ((long)b * Hq + h) * L;
 
-  STAGE(Qs, Q, q_sl, q_sd, i0, L, D);
-  STAGE(Gs, G, g_sl, g_sd, i0, L, Dv);
-  ACC acc[DPT];
+  stage_rows(Qs, BWD_BLOCK_M, Q, q_sl, q_sd, i0, L, D, lid, B_NT);
+  stage_rows(Gs, BWD_BLOCK_M, G, g_sl, g_sd, i0, L, Dv, lid, B_NT);
+  ACC lse_r[BWD_WPT_M], del_r[BWD_WPT_M];
+  ACC4 acc[BWD_WPT_M][B_DQ4];
 UNROLL
-  for (int x = 0; x < DPT; ++x) acc[x] = (ACC)0;
-
-  const int jend = causal ? min(S, i0 + BLK) : S;
-  for (int j0 = 0; j0 < jend; j0 += BLK) {
-    barrier(CLK_LOCAL_MEM_FENCE);
-    STAGE(Ks, K, k_ss, k_sd, j0, S, D);
-    STAGE(Vs, V, v_ss, v_sd, j0, S, Dv);
-    barrier(CLK_LOCAL_MEM_FENCE);
+  for (int a = 0; a < BWD_WPT_M; ++a) {
+    const int i = i0 + ty + a * B_RQ;
+    lse_r[a] = i < L ? PTR(ACC, lse)[rowbase + i] : NEG_INF;
+    del_r[a] = i < L ? PTR(ACC, delta)[rowbase + i] : (ACC)0;
 UNROLL
-    for (int x = 0; x < SPT; ++x) {
-      const int c = t + x * TPR, j = j0 + c;
-      ACC a, ds;
-      BWD_TERMS(dot_local(&Qs[r][0], &Ks[c][0]), dot_local(&Gs[r][0], &Vs[c][0]), i, j, lse_i, delta_i, a, ds);
-      dSl[r][c] = ds;
-      if (want_dbias && i < L && j < S)
-        STORE(PTR(DTYPE, dbias), (((long)b * Hq + h) * L + i) * S + j, ds);
-    }
-    barrier(CLK_LOCAL_MEM_FENCE);
-    for (int c = 0; c < BLK; ++c) {
-      const ACC ds = dSl[r][c];
-UNROLL
-      for (int x = 0; x < DPT; ++x) acc[x] = fma(ds, Ks[c][t + x * TPR], acc[x]);
-    }
+    for (int g = 0; g < B_DQ4; ++g) acc[a][g] = ZERO4;
   }
-  if (i < L) {
-    __global DTYPE* DQ = PTR(DTYPE, dq) + row * D;
+
+  const int jend = causal ? min(S, i0 + BWD_BLOCK_M) : S;
+  for (int j0 = 0; j0 < jend; j0 += BWD_BLOCK_N) {
+    barrier(CLK_LOCAL_MEM_FENCE);  // the previous block's reads of Ks and dSs are done
+    stage_rows(Ks, BWD_BLOCK_N, K, k_ss, k_sd, j0, S, D, lid, B_NT);
+    stage_rows(Vs, BWD_BLOCK_N, V, v_ss, v_sd, j0, S, Dv, lid, B_NT);
+    barrier(CLK_LOCAL_MEM_FENCE);
+    ACC s[BWD_WPT_M][BWD_WPT_N], dp[BWD_WPT_M][BWD_WPT_N];
+    MICRO_DOT(s, BWD_WPT_M, BWD_WPT_N, Qs, ty, B_RQ, Ks, tx, B_RK);
+    MICRO_DOT(dp, BWD_WPT_M, BWD_WPT_N, Gs, ty, B_RQ, Vs, tx, B_RK);
 UNROLL
-    for (int x = 0; x < DPT; ++x) {
-      const int d = t + x * TPR;
-      if (d < D) STORE(DQ, d, acc[x] * scale);
+    for (int a = 0; a < BWD_WPT_M; ++a) {
+      const int r = ty + a * B_RQ, i = i0 + r;
+UNROLL
+      for (int c = 0; c < BWD_WPT_N; ++c) {
+        const int cc = tx + c * B_RK, j = j0 + cc;
+        ACC pz, ds;
+        BWD_TERMS(s[a][c], dp[a][c], i, j, lse_r[a], del_r[a], pz, ds);
+        (void)pz;
+        dSl[r * B_LQ + cc] = ds;
+        if (want_dbias && i < L && j < S) STORE(PTR(DTYPE, dbias), (rowbase + i) * S + j, ds);
+      }
     }
+    barrier(CLK_LOCAL_MEM_FENCE);  // dS complete
+    MICRO_ACC(acc, BWD_WPT_M, B_DQ4, dSs, B_LQ, ty, B_RQ, Ks, tx, B_RK, BWD_BLOCK_N);
+  }
+UNROLL
+  for (int a = 0; a < BWD_WPT_M; ++a) {
+    const int i = i0 + ty + a * B_RQ;
+    if (i >= L) continue;
+    __global DTYPE* DQ = PTR(DTYPE, dq) + (rowbase + i) * D;
+UNROLL
+    for (int g = 0; g < B_DQ4; ++g) store4(DQ, (tx + g * B_RK) * 4, D, acc[a][g] * scale);
   }
 }
 
-// dK, dV for BLK keys of one (b, kv head), summed over the `group` query heads that share
-// it (GQA) and over all query rows. NDRange (ceil(S/BLK)*WG, Hkv, B).
-__kernel __attribute__((reqd_work_group_size(WG, 1, 1)))
+// dK, dV for BWD_BLOCK_N keys of one (b, kv head), summed over the `group` query heads that
+// share it (GQA) and over all query rows; K and V stay in local memory while Q and dO stream
+// through. The micro-tiles are the dQ kernel's, transposed: rows are keys, columns queries.
+// NDRange (ceil(S/BWD_BLOCK_N)*B_NT, Hkv, B).
+__kernel __attribute__((reqd_work_group_size(B_NT, 1, 1)))
 void attention_bwd_dkdv(ATTN_ARGS, PTR_ARG(DTYPE, dout), long g_sb, long g_sh, long g_sl, long g_sd,
                         PTR_ARG(ACC, lse), PTR_ARG(ACC, delta), PTR_ARG(DTYPE, dk), PTR_ARG(DTYPE, dv)) {
-  __local ACC Qs[BLK][LDS];
-  __local ACC Gs[BLK][LDS];
-  __local ACC Ks[BLK][LDS];
-  __local ACC Vs[BLK][LDS];
-  __local ACC Al[BLK][BLK + 1];   // dropped-out probabilities, [query][key]
-  __local ACC dSl[BLK][BLK + 1];  // dS, [query][key]
-  __local ACC LSEs[BLK], DELs[BLK];
+  __local ACC4 Ks[BWD_BLOCK_N * LD4];
+  __local ACC4 Vs[BWD_BLOCK_N * LD4];
+  __local ACC4 Qs[BWD_BLOCK_M * LD4];
+  __local ACC4 Gs[BWD_BLOCK_M * LD4];           // dO rows
+  __local ACC4 Ps[BWD_BLOCK_N * (B_LK / 4)];    // dropped-out probabilities [key][query]
+  __local ACC4 dSs[BWD_BLOCK_N * (B_LK / 4)];   // dS [key][query]
+  __local ACC LSEs[BWD_BLOCK_M], DELs[BWD_BLOCK_M];
+  __local ACC* Pl = (__local ACC*)Ps;
+  __local ACC* dSl = (__local ACC*)dSs;
 
-  const int lid = get_local_id(0), t = lid % TPR, c = lid / TPR;  // c: this work-item's key
+  const int lid = get_local_id(0), tx = lid % B_RQ, ty = lid / B_RQ;  // tx: queries, ty: keys
   const int hkv = get_group_id(1), b = get_group_id(2);
-  const int j0 = get_group_id(0) * BLK, j = j0 + c;
+  const int j0 = get_group_id(0) * BWD_BLOCK_N;
   {
     // K/V bases do not depend on which query head of the group is used.
     ATTN_BASES(b, hkv * group);
-    STAGE(Ks, K, k_ss, k_sd, j0, S, D);
-    STAGE(Vs, V, v_ss, v_sd, j0, S, Dv);
+    stage_rows(Ks, BWD_BLOCK_N, K, k_ss, k_sd, j0, S, D, lid, B_NT);
+    stage_rows(Vs, BWD_BLOCK_N, V, v_ss, v_sd, j0, S, Dv, lid, B_NT);
     (void)Q; (void)MK; (void)drop_base;
   }
-  ACC dka[DPT], dva[DPT];
+  ACC4 dka[BWD_WPT_N][B_DK4], dva[BWD_WPT_N][B_DK4];
 UNROLL
-  for (int x = 0; x < DPT; ++x) dka[x] = dva[x] = (ACC)0;
+  for (int a = 0; a < BWD_WPT_N; ++a)
+UNROLL
+    for (int g = 0; g < B_DK4; ++g) dka[a][g] = dva[a][g] = ZERO4;
 
   const int istart = causal ? j0 : 0;  // top-left causal: rows i < j never see key j
   for (int g = 0; g < group; ++g) {
@@ -312,45 +452,48 @@ UNROLL
     (void)K; (void)V;
     __global const DTYPE* G = PTR(DTYPE, dout) + (long)b * g_sb + (long)h * g_sh;
     const long rowbase = ((long)b * Hq + h) * L;
-    for (int i0 = istart; i0 < L; i0 += BLK) {
-      barrier(CLK_LOCAL_MEM_FENCE);
-      STAGE(Qs, Q, q_sl, q_sd, i0, L, D);
-      STAGE(Gs, G, g_sl, g_sd, i0, L, Dv);
-      if (lid < BLK) {
-        const int ii = i0 + lid;
-        LSEs[lid] = ii < L ? PTR(ACC, lse)[rowbase + ii] : NEG_INF;
-        DELs[lid] = ii < L ? PTR(ACC, delta)[rowbase + ii] : (ACC)0;
+    for (int i0 = istart; i0 < L; i0 += BWD_BLOCK_M) {
+      barrier(CLK_LOCAL_MEM_FENCE);  // the previous block's reads of Qs, Gs, Ps, dSs are done
+      stage_rows(Qs, BWD_BLOCK_M, Q, q_sl, q_sd, i0, L, D, lid, B_NT);
+      stage_rows(Gs, BWD_BLOCK_M, G, g_sl, g_sd, i0, L, Dv, lid, B_NT);
+      for (int e = lid; e < BWD_BLOCK_M; e += B_NT) {
+        const int ii = i0 + e;
+        LSEs[e] = ii < L ? PTR(ACC, lse)[rowbase + ii] : NEG_INF;
+        DELs[e] = ii < L ? PTR(ACC, delta)[rowbase + ii] : (ACC)0;
       }
       barrier(CLK_LOCAL_MEM_FENCE);
+      ACC s[BWD_WPT_N][BWD_WPT_M], dp[BWD_WPT_N][BWD_WPT_M];
+      MICRO_DOT(s, BWD_WPT_N, BWD_WPT_M, Ks, ty, B_RK, Qs, tx, B_RQ);
+      MICRO_DOT(dp, BWD_WPT_N, BWD_WPT_M, Vs, ty, B_RK, Gs, tx, B_RQ);
 UNROLL
-      for (int x = 0; x < SPT; ++x) {
-        const int rr = t + x * TPR, i = i0 + rr;
-        ACC a, ds;
-        BWD_TERMS(dot_local(&Qs[rr][0], &Ks[c][0]), dot_local(&Gs[rr][0], &Vs[c][0]), i, j, LSEs[rr], DELs[rr], a,
-                  ds);
-        Al[rr][c] = a;
-        dSl[rr][c] = ds;
-      }
-      barrier(CLK_LOCAL_MEM_FENCE);
-      for (int rr = 0; rr < BLK; ++rr) {
-        const ACC ds = dSl[rr][c], a = Al[rr][c];
+      for (int a = 0; a < BWD_WPT_N; ++a) {
+        const int r = ty + a * B_RK, j = j0 + r;
 UNROLL
-        for (int x = 0; x < DPT; ++x) {
-          dka[x] = fma(ds, Qs[rr][t + x * TPR], dka[x]);
-          dva[x] = fma(a, Gs[rr][t + x * TPR], dva[x]);
+        for (int c = 0; c < BWD_WPT_M; ++c) {
+          const int cc = tx + c * B_RQ, i = i0 + cc;
+          ACC pz, ds;
+          BWD_TERMS(s[a][c], dp[a][c], i, j, LSEs[cc], DELs[cc], pz, ds);
+          Pl[r * B_LK + cc] = pz;
+          dSl[r * B_LK + cc] = ds;
         }
       }
+      barrier(CLK_LOCAL_MEM_FENCE);  // P and dS complete
+      MICRO_ACC(dva, BWD_WPT_N, B_DK4, Ps, B_LK, ty, B_RK, Gs, tx, B_RQ, BWD_BLOCK_M);
+      MICRO_ACC(dka, BWD_WPT_N, B_DK4, dSs, B_LK, ty, B_RK, Qs, tx, B_RQ, BWD_BLOCK_M);
     }
   }
-  if (j < S) {
-    const long row = ((long)b * (Hq / group) + hkv) * S + j;
-    __global DTYPE* DK = PTR(DTYPE, dk) + row * D;
-    __global DTYPE* DV = PTR(DTYPE, dv) + row * Dv;
+  const long kvbase = ((long)b * (Hq / group) + hkv) * S;
 UNROLL
-    for (int x = 0; x < DPT; ++x) {
-      const int d = t + x * TPR;
-      if (d < D) STORE(DK, d, dka[x] * scale);
-      if (d < Dv) STORE(DV, d, dva[x]);
+  for (int a = 0; a < BWD_WPT_N; ++a) {
+    const int j = j0 + ty + a * B_RK;
+    if (j >= S) continue;
+    __global DTYPE* DK = PTR(DTYPE, dk) + (kvbase + j) * D;
+    __global DTYPE* DV = PTR(DTYPE, dv) + (kvbase + j) * Dv;
+UNROLL
+    for (int g = 0; g < B_DK4; ++g) {
+      const int d = (tx + g * B_RQ) * 4;
+      store4(DK, d, D, dka[a][g] * scale);
+      store4(DV, d, Dv, dva[a][g]);
     }
   }
 }

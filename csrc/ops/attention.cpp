@@ -14,43 +14,137 @@
 #include <ATen/ops/empty.h>
 #include <ATen/ops/zeros.h>
 #include <cmath>
+#include <cstdlib>
+#include <map>
+#include <mutex>
+#include <tuple>
 #include <torch/library.h>
 
 namespace torch_ocl {
 namespace {
 
-// Tile geometry of kernels/attention.cl for a head dimension: BLK query rows/key columns
-// per tile, TPR work-items per tile row. Sized so the backward's four BLK x HEAD_DIM tiles
-// fit in 48 KiB of local memory (the most NVIDIA's OpenCL gives a work-group).
+constexpr int64_t kMaxHeadDim = 256;
+
+// Tile geometry of kernels/attention.cl (its build options; see the tunables there). The
+// forward's work-group computes a block_m x block_n score tile per step, each work-item a
+// wpt_m x wpt_n micro-tile; the backward's two kernels share one bwd_m x bwd_n tile shape.
 struct AttnConfig {
-  int head_dim = 0, blk = 0, tpr = 0;
+  int head_dim = 0;
+  int block_m = 0, block_n = 0, wpt_m = 0, wpt_n = 0;
+  int bwd_m = 0, bwd_n = 0, bwd_wpt_m = 0, bwd_wpt_n = 0;
   bool ok = false;
+
+  size_t fwd_threads() const { return size_t(block_m / wpt_m) * (block_n / wpt_n); }
+  size_t bwd_threads() const { return size_t(bwd_m / bwd_wpt_m) * (bwd_n / bwd_wpt_n); }
+  // Local memory of the largest kernel, in elements of the compute type.
+  size_t local_elems() const {
+    const size_t ld = head_dim + 4;
+    const size_t fwd = (block_m + block_n) * ld + block_m * (block_n + 4) + block_m * (block_n / wpt_n + 1);
+    const size_t dq = 2 * (bwd_m + bwd_n) * ld + bwd_m * (bwd_n + 4);
+    const size_t dkdv = 2 * (bwd_m + bwd_n) * ld + 2 * bwd_n * (bwd_m + 4) + 2 * bwd_m;
+    return std::max({fwd, dq, dkdv});
+  }
+  // The divisibility rules the kernel's #error checks enforce.
+  bool valid() const {
+    const int d4 = head_dim / 4;
+    auto div = [](int a, int b) { return a > 0 && b > 0 && b % a == 0; };
+    return head_dim % 4 == 0 && div(wpt_m, block_m) && div(wpt_n, block_n) && block_n % 4 == 0 &&
+           div(block_n / wpt_n, d4) && div(bwd_wpt_m, bwd_m) && div(bwd_wpt_n, bwd_n) && bwd_m % 4 == 0 &&
+           bwd_n % 4 == 0 && div(bwd_n / bwd_wpt_n, d4) && div(bwd_m / bwd_wpt_m, d4);
+  }
+  std::string options() const {
+    auto o = [](const char* k, int v) { return std::string(" -D") + k + "=" + std::to_string(v); };
+    return o("HEAD_DIM", head_dim) + o("BLOCK_M", block_m) + o("BLOCK_N", block_n) + o("WPT_M", wpt_m) +
+           o("WPT_N", wpt_n) + o("BWD_BLOCK_M", bwd_m) + o("BWD_BLOCK_N", bwd_n) + o("BWD_WPT_M", bwd_wpt_m) +
+           o("BWD_WPT_N", bwd_wpt_n);
+  }
 };
 
-AttnConfig attn_config(int64_t D, int64_t Dv) {
-  const int64_t need = std::max<int64_t>({D, Dv, 16});
+// TORCH_OCL_ATTN_CONFIG="BLOCK_M=64,BLOCK_N=32,WPT_M=4,WPT_N=4,BWD_BLOCK_M=32,..." overrides
+// the defaults below for every head dimension where the result is valid and fits.
+void apply_override(AttnConfig& c) {
+  // Read here rather than in runtime/Env.cpp for now (that file is being edited on main);
+  // TODO: move next to the other TORCH_OCL_* variables and into the README table.
+  static const std::string spec = [] {
+    const char* v = std::getenv("TORCH_OCL_ATTN_CONFIG");
+    return std::string(v ? v : "");
+  }();
+  if (spec.empty()) return;
+  AttnConfig t = c;
+  size_t pos = 0;
+  while (pos < spec.size()) {
+    size_t end = spec.find(',', pos);
+    if (end == std::string::npos) end = spec.size();
+    const std::string item = spec.substr(pos, end - pos);
+    pos = end + 1;
+    const size_t eq = item.find('=');
+    TORCH_CHECK(eq != std::string::npos, "TORCH_OCL_ATTN_CONFIG: expected KEY=VALUE items, got '", item, "'");
+    const std::string key = item.substr(0, eq);
+    const int val = std::atoi(item.c_str() + eq + 1);
+    int* field = key == "BLOCK_M"       ? &t.block_m
+                 : key == "BLOCK_N"     ? &t.block_n
+                 : key == "WPT_M"       ? &t.wpt_m
+                 : key == "WPT_N"       ? &t.wpt_n
+                 : key == "BWD_BLOCK_M" ? &t.bwd_m
+                 : key == "BWD_BLOCK_N" ? &t.bwd_n
+                 : key == "BWD_WPT_M"   ? &t.bwd_wpt_m
+                 : key == "BWD_WPT_N"   ? &t.bwd_wpt_n
+                                        : nullptr;
+    TORCH_CHECK(field, "TORCH_OCL_ATTN_CONFIG: unknown key '", key,
+                "' (BLOCK_M, BLOCK_N, WPT_M, WPT_N, BWD_BLOCK_M, BWD_BLOCK_N, BWD_WPT_M, BWD_WPT_N)");
+    *field = val;
+  }
+  if (t.valid())
+    c = t;
+  else
+    TORCH_WARN_ONCE("TORCH_OCL_ATTN_CONFIG='", spec, "' is not a valid tiling for head dimension class ", c.head_dim,
+                    " (see the #error rules in kernels/attention.cl); using the defaults there");
+}
+
+// The tiles for a head dimension on a device. Defaults are sized for NVIDIA-class GPUs: at
+// most 48 KiB of local memory (the most NVIDIA's OpenCL gives a work-group), 64-128
+// work-items, <= ~64 accumulator registers per work-item. Where a device has less local
+// memory (or for double precision) blocks and micro-tiles are halved together, which keeps
+// the work-group shape and the kernel's divisibility rules. CPU devices (PoCL) keep the
+// same shapes: every work-item loop there is a vectorizable loop over the micro-tile.
+AttnConfig attn_config(const Device& d, int64_t D, int64_t Dv, at::ScalarType t) {
+  const int64_t need = std::max<int64_t>({D, Dv, 1});
   AttnConfig c;
-  for (int hd : {16, 32, 64, 128, 256})
+  for (int hd : {32, 64, 128, 256})
     if (need <= hd) {
       c.head_dim = hd;
       break;
     }
   if (c.head_dim == 0) return c;
-  if (c.head_dim <= 64) {
-    c.blk = 32, c.tpr = 8;
-  } else if (c.head_dim == 128) {
-    c.blk = 16, c.tpr = 16;
-  } else {
-    c.blk = 8, c.tpr = 8;
+  //                      forward: block_m block_n wpt_m wpt_n    backward: m  n  wpt_m wpt_n
+  if (c.head_dim == 32)
+    c.block_m = 64, c.block_n = 32, c.wpt_m = 4, c.wpt_n = 4, c.bwd_m = 32, c.bwd_n = 32, c.bwd_wpt_m = 4, c.bwd_wpt_n = 4;
+  else if (c.head_dim == 64)
+    c.block_m = 64, c.block_n = 32, c.wpt_m = 4, c.wpt_n = 4, c.bwd_m = 32, c.bwd_n = 32, c.bwd_wpt_m = 4, c.bwd_wpt_n = 2;
+  else if (c.head_dim == 128)
+    c.block_m = 32, c.block_n = 32, c.wpt_m = 2, c.wpt_n = 4, c.bwd_m = 16, c.bwd_n = 16, c.bwd_wpt_m = 2, c.bwd_wpt_n = 2;
+  else
+    c.block_m = 16, c.block_n = 16, c.wpt_m = 2, c.wpt_n = 2, c.bwd_m = 8, c.bwd_n = 8, c.bwd_wpt_m = 1, c.bwd_wpt_n = 1;
+  apply_override(c);
+  const size_t acc = t == at::kDouble ? 8 : 4, limit = d.info.local_mem;
+  auto halve = [](int& block, int& wpt) {
+    if (wpt % 2 != 0 || (block / 2) % 4 != 0) return false;
+    block /= 2, wpt /= 2;
+    return true;
+  };
+  while (c.valid() && c.local_elems() * acc > limit) {
+    AttnConfig f = c, b = c;  // shrink whichever of the forward / backward kernels does not fit
+    f.bwd_m = f.bwd_n = b.block_m = b.block_n = 4, f.bwd_wpt_m = f.bwd_wpt_n = b.wpt_m = b.wpt_n = 1;
+    bool shrunk = false;
+    if (f.local_elems() * acc > limit)
+      shrunk = halve(c.block_m, c.wpt_m) || halve(c.block_n, c.wpt_n);
+    else if (b.local_elems() * acc > limit)
+      shrunk = halve(c.bwd_m, c.bwd_wpt_m) || halve(c.bwd_n, c.bwd_wpt_n);
+    if (!shrunk) break;
   }
-  c.ok = true;
+  c.ok = c.valid() && c.local_elems() * acc <= limit &&
+         std::max(c.fwd_threads(), c.bwd_threads()) <= d.info.max_work_group;
   return c;
-}
-
-// Local memory the backward kernels use (the largest of the three).
-size_t attn_local_bytes(const AttnConfig& c, size_t acc_size) {
-  const size_t tiles = 4 * size_t(c.blk) * (c.head_dim + 1), pairs = 2 * size_t(c.blk) * (c.blk + 1);
-  return (tiles + pairs + 2 * c.blk) * acc_size;
 }
 
 bool attn_dtype(at::ScalarType t) {
@@ -67,11 +161,33 @@ std::string attn_options(const Device& d, at::ScalarType t, const AttnConfig& c)
     default: TORCH_CHECK_NOT_IMPLEMENTED(false, "torch_ocl: scaled_dot_product_attention is not implemented for ", t);
   }
   if (!(d.info.type & (CL_DEVICE_TYPE_GPU | CL_DEVICE_TYPE_ACCELERATOR))) o += " -DNO_UNROLL";
-  return o + " -DHEAD_DIM=" + std::to_string(c.head_dim) + " -DBLK=" + std::to_string(c.blk) +
-         " -DTPR=" + std::to_string(c.tpr);
+  return o + c.options();
 }
 
 at::ScalarType acc_type(at::ScalarType t) { return t == at::kDouble ? at::kDouble : at::kFloat; }
+
+// attn_config + its build options, computed once per (device, dtype, head-dimension class):
+// the hot path neither parses TORCH_OCL_ATTN_CONFIG nor builds option strings.
+struct AttnPlan {
+  AttnConfig c;
+  std::string options;
+};
+const AttnPlan& attn_plan(const Device& d, int64_t D, int64_t Dv, at::ScalarType t) {
+  static std::mutex mu;
+  static std::map<std::tuple<int, int, int>, AttnPlan> cache;
+  const int64_t need = std::max<int64_t>(D, Dv);
+  const int cls = need <= 32 ? 32 : need <= 64 ? 64 : need <= 128 ? 128 : 256;
+  std::lock_guard<std::mutex> lock(mu);
+  auto key = std::make_tuple(d.index, cls, int(t));
+  auto it = cache.find(key);
+  if (it == cache.end()) {
+    AttnPlan p;
+    p.c = attn_config(d, D, Dv, t);
+    if (p.c.ok) p.options = attn_options(d, t, p.c);
+    it = cache.emplace(key, std::move(p)).first;
+  }
+  return it->second;  // std::map nodes are stable
+}
 
 // _fused_sdp_choice(Tensor query, Tensor key, Tensor value, Tensor? attn_mask=None, float dropout_p=0., bool is_causal=False, *, float? scale=None, bool enable_gqa=False) -> int
 // The fused kernel when it can take the problem; math otherwise (which also produces the
@@ -97,13 +213,9 @@ int64_t fused_sdp_choice_ocl(const at::Tensor& q, const at::Tensor& k, const at:
     if (!at::is_expandable_to(m.sizes(), {q.size(0), Hq, q.size(2), k.size(2)})) return kMath;
   }
   if (dropout_p < 0.0 || dropout_p >= 1.0) return kMath;
-  const AttnConfig c = attn_config(q.size(3), v.size(3));
-  if (!c.ok) return kMath;
+  if (std::max(q.size(3), v.size(3)) > kMaxHeadDim) return kMath;
   const Device& d = peek_device(q.device().index() < 0 ? current_device() : q.device().index());
-  if (attn_local_bytes(c, at::elementSize(acc_type(t))) > d.info.local_mem ||
-      size_t(c.blk) * c.tpr > d.info.max_work_group)
-    return kMath;
-  return kFused;
+  return attn_plan(d, q.size(3), v.size(3), t).c.ok ? kFused : kMath;
 }
 
 struct Strides4 {
@@ -178,8 +290,16 @@ void check_inputs(const at::Tensor& q, const at::Tensor& k, const at::Tensor& v)
               q.scalar_type());
   TORCH_CHECK(k.size(1) > 0 && q.size(1) % k.size(1) == 0,
               "number of query heads must be a multiple of the number of key/value heads");
-  TORCH_CHECK(attn_config(q.size(3), v.size(3)).ok, "scaled_dot_product_attention on ocl: head dimension ",
-              std::max(q.size(3), v.size(3)), " is larger than 256");
+  TORCH_CHECK(std::max(q.size(3), v.size(3)) <= kMaxHeadDim, "scaled_dot_product_attention on ocl: head dimension ",
+              std::max(q.size(3), v.size(3)), " is larger than ", kMaxHeadDim);
+}
+
+const AttnPlan& checked_plan(const Device& d, const at::Tensor& q, const at::Tensor& v) {
+  const AttnPlan& p = attn_plan(d, q.size(3), v.size(3), q.scalar_type());
+  TORCH_CHECK(p.c.ok, "scaled_dot_product_attention on ocl: no attention tiling for head dimension ",
+              std::max(q.size(3), v.size(3)), " and ", q.scalar_type(), " fits this device's ", d.info.local_mem,
+              " bytes of local memory");
+  return p;
 }
 
 }  // namespace
@@ -206,12 +326,11 @@ sdpa_overrideable_ocl(const at::Tensor& q, const at::Tensor& k, const at::Tensor
   seed_t.fill_(int64_t(ph.seed));
   offset_t.fill_(int64_t(ph.offset));
   if (out.numel() > 0) {
-    const AttnConfig c = attn_config(D, Dv);
-    Kernel& kern = get_kernel(d, "attention", attn_options(d, t, c), "attention_fwd");
+    const AttnPlan& p = checked_plan(d, q, v);
+    Kernel& kern = get_kernel(d, "attention", p.options, "attention_fwd");
     AttnArgs a = make_args(q, k, v, mask_view(attn_bias, q, S), is_causal, sc, dropout_p, ph.seed, ph.offset);
-    const size_t wg = size_t(c.blk) * c.tpr;
-    launch_attn_any(d, kern, Range(size_t((L + c.blk - 1) / c.blk) * wg, size_t(Hq), size_t(B)), Range(wg, 1, 1),
-                    t, a, buf(out), out.stride(0), out.stride(1), out.stride(2), buf(lse));
+    const size_t wg = p.c.fwd_threads(), blocks = size_t((L + p.c.block_m - 1) / p.c.block_m);
+    launch_attn_any(d, kern, Range(blocks * wg, size_t(Hq), size_t(B)), Range(wg, 1, 1), t, a, buf(out), out.stride(0), out.stride(1), out.stride(2), buf(lse));
   }
   return {out, lse, at::Tensor(), at::Tensor(), c10::SymInt(L), c10::SymInt(S), seed_t, offset_t, at::Tensor()};
 }
@@ -241,9 +360,9 @@ std::tuple<at::Tensor, at::Tensor, at::Tensor, at::Tensor> sdpa_overrideable_bac
   }
   if (B * Hkv == 0 || (L == 0 && S == 0)) return {dq, dk, dv, dbias};
 
-  const AttnConfig c = attn_config(D, Dv);
-  const std::string opts = attn_options(d, t, c);
-  const size_t wg = size_t(c.blk) * c.tpr;
+  const AttnPlan& p = checked_plan(d, q, v);
+  const std::string& opts = p.options;
+  const size_t wg = p.c.bwd_threads();
   std::optional<at::Tensor> bias_opt;
   if (attn_bias.defined()) bias_opt = attn_bias;
   AttnArgs a = make_args(q, k, v, mask_view(bias_opt, q, S), is_causal, sc, dropout_p, seed, offset);
@@ -254,13 +373,13 @@ std::tuple<at::Tensor, at::Tensor, at::Tensor, at::Tensor> sdpa_overrideable_bac
     launch(d, prep, Range(size_t(L), size_t(Hq), size_t(B)), Range(64, 1, 1), int(L), int(Dv), int(Hq), buf(grad_out), gs.b,
            gs.h, gs.r, gs.d, buf(out), os.b, os.h, os.r, os.d, buf(delta));
     Kernel& kdq = get_kernel(d, "attention", opts, "attention_bwd_dq");
-    launch_attn_any(d, kdq, Range(size_t((L + c.blk - 1) / c.blk) * wg, size_t(Hq), size_t(B)), Range(wg, 1, 1), t, a,
+    launch_attn_any(d, kdq, Range(size_t((L + p.c.bwd_m - 1) / p.c.bwd_m) * wg, size_t(Hq), size_t(B)), Range(wg, 1, 1), t, a,
                     buf(grad_out), gs.b, gs.h, gs.r, gs.d, buf(lse), buf(delta), buf(dq),
                     want_dbias ? buf(dbias) : Buf{nullptr, 0}, int(want_dbias));
   }
   if (S > 0) {
     Kernel& kdkv = get_kernel(d, "attention", opts, "attention_bwd_dkdv");
-    launch_attn_any(d, kdkv, Range(size_t((S + c.blk - 1) / c.blk) * wg, size_t(Hkv), size_t(B)), Range(wg, 1, 1),
+    launch_attn_any(d, kdkv, Range(size_t((S + p.c.bwd_n - 1) / p.c.bwd_n) * wg, size_t(Hkv), size_t(B)), Range(wg, 1, 1),
                     t, a, buf(grad_out), gs.b, gs.h, gs.r, gs.d, buf(lse), buf(delta), buf(dk), buf(dv));
   }
   return {dq, dk, dv, dbias};
