@@ -22,47 +22,53 @@ def main():
     ap.add_argument("--config", default="small32")
     ap.add_argument("--device", default="ocl")
     ap.add_argument("--top", type=int, default=25)
+    ap.add_argument("--cpu-profile", action="store_true", help="also print torch.profiler's per-op host cost")
     args = ap.parse_args()
     dev = args.device
-    if torch.device(dev).type == "ocl" and os.environ.get("TORCH_OCL_PROFILE") != "1":
-        # Kernel timing is read once per process: re-run with it on (times then include the
-        # per-launch event cost, so the untimed numbers above it come from a plain run).
-        import subprocess
-        subprocess.run([sys.executable, __file__, "--config", args.config, "--device", dev, "--top", str(args.top)],
-                       env={**os.environ, "TORCH_OCL_PROFILE": "1"}, check=True)
-        return
+    profiling = os.environ.get("TORCH_OCL_PROFILE") == "1"
     step, tokens = make_step(CONFIGS[args.config], dev, True)
     for _ in range(5):
         step()
     sync(dev)
-    n = 20
-    t0 = time.perf_counter()
-    for _ in range(n):
-        step()
-    host = (time.perf_counter() - t0) / n
-    sync(dev)
-    total = (time.perf_counter() - t0) / n
-    out = {"config": args.config, "device": dev, "host_ms_per_step": host * 1e3, "ms_per_step": total * 1e3,
-           "tokens/s": tokens / total}
-    if torch.device(dev).type == "ocl":
+    if not profiling:
+        n = 20
+        t0 = time.perf_counter()
+        for _ in range(n):
+            step()
+        host = (time.perf_counter() - t0) / n
+        sync(dev)
+        total = (time.perf_counter() - t0) / n
+        out = {"config": args.config, "device": dev, "host_ms_per_step": host * 1e3, "ms_per_step": total * 1e3,
+               "tokens/s": tokens / total}
+        print(out, flush=True)
+        if torch.device(dev).type == "ocl":
+            # Kernel timing is switched on per process: a child measures the per-kernel
+            # device times (its step times include the per-launch event cost).
+            import subprocess
+            subprocess.run([sys.executable, __file__, "--config", args.config, "--device", dev, "--top",
+                            str(args.top)], env={**os.environ, "TORCH_OCL_PROFILE": "1"}, check=True)
+    else:
         torch.ocl._reset_launch_counts()
         step()
         times = torch.ocl._kernel_times()  # finishes the queue
-        out["launches_per_step"] = sum(n for n, _ in times.values())
-        out["kernel_ms_per_step"] = sum(ms for _, ms in times.values())
-        out["kernels"] = {k: {"launches": n, "ms": ms} for k, (n, ms) in
-                          sorted(times.items(), key=lambda kv: (-kv[1][1], -kv[1][0]))}
-    print({k: v for k, v in out.items() if k != "kernels"})
-    if "kernels" in out:
+        out = {"config": args.config, "device": dev,
+               "launches_per_step": sum(n for n, _ in times.values()),
+               "kernel_ms_per_step": sum(ms for _, ms in times.values()),
+               "kernels": {k: {"launches": n, "ms": ms} for k, (n, ms) in
+                           sorted(times.items(), key=lambda kv: (-kv[1][1], -kv[1][0]))}}
+        print({k: v for k, v in out.items() if k != "kernels"})
         print(f"  {'launches':>8s} {'device ms':>9s}  kernel")
         for k, v in list(out["kernels"].items())[:args.top]:
             print(f"  {v['launches']:8d} {v['ms']:9.3f}  {k}")
-    from torch.profiler import ProfilerActivity, profile
-    with profile(activities=[ProfilerActivity.CPU]) as prof:
-        for _ in range(3):
-            step()
-        sync(dev)
-    print(prof.key_averages().table(sort_by="self_cpu_time_total", row_limit=args.top))
+        write_json(f"step_kernels_{args.config}_{dev.replace(':', '')}", out)
+        return
+    if args.cpu_profile:
+        from torch.profiler import ProfilerActivity, profile
+        with profile(activities=[ProfilerActivity.CPU]) as prof:
+            for _ in range(3):
+                step()
+            sync(dev)
+        print(prof.key_averages().table(sort_by="self_cpu_time_total", row_limit=args.top))
     write_json(f"step_profile_{args.config}_{dev.replace(':', '')}", out)
 
 

@@ -22,7 +22,6 @@ __kernel void fused_adam(SLOT_PTRS(T, param), SLOT_PTRS(T, grad), SLOT_PTRS(T, e
                          SLOT_PTRS(T, max_sq), SLOT_PTRS(float, steps), Chunk c, CT lr_arg, PTR_ARG(float, lr_tensor),
                          CT beta1, CT beta2, CT weight_decay, CT eps, int flags, PTR_ARG(float, grad_scale),
                          PTR_ARG(float, found_inf)) {
-  if ((flags & ADAM_FOUND_INF) && PTR(float, found_inf)[0] == 1.0f) return;
   const uint g = get_group_id(0);
   const int s = chunk_slot(&c, g);
   const ulong begin = (ulong)(g - c.block_start[s]) * c.block_elems;
@@ -32,13 +31,21 @@ __kernel void fused_adam(SLOT_PTRS(T, param), SLOT_PTRS(T, grad), SLOT_PTRS(T, e
   __global T* mp = PICK(T, exp_avg, s);
   __global T* vp = PICK(T, exp_avg_sq, s);
   __global T* vmp = PICK(T, max_sq, s);
-  const BC step = (BC)PICK(float, steps, s)[0];
-  const BC lr = (flags & ADAM_LR_TENSOR) ? (BC)PTR(float, lr_tensor)[0] : (BC)lr_arg;
-  const BC bc1 = (BC)1 - pow((BC)beta1, step);
-  const BC bc2 = (BC)1 - pow((BC)beta2, step);
-  const CT step_size = (CT)(lr / bc1);
-  const CT bc2_sqrt = (CT)sqrt(bc2);
-  const CT decay = (CT)((BC)1 - lr * (BC)weight_decay);
+  // The slot's step-dependent factors, computed once per work-group (two pows in double per
+  // work-item dominated small parameters on CPU devices).
+  __local CT factors[3];
+  if (get_local_id(0) == 0) {
+    const BC step = (BC)PICK(float, steps, s)[0];
+    const BC lr = (flags & ADAM_LR_TENSOR) ? (BC)PTR(float, lr_tensor)[0] : (BC)lr_arg;
+    const BC bc1 = (BC)1 - pow((BC)beta1, step);
+    const BC bc2 = (BC)1 - pow((BC)beta2, step);
+    factors[0] = (CT)(lr / bc1);                    // step size
+    factors[1] = (CT)sqrt(bc2);                     // sqrt of the second bias correction
+    factors[2] = (CT)((BC)1 - lr * (BC)weight_decay);  // decoupled decay
+  }
+  barrier(CLK_LOCAL_MEM_FENCE);
+  if ((flags & ADAM_FOUND_INF) && PTR(float, found_inf)[0] == 1.0f) return;  // after the barrier
+  const CT step_size = factors[0], bc2_sqrt = factors[1], decay = factors[2];
   const CT scale = (flags & ADAM_GRAD_SCALE) ? (CT)PTR(float, grad_scale)[0] : (CT)1;
   for (ulong i = begin + get_local_id(0); i < end; i += WG) {
     CT p = LOAD(pp, i);
