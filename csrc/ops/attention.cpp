@@ -3,6 +3,7 @@
 // runs one fused kernel forward and three backward, with O(B*H*L) extra memory (the row
 // logsumexp and the softmax-backward row term); the L x S matrix is never materialized.
 // q/k/v are [B, H, L|S, D] with any strides; float masks broadcast through zero strides.
+#include "../runtime/Env.h"
 #include "../runtime/Generator.h"
 #include "../runtime/Launch.h"
 #include <ATen/Context.h>
@@ -14,7 +15,6 @@
 #include <ATen/ops/empty.h>
 #include <ATen/ops/zeros.h>
 #include <cmath>
-#include <cstdlib>
 #include <map>
 #include <mutex>
 #include <tuple>
@@ -63,12 +63,7 @@ struct AttnConfig {
 // TORCH_OCL_ATTN_CONFIG="BLOCK_M=64,BLOCK_N=32,WPT_M=4,WPT_N=4,BWD_BLOCK_M=32,..." overrides
 // the defaults below for every head dimension where the result is valid and fits.
 void apply_override(AttnConfig& c) {
-  // Read here rather than in runtime/Env.cpp for now (that file is being edited on main);
-  // TODO: move next to the other TORCH_OCL_* variables and into the README table.
-  static const std::string spec = [] {
-    const char* v = std::getenv("TORCH_OCL_ATTN_CONFIG");
-    return std::string(v ? v : "");
-  }();
+  const std::string& spec = env::attn_config();
   if (spec.empty()) return;
   AttnConfig t = c;
   size_t pos = 0;

@@ -26,6 +26,7 @@ const std::string& cache_dir() {
 }
 const std::string& extra_build_options() { static const std::string v = read("TORCH_OCL_BUILD_OPTIONS", ""); return v; }
 const std::string& gemm_impl() { static const std::string v = read("TORCH_OCL_GEMM", "auto"); return v; }
+const std::string& attn_config() { static const std::string v = read("TORCH_OCL_ATTN_CONFIG", ""); return v; }
 const std::string& gemm_split_k() { static const std::string v = read("TORCH_OCL_GEMM_SPLIT_K", "auto"); return v; }
 
 }  // namespace torch_ocl::env

@@ -23,5 +23,7 @@ const std::string& extra_build_options();
 const std::string& gemm_impl();
 // TORCH_OCL_GEMM_SPLIT_K=auto|off|N: split-K slicing of long-K products (N forces N slices).
 const std::string& gemm_split_k();
+// TORCH_OCL_ATTN_CONFIG="BLOCK_M=64,BLOCK_N=32,...": attention tile overrides (ops/attention.cpp).
+const std::string& attn_config();
 
 }  // namespace torch_ocl::env
