@@ -149,6 +149,26 @@ inline void stage_rows(__local ACC4* T, int nr, __global const DTYPE* p, long sr
   }
 }
 
+// The same copy split in two, so the global loads can be issued a phase early and their
+// latency hidden behind arithmetic: fetch_rows loads this work-item's `per` float4s of the
+// tile into registers, store_rows writes them to local memory (after the next barrier).
+#define FETCH_PER(nr, nthreads) (((nr) * D4 + (nthreads) - 1) / (nthreads))
+inline void fetch_rows(ACC4* buf, int per, int nr, __global const DTYPE* p, long sr, long sd, int r0, int nrows,
+                       int dim, int lid, int nthreads) {
+UNROLL
+  for (int x = 0; x < per; ++x) {
+    const int e = lid + x * nthreads, rr = e / D4, d4 = e % D4, row = r0 + rr;
+    buf[x] = (e < nr * D4 && row < nrows) ? load4(p + (long)row * sr, sd, d4 * 4, dim) : ZERO4;
+  }
+}
+inline void store_rows(__local ACC4* T, const ACC4* buf, int per, int nr, int lid, int nthreads) {
+UNROLL
+  for (int x = 0; x < per; ++x) {
+    const int e = lid + x * nthreads;
+    if (e < nr * D4) T[(e / D4) * LD4 + e % D4] = buf[x];
+  }
+}
+
 inline ACC dot4(ACC4 x, ACC4 y, ACC s) {
   return fma(x.s3, y.s3, fma(x.s2, y.s2, fma(x.s1, y.s1, fma(x.s0, y.s0, s))));
 }
@@ -238,10 +258,13 @@ void attention_fwd(ATTN_ARGS, PTR_ARG(DTYPE, out), long o_sb, long o_sh, long o_
 
   const int lid = get_local_id(0), tx = lid % F_RN, ty = lid / F_RN;
   const int h = get_group_id(1), b = get_group_id(2);
-  const int i0 = get_group_id(0) * BLOCK_M;
+  // Last query block first: under a causal mask it has the most key blocks to visit.
+  const int i0 = (get_num_groups(0) - 1 - get_group_id(0)) * BLOCK_M;
   ATTN_BASES(b, h);
 
   stage_rows(Qs, BLOCK_M, Q, q_sl, q_sd, i0, L, D, lid, F_NT);
+  ACC4 kv[FETCH_PER(BLOCK_N, F_NT)];  // the next K or V block on its way to local memory
+  fetch_rows(kv, FETCH_PER(BLOCK_N, F_NT), BLOCK_N, K, k_ss, k_sd, 0, S, D, lid, F_NT);
   ACC m[WPT_M], l[WPT_M];  // running max and this work-item's share of the running sum
   ACC4 o[WPT_M][F_DV4];
 UNROLL
@@ -254,8 +277,9 @@ UNROLL
   const int jend = causal ? min(S, i0 + BLOCK_M) : S;  // later keys are masked for every row
   for (int j0 = 0; j0 < jend; j0 += BLOCK_N) {
     barrier(CLK_LOCAL_MEM_FENCE);  // the previous block's reads of KVs and Ps are done
-    stage_rows(KVs, BLOCK_N, K, k_ss, k_sd, j0, S, D, lid, F_NT);
+    store_rows(KVs, kv, FETCH_PER(BLOCK_N, F_NT), BLOCK_N, lid, F_NT);  // K
     barrier(CLK_LOCAL_MEM_FENCE);
+    fetch_rows(kv, FETCH_PER(BLOCK_N, F_NT), BLOCK_N, V, v_ss, v_sd, j0, S, Dv, lid, F_NT);
     ACC s[WPT_M][WPT_N];
     MICRO_DOT(s, WPT_M, WPT_N, Qs, ty, F_RM, KVs, tx, F_RN);
 UNROLL
@@ -271,7 +295,9 @@ UNROLL
       Red[r * (F_RN + 1) + tx] = mx;
     }
     barrier(CLK_LOCAL_MEM_FENCE);  // partial maxima posted; K no longer needed
-    stage_rows(KVs, BLOCK_N, V, v_ss, v_sd, j0, S, Dv, lid, F_NT);
+    store_rows(KVs, kv, FETCH_PER(BLOCK_N, F_NT), BLOCK_N, lid, F_NT);  // V
+    if (j0 + BLOCK_N < jend)
+      fetch_rows(kv, FETCH_PER(BLOCK_N, F_NT), BLOCK_N, K, k_ss, k_sd, j0 + BLOCK_N, S, D, lid, F_NT);
 UNROLL
     for (int a = 0; a < WPT_M; ++a) {
       const int r = ty + a * F_RM, i = i0 + r;
@@ -359,7 +385,7 @@ void attention_bwd_dq(ATTN_ARGS, PTR_ARG(DTYPE, dout), long g_sb, long g_sh, lon
 
   const int lid = get_local_id(0), tx = lid % B_RK, ty = lid / B_RK;
   const int h = get_group_id(1), b = get_group_id(2);
-  const int i0 = get_group_id(0) * BWD_BLOCK_M;
+  const int i0 = (get_num_groups(0) - 1 - get_group_id(0)) * BWD_BLOCK_M;  // most causal work first
   ATTN_BASES(b, h);
   __global const DTYPE* G = PTR(DTYPE, dout) + (long)b * g_sb + (long)h * g_sh;
   const long rowbase = ((long)b * Hq + h) * L;
@@ -378,10 +404,14 @@ UNROLL
   }
 
   const int jend = causal ? min(S, i0 + BWD_BLOCK_M) : S;
+#define B_PN FETCH_PER(BWD_BLOCK_N, B_NT)
+  ACC4 kb[B_PN], vb[B_PN];  // the next K and V blocks on their way to local memory
+  fetch_rows(kb, B_PN, BWD_BLOCK_N, K, k_ss, k_sd, 0, S, D, lid, B_NT);
+  fetch_rows(vb, B_PN, BWD_BLOCK_N, V, v_ss, v_sd, 0, S, Dv, lid, B_NT);
   for (int j0 = 0; j0 < jend; j0 += BWD_BLOCK_N) {
     barrier(CLK_LOCAL_MEM_FENCE);  // the previous block's reads of Ks and dSs are done
-    stage_rows(Ks, BWD_BLOCK_N, K, k_ss, k_sd, j0, S, D, lid, B_NT);
-    stage_rows(Vs, BWD_BLOCK_N, V, v_ss, v_sd, j0, S, Dv, lid, B_NT);
+    store_rows(Ks, kb, B_PN, BWD_BLOCK_N, lid, B_NT);
+    store_rows(Vs, vb, B_PN, BWD_BLOCK_N, lid, B_NT);
     barrier(CLK_LOCAL_MEM_FENCE);
     ACC s[BWD_WPT_M][BWD_WPT_N], dp[BWD_WPT_M][BWD_WPT_N];
     MICRO_DOT(s, BWD_WPT_M, BWD_WPT_N, Qs, ty, B_RQ, Ks, tx, B_RK);
@@ -400,8 +430,13 @@ UNROLL
       }
     }
     barrier(CLK_LOCAL_MEM_FENCE);  // dS complete
+    if (j0 + BWD_BLOCK_N < jend) {
+      fetch_rows(kb, B_PN, BWD_BLOCK_N, K, k_ss, k_sd, j0 + BWD_BLOCK_N, S, D, lid, B_NT);
+      fetch_rows(vb, B_PN, BWD_BLOCK_N, V, v_ss, v_sd, j0 + BWD_BLOCK_N, S, Dv, lid, B_NT);
+    }
     MICRO_ACC(acc, BWD_WPT_M, B_DQ4, dSs, B_LQ, ty, B_RQ, Ks, tx, B_RK, BWD_BLOCK_N);
   }
+#undef B_PN
 UNROLL
   for (int a = 0; a < BWD_WPT_M; ++a) {
     const int i = i0 + ty + a * B_RQ;
@@ -445,43 +480,65 @@ UNROLL
 UNROLL
     for (int g = 0; g < B_DK4; ++g) dka[a][g] = dva[a][g] = ZERO4;
 
+  // Work list: every (query head g of the group, query block i0 >= istart); the Q/dO/lse/delta
+  // of item t+1 are fetched while item t finishes.
   const int istart = causal ? j0 : 0;  // top-left causal: rows i < j never see key j
-  for (int g = 0; g < group; ++g) {
-    const int h = hkv * group + g;
+  const int nblk = L > istart ? (L - istart + BWD_BLOCK_M - 1) / BWD_BLOCK_M : 0, nitems = group * nblk;
+#define B_PM FETCH_PER(BWD_BLOCK_M, B_NT)
+#define B_PL ((BWD_BLOCK_M + B_NT - 1) / B_NT)
+  ACC4 qb[B_PM], gb[B_PM];
+  ACC lb[B_PL], db[B_PL];
+#define FETCH_ITEM(t)                                                                           \
+  do {                                                                                          \
+    const int h_ = hkv * group + (t) / nblk, i0_ = istart + ((t) % nblk) * BWD_BLOCK_M;         \
+    const long rb_ = ((long)b * Hq + h_) * L;                                                   \
+    fetch_rows(qb, B_PM, BWD_BLOCK_M, PTR(DTYPE, q) + (long)b * q_sb + (long)h_ * q_sh, q_sl, q_sd, i0_, L, D, \
+               lid, B_NT);                                                                      \
+    fetch_rows(gb, B_PM, BWD_BLOCK_M, PTR(DTYPE, dout) + (long)b * g_sb + (long)h_ * g_sh, g_sl, g_sd, i0_, L, \
+               Dv, lid, B_NT);                                                                  \
+    UNROLL for (int x_ = 0; x_ < B_PL; ++x_) {                                                  \
+      const int ii_ = i0_ + lid + x_ * B_NT;                                                    \
+      lb[x_] = ii_ < L ? PTR(ACC, lse)[rb_ + ii_] : NEG_INF;                                    \
+      db[x_] = ii_ < L ? PTR(ACC, delta)[rb_ + ii_] : (ACC)0;                                   \
+    }                                                                                           \
+  } while (0)
+  if (nitems > 0) FETCH_ITEM(0);
+  for (int t = 0; t < nitems; ++t) {
+    const int h = hkv * group + t / nblk, i0 = istart + (t % nblk) * BWD_BLOCK_M;
     ATTN_BASES(b, h);
-    (void)K; (void)V;
-    __global const DTYPE* G = PTR(DTYPE, dout) + (long)b * g_sb + (long)h * g_sh;
-    const long rowbase = ((long)b * Hq + h) * L;
-    for (int i0 = istart; i0 < L; i0 += BWD_BLOCK_M) {
-      barrier(CLK_LOCAL_MEM_FENCE);  // the previous block's reads of Qs, Gs, Ps, dSs are done
-      stage_rows(Qs, BWD_BLOCK_M, Q, q_sl, q_sd, i0, L, D, lid, B_NT);
-      stage_rows(Gs, BWD_BLOCK_M, G, g_sl, g_sd, i0, L, Dv, lid, B_NT);
-      for (int e = lid; e < BWD_BLOCK_M; e += B_NT) {
-        const int ii = i0 + e;
-        LSEs[e] = ii < L ? PTR(ACC, lse)[rowbase + ii] : NEG_INF;
-        DELs[e] = ii < L ? PTR(ACC, delta)[rowbase + ii] : (ACC)0;
-      }
-      barrier(CLK_LOCAL_MEM_FENCE);
-      ACC s[BWD_WPT_N][BWD_WPT_M], dp[BWD_WPT_N][BWD_WPT_M];
-      MICRO_DOT(s, BWD_WPT_N, BWD_WPT_M, Ks, ty, B_RK, Qs, tx, B_RQ);
-      MICRO_DOT(dp, BWD_WPT_N, BWD_WPT_M, Vs, ty, B_RK, Gs, tx, B_RQ);
+    (void)K; (void)V; (void)Q;
+    barrier(CLK_LOCAL_MEM_FENCE);  // the previous item's reads of Qs, Gs, Ps, dSs, LSEs are done
+    store_rows(Qs, qb, B_PM, BWD_BLOCK_M, lid, B_NT);
+    store_rows(Gs, gb, B_PM, BWD_BLOCK_M, lid, B_NT);
 UNROLL
-      for (int a = 0; a < BWD_WPT_N; ++a) {
-        const int r = ty + a * B_RK, j = j0 + r;
-UNROLL
-        for (int c = 0; c < BWD_WPT_M; ++c) {
-          const int cc = tx + c * B_RQ, i = i0 + cc;
-          ACC pz, ds;
-          BWD_TERMS(s[a][c], dp[a][c], i, j, LSEs[cc], DELs[cc], pz, ds);
-          Pl[r * B_LK + cc] = pz;
-          dSl[r * B_LK + cc] = ds;
-        }
-      }
-      barrier(CLK_LOCAL_MEM_FENCE);  // P and dS complete
-      MICRO_ACC(dva, BWD_WPT_N, B_DK4, Ps, B_LK, ty, B_RK, Gs, tx, B_RQ, BWD_BLOCK_M);
-      MICRO_ACC(dka, BWD_WPT_N, B_DK4, dSs, B_LK, ty, B_RK, Qs, tx, B_RQ, BWD_BLOCK_M);
+    for (int x = 0; x < B_PL; ++x) {
+      const int e = lid + x * B_NT;
+      if (e < BWD_BLOCK_M) LSEs[e] = lb[x], DELs[e] = db[x];
     }
+    barrier(CLK_LOCAL_MEM_FENCE);
+    ACC s[BWD_WPT_N][BWD_WPT_M], dp[BWD_WPT_N][BWD_WPT_M];
+    MICRO_DOT(s, BWD_WPT_N, BWD_WPT_M, Ks, ty, B_RK, Qs, tx, B_RQ);
+    MICRO_DOT(dp, BWD_WPT_N, BWD_WPT_M, Vs, ty, B_RK, Gs, tx, B_RQ);
+UNROLL
+    for (int a = 0; a < BWD_WPT_N; ++a) {
+      const int r = ty + a * B_RK, j = j0 + r;
+UNROLL
+      for (int c = 0; c < BWD_WPT_M; ++c) {
+        const int cc = tx + c * B_RQ, i = i0 + cc;
+        ACC pz, ds;
+        BWD_TERMS(s[a][c], dp[a][c], i, j, LSEs[cc], DELs[cc], pz, ds);
+        Pl[r * B_LK + cc] = pz;
+        dSl[r * B_LK + cc] = ds;
+      }
+    }
+    barrier(CLK_LOCAL_MEM_FENCE);  // P and dS complete
+    if (t + 1 < nitems) FETCH_ITEM(t + 1);
+    MICRO_ACC(dva, BWD_WPT_N, B_DK4, Ps, B_LK, ty, B_RK, Gs, tx, B_RQ, BWD_BLOCK_M);
+    MICRO_ACC(dka, BWD_WPT_N, B_DK4, dSs, B_LK, ty, B_RK, Qs, tx, B_RQ, BWD_BLOCK_M);
   }
+#undef FETCH_ITEM
+#undef B_PM
+#undef B_PL
   const long kvbase = ((long)b * (Hq / group) + hkv) * S;
 UNROLL
   for (int a = 0; a < BWD_WPT_N; ++a) {
