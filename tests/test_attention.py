@@ -103,6 +103,43 @@ def test_float64():
     _compare(2, 2, 2, 19, 23, 16, causal=True, dtype=torch.float64, tol=1e-10)
 
 
+@pytest.mark.parametrize("dtype", [torch.float16, torch.bfloat16])
+def test_half_storage(dtype):
+    # 16-bit storage, float compute: compare against float32 math on the same (rounded) inputs.
+    B, H, L, S, D = 2, 2, 37, 70, 64
+    q, k, v, go = (t.to(dtype) for t in _inputs(B, H, H, L, S, D, D))
+    exp_out, exp_grads = _run(*(t.float() for t in (q, k, v, go)), is_causal=True)
+    act_out, act_grads = _run(*(t.to(DEV) for t in (q, k, v, go)), is_causal=True)
+    assert act_out.dtype == dtype
+    tol = 2e-2 if dtype == torch.bfloat16 else 4e-3
+    torch.testing.assert_close(act_out.float(), exp_out, atol=tol, rtol=tol)
+    for a, e in zip(act_grads, exp_grads):
+        torch.testing.assert_close(a.float(), e, atol=4 * tol, rtol=4 * tol)
+
+
+def test_strided_head_dim():
+    # Head-dim stride != 1 (and an odd storage offset): the kernels' scalar load path.
+    B, H, L, S, D = 1, 2, 40, 35, 32
+    q, k, v, go = _inputs(B, H, H, L, S, D, D)
+    exp_out, exp_grads = _run(q, k, v, go, is_causal=True)
+
+    def strided(t):
+        base = torch.zeros(t.numel() * 2 + 1, device=DEV)
+        view = base[1:].view(*t.shape[:2], t.shape[3], t.shape[2] * 2)[..., ::2].transpose(-1, -2)
+        view.copy_(t)
+        assert view.stride(-1) != 1
+        return view.requires_grad_(True)  # _run's clone() would make it contiguous
+
+    leaves = [strided(t) for t in (q, k, v)]
+    torch.ocl._reset_launch_counts()
+    out = F.scaled_dot_product_attention(*leaves, is_causal=True)
+    grads = torch.autograd.grad(out, leaves, go.to(DEV))
+    assert FUSED_KERNELS <= set(torch.ocl._launch_counts())
+    torch.testing.assert_close(out.detach().cpu(), exp_out, atol=1e-5, rtol=1e-5)
+    for a, e in zip((g.cpu() for g in grads), exp_grads):
+        torch.testing.assert_close(a, e, atol=1e-4, rtol=1e-4)
+
+
 def test_gqa():
     _compare(2, 6, 2, 21, 26, 32, causal=True, enable_gqa=True)
     _compare(1, 4, 1, 70, 33, 64, enable_gqa=True)  # several key blocks, every head of the group
