@@ -526,6 +526,8 @@ std::tuple<at::Tensor&, at::Tensor&> aminmax_out_ocl(const at::Tensor& self, std
                                                      at::Tensor& min, at::Tensor& max) {
   OutMeta<at::meta::structured_aminmax, 2> m(min, max);
   m.meta(self, dim, keepdim);
+  at::assert_no_partial_overlap(min, self);  // as the CPU's reduction does
+  at::assert_no_partial_overlap(max, self);
   Spec s{kAMinMax};
   s.val = self.scalar_type();
   run_reduce(s, self, dim ? mask_of_dim(self, *dim) : mask_all(), keepdim, min, max);

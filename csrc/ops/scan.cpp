@@ -227,10 +227,19 @@ struct OutMeta final : Meta {
   }
 };
 
+// The CPU's cumsum/cumprod/logcumsumexp reject an out= that overlaps itself or partially overlaps
+// the input (exact aliasing, i.e. in place, is fine). cummax/cummin accept both on the CPU; they
+// go through a temporary here when needed.
+void check_out_overlap(const at::Tensor& out, const at::Tensor& self) {
+  at::assert_no_internal_overlap(out);
+  at::assert_no_partial_overlap(out, self);
+}
+
 // cumsum.out(Tensor self, int dim, *, ScalarType? dtype=None, Tensor(a!) out) -> Tensor(a!)
 at::Tensor& cumsum_out_ocl(const at::Tensor& self, int64_t dim, std::optional<at::ScalarType> dtype, at::Tensor& out) {
   OutMeta<at::meta::structured_cumsum> m(out);
   m.meta(self, dim, dtype);
+  check_out_overlap(out, self);
   run_scan(kSum, self, self.dim() == 0 ? 0 : at::maybe_wrap_dim(dim, self.dim()), out, {});
   return out;
 }
@@ -240,6 +249,7 @@ at::Tensor& cumprod_out_ocl(const at::Tensor& self, int64_t dim, std::optional<a
                             at::Tensor& out) {
   OutMeta<at::meta::structured_cumprod> m(out);
   m.meta(self, dim, dtype);
+  check_out_overlap(out, self);
   run_scan(kProd, self, self.dim() == 0 ? 0 : at::maybe_wrap_dim(dim, self.dim()), out, {});
   return out;
 }
@@ -263,6 +273,7 @@ at::Tensor& _logcumsumexp_out_ocl(const at::Tensor& self, int64_t dim, at::Tenso
               self.scalar_type(), ", but got ", out.scalar_type(), " instead");
   const int64_t d = at::maybe_wrap_dim(dim, self.dim());
   at::native::resize_output(out, self.sizes());
+  check_out_overlap(out, self);
   run_scan(kLogSumExp, self, d, out, {});
   return out;
 }

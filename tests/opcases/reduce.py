@@ -508,7 +508,24 @@ def _lcse_out(x, d):
     return out, y
 
 
+def _overlap_out(x, which):
+    # The CPU rejects outputs that partially overlap the input (or, for the scans, themselves).
+    if which == "cumsum partial":
+        torch.cumsum(x[:-1], 0, out=x[1:])
+    elif which == "cumsum internal":
+        torch.cumsum(x[:3], 0, out=x[3:4].expand(3))
+    elif which == "logcumsumexp partial":
+        torch.logcumsumexp(x[:-1], 0, out=x[1:])
+    elif which == "aminmax partial":
+        torch.aminmax(x[:8].view(2, 4), dim=0, out=(x[1:5], x[6:10]))
+    return x
+
+
 CASES += [
+    OpCase("scan_aminmax_overlap", ["aten::cumsum.out", "aten::_logcumsumexp.out", "aten::aminmax.out"],
+           _overlap_out, lambda dt: [Sample((make((10,), dt), w), tag=w) for w in
+                                     ("cumsum partial", "cumsum internal", "logcumsumexp partial", "aminmax partial")],
+           dtypes=F32),
     OpCase("aminmax", ["aten::aminmax.out"], lambda x, **kw: torch.aminmax(x, **kw), _aminmax_samples,
            dtypes=(torch.float32, torch.float64, torch.int64, torch.bool, torch.float16, torch.bfloat16), grad=True),
     OpCase("aminmax_out", ["aten::aminmax.out"], _aminmax_out,
