@@ -4,13 +4,20 @@ matrix products of GPTMini small and large (QKV, attention projection, MLP up/do
 tokens x features), each in all four transpose combinations (as views, no copies).
 
 python bench/bench_gemm.py [--quick] [--devices ocl,cuda,cpu] [--impls own,clblast] [--dtype float32]
+                           [--configs "KERNEL=generic;KERNEL=tiled TILE_K=8"]
 
-Each ocl implementation runs in its own subprocess (TORCH_OCL_GEMM is read once per process).
+"ocl own" is the configuration torch_ocl picks on this device (tuning file, else defaults;
+see `python -m torch_ocl.tune`); each --configs entry adds an "ocl own" column run with
+TORCH_OCL_GEMM_CONFIG set to it (fields not given keep the picked values), to compare
+configurations without writing a tuning file. The summary line gives each column's
+geometric mean and its ratio to cuda where that column exists.
+Each ocl column runs in its own subprocess (TORCH_OCL_GEMM* are read once per process).
 --quick (the default when the OpenCL device is a CPU, e.g. PoCL) uses small sizes only.
 Writes bench/results/gemm.json (or $BENCH_OUT/gemm.json).
 """
 import argparse
 import json
+import math
 import os
 import subprocess
 import sys
@@ -113,6 +120,7 @@ def main():
     ap.add_argument("--devices", default=",".join(devices()))
     ap.add_argument("--impls", default="own,clblast")
     ap.add_argument("--dtype", default="float32")
+    ap.add_argument("--configs", default="", help="';'-separated TORCH_OCL_GEMM_CONFIG values, one column each")
     ap.add_argument("--cpu-limit", type=float, default=2.2e10, help="skip CPU problems above this M*K*N")
     ap.add_argument("--worker-device", help=argparse.SUPPRESS)
     args = ap.parse_args()
@@ -121,17 +129,21 @@ def main():
     if args.worker_device:
         return worker(args)
 
-    columns = []  # (column name, device, TORCH_OCL_GEMM)
+    columns = []  # (column name, device, extra environment)
+    configs = [c.strip() for c in args.configs.split(";") if c.strip()]
     for dev in args.devices.split(","):
         if dev == "ocl":
-            columns += [(f"ocl {impl}", "ocl", impl) for impl in args.impls.split(",")]
+            columns += [(f"ocl {impl}", "ocl", {"TORCH_OCL_GEMM": impl}) for impl in args.impls.split(",")]
+            for i, cfg in enumerate(configs):
+                print(f"# column 'ocl cfg{i}': TORCH_OCL_GEMM_CONFIG='{cfg}'")
+                columns.append((f"ocl cfg{i}", "ocl", {"TORCH_OCL_GEMM": "own", "TORCH_OCL_GEMM_CONFIG": cfg}))
         elif dev:
-            columns.append((dev, dev, None))
+            columns.append((dev, dev, {}))
     results = {}
-    for name, dev, impl in columns:
+    for name, dev, env_extra in columns:
         extra = ["--dtype", args.dtype, "--cpu-limit", str(args.cpu_limit)] + (["--quick"] if args.quick else [])
         print(f"# measuring {name} ...", flush=True)
-        for r in run_worker(__file__, name, dev, extra, {"TORCH_OCL_GEMM": impl} if impl else {}):
+        for r in run_worker(__file__, name, dev, extra, env_extra):
             key = (r["problem"], r["trans"])
             results.setdefault(key, dict(problem=r["problem"], M=r["M"], K=r["K"], N=r["N"], trans=r["trans"]))
             results[key][f"{name} TFLOP/s"] = r["tflops"]
@@ -143,6 +155,20 @@ def main():
     names = [c[0] for c in columns]
     print(f"\nGEMM {args.dtype}, TFLOP/s (2*M*N*K / time); transposes as views")
     print_table(rows, ["problem", "M", "K", "N", "trans"] + [f"{n} TFLOP/s" for n in names])
+    summary = []
+    for n in names:
+        vals = [r[f"{n} TFLOP/s"] for r in rows if r.get(f"{n} TFLOP/s")]
+        if not vals:
+            continue
+        gm = math.exp(sum(math.log(v) for v in vals) / len(vals))
+        line = f"{n}: geomean {gm:.2f} TFLOP/s over {len(vals)}"
+        if n != "cuda" and "cuda" in names:
+            ratios = [r[f"{n} TFLOP/s"] / r["cuda TFLOP/s"] for r in rows
+                      if r.get(f"{n} TFLOP/s") and r.get("cuda TFLOP/s")]
+            if ratios:
+                line += f", {math.exp(sum(math.log(x) for x in ratios) / len(ratios)):.2f}x cuda (min {min(ratios):.2f}x)"
+        summary.append(line)
+    print("\n" + "\n".join(summary))
     write_json("gemm", dict(dtype=args.dtype, quick=args.quick, columns=names, rows=rows))
 
 

@@ -45,3 +45,155 @@ def test_matrix_vector_products_use_gemv():
     out, counts = _launches(lambda: xd @ wd.t())  # a row times a transposed matrix (M == 1)
     assert set(counts) <= {"gemv_rows_fwd", "gemv_cols_fwd"}, counts
     torch.testing.assert_close(out.cpu(), x @ w.t(), atol=1e-5, rtol=1e-5)
+
+
+# ---- gemm_tiled_fwd and the tuning mechanism (csrc/runtime/Tuning.h, torch_ocl/tune.py) ----
+# On PoCL the built-in choice is gemm_direct_fwd; the tests force other kernels through
+# in-memory tuning entries (what `python -m torch_ocl.tune` does while timing candidates).
+
+import json  # noqa: E402
+import os  # noqa: E402
+import subprocess  # noqa: E402
+import sys  # noqa: E402
+
+import pytest  # noqa: E402
+
+from torch_ocl import _C  # noqa: E402
+
+SMALL_TILED = "KERNEL=tiled TILE_M=32 TILE_N=32 TILE_K=8 WPT_M=4 WPT_N=4 VEC_WIDTH=4"
+
+
+class _forced:
+    """Uses `cfg` for every float32/float64 product on ocl:0 inside the block."""
+
+    def __init__(self, cfg):
+        self.keys = [f"gemm/{d}/{c}" for d in ("float32", "float64") for c in ("small", "large")]
+        self.cfg = cfg
+
+    def __enter__(self):
+        for k in self.keys:
+            _C._tuning_set(0, k, self.cfg)
+
+    def __exit__(self, *exc):
+        for k in self.keys:
+            _C._tuning_set(0, k, "")
+
+
+def _mat(r, c, layout, dtype, offset=0):
+    """r x c matrix: 'n' row-major, 't' column-major; `offset` elements into its storage."""
+    shape = (r, c) if layout == "n" else (c, r)
+    x = torch.randn(shape[0] * shape[1] + offset, dtype=dtype)[offset:].view(shape)
+    return x if layout == "n" else x.t()
+
+
+@pytest.mark.parametrize("cfg", [SMALL_TILED + " DOUBLE_BUFFER=1", SMALL_TILED + " DOUBLE_BUFFER=0"])
+def test_tiled_kernel_all_layouts_and_edges(cfg):
+    problems = [(64, 32, 64), (37, 20, 45), (8, 4, 12), (100, 36, 68), (33, 0, 8)]
+    with _forced(cfg):
+        for dtype in (torch.float32, torch.float64):
+            for M, K, N in problems:
+                for la in "nt":
+                    for lb in "nt":
+                        a, b = _mat(M, K, la, dtype), _mat(K, N, lb, dtype)
+                        out, counts = _launches(lambda: torch.mm(a.to("ocl"), b.to("ocl")))
+                        torch.testing.assert_close(out.cpu(), a @ b)
+            # Layouts that qualify run gemm_tiled_fwd; misaligned ones fall back to gemm_fwd.
+            a, b = _mat(40, 24, "n", dtype), _mat(24, 36, "t", dtype)
+            _, counts = _launches(lambda: torch.mm(a.to("ocl"), b.to("ocl")))
+            assert "gemm_tiled_fwd" in counts, counts
+            ad, bd = torch.randn(40 * 24 + 1, dtype=dtype, device="ocl")[1:].view(40, 24), b.to("ocl")
+            out, counts = _launches(lambda: torch.mm(ad, bd))
+            assert "gemm_fwd" in counts and "gemm_tiled_fwd" not in counts, counts
+            torch.testing.assert_close(out.cpu(), ad.cpu() @ b)
+
+
+def test_tiled_kernel_epilogue_and_batches():
+    with _forced(SMALL_TILED):
+        bias, a, b = torch.randn(44), torch.randn(3, 40, 24), torch.randn(3, 24, 44)
+        bd, ad, bbd = bias.to("ocl"), a.to("ocl"), b.to("ocl")
+        torch.testing.assert_close(torch.baddbmm(bd, ad, bbd, beta=0.5, alpha=2.0).cpu(),
+                                   torch.baddbmm(bias, a, b, beta=0.5, alpha=2.0))
+        x, w = torch.randn(2, 9, 24), torch.randn(44, 24)  # linear: B = W^T is k-contiguous
+        out, counts = _launches(lambda: torch.nn.functional.linear(x.to("ocl"), w.to("ocl"), bd))
+        assert counts.get("gemm_tiled_fwd") == 1, counts
+        torch.testing.assert_close(out.cpu(), torch.nn.functional.linear(x, w, bias))
+        c = torch.randn(44, 40)  # a transposed out (scalar stores) and a strided C
+        outd = torch.empty(44, 40, device="ocl").t()
+        torch.addmm(c.to("ocl").t(), a[0].to("ocl"), b[0].to("ocl"), out=outd)
+        torch.testing.assert_close(outd.cpu(), torch.addmm(c.t(), a[0], b[0]))
+        ab = torch.randn(1, 40, 24).expand(3, 40, 24)  # a broadcast (stride-0) batch
+        torch.testing.assert_close(torch.bmm(ab.to("ocl"), bbd).cpu(), torch.bmm(ab, b))
+
+
+def _write_tuning(path, entries, **fields):
+    p = torch.ocl.get_device_properties(0)
+    doc = dict(format=1, device=p.name, driver=p.driver_version, entries=entries)
+    doc.update(fields)
+    path.write_text(json.dumps(doc))
+
+
+@pytest.fixture
+def tuning_dir(tmp_path):
+    _C._set_tuning_dir(str(tmp_path))
+    try:
+        yield tmp_path
+    finally:
+        _C._set_tuning_dir("")
+
+
+def _file(tuning_dir):
+    return tuning_dir / os.path.basename(_C._tuning_file(0))
+
+
+def test_tuning_file_changes_the_configuration(tuning_dir):
+    assert _C._tuning_file(0).startswith(str(tuning_dir))
+    default = _C._gemm_config(0, torch.float32, 1, 40, 36)
+    _write_tuning(_file(tuning_dir), {"gemm/float32/small": SMALL_TILED, "other/key": "X=1"},
+                  results={"gemm/float32/small": [{"config": SMALL_TILED, "score": 1.0}]})
+    _C._tuning_reload()
+    chosen = _C._gemm_config(0, torch.float32, 1, 40, 36)
+    assert chosen != default and chosen.startswith("small: KERNEL=tiled TILE_M=32 TILE_N=32 TILE_K=8"), chosen
+    assert _C._tuning_lookup(0, "other/key") == "X=1"
+    a, b = torch.randn(40, 24), torch.randn(24, 36)
+    out, counts = _launches(lambda: torch.mm(a.to("ocl"), b.to("ocl")))
+    assert "gemm_tiled_fwd" in counts, counts
+    torch.testing.assert_close(out.cpu(), a @ b)
+
+
+@pytest.mark.parametrize("content", ["{not json", '{"format": 2, "entries": {}}', "FOREIGN", "BADCFG"])
+def test_bad_tuning_file_is_ignored_with_a_warning(tuning_dir, content):
+    default = _C._gemm_config(0, torch.float32, 1, 40, 36)
+    if content == "FOREIGN":
+        _write_tuning(_file(tuning_dir), {"gemm/float32/small": SMALL_TILED}, device="Some Other Device")
+    elif content == "BADCFG":
+        _write_tuning(_file(tuning_dir), {"gemm/float32/small": "TILE_M=7 WPT_M=4"})
+    else:
+        _file(tuning_dir).write_text(content)
+    _C._tuning_reload()
+    a, b = torch.randn(40, 24), torch.randn(24, 36)
+    with pytest.warns(UserWarning, match="tuning file|GEMM configuration"):
+        out = torch.mm(a.to("ocl"), b.to("ocl"))
+    torch.testing.assert_close(out.cpu(), a @ b)
+    assert _C._gemm_config(0, torch.float32, 1, 40, 36) == default
+
+
+def test_tuner_writes_winners_and_they_are_used(tmp_path):
+    cands = ";".join([SMALL_TILED, "KERNEL=tiled TILE_M=7", "KERNEL=direct TILE_M=32 TILE_N=32 WPT_M=4 WPT_N=4"])
+    env = dict(os.environ, TORCH_OCL_TUNING_DIR=str(tmp_path))
+    proc = subprocess.run([sys.executable, "-m", "torch_ocl.tune", "gemm", "--quick", "--budget", "0.002",
+                           "--candidates", cands], env=env, capture_output=True, text=True, timeout=600)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert "failed: rejected" in proc.stdout and "gemm/float32/small" in proc.stdout, proc.stdout
+    files = list(tmp_path.glob("*.json"))
+    assert len(files) == 1, files
+    doc = json.loads(files[0].read_text())
+    assert doc["device"] == torch.ocl.get_device_properties(0).name and doc["format"] == 1
+    assert set(doc["entries"]) >= {"gemm/float32/small"}, doc["entries"]
+    assert all("TILE_M=7" not in v for v in doc["entries"].values())
+    _C._set_tuning_dir(str(tmp_path))
+    try:
+        chosen = _C._gemm_config(0, torch.float32, 1, 64, 64).split(": ", 1)[1]
+        want = doc["entries"]["gemm/float32/" + _C._gemm_config(0, torch.float32, 1, 64, 64).split(":")[0]]
+        assert all(f in chosen.split() for f in want.split()), (chosen, want)
+    finally:
+        _C._set_tuning_dir("")

@@ -3,8 +3,10 @@
 // (batch, row, col)-strided 3-D views and run by our tiled kernel (kernels/gemm.cl, any
 // strides, fused epilogue: addmm's bias is C with row stride 0) or by CLBlast (row/column-
 // major operands with a leading dimension); TORCH_OCL_GEMM=auto|clblast|own picks.
+#include "gemm.h"
 #include "../aten/Pointwise.h"
 #include "../runtime/Launch.h"
+#include "../runtime/Tuning.h"
 #include <ATen/ExpandUtils.h>
 #include <ATen/MemoryOverlap.h>
 #include <ATen/core/Tensor.h>
@@ -12,34 +14,177 @@
 #include <ATen/ops/empty.h>
 #include <clblast_c.h>
 #include <torch/library.h>
+#include <cstdlib>
+#include <map>
+#include <memory>
+#include <sstream>
+#include <tuple>
 
 namespace torch_ocl {
 
-// ---- tuning hook ---------------------------------------------------------------------------
+// ---- configurations: defaults by device, tuning file, TORCH_OCL_GEMM_CONFIG ----------------
 
-// Tile configuration of gemm_fwd (build options of kernels/gemm.cl).
+// Which kernel of kernels/gemm.cl runs a matrix-matrix product.
+enum class GemmKernel {
+  Generic,  // gemm_fwd: local-memory tiles, any strides and dtypes
+  Tiled,    // gemm_tiled_fwd where the layout allows (float/double, unit-stride aligned), else gemm_fwd
+  Direct,   // gemm_direct_fwd: no local memory or barriers (CPU devices)
+};
+
+// A configuration = the kernel plus its build options (kernels/gemm.cl's tunables).
 struct GemmConfig {
-  int tile_m, tile_n, tile_k, wpt_m, wpt_n, vec_width;
+  GemmKernel kernel = GemmKernel::Generic;
+  int tile_m = 64, tile_n = 64, tile_k = 16, wpt_m = 4, wpt_n = 4, vec_width = 4;
+  int double_buffer = 1;  // gemm_tiled_fwd only
 };
 
 // Which class of problem a configuration is chosen for: big tiles only pay off when there
 // are enough of them to fill the device.
 enum class ShapeClass { Small, Large };
 
-// The extension point for per-device tuning: the tile configuration for (device, dtype,
-// shape class). Defaults are by vendor and device type; a tuning file (keyed by device name
-// and driver version) would be consulted here first.
-GemmConfig gemm_config(const Device& d, at::ScalarType dtype, ShapeClass shape) {
-  const bool gpu = d.info.type & CL_DEVICE_TYPE_GPU;
-  const bool nvidia = d.info.vendor.find("NVIDIA") != std::string::npos;
-  const bool wide = dtype == at::kDouble || dtype == at::kLong;
-  if (d.info.max_work_group < 256 || d.info.local_mem < 16 * 1024) return {32, 32, 16, 4, 4, 2};  // 64 work-items
-  if (gpu && nvidia && shape == ShapeClass::Large && !wide)
-    return {128, 128, 16, 8, 8, 4};  // 256 work-items, 64 accumulators each, 16.5 KiB local
-  return {64, 64, 16, 4, 4, 4};      // 256 work-items, 16 accumulators each
+namespace {
+
+const char* kernel_name(GemmKernel k) {
+  return k == GemmKernel::Tiled ? "tiled" : k == GemmKernel::Direct ? "direct" : "generic";
 }
 
-namespace {
+// "KERNEL=tiled TILE_M=128 TILE_N=128 TILE_K=16 WPT_M=8 WPT_N=8 VEC_WIDTH=4 DOUBLE_BUFFER=1":
+// the form tuning files and TORCH_OCL_GEMM_CONFIG use (the latter may also use commas).
+std::string config_string(const GemmConfig& c) {
+  return std::string("KERNEL=") + kernel_name(c.kernel) + " TILE_M=" + std::to_string(c.tile_m) +
+         " TILE_N=" + std::to_string(c.tile_n) + " TILE_K=" + std::to_string(c.tile_k) +
+         " WPT_M=" + std::to_string(c.wpt_m) + " WPT_N=" + std::to_string(c.wpt_n) +
+         " VEC_WIDTH=" + std::to_string(c.vec_width) + " DOUBLE_BUFFER=" + std::to_string(c.double_buffer);
+}
+
+size_t dtype_bytes(at::ScalarType t) { return c10::elementSize(t); }
+size_t acc_bytes(at::ScalarType t) { return t == at::kDouble || t == at::kLong ? 8 : 4; }
+// gemm_tiled_fwd exists for the dtypes whose storage and accumulator types agree.
+bool has_tiled_kernel(at::ScalarType t) { return t == at::kFloat || t == at::kDouble; }
+
+// Why `c` cannot run dtype t on d ("" when it can): every kernel the program holds must
+// compile (the #error checks of gemm.cl) and fit the device's work-group and local memory.
+std::string config_error(const Device& d, at::ScalarType t, const GemmConfig& c) {
+  auto pos = [](int v) { return v > 0 && v <= 1024; };
+  if (!pos(c.tile_m) || !pos(c.tile_n) || !pos(c.tile_k) || !pos(c.wpt_m) || !pos(c.wpt_n))
+    return "tile sizes must be in 1..1024";
+  if (c.vec_width != 1 && c.vec_width != 2 && c.vec_width != 4 && c.vec_width != 8) return "VEC_WIDTH must be 1, 2, 4 or 8";
+  if (c.double_buffer != 0 && c.double_buffer != 1) return "DOUBLE_BUFFER must be 0 or 1";
+  if (c.tile_m % c.wpt_m || c.tile_n % c.wpt_n) return "TILE_M/TILE_N must be multiples of WPT_M/WPT_N";
+  const int64_t threads = int64_t(c.tile_m / c.wpt_m) * (c.tile_n / c.wpt_n);
+  if (threads > int64_t(d.info.max_work_group))
+    return "work-group of " + std::to_string(threads) + " exceeds the device's " + std::to_string(d.info.max_work_group);
+  const int v = c.vec_width;
+  if (c.tile_k % v || c.tile_m % v || c.tile_n % v) return "tile sizes must be multiples of VEC_WIDTH";
+  if ((c.tile_m * c.tile_k) % (threads * v) || (c.tile_n * c.tile_k) % (threads * v))
+    return "each work-item must load whole vectors of each tile (TILE*TILE_K % (work-items*VEC_WIDTH))";
+  size_t local = size_t(c.tile_k) * (c.tile_m + c.tile_n + 2) * acc_bytes(t);  // gemm_fwd
+  if (c.kernel == GemmKernel::Tiled && has_tiled_kernel(t)) {
+    if (c.wpt_m % 4 || c.wpt_n % 4 || c.tile_k % 4) return "the tiled kernel needs WPT_M, WPT_N, TILE_K multiples of 4";
+    if ((c.tile_m * c.tile_k) % (threads * 4) || (c.tile_n * c.tile_k) % (threads * 4))
+      return "the tiled kernel needs whole 4-vectors of each tile per work-item";
+    local = std::max(local, size_t(1 + c.double_buffer) * c.tile_k * (c.tile_m + c.tile_n + 8) * dtype_bytes(t));
+  }
+  if (local > d.info.local_mem)
+    return std::to_string(local) + " bytes of local memory exceed the device's " + std::to_string(d.info.local_mem);
+  return "";
+}
+
+// Applies "KEY=value" pairs (separated by spaces or commas) to `c`; "" or an error message.
+std::string apply_config(const std::string& text, GemmConfig& c) {
+  std::string s = text;
+  for (char& ch : s)
+    if (ch == ',' || ch == ';' || ch == '\t' || ch == '\n') ch = ' ';
+  std::istringstream in(s);
+  std::string item;
+  while (in >> item) {
+    const auto eq = item.find('=');
+    if (eq == std::string::npos) return "'" + item + "' is not KEY=value";
+    const std::string key = item.substr(0, eq), val = item.substr(eq + 1);
+    if (key == "KERNEL") {
+      if (val == "generic") c.kernel = GemmKernel::Generic;
+      else if (val == "tiled") c.kernel = GemmKernel::Tiled;
+      else if (val == "direct") c.kernel = GemmKernel::Direct;
+      else return "KERNEL must be generic, tiled or direct, got '" + val + "'";
+      continue;
+    }
+    int* field = key == "TILE_M" ? &c.tile_m : key == "TILE_N" ? &c.tile_n : key == "TILE_K" ? &c.tile_k
+               : key == "WPT_M" ? &c.wpt_m : key == "WPT_N" ? &c.wpt_n : key == "VEC_WIDTH" ? &c.vec_width
+               : key == "DOUBLE_BUFFER" ? &c.double_buffer : nullptr;
+    if (!field) return "unknown key '" + key + "'";
+    char* end = nullptr;
+    const long x = std::strtol(val.c_str(), &end, 10);
+    if (val.empty() || *end != '\0') return "'" + item + "' needs an integer value";
+    *field = int(x);
+  }
+  return "";
+}
+
+const char* dtype_key(at::ScalarType t) {
+  switch (t) {
+    case at::kFloat: return "float32";
+    case at::kDouble: return "float64";
+    case at::kHalf: return "float16";
+    case at::kBFloat16: return "bfloat16";
+    case at::kChar: return "int8";
+    case at::kByte: return "uint8";
+    case at::kShort: return "int16";
+    case at::kInt: return "int32";
+    case at::kLong: return "int64";
+    default: return "other";
+  }
+}
+
+// Built-in defaults by device type and vendor (a tuning file wins over these).
+GemmConfig default_config(const Device& d, at::ScalarType t, ShapeClass shape) {
+  const bool gpu = d.info.type & (CL_DEVICE_TYPE_GPU | CL_DEVICE_TYPE_ACCELERATOR);
+  const auto vendor_has = [&](const char* s) { return d.info.vendor.find(s) != std::string::npos; };
+  const bool nvidia = vendor_has("NVIDIA"), amd = vendor_has("Advanced Micro Devices") || vendor_has("AMD");
+  const bool intel = vendor_has("Intel");
+  const bool wide = t == at::kDouble || t == at::kLong;
+  const bool large = shape == ShapeClass::Large;
+  GemmConfig c;  // gemm_fwd 64x64x16, 4x4 per work-item, 256 work-items
+  if (!gpu) {
+    c.kernel = GemmKernel::Direct;  // CPU devices: caches do the staging (PoCL)
+  } else if (d.info.max_work_group < 256 || d.info.local_mem < 16 * 1024) {
+    c = {GemmKernel::Generic, 32, 32, 16, 4, 4, 2, 1};  // 64 work-items
+  } else if (nvidia || amd) {
+    // 128x128 tiles with 8x8 accumulators per work-item once there are enough tiles to fill
+    // the device (33.8 KiB of local memory double-buffered in float32); 64x64 otherwise.
+    if (large && !wide) c = {GemmKernel::Tiled, 128, 128, 16, 8, 8, 4, 1};
+    else c = {GemmKernel::Tiled, 64, 64, 16, 4, 4, 4, 1};
+  } else if (intel) {
+    c.kernel = GemmKernel::Tiled;  // 4x4 accumulators: Intel's SIMD16 register file is small
+  }
+  if (!config_error(d, t, c).empty()) c = {GemmKernel::Generic, 32, 32, 16, 4, 4, 2, 1};
+  return c;
+}
+
+// The configuration for (device, dtype, shape class): TORCH_OCL_GEMM_CONFIG, else the tuning
+// file's "gemm/<dtype>/<small|large>" entry, else default_config. Each is applied on top of
+// the default, so a partial override ("TILE_K=8") keeps the other fields. An invalid value
+// warns and is ignored.
+GemmConfig resolve_config(const Device& d, at::ScalarType t, ShapeClass shape) {
+  const GemmConfig dflt = default_config(d, t, shape);
+  const std::string key = std::string("gemm/") + dtype_key(t) + (shape == ShapeClass::Large ? "/large" : "/small");
+  auto try_apply = [&](const std::string& text, const std::string& source, GemmConfig* out) {
+    GemmConfig c = dflt;
+    std::string err = apply_config(text, c);
+    if (err.empty()) err = config_error(d, t, c);
+    if (err.empty()) {
+      *out = c;
+      return true;
+    }
+    TORCH_WARN("torch_ocl: ignoring GEMM configuration '", text, "' from ", source, " for ", key, " on ",
+               d.info.name, ": ", err);
+    return false;
+  };
+  GemmConfig c = dflt;
+  if (!env::gemm_config().empty() && try_apply(env::gemm_config(), "TORCH_OCL_GEMM_CONFIG", &c)) return c;
+  const std::string tuned = tuning::lookup(d, key);
+  if (!tuned.empty() && try_apply(tuned, tuning::file_path(d), &c)) return c;
+  return dflt;
+}
 
 // Large tiles once there are at least as many of them as compute units (fewer, bigger
 // work-groups then still fill the device); small tiles otherwise, for parallelism.
@@ -47,6 +192,14 @@ ShapeClass shape_class(const Device& d, int64_t B, int64_t M, int64_t N) {
   const int64_t big_tiles = B * ((M + 127) / 128) * ((N + 127) / 128);
   return big_tiles >= int64_t(std::max<cl_uint>(d.info.compute_units, 1)) ? ShapeClass::Large : ShapeClass::Small;
 }
+
+// A resolved configuration and its program's build options, cached per (device, dtype,
+// shape class) until the tuning generation changes (no parsing or file access per call).
+struct ResolvedConfig {
+  GemmConfig cfg;
+  std::string options;
+  uint64_t generation = 0;
+};
 
 // Build options selecting the storage and accumulation types of kernels/gemm.cl.
 std::string dtype_options(at::ScalarType t) {
@@ -66,9 +219,28 @@ std::string dtype_options(at::ScalarType t) {
 }
 
 std::string gemm_options(at::ScalarType t, const GemmConfig& cfg) {
-  return dtype_options(t) + " -DTILE_M=" + std::to_string(cfg.tile_m) + " -DTILE_N=" + std::to_string(cfg.tile_n) +
-         " -DTILE_K=" + std::to_string(cfg.tile_k) + " -DWPT_M=" + std::to_string(cfg.wpt_m) +
-         " -DWPT_N=" + std::to_string(cfg.wpt_n) + " -DVEC_WIDTH=" + std::to_string(cfg.vec_width);
+  std::string o = dtype_options(t) + " -DTILE_M=" + std::to_string(cfg.tile_m) + " -DTILE_N=" + std::to_string(cfg.tile_n) +
+                  " -DTILE_K=" + std::to_string(cfg.tile_k) + " -DWPT_M=" + std::to_string(cfg.wpt_m) +
+                  " -DWPT_N=" + std::to_string(cfg.wpt_n) + " -DVEC_WIDTH=" + std::to_string(cfg.vec_width);
+  if (cfg.kernel == GemmKernel::Tiled) o += " -DDOUBLE_BUFFER=" + std::to_string(cfg.double_buffer);
+  else o += " -DNO_TILED_KERNEL";  // keeps the program (and PoCL's cold build) small
+  return o;
+}
+
+std::shared_ptr<const ResolvedConfig> gemm_config(Device& d, at::ScalarType t, ShapeClass shape) {
+  static std::mutex mutex;
+  static std::map<std::tuple<int, int, int>, std::shared_ptr<const ResolvedConfig>> cache;
+  const uint64_t gen = tuning::generation();
+  std::lock_guard<std::mutex> g(mutex);
+  auto& slot = cache[{d.index, int(t), int(shape)}];
+  if (!slot || slot->generation != gen) {
+    auto r = std::make_shared<ResolvedConfig>();
+    r->cfg = resolve_config(d, t, shape);
+    r->options = gemm_options(t, r->cfg);
+    r->generation = gen;
+    slot = std::move(r);
+  }
+  return slot;
 }
 
 void check_gemm_dtype(Device& d, at::ScalarType t, const char* op) {
@@ -106,7 +278,7 @@ void run_gemv(Device& d, const at::Tensor& out, int64_t o_sb, int64_t o_sm, cons
   const bool cols = a_sm == 1 && a_sk != 1 && M >= 32;
   constexpr int kWG = 128;  // GEMV_WG's default in gemm.cl
   // The same program as the small-shape GEMM of this dtype: one build serves both.
-  Kernel& k = get_kernel(d, "gemm", gemm_options(t, gemm_config(d, t, ShapeClass::Small)),
+  Kernel& k = get_kernel(d, "gemm", gemm_config(d, t, ShapeClass::Small)->options,
                          cols ? "gemv_cols_fwd" : "gemv_rows_fwd");
   Buf cb = c ? buf(*c) : Buf{nullptr, 0};
   Range g = cols ? Range(size_t(M), size_t(B)) : Range(size_t(M) * kWG, size_t(B));
@@ -145,7 +317,7 @@ int64_t split_k_slices(const Device& d, at::ScalarType t, int64_t B, int64_t M, 
 }
 
 void run_tiled(Device& d, const at::Tensor& out, const at::Tensor& a, const at::Tensor& b, const at::Tensor* c,
-               const at::Scalar& alpha, const at::Scalar& beta, bool direct);
+               const at::Scalar& alpha, const at::Scalar& beta);
 
 // out = alpha * a @ b + beta * c for B == 1 in S slices of K: the slices are one batched
 // product into a float workspace [S, M, N] (batch strides step along K, so no operand is
@@ -157,17 +329,42 @@ void run_split_k(Device& d, const at::Tensor& out, const at::Tensor& a, const at
   const int64_t full = K / kc, rest = K - full * kc;
   at::Tensor ws = at::empty({full + (rest ? 1 : 0), M, N}, out.options());
   const at::Tensor a0 = a.select(0, 0), b0 = b.select(0, 0);
-  const bool direct = !(d.info.type & (CL_DEVICE_TYPE_GPU | CL_DEVICE_TYPE_ACCELERATOR));
   run_tiled(d, ws.narrow(0, 0, full), a0.as_strided({full, M, kc}, {kc * a0.stride(1), a0.stride(0), a0.stride(1)}),
-            b0.as_strided({full, kc, N}, {kc * b0.stride(0), b0.stride(0), b0.stride(1)}), nullptr, 1, 0, direct);
+            b0.as_strided({full, kc, N}, {kc * b0.stride(0), b0.stride(0), b0.stride(1)}), nullptr, 1, 0);
   if (rest)
-    run_tiled(d, ws.narrow(0, full, 1), a.narrow(2, full * kc, rest), b.narrow(1, full * kc, rest), nullptr, 1, 0,
-              direct);
+    run_tiled(d, ws.narrow(0, full, 1), a.narrow(2, full * kc, rest), b.narrow(1, full * kc, rest), nullptr, 1, 0);
   const at::ScalarType t = out.scalar_type();
-  Kernel& k = get_kernel(d, "gemm", gemm_options(t, gemm_config(d, t, ShapeClass::Small)), "gemm_splitk_reduce");
+  Kernel& k = get_kernel(d, "gemm", gemm_config(d, t, ShapeClass::Small)->options, "gemm_splitk_reduce");
   launch_scaled(d, k, Range(size_t(N), size_t(M)), Range(), t, alpha, beta, int(ws.size(0)), int(M), int(N),
                 buf(ws), c ? buf(*c) : Buf{nullptr, 0}, c ? c->stride(1) : 0, c ? c->stride(2) : 0, buf(out),
                 out.stride(1), out.stride(2), int(c != nullptr));
+}
+
+// gemm_tiled_fwd's layout flags for this problem, or -1 when an operand does not qualify.
+// An operand qualifies when its rows or its columns are unit-stride and every 4-vector along
+// them is aligned and whole: the contiguous extent, the other strides and the byte offset
+// are multiples of 4 elements (so a vector starting inside the matrix ends inside it).
+int tiled_flags(const at::Tensor& out, const at::Tensor& a, const at::Tensor& b, const at::Tensor* c) {
+  const int64_t B = out.size(0), M = out.size(1), N = out.size(2), K = a.size(2);
+  const size_t vec_bytes = 4 * out.element_size();
+  auto aligned = [&](const at::Tensor& x, int64_t sb, int64_t other) {
+    return (B == 1 || sb % 4 == 0) && other % 4 == 0 && buf(x).offset % vec_bytes == 0;
+  };
+  // Operand with rows r (stride sr, extent R) and depth k (stride sk): 1 = k-contiguous,
+  // 0 = r-contiguous, -1 = neither.
+  auto layout = [&](const at::Tensor& x, int64_t R, int64_t sr, int64_t sk, int64_t sb) {
+    if ((sk == 1 || K == 1) && K % 4 == 0 && aligned(x, sb, R == 1 ? 0 : sr)) return 1;
+    if ((sr == 1 || R == 1) && R % 4 == 0 && aligned(x, sb, K == 1 ? 0 : sk)) return 0;
+    return -1;
+  };
+  const int la = layout(a, M, a.stride(1), a.stride(2), a.stride(0));
+  const int lb = layout(b, N, b.stride(2), b.stride(1), b.stride(0));
+  if (la < 0 || lb < 0) return -1;
+  auto rows_vec = [&](const at::Tensor& x) {
+    return (N == 1 || x.stride(2) == 1) && (M == 1 || x.stride(1) % 4 == 0) && (B == 1 || x.stride(0) % 4 == 0) &&
+           buf(x).offset % vec_bytes == 0;
+  };
+  return la | (lb << 1) | (rows_vec(out) ? 4 : 0) | (c && rows_vec(*c) ? 8 : 0);
 }
 
 void run_own(Device& d, const at::Tensor& out, const at::Tensor& a, const at::Tensor& b, const at::Tensor* c,
@@ -189,25 +386,36 @@ void run_own(Device& d, const at::Tensor& out, const at::Tensor& a, const at::Te
     run_split_k(d, out, a, b, c, alpha, beta, slices);
     return;
   }
-  // CPU devices: the barrier-free kernel (local memory is ordinary memory there).
-  run_tiled(d, out, a, b, c, alpha, beta, !(d.info.type & (CL_DEVICE_TYPE_GPU | CL_DEVICE_TYPE_ACCELERATOR)));
+  run_tiled(d, out, a, b, c, alpha, beta);
 }
 
-// One launch of the tiled kernel over the [B, M, N] problem (M, N > 1).
+// One launch over the [B, M, N] problem (M, N > 1) of the configured kernel: gemm_tiled_fwd
+// where the layout allows, else gemm_fwd (or gemm_direct_fwd on CPU devices).
 void run_tiled(Device& d, const at::Tensor& out, const at::Tensor& a, const at::Tensor& b, const at::Tensor* c,
-               const at::Scalar& alpha, const at::Scalar& beta, bool direct) {
+               const at::Scalar& alpha, const at::Scalar& beta) {
   const int64_t B = out.size(0), M = out.size(1), N = out.size(2), K = a.size(2);
   const int64_t c_sb = c ? c->stride(0) : 0, c_sm = c ? c->stride(1) : 0, c_sn = c ? c->stride(2) : 0;
   const at::ScalarType t = out.scalar_type();
-  const GemmConfig cfg = gemm_config(d, t, shape_class(d, B, M, N));
-  Kernel& k = get_kernel(d, "gemm", gemm_options(t, cfg), direct ? "gemm_direct_fwd" : "gemm_fwd");
+  const auto rc = gemm_config(d, t, shape_class(d, B, M, N));
+  const GemmConfig& cfg = rc->cfg;
   const size_t rts_m = cfg.tile_m / cfg.wpt_m, rts_n = cfg.tile_n / cfg.wpt_n;
   Range g(size_t((N + cfg.tile_n - 1) / cfg.tile_n) * rts_n, size_t((M + cfg.tile_m - 1) / cfg.tile_m) * rts_m,
           size_t(B));
+  Buf cb = c ? buf(*c) : Buf{nullptr, 0};
+  if (cfg.kernel == GemmKernel::Tiled && has_tiled_kernel(t)) {
+    const int flags = tiled_flags(out, a, b, c);
+    if (flags >= 0) {
+      Kernel& k = get_kernel(d, "gemm", rc->options, "gemm_tiled_fwd");
+      launch_scaled(d, k, g, Range(rts_n, rts_m, 1), t, alpha, beta, int(M), int(N), int(K), buf(a), a.stride(0),
+                    a.stride(1), a.stride(2), buf(b), b.stride(0), b.stride(1), b.stride(2), cb, c_sb, c_sm, c_sn,
+                    buf(out), out.stride(0), out.stride(1), out.stride(2), int(c != nullptr), flags);
+      return;
+    }
+  }
+  Kernel& k = get_kernel(d, "gemm", rc->options, cfg.kernel == GemmKernel::Direct ? "gemm_direct_fwd" : "gemm_fwd");
   launch_scaled(d, k, g, Range(rts_n, rts_m, 1), t, alpha, beta, int(M), int(N), int(K), buf(a), a.stride(0),
-                a.stride(1), a.stride(2), buf(b), b.stride(0), b.stride(1), b.stride(2),
-                c ? buf(*c) : Buf{nullptr, 0}, c_sb, c_sm, c_sn, buf(out), out.stride(0), out.stride(1),
-                out.stride(2), int(c != nullptr));
+                a.stride(1), a.stride(2), buf(b), b.stride(0), b.stride(1), b.stride(2), cb, c_sb, c_sm, c_sn,
+                buf(out), out.stride(0), out.stride(1), out.stride(2), int(c != nullptr));
 }
 
 // ---- CLBlast -------------------------------------------------------------------------------
@@ -534,6 +742,12 @@ at::Tensor& addr_out_ocl(const at::Tensor& self, const at::Tensor& vec1, const a
   at::Tensor c3 = c.unsqueeze(0);
   gemm_into(out.unsqueeze(0), vec1.unsqueeze(1).unsqueeze(0), vec2.unsqueeze(0).unsqueeze(0), &c3, alpha, beta);
   return out;
+}
+
+std::string gemm_config_for(int device, at::ScalarType t, int64_t B, int64_t M, int64_t N) {
+  Device& d = get_device(device);
+  const ShapeClass shape = shape_class(d, B, M, N);
+  return std::string(shape == ShapeClass::Large ? "large: " : "small: ") + config_string(gemm_config(d, t, shape)->cfg);
 }
 
 TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {

@@ -7,6 +7,8 @@
 #include "../runtime/Generator.h"
 #include "../runtime/Launch.h"
 #include "../runtime/Programs.h"
+#include "../runtime/Tuning.h"
+#include "../ops/gemm.h"
 
 namespace torch_ocl {
 std::map<std::string, int64_t> fallback_counts();
@@ -96,4 +98,16 @@ PYBIND11_MODULE(_C, m) {
   m.def("_launch_counts", &launch_counts);
   m.def("_reset_launch_counts", &reset_kernel_stats);
   m.def("_kernel_times", &kernel_times);
+  // Per-device tuning (csrc/runtime/Tuning.h; used by torch_ocl/tune.py and the tests).
+  m.def("_tuning_dir", &tuning::directory);
+  m.def("_set_tuning_dir", &tuning::set_directory);
+  m.def("_tuning_file", [](int idx) { return tuning::file_path(peek_device(idx)); });
+  m.def("_tuning_lookup", [](int idx, const std::string& key) { return tuning::lookup(get_device(idx), key); });
+  m.def("_tuning_set", [](int idx, const std::string& key, const std::string& value) {
+    tuning::set(get_device(idx), key, value);
+  });
+  m.def("_tuning_reload", &tuning::reload);
+  m.def("_gemm_config", [](int idx, py::object dtype, int64_t B, int64_t M, int64_t N) {
+    return gemm_config_for(idx, torch::python::detail::py_object_to_dtype(dtype), B, M, N);
+  });
 }

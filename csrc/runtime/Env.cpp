@@ -28,5 +28,15 @@ const std::string& extra_build_options() { static const std::string v = read("TO
 const std::string& gemm_impl() { static const std::string v = read("TORCH_OCL_GEMM", "auto"); return v; }
 const std::string& attn_config() { static const std::string v = read("TORCH_OCL_ATTN_CONFIG", ""); return v; }
 const std::string& gemm_split_k() { static const std::string v = read("TORCH_OCL_GEMM_SPLIT_K", "auto"); return v; }
+const std::string& gemm_config() { static const std::string v = read("TORCH_OCL_GEMM_CONFIG", ""); return v; }
+const std::string& tuning_dir() {
+  // Tuning results are not a cache: with the binary cache off they stay in the default place.
+  static const std::string v = [] {
+    const std::string& c = cache_dir();
+    const bool off = c.empty() || c == "0" || c == "off";
+    return read("TORCH_OCL_TUNING_DIR", ((off ? default_cache_dir() : c) + "/tuning").c_str());
+  }();
+  return v;
+}
 
 }  // namespace torch_ocl::env

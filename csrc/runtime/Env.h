@@ -25,5 +25,9 @@ const std::string& gemm_impl();
 const std::string& gemm_split_k();
 // TORCH_OCL_ATTN_CONFIG="BLOCK_M=64,BLOCK_N=32,...": attention tile overrides (ops/attention.cpp).
 const std::string& attn_config();
+// TORCH_OCL_GEMM_CONFIG: "TILE_M=128,TILE_N=128,..." overriding the GEMM configuration.
+const std::string& gemm_config();
+// TORCH_OCL_TUNING_DIR: folder of the per-device tuning files (default <cache dir>/tuning).
+const std::string& tuning_dir();
 
 }  // namespace torch_ocl::env
