@@ -77,7 +77,8 @@ GEMM_SHAPES = [
     ("large qkv", 2048, 512, 1536), ("large proj", 2048, 512, 512), ("large mlp up", 2048, 512, 2048),
     ("large mlp down", 2048, 2048, 512), ("large lm head", 2048, 512, 8192),
 ]
-QUICK_SHAPES = [("64^3", 64, 64, 64), ("odd", 72, 40, 100), ("256^3", 256, 256, 256), ("tall", 512, 64, 192)]
+# --quick (CPU devices): small enough for PoCL, still both shape classes on a few cores.
+QUICK_SHAPES = [("64^3", 64, 64, 64), ("odd", 72, 40, 100), ("wide", 128, 32, 256), ("tall", 256, 32, 128)]
 SQUARE_TRANS = ("nn",)
 TRAIN_TRANS = ("nt", "nn", "tn")
 
@@ -93,7 +94,7 @@ def _operands(M, K, N, trans, dtype, device):
 
 
 def _time(fn, budget):
-    fn()
+    """Best of two runs of back-to-back calls filling about `budget` seconds each."""
     torch.ocl.synchronize()
     t0 = time.perf_counter()
     fn()
@@ -175,14 +176,14 @@ def tune_gemm(idx, dtypes, candidates, quick, budget, log=print):
 def _print_results(key, problems, results, best, log):
     names = [p[0] for p in problems]
     log(f"\n{key}: TFLOP/s per problem, score = geometric mean ('*' = chosen, 'd' = built-in default)")
-    log("  " + "  ".join(f"{n:>15}" for n in names) + f"  {'score':>7}  config")
+    log("  " + "  ".join(f"{n:>15}" for n in names) + f"  {'score':>8}  config")
     for r in results:
         mark = ("*" if r is best else " ") + ("d" if r["default"] else " ")
         if "error" in r:
             log(f"{mark} failed: {r['error']}  [{r['config']}]")
             continue
-        cells = "  ".join(f"{r['tflops'][n]:15.3f}" for n in names)
-        log(f"{mark}{cells}  {r['score']:7.3f}  {r['config']}")
+        cells = "  ".join(f"{r['tflops'][n]:15.4g}" for n in names)
+        log(f"{mark}{cells}  {r['score']:8.4g}  {r['config']}")
 
 
 def write_tuning_file(idx, entries, results):

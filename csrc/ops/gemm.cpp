@@ -181,8 +181,9 @@ GemmConfig resolve_config(const Device& d, at::ScalarType t, ShapeClass shape) {
   };
   GemmConfig c = dflt;
   if (!env::gemm_config().empty() && try_apply(env::gemm_config(), "TORCH_OCL_GEMM_CONFIG", &c)) return c;
-  const std::string tuned = tuning::lookup(d, key);
-  if (!tuned.empty() && try_apply(tuned, tuning::file_path(d), &c)) return c;
+  std::string source;
+  const std::string tuned = tuning::lookup(d, key, &source);
+  if (!tuned.empty() && try_apply(tuned, source, &c)) return c;
   return dflt;
 }
 

@@ -171,11 +171,14 @@ std::string file_path(const Device& d) {
   return directory() + "/" + sanitize(d.info.name) + "-" + sanitize(d.info.driver_version) + ".json";
 }
 
-std::string lookup(const Device& d, const std::string& key) {
+std::string lookup(const Device& d, const std::string& key, std::string* source) {
   std::unique_lock<std::mutex> lk(g_mutex);
   DeviceEntries& e = g_devices[d.index];
   auto o = e.overrides.find(key);
-  if (o != e.overrides.end()) return o->second;
+  if (o != e.overrides.end()) {
+    if (source) *source = "an in-process tuning override";
+    return o->second;
+  }
   if (!e.loaded) {
     lk.unlock();  // file_path() takes the lock, and the file is read (and warned about) unlocked
     DeviceEntries fresh;
@@ -186,7 +189,11 @@ std::string lookup(const Device& d, const std::string& key) {
   }
   const DeviceEntries& cur = g_devices[d.index];
   auto it = cur.file.find(key);
-  return it == cur.file.end() ? std::string() : it->second;
+  if (it == cur.file.end()) return std::string();
+  std::string value = it->second;
+  lk.unlock();  // file_path() takes the lock
+  if (source) *source = file_path(d);
+  return value;
 }
 
 uint64_t generation() { return g_generation.load(std::memory_order_acquire); }

@@ -13,8 +13,8 @@
 namespace torch_ocl::tuning {
 
 // The tuned value of `key` for device d, or "" when there is none. In-memory overrides
-// (set()) win over the file.
-std::string lookup(const Device& d, const std::string& key);
+// (set()) win over the file. `source`, if given, says where the value came from.
+std::string lookup(const Device& d, const std::string& key, std::string* source = nullptr);
 // Bumped by set(), reload() and set_directory(): cached derived values must be recomputed.
 uint64_t generation();
 
