@@ -2,7 +2,9 @@
 // vdot, addr. Every product is reduced to one batched problem out = alpha*A@B + beta*C over
 // (batch, row, col)-strided 3-D views and run by our tiled kernel (kernels/gemm.cl, any
 // strides, fused epilogue: addmm's bias is C with row stride 0) or by CLBlast (row/column-
-// major operands with a leading dimension); TORCH_OCL_GEMM=auto|clblast|own picks.
+// major operands with a leading dimension); TORCH_OCL_GEMM=auto|clblast|own picks. Our
+// kernels' configuration (which kernel, tile sizes) comes from TORCH_OCL_GEMM_CONFIG, the
+// device's tuning file (runtime/Tuning.h, torch_ocl/tune.py) or default_config, in that order.
 #include "gemm.h"
 #include "../aten/Pointwise.h"
 #include "../runtime/Launch.h"
