@@ -161,7 +161,7 @@ def main():
         if not vals:
             continue
         gm = math.exp(sum(math.log(v) for v in vals) / len(vals))
-        line = f"{n}: geomean {gm:.2f} TFLOP/s over {len(vals)}"
+        line = f"{n}: geomean {gm:.3g} TFLOP/s over {len(vals)} problems"
         if n != "cuda" and "cuda" in names:
             ratios = [r[f"{n} TFLOP/s"] / r["cuda TFLOP/s"] for r in rows
                       if r.get(f"{n} TFLOP/s") and r.get("cuda TFLOP/s")]
