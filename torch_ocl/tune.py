@@ -40,6 +40,7 @@ import math
 import os
 import sys
 import time
+import warnings
 
 import torch
 
@@ -153,7 +154,12 @@ def tune_gemm(idx, dtypes, candidates, quick, budget, log=print):
                     if not _covers(used, cand):
                         raise ValueError("rejected as invalid for this device (see the warning above)")
                     for (name, M, K, N, _), a, b, ref in data:
-                        out = torch.mm(a, b)
+                        with warnings.catch_warnings(record=True) as caught:
+                            warnings.simplefilter("always")
+                            out = torch.mm(a, b)
+                        broken = [str(w.message) for w in caught if "failed to build" in str(w.message)]
+                        if broken:
+                            raise RuntimeError(broken[0])
                         err = ((out.cpu().double() - ref).abs().max() / ref.abs().max().clamp_min(1)).item()
                         if not err <= tol:
                             raise ValueError(f"wrong result on {name} (relative error {err:.2g})")

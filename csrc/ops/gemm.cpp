@@ -16,6 +16,7 @@
 #include <ATen/ops/empty.h>
 #include <clblast_c.h>
 #include <torch/library.h>
+#include <atomic>
 #include <cstdlib>
 #include <map>
 #include <memory>
@@ -200,8 +201,10 @@ ShapeClass shape_class(const Device& d, int64_t B, int64_t M, int64_t N) {
 // shape class) until the tuning generation changes (no parsing or file access per call).
 struct ResolvedConfig {
   GemmConfig cfg;
-  std::string options;
+  std::string options;          // the program for cfg
+  std::string generic_options;  // the same tiles without gemm_tiled_fwd (== options unless tiled)
   uint64_t generation = 0;
+  mutable std::atomic<bool> tiled_broken{false};  // the driver failed to build `options`
 };
 
 // Build options selecting the storage and accumulation types of kernels/gemm.cl.
@@ -240,10 +243,31 @@ std::shared_ptr<const ResolvedConfig> gemm_config(Device& d, at::ScalarType t, S
     auto r = std::make_shared<ResolvedConfig>();
     r->cfg = resolve_config(d, t, shape);
     r->options = gemm_options(t, r->cfg);
+    GemmConfig generic = r->cfg;
+    generic.kernel = GemmKernel::Generic;
+    r->generic_options = r->cfg.kernel == GemmKernel::Tiled ? gemm_options(t, generic) : r->options;
     r->generation = gen;
     slot = std::move(r);
   }
   return slot;
+}
+
+// Kernel `name` of rc's program, or nullptr for gemm_tiled_fwd when it cannot be built. A
+// driver that rejects gemm_tiled_fwd must not take every matrix product down with it: the
+// program is then built without it (gemm_fwd with the same tiles serves every layout),
+// after one warning per configuration naming the build error.
+Kernel* gemm_kernel(Device& d, const ResolvedConfig& rc, const std::string& name) {
+  if (rc.options != rc.generic_options && !rc.tiled_broken.load(std::memory_order_acquire)) {
+    try {
+      return &get_kernel(d, "gemm", rc.options, name);
+    } catch (const c10::Error& e) {
+      if (!rc.tiled_broken.exchange(true))
+        TORCH_WARN("torch_ocl: the tiled GEMM kernel failed to build on ", d.info.name, " (",
+                   std::string(e.what_without_backtrace()).substr(0, 1500), "); using gemm_fwd with the same tiles");
+    }
+  }
+  if (name == "gemm_tiled_fwd") return nullptr;
+  return &get_kernel(d, "gemm", rc.generic_options, name);
 }
 
 void check_gemm_dtype(Device& d, at::ScalarType t, const char* op) {
@@ -281,8 +305,7 @@ void run_gemv(Device& d, const at::Tensor& out, int64_t o_sb, int64_t o_sm, cons
   const bool cols = a_sm == 1 && a_sk != 1 && M >= 32;
   constexpr int kWG = 128;  // GEMV_WG's default in gemm.cl
   // The same program as the small-shape GEMM of this dtype: one build serves both.
-  Kernel& k = get_kernel(d, "gemm", gemm_config(d, t, ShapeClass::Small)->options,
-                         cols ? "gemv_cols_fwd" : "gemv_rows_fwd");
+  Kernel& k = *gemm_kernel(d, *gemm_config(d, t, ShapeClass::Small), cols ? "gemv_cols_fwd" : "gemv_rows_fwd");
   Buf cb = c ? buf(*c) : Buf{nullptr, 0};
   Range g = cols ? Range(size_t(M), size_t(B)) : Range(size_t(M) * kWG, size_t(B));
   Range l = cols ? Range(64, 1) : Range(kWG, 1);
@@ -337,7 +360,7 @@ void run_split_k(Device& d, const at::Tensor& out, const at::Tensor& a, const at
   if (rest)
     run_tiled(d, ws.narrow(0, full, 1), a.narrow(2, full * kc, rest), b.narrow(1, full * kc, rest), nullptr, 1, 0);
   const at::ScalarType t = out.scalar_type();
-  Kernel& k = get_kernel(d, "gemm", gemm_config(d, t, ShapeClass::Small)->options, "gemm_splitk_reduce");
+  Kernel& k = *gemm_kernel(d, *gemm_config(d, t, ShapeClass::Small), "gemm_splitk_reduce");
   launch_scaled(d, k, Range(size_t(N), size_t(M)), Range(), t, alpha, beta, int(ws.size(0)), int(M), int(N),
                 buf(ws), c ? buf(*c) : Buf{nullptr, 0}, c ? c->stride(1) : 0, c ? c->stride(2) : 0, buf(out),
                 out.stride(1), out.stride(2), int(c != nullptr));
@@ -407,15 +430,15 @@ void run_tiled(Device& d, const at::Tensor& out, const at::Tensor& a, const at::
   Buf cb = c ? buf(*c) : Buf{nullptr, 0};
   if (cfg.kernel == GemmKernel::Tiled && has_tiled_kernel(t)) {
     const int flags = tiled_flags(out, a, b, c);
-    if (flags >= 0) {
-      Kernel& k = get_kernel(d, "gemm", rc->options, "gemm_tiled_fwd");
-      launch_scaled(d, k, g, Range(rts_n, rts_m, 1), t, alpha, beta, int(M), int(N), int(K), buf(a), a.stride(0),
+    Kernel* tk = flags >= 0 ? gemm_kernel(d, *rc, "gemm_tiled_fwd") : nullptr;
+    if (tk) {
+      launch_scaled(d, *tk, g, Range(rts_n, rts_m, 1), t, alpha, beta, int(M), int(N), int(K), buf(a), a.stride(0),
                     a.stride(1), a.stride(2), buf(b), b.stride(0), b.stride(1), b.stride(2), cb, c_sb, c_sm, c_sn,
                     buf(out), out.stride(0), out.stride(1), out.stride(2), int(c != nullptr), flags);
       return;
     }
   }
-  Kernel& k = get_kernel(d, "gemm", rc->options, cfg.kernel == GemmKernel::Direct ? "gemm_direct_fwd" : "gemm_fwd");
+  Kernel& k = *gemm_kernel(d, *rc, cfg.kernel == GemmKernel::Direct ? "gemm_direct_fwd" : "gemm_fwd");
   launch_scaled(d, k, g, Range(rts_n, rts_m, 1), t, alpha, beta, int(M), int(N), int(K), buf(a), a.stride(0),
                 a.stride(1), a.stride(2), buf(b), b.stride(0), b.stride(1), b.stride(2), cb, c_sb, c_sm, c_sn,
                 buf(out), out.stride(0), out.stride(1), out.stride(2), int(c != nullptr));
