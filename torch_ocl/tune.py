@@ -246,9 +246,12 @@ def main(argv=None):
     winners = tune_gemm(args.device, dtypes, cands, quick, args.budget)
     if not winners:
         sys.exit("no candidate worked; nothing written")
-    print("\nchosen:")
-    for key, (cfg, _) in winners.items():
-        print(f"  {key}: {cfg}")
+    print("\nchosen (geometric-mean TFLOP/s of the winner vs the built-in default):")
+    for key, (cfg, results) in winners.items():
+        best = max(r.get("score", 0) for r in results)
+        dflt = next((r.get("score") for r in results if r["default"]), None)
+        vs = f"{dflt:.4g}" if dflt else "failed"
+        print(f"  {key}: {best:.4g} vs {vs}  {cfg}")
     if args.no_write:
         return
     path = write_tuning_file(args.device, {k: v[0] for k, v in winners.items()},
