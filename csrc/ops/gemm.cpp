@@ -351,7 +351,10 @@ void run_tiled(Device& d, const at::Tensor& out, const at::Tensor& a, const at::
 void run_split_k(Device& d, const at::Tensor& out, const at::Tensor& a, const at::Tensor& b, const at::Tensor* c,
                  const at::Scalar& alpha, const at::Scalar& beta, int64_t S) {
   const int64_t M = out.size(1), N = out.size(2), K = a.size(2);
-  const int64_t kc = (K + S - 1) / S;  // slice depth; the last slice may be shorter
+  // Slice depth, rounded up to a multiple of 16 so that every slice starts 4-element aligned
+  // (the batch stride of a k-contiguous operand: gemm_tiled_fwd's vector loads) and on a
+  // TILE_K boundary; the last slice may be shorter.
+  const int64_t kc = std::min<int64_t>(K, int64_t(round_up(size_t((K + S - 1) / S), 16)));
   const int64_t full = K / kc, rest = K - full * kc;
   at::Tensor ws = at::empty({full + (rest ? 1 : 0), M, N}, out.options());
   const at::Tensor a0 = a.select(0, 0), b0 = b.select(0, 0);
