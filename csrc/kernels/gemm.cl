@@ -2,7 +2,8 @@
 // out = alpha * A@B + beta * C epilogue (C may broadcast: a bias is C with row stride 0), and
 // a matrix-vector kernel for the M==1 / N==1 cases. Every operand is addressed through
 // runtime (batch, row, column) strides, so transposed and strided views need no copies and
-// one program per (dtype, tile config) serves every layout and shape.
+// one program per (dtype, tile config) serves every layout and shape. gemm_tiled_fwd is the
+// GPU fast path for unit-stride aligned float/double operands; gemm_direct_fwd serves CPUs.
 #include "common.clh"
 
 // ---- element type plumbing --------------------------------------------------------------
