@@ -8,8 +8,12 @@ python bench/bench_attention.py [--quick] [--devices ocl,cuda] [--dtype float32]
 --quick (the default when the OpenCL device is a CPU, e.g. PoCL) uses B=1, H=2, T<=512, plus
 GPTMini small's attention (B=8, H=4, T=128, d=32, causal).
 
-Kernel tilings to compare on a GPU (one process each; see TORCH_OCL_ATTN_CONFIG in README.md):
-  TORCH_OCL_ATTN_CONFIG=BLOCK_M=64,BLOCK_N=32,WPT_M=4,WPT_N=4 python bench/bench_attention.py --devices ocl
+Kernel tilings to compare on a GPU (one process each; TORCH_OCL_ATTN_CONFIG in README.md; a
+tiling that does not fit the device warns and says what ran instead):
+  (defaults)  BLOCK_M=64,BLOCK_N=32,WPT_M=4,WPT_N=4,BWD_BLOCK_M=32,BWD_BLOCK_N=32,BWD_WPT_M=4,BWD_WPT_N=2
+  (bigger micro-tiles, 64 work-items)  BLOCK_M=32,BLOCK_N=64,WPT_M=4,WPT_N=8,BWD_WPT_M=4,BWD_WPT_N=4
+  (smaller micro-tiles, 256 work-items)  WPT_M=4,WPT_N=2,BWD_WPT_M=2,BWD_WPT_N=2
+e.g. TORCH_OCL_ATTN_CONFIG=WPT_M=4,WPT_N=2,BWD_WPT_M=2,BWD_WPT_N=2 python bench/bench_attention.py --devices ocl
 Writes bench/results/attention.json (or $BENCH_OUT/attention.json).
 """
 import argparse

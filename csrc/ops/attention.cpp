@@ -121,6 +121,7 @@ AttnConfig attn_config(const Device& d, int64_t D, int64_t Dv, at::ScalarType t)
   else
     c.block_m = 16, c.block_n = 16, c.wpt_m = 2, c.wpt_n = 2, c.bwd_m = 8, c.bwd_n = 8, c.bwd_wpt_m = 1, c.bwd_wpt_n = 1;
   apply_override(c);
+  const std::string requested = c.options();
   const size_t acc = t == at::kDouble ? 8 : 4, limit = d.info.local_mem;
   auto halve = [](int& block, int& wpt) {
     if (wpt % 2 != 0 || (block / 2) % 4 != 0) return false;
@@ -139,6 +140,10 @@ AttnConfig attn_config(const Device& d, int64_t D, int64_t Dv, at::ScalarType t)
   }
   c.ok = c.valid() && c.local_elems() * acc <= limit &&
          std::max(c.fwd_threads(), c.bwd_threads()) <= d.info.max_work_group;
+  if (!env::attn_config().empty() && (!c.ok || c.options() != requested))
+    TORCH_WARN_ONCE("TORCH_OCL_ATTN_CONFIG: the tiling", requested, " does not fit ", d.info.name, " (", limit,
+                    " bytes of local memory, ", d.info.max_work_group, " work-items) for ", t, "; ",
+                    c.ok ? "using" + c.options() : std::string("using the math path"));
   return c;
 }
 
