@@ -224,6 +224,12 @@ inline float dropout_uniform(ulong seed, ulong offset, ulong idx) {
        ? NEG_INF                                                                                \
        : (dotv) * scale + (use_mask ? LOAD(MK, (long)(i) * m_sl + (long)(j) * m_ss) : (ACC)0))
 
+// A tile that no bound, causal diagonal or mask touches needs only the scaling (`interior`
+// is uniform over the work-group, so the branch costs nothing).
+#define TILE_SCORE(interior, dotv, i, j) ((interior) ? (dotv) * scale : SCORE(dotv, i, j))
+#define INTERIOR(r0, nr, c0, nc) \
+  (!use_mask && (r0) + (nr) <= L && (c0) + (nc) <= S && (!causal || (c0) + (nc) - 1 <= (r0)))
+
 // The common argument list: shapes, q/k/v/mask with (batch, head, row, dim) strides,
 // the causal flag, scale and dropout state.
 #define ATTN_ARGS                                                                               \
@@ -282,6 +288,7 @@ UNROLL
     fetch_rows(kv, FETCH_PER(BLOCK_N, F_NT), BLOCK_N, V, v_ss, v_sd, j0, S, Dv, lid, F_NT);
     ACC s[WPT_M][WPT_N];
     MICRO_DOT(s, WPT_M, WPT_N, Qs, ty, F_RM, KVs, tx, F_RN);
+    const bool interior = INTERIOR(i0, BLOCK_M, j0, BLOCK_N);
 UNROLL
     for (int a = 0; a < WPT_M; ++a) {
       const int r = ty + a * F_RM, i = i0 + r;
@@ -289,7 +296,7 @@ UNROLL
 UNROLL
       for (int c = 0; c < WPT_N; ++c) {
         const int j = j0 + tx + c * F_RN;
-        s[a][c] = SCORE(s[a][c], i, j);
+        s[a][c] = TILE_SCORE(interior, s[a][c], i, j);
         mx = fmax(mx, s[a][c]);
       }
       Red[r * (F_RN + 1) + tx] = mx;
@@ -358,9 +365,9 @@ __kernel void attention_bwd_prep(int L, int Dv, int Hq, PTR_ARG(DTYPE, dout), lo
 // Shared by both backward kernels: for query row i, key j, the probability p (0 where
 // excluded), the dropout factor z (0 or 1/(1-p_drop)) and dS = p * (z * dP - delta_i) with
 // dP = dO_i . v_j.
-#define BWD_TERMS(sc_dot, dov_dot, i, j, lse_i, delta_i, A_out, dS_out)                          \
+#define BWD_TERMS(interior, sc_dot, dov_dot, i, j, lse_i, delta_i, A_out, dS_out)                \
   do {                                                                                          \
-    const ACC s_ = SCORE(sc_dot, i, j);                                                         \
+    const ACC s_ = TILE_SCORE(interior, sc_dot, i, j);                                          \
     const ACC p_ = (s_ == NEG_INF || (lse_i) == NEG_INF) ? (ACC)0 : exp(s_ - (lse_i));          \
     ACC z_ = (ACC)1;                                                                            \
     if (dropout_p > 0.0f)                                                                       \
@@ -416,6 +423,7 @@ UNROLL
     ACC s[BWD_WPT_M][BWD_WPT_N], dp[BWD_WPT_M][BWD_WPT_N];
     MICRO_DOT(s, BWD_WPT_M, BWD_WPT_N, Qs, ty, B_RQ, Ks, tx, B_RK);
     MICRO_DOT(dp, BWD_WPT_M, BWD_WPT_N, Gs, ty, B_RQ, Vs, tx, B_RK);
+    const bool interior = INTERIOR(i0, BWD_BLOCK_M, j0, BWD_BLOCK_N);
 UNROLL
     for (int a = 0; a < BWD_WPT_M; ++a) {
       const int r = ty + a * B_RQ, i = i0 + r;
@@ -423,7 +431,7 @@ UNROLL
       for (int c = 0; c < BWD_WPT_N; ++c) {
         const int cc = tx + c * B_RK, j = j0 + cc;
         ACC pz, ds;
-        BWD_TERMS(s[a][c], dp[a][c], i, j, lse_r[a], del_r[a], pz, ds);
+        BWD_TERMS(interior, s[a][c], dp[a][c], i, j, lse_r[a], del_r[a], pz, ds);
         (void)pz;
         dSl[r * B_LQ + cc] = ds;
         if (want_dbias && i < L && j < S) STORE(PTR(DTYPE, dbias), (rowbase + i) * S + j, ds);
@@ -519,6 +527,7 @@ UNROLL
     ACC s[BWD_WPT_N][BWD_WPT_M], dp[BWD_WPT_N][BWD_WPT_M];
     MICRO_DOT(s, BWD_WPT_N, BWD_WPT_M, Ks, ty, B_RK, Qs, tx, B_RQ);
     MICRO_DOT(dp, BWD_WPT_N, BWD_WPT_M, Vs, ty, B_RK, Gs, tx, B_RQ);
+    const bool interior = INTERIOR(i0, BWD_BLOCK_M, j0, BWD_BLOCK_N);
 UNROLL
     for (int a = 0; a < BWD_WPT_N; ++a) {
       const int r = ty + a * B_RK, j = j0 + r;
@@ -526,7 +535,7 @@ UNROLL
       for (int c = 0; c < BWD_WPT_M; ++c) {
         const int cc = tx + c * B_RQ, i = i0 + cc;
         ACC pz, ds;
-        BWD_TERMS(s[a][c], dp[a][c], i, j, LSEs[cc], DELs[cc], pz, ds);
+        BWD_TERMS(interior, s[a][c], dp[a][c], i, j, LSEs[cc], DELs[cc], pz, ds);
         Pl[r * B_LK + cc] = pz;
         dSl[r * B_LK + cc] = ds;
       }
