@@ -179,6 +179,21 @@ def test_scale():
     _compare(1, 2, 2, 12, 15, 32, scale=0.05)
 
 
+def test_tuning_file_entry():
+    # The device's tuning entry "attention/<dtype>/d<class>" retiles the kernels (here set in
+    # process, as torch_ocl.tune does while timing); an invalid entry warns and is ignored.
+    from torch_ocl import _C
+    key = "attention/float32/d64"
+    try:
+        _C._tuning_set(0, key, "BLOCK_M=16 BLOCK_N=16 WPT_M=2 WPT_N=2 BWD_BLOCK_M=8 BWD_BLOCK_N=8 BWD_WPT_M=1 BWD_WPT_N=1")
+        _compare(1, 2, 2, 37, 29, 64, causal=True)
+        _C._tuning_set(0, key, "BLOCK_N=12")
+        with pytest.warns(UserWarning, match="ignoring attention tiling"):
+            _compare(1, 1, 1, 5, 7, 64)
+    finally:
+        _C._tuning_set(0, key, "")
+
+
 def test_bool_mask_arrives_as_float():
     # The kernel rejects a boolean bias, so a passing run shows SDPA converted it to an
     # additive float mask before the overrideable op.

@@ -6,6 +6,7 @@
 #include "../runtime/Env.h"
 #include "../runtime/Generator.h"
 #include "../runtime/Launch.h"
+#include "../runtime/Tuning.h"
 #include <ATen/Context.h>
 #include <ATen/ExpandUtils.h>
 #include <ATen/core/Tensor.h>
@@ -16,6 +17,7 @@
 #include <ATen/ops/zeros.h>
 #include <cmath>
 #include <map>
+#include <memory>
 #include <mutex>
 #include <tuple>
 #include <torch/library.h>
@@ -60,40 +62,66 @@ struct AttnConfig {
   }
 };
 
-// TORCH_OCL_ATTN_CONFIG="BLOCK_M=64,BLOCK_N=32,WPT_M=4,WPT_N=4,BWD_BLOCK_M=32,..." overrides
-// the defaults below for every head dimension where the result is valid and fits.
-void apply_override(AttnConfig& c) {
-  const std::string& spec = env::attn_config();
-  if (spec.empty()) return;
-  AttnConfig t = c;
+// Applies "KEY=VALUE" items (separated by commas or spaces; keys as in kernels/attention.cl)
+// to c. Returns "" or what is wrong with the text.
+std::string apply_tiling(const std::string& text, AttnConfig& c) {
   size_t pos = 0;
-  while (pos < spec.size()) {
-    size_t end = spec.find(',', pos);
-    if (end == std::string::npos) end = spec.size();
-    const std::string item = spec.substr(pos, end - pos);
+  while (pos < text.size()) {
+    size_t end = text.find_first_of(", ", pos);
+    if (end == std::string::npos) end = text.size();
+    const std::string item = text.substr(pos, end - pos);
     pos = end + 1;
+    if (item.empty()) continue;
     const size_t eq = item.find('=');
-    TORCH_CHECK(eq != std::string::npos, "TORCH_OCL_ATTN_CONFIG: expected KEY=VALUE items, got '", item, "'");
+    if (eq == std::string::npos) return "expected KEY=VALUE items, got '" + item + "'";
     const std::string key = item.substr(0, eq);
-    const int val = std::atoi(item.c_str() + eq + 1);
-    int* field = key == "BLOCK_M"       ? &t.block_m
-                 : key == "BLOCK_N"     ? &t.block_n
-                 : key == "WPT_M"       ? &t.wpt_m
-                 : key == "WPT_N"       ? &t.wpt_n
-                 : key == "BWD_BLOCK_M" ? &t.bwd_m
-                 : key == "BWD_BLOCK_N" ? &t.bwd_n
-                 : key == "BWD_WPT_M"   ? &t.bwd_wpt_m
-                 : key == "BWD_WPT_N"   ? &t.bwd_wpt_n
+    int* field = key == "BLOCK_M"       ? &c.block_m
+                 : key == "BLOCK_N"     ? &c.block_n
+                 : key == "WPT_M"       ? &c.wpt_m
+                 : key == "WPT_N"       ? &c.wpt_n
+                 : key == "BWD_BLOCK_M" ? &c.bwd_m
+                 : key == "BWD_BLOCK_N" ? &c.bwd_n
+                 : key == "BWD_WPT_M"   ? &c.bwd_wpt_m
+                 : key == "BWD_WPT_N"   ? &c.bwd_wpt_n
                                         : nullptr;
-    TORCH_CHECK(field, "TORCH_OCL_ATTN_CONFIG: unknown key '", key,
-                "' (BLOCK_M, BLOCK_N, WPT_M, WPT_N, BWD_BLOCK_M, BWD_BLOCK_N, BWD_WPT_M, BWD_WPT_N)");
-    *field = val;
+    if (!field)
+      return "unknown key '" + key + "' (BLOCK_M, BLOCK_N, WPT_M, WPT_N, BWD_BLOCK_M, BWD_BLOCK_N, BWD_WPT_M, BWD_WPT_N)";
+    *field = std::atoi(item.c_str() + eq + 1);
   }
-  if (t.valid())
-    c = t;
-  else
-    TORCH_WARN_ONCE("TORCH_OCL_ATTN_CONFIG='", spec, "' is not a valid tiling for head dimension class ", c.head_dim,
-                    " (see the #error rules in kernels/attention.cl); using the defaults there");
+  if (!c.valid()) return "not a valid tiling for head dimension class " + std::to_string(c.head_dim) +
+                         " (see the #error rules in kernels/attention.cl)";
+  return "";
+}
+
+const char* dtype_key(at::ScalarType t) {
+  switch (t) {
+    case at::kDouble: return "float64";
+    case at::kHalf: return "float16";
+    case at::kBFloat16: return "bfloat16";
+    default: return "float32";
+  }
+}
+
+// Overrides of the defaults, first valid one wins: TORCH_OCL_ATTN_CONFIG (every head
+// dimension class), then the device's tuning file entry "attention/<dtype>/d<class>"
+// (runtime/Tuning.h). Invalid text warns and is ignored.
+void apply_overrides(const Device& d, at::ScalarType t, AttnConfig& c) {
+  const std::string key = std::string("attention/") + dtype_key(t) + "/d" + std::to_string(c.head_dim);
+  auto try_apply = [&](const std::string& text, const std::string& source) {
+    AttnConfig r = c;
+    const std::string err = apply_tiling(text, r);
+    if (err.empty()) {
+      c = r;
+      return true;
+    }
+    TORCH_WARN("torch_ocl: ignoring attention tiling '", text, "' from ", source, " for ", key, " on ", d.info.name,
+               ": ", err);
+    return false;
+  };
+  if (!env::attn_config().empty() && try_apply(env::attn_config(), "TORCH_OCL_ATTN_CONFIG")) return;
+  std::string source;
+  const std::string tuned = tuning::lookup(d, key, &source);
+  if (!tuned.empty()) try_apply(tuned, source);
 }
 
 // The tiles for a head dimension on a device. Defaults are sized for NVIDIA-class GPUs: at
@@ -120,7 +148,8 @@ AttnConfig attn_config(const Device& d, int64_t D, int64_t Dv, at::ScalarType t)
     c.block_m = 32, c.block_n = 32, c.wpt_m = 2, c.wpt_n = 4, c.bwd_m = 16, c.bwd_n = 16, c.bwd_wpt_m = 2, c.bwd_wpt_n = 2;
   else
     c.block_m = 16, c.block_n = 16, c.wpt_m = 2, c.wpt_n = 2, c.bwd_m = 8, c.bwd_n = 8, c.bwd_wpt_m = 1, c.bwd_wpt_n = 1;
-  apply_override(c);
+  const std::string dflt = c.options();
+  apply_overrides(d, t, c);
   const std::string requested = c.options();
   const size_t acc = t == at::kDouble ? 8 : 4, limit = d.info.local_mem;
   auto halve = [](int& block, int& wpt) {
@@ -140,8 +169,8 @@ AttnConfig attn_config(const Device& d, int64_t D, int64_t Dv, at::ScalarType t)
   }
   c.ok = c.valid() && c.local_elems() * acc <= limit &&
          std::max(c.fwd_threads(), c.bwd_threads()) <= d.info.max_work_group;
-  if (!env::attn_config().empty() && (!c.ok || c.options() != requested))
-    TORCH_WARN_ONCE("TORCH_OCL_ATTN_CONFIG: the tiling", requested, " does not fit ", d.info.name, " (", limit,
+  if (requested != dflt && (!c.ok || c.options() != requested))
+    TORCH_WARN("torch_ocl: the attention tiling", requested, " does not fit ", d.info.name, " (", limit,
                     " bytes of local memory, ", d.info.max_work_group, " work-items) for ", t, "; ",
                     c.ok ? "using" + c.options() : std::string("using the math path"));
   return c;
@@ -171,22 +200,24 @@ at::ScalarType acc_type(at::ScalarType t) { return t == at::kDouble ? at::kDoubl
 struct AttnPlan {
   AttnConfig c;
   std::string options;
+  uint64_t generation = 0;  // tuning::generation() it was derived under
 };
-const AttnPlan& attn_plan(const Device& d, int64_t D, int64_t Dv, at::ScalarType t) {
+std::shared_ptr<const AttnPlan> attn_plan(const Device& d, int64_t D, int64_t Dv, at::ScalarType t) {
   static std::mutex mu;
-  static std::map<std::tuple<int, int, int>, AttnPlan> cache;
+  static std::map<std::tuple<int, int, int>, std::shared_ptr<const AttnPlan>> cache;
   const int64_t need = std::max<int64_t>(D, Dv);
   const int cls = need <= 32 ? 32 : need <= 64 ? 64 : need <= 128 ? 128 : 256;
+  const uint64_t gen = tuning::generation();
   std::lock_guard<std::mutex> lock(mu);
-  auto key = std::make_tuple(d.index, cls, int(t));
-  auto it = cache.find(key);
-  if (it == cache.end()) {
-    AttnPlan p;
-    p.c = attn_config(d, D, Dv, t);
-    if (p.c.ok) p.options = attn_options(d, t, p.c);
-    it = cache.emplace(key, std::move(p)).first;
+  auto& slot = cache[std::make_tuple(d.index, cls, int(t))];
+  if (!slot || slot->generation != gen) {
+    auto p = std::make_shared<AttnPlan>();
+    p->c = attn_config(d, D, Dv, t);
+    if (p->c.ok) p->options = attn_options(d, t, p->c);
+    p->generation = gen;
+    slot = std::move(p);
   }
-  return it->second;  // std::map nodes are stable
+  return slot;  // callers keep it alive while a retune replaces the slot
 }
 
 // _fused_sdp_choice(Tensor query, Tensor key, Tensor value, Tensor? attn_mask=None, float dropout_p=0., bool is_causal=False, *, float? scale=None, bool enable_gqa=False) -> int
@@ -215,7 +246,7 @@ int64_t fused_sdp_choice_ocl(const at::Tensor& q, const at::Tensor& k, const at:
   if (dropout_p < 0.0 || dropout_p >= 1.0) return kMath;
   if (std::max(q.size(3), v.size(3)) > kMaxHeadDim) return kMath;
   const Device& d = peek_device(q.device().index() < 0 ? current_device() : q.device().index());
-  return attn_plan(d, q.size(3), v.size(3), t).c.ok ? kFused : kMath;
+  return attn_plan(d, q.size(3), v.size(3), t)->c.ok ? kFused : kMath;
 }
 
 struct Strides4 {
@@ -294,9 +325,9 @@ void check_inputs(const at::Tensor& q, const at::Tensor& k, const at::Tensor& v)
               std::max(q.size(3), v.size(3)), " is larger than ", kMaxHeadDim);
 }
 
-const AttnPlan& checked_plan(const Device& d, const at::Tensor& q, const at::Tensor& v) {
-  const AttnPlan& p = attn_plan(d, q.size(3), v.size(3), q.scalar_type());
-  TORCH_CHECK(p.c.ok, "scaled_dot_product_attention on ocl: no attention tiling for head dimension ",
+std::shared_ptr<const AttnPlan> checked_plan(const Device& d, const at::Tensor& q, const at::Tensor& v) {
+  std::shared_ptr<const AttnPlan> p = attn_plan(d, q.size(3), v.size(3), q.scalar_type());
+  TORCH_CHECK(p->c.ok, "scaled_dot_product_attention on ocl: no attention tiling for head dimension ",
               std::max(q.size(3), v.size(3)), " and ", q.scalar_type(), " fits this device's ", d.info.local_mem,
               " bytes of local memory");
   return p;
@@ -326,7 +357,8 @@ sdpa_overrideable_ocl(const at::Tensor& q, const at::Tensor& k, const at::Tensor
   seed_t.fill_(int64_t(ph.seed));
   offset_t.fill_(int64_t(ph.offset));
   if (out.numel() > 0) {
-    const AttnPlan& p = checked_plan(d, q, v);
+    const std::shared_ptr<const AttnPlan> plan = checked_plan(d, q, v);
+    const AttnPlan& p = *plan;
     Kernel& kern = get_kernel(d, "attention", p.options, "attention_fwd");
     AttnArgs a = make_args(q, k, v, mask_view(attn_bias, q, S), is_causal, sc, dropout_p, ph.seed, ph.offset);
     const size_t wg = p.c.fwd_threads(), blocks = size_t((L + p.c.block_m - 1) / p.c.block_m);
@@ -360,7 +392,8 @@ std::tuple<at::Tensor, at::Tensor, at::Tensor, at::Tensor> sdpa_overrideable_bac
   }
   if (B * Hkv == 0 || (L == 0 && S == 0)) return {dq, dk, dv, dbias};
 
-  const AttnPlan& p = checked_plan(d, q, v);
+  const std::shared_ptr<const AttnPlan> plan = checked_plan(d, q, v);
+  const AttnPlan& p = *plan;
   const std::string& opts = p.options;
   const size_t wg = p.c.bwd_threads();
   std::optional<at::Tensor> bias_opt;
