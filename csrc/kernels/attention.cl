@@ -53,6 +53,9 @@
 #ifndef BWD_WPT_N
 #define BWD_WPT_N 2  // backward: keys of the micro-tile of one work-item
 #endif
+#ifndef PREFETCH
+#define PREFETCH 1  // 1: load the next tile into registers during the current tile's math
+#endif
 
 #define CAT_(a, b) a##b
 #define CAT(a, b) CAT_(a, b)
@@ -270,7 +273,9 @@ void attention_fwd(ATTN_ARGS, PTR_ARG(DTYPE, out), long o_sb, long o_sh, long o_
 
   stage_rows(Qs, BLOCK_M, Q, q_sl, q_sd, i0, L, D, lid, F_NT);
   ACC4 kv[FETCH_PER(BLOCK_N, F_NT)];  // the next K or V block on its way to local memory
+#if PREFETCH
   fetch_rows(kv, FETCH_PER(BLOCK_N, F_NT), BLOCK_N, K, k_ss, k_sd, 0, S, D, lid, F_NT);
+#endif
   ACC m[WPT_M], l[WPT_M];  // running max and this work-item's share of the running sum
   ACC4 o[WPT_M][F_DV4];
 UNROLL
@@ -283,9 +288,14 @@ UNROLL
   const int jend = causal ? min(S, i0 + BLOCK_M) : S;  // later keys are masked for every row
   for (int j0 = 0; j0 < jend; j0 += BLOCK_N) {
     barrier(CLK_LOCAL_MEM_FENCE);  // the previous block's reads of KVs and Ps are done
+#if !PREFETCH
+    fetch_rows(kv, FETCH_PER(BLOCK_N, F_NT), BLOCK_N, K, k_ss, k_sd, j0, S, D, lid, F_NT);
+#endif
     store_rows(KVs, kv, FETCH_PER(BLOCK_N, F_NT), BLOCK_N, lid, F_NT);  // K
     barrier(CLK_LOCAL_MEM_FENCE);
+#if PREFETCH
     fetch_rows(kv, FETCH_PER(BLOCK_N, F_NT), BLOCK_N, V, v_ss, v_sd, j0, S, Dv, lid, F_NT);
+#endif
     ACC s[WPT_M][WPT_N];
     MICRO_DOT(s, WPT_M, WPT_N, Qs, ty, F_RM, KVs, tx, F_RN);
     const bool interior = INTERIOR(i0, BLOCK_M, j0, BLOCK_N);
@@ -302,9 +312,14 @@ UNROLL
       Red[r * (F_RN + 1) + tx] = mx;
     }
     barrier(CLK_LOCAL_MEM_FENCE);  // partial maxima posted; K no longer needed
+#if !PREFETCH
+    fetch_rows(kv, FETCH_PER(BLOCK_N, F_NT), BLOCK_N, V, v_ss, v_sd, j0, S, Dv, lid, F_NT);
+#endif
     store_rows(KVs, kv, FETCH_PER(BLOCK_N, F_NT), BLOCK_N, lid, F_NT);  // V
+#if PREFETCH
     if (j0 + BLOCK_N < jend)
       fetch_rows(kv, FETCH_PER(BLOCK_N, F_NT), BLOCK_N, K, k_ss, k_sd, j0 + BLOCK_N, S, D, lid, F_NT);
+#endif
 UNROLL
     for (int a = 0; a < WPT_M; ++a) {
       const int r = ty + a * F_RM, i = i0 + r;
@@ -413,10 +428,15 @@ UNROLL
   const int jend = causal ? min(S, i0 + BWD_BLOCK_M) : S;
 #define B_PN FETCH_PER(BWD_BLOCK_N, B_NT)
   ACC4 kb[B_PN], vb[B_PN];  // the next K and V blocks on their way to local memory
-  fetch_rows(kb, B_PN, BWD_BLOCK_N, K, k_ss, k_sd, 0, S, D, lid, B_NT);
-  fetch_rows(vb, B_PN, BWD_BLOCK_N, V, v_ss, v_sd, 0, S, Dv, lid, B_NT);
+#define FETCH_KV(j)                                                       \
+  do {                                                                    \
+    fetch_rows(kb, B_PN, BWD_BLOCK_N, K, k_ss, k_sd, (j), S, D, lid, B_NT);  \
+    fetch_rows(vb, B_PN, BWD_BLOCK_N, V, v_ss, v_sd, (j), S, Dv, lid, B_NT); \
+  } while (0)
+  if (PREFETCH) FETCH_KV(0);
   for (int j0 = 0; j0 < jend; j0 += BWD_BLOCK_N) {
     barrier(CLK_LOCAL_MEM_FENCE);  // the previous block's reads of Ks and dSs are done
+    if (!PREFETCH) FETCH_KV(j0);
     store_rows(Ks, kb, B_PN, BWD_BLOCK_N, lid, B_NT);
     store_rows(Vs, vb, B_PN, BWD_BLOCK_N, lid, B_NT);
     barrier(CLK_LOCAL_MEM_FENCE);
@@ -438,13 +458,11 @@ UNROLL
       }
     }
     barrier(CLK_LOCAL_MEM_FENCE);  // dS complete
-    if (j0 + BWD_BLOCK_N < jend) {
-      fetch_rows(kb, B_PN, BWD_BLOCK_N, K, k_ss, k_sd, j0 + BWD_BLOCK_N, S, D, lid, B_NT);
-      fetch_rows(vb, B_PN, BWD_BLOCK_N, V, v_ss, v_sd, j0 + BWD_BLOCK_N, S, Dv, lid, B_NT);
-    }
+    if (PREFETCH && j0 + BWD_BLOCK_N < jend) FETCH_KV(j0 + BWD_BLOCK_N);
     MICRO_ACC(acc, BWD_WPT_M, B_DQ4, dSs, B_LQ, ty, B_RQ, Ks, tx, B_RK, BWD_BLOCK_N);
   }
 #undef B_PN
+#undef FETCH_KV
 UNROLL
   for (int a = 0; a < BWD_WPT_M; ++a) {
     const int i = i0 + ty + a * B_RQ;
@@ -510,12 +528,13 @@ UNROLL
       db[x_] = ii_ < L ? PTR(ACC, delta)[rb_ + ii_] : (ACC)0;                                   \
     }                                                                                           \
   } while (0)
-  if (nitems > 0) FETCH_ITEM(0);
+  if (PREFETCH && nitems > 0) FETCH_ITEM(0);
   for (int t = 0; t < nitems; ++t) {
     const int h = hkv * group + t / nblk, i0 = istart + (t % nblk) * BWD_BLOCK_M;
     ATTN_BASES(b, h);
     (void)K; (void)V; (void)Q;
     barrier(CLK_LOCAL_MEM_FENCE);  // the previous item's reads of Qs, Gs, Ps, dSs, LSEs are done
+    if (!PREFETCH) FETCH_ITEM(t);
     store_rows(Qs, qb, B_PM, BWD_BLOCK_M, lid, B_NT);
     store_rows(Gs, gb, B_PM, BWD_BLOCK_M, lid, B_NT);
 UNROLL
@@ -541,7 +560,7 @@ UNROLL
       }
     }
     barrier(CLK_LOCAL_MEM_FENCE);  // P and dS complete
-    if (t + 1 < nitems) FETCH_ITEM(t + 1);
+    if (PREFETCH && t + 1 < nitems) FETCH_ITEM(t + 1);
     MICRO_ACC(dva, BWD_WPT_N, B_DK4, Ps, B_LK, ty, B_RK, Gs, tx, B_RQ, BWD_BLOCK_M);
     MICRO_ACC(dka, BWD_WPT_N, B_DK4, dSs, B_LK, ty, B_RK, Qs, tx, B_RQ, BWD_BLOCK_M);
   }

@@ -34,6 +34,7 @@ struct AttnConfig {
   int head_dim = 0;
   int block_m = 0, block_n = 0, wpt_m = 0, wpt_n = 0;
   int bwd_m = 0, bwd_n = 0, bwd_wpt_m = 0, bwd_wpt_n = 0;
+  int prefetch = 1;  // next tile's global loads issued during the current tile's math
   bool ok = false;
 
   size_t fwd_threads() const { return size_t(block_m / wpt_m) * (block_n / wpt_n); }
@@ -50,7 +51,7 @@ struct AttnConfig {
   bool valid() const {
     const int d4 = head_dim / 4;
     auto div = [](int a, int b) { return a > 0 && b > 0 && b % a == 0; };
-    return head_dim % 4 == 0 && div(wpt_m, block_m) && div(wpt_n, block_n) && block_n % 4 == 0 &&
+    return (prefetch == 0 || prefetch == 1) && head_dim % 4 == 0 && div(wpt_m, block_m) && div(wpt_n, block_n) && block_n % 4 == 0 &&
            div(block_n / wpt_n, d4) && div(bwd_wpt_m, bwd_m) && div(bwd_wpt_n, bwd_n) && bwd_m % 4 == 0 &&
            bwd_n % 4 == 0 && div(bwd_n / bwd_wpt_n, d4) && div(bwd_m / bwd_wpt_m, d4);
   }
@@ -58,7 +59,7 @@ struct AttnConfig {
     auto o = [](const char* k, int v) { return std::string(" -D") + k + "=" + std::to_string(v); };
     return o("HEAD_DIM", head_dim) + o("BLOCK_M", block_m) + o("BLOCK_N", block_n) + o("WPT_M", wpt_m) +
            o("WPT_N", wpt_n) + o("BWD_BLOCK_M", bwd_m) + o("BWD_BLOCK_N", bwd_n) + o("BWD_WPT_M", bwd_wpt_m) +
-           o("BWD_WPT_N", bwd_wpt_n);
+           o("BWD_WPT_N", bwd_wpt_n) + o("PREFETCH", prefetch);
   }
 };
 
@@ -83,9 +84,10 @@ std::string apply_tiling(const std::string& text, AttnConfig& c) {
                  : key == "BWD_BLOCK_N" ? &c.bwd_n
                  : key == "BWD_WPT_M"   ? &c.bwd_wpt_m
                  : key == "BWD_WPT_N"   ? &c.bwd_wpt_n
+                 : key == "PREFETCH"    ? &c.prefetch
                                         : nullptr;
     if (!field)
-      return "unknown key '" + key + "' (BLOCK_M, BLOCK_N, WPT_M, WPT_N, BWD_BLOCK_M, BWD_BLOCK_N, BWD_WPT_M, BWD_WPT_N)";
+      return "unknown key '" + key + "' (BLOCK_M, BLOCK_N, WPT_M, WPT_N, BWD_BLOCK_M, BWD_BLOCK_N, BWD_WPT_M, BWD_WPT_N, PREFETCH)";
     *field = std::atoi(item.c_str() + eq + 1);
   }
   if (!c.valid()) return "not a valid tiling for head dimension class " + std::to_string(c.head_dim) +
