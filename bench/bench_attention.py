@@ -14,6 +14,7 @@ tiling that does not fit the device warns and says what ran instead):
   (bigger micro-tiles, 64 work-items)  BLOCK_M=32,BLOCK_N=64,WPT_M=4,WPT_N=8,BWD_WPT_M=4,BWD_WPT_N=4
   (smaller micro-tiles, 256 work-items)  WPT_M=4,WPT_N=2,BWD_WPT_M=2,BWD_WPT_N=2
   (no register prefetch: fewer registers, more work-groups per SM)  PREFETCH=0
+  (K and V share a local tile: 9 KiB less local memory, one more barrier per key block)  SPLIT_KV=0
 e.g. TORCH_OCL_ATTN_CONFIG=WPT_M=4,WPT_N=2,BWD_WPT_M=2,BWD_WPT_N=2 python bench/bench_attention.py --devices ocl
 Writes bench/results/attention.json (or $BENCH_OUT/attention.json).
 """

@@ -56,6 +56,9 @@
 #ifndef PREFETCH
 #define PREFETCH 1  // 1: load the next tile into registers during the current tile's math
 #endif
+#ifndef SPLIT_KV
+#define SPLIT_KV 0  // forward: 1 gives V its own local tile (one barrier less per key block)
+#endif
 
 #define CAT_(a, b) a##b
 #define CAT(a, b) CAT_(a, b)
@@ -260,7 +263,12 @@ __kernel __attribute__((reqd_work_group_size(F_NT, 1, 1)))
 void attention_fwd(ATTN_ARGS, PTR_ARG(DTYPE, out), long o_sb, long o_sh, long o_sl,
                    PTR_ARG(ACC, lse)) {
   __local ACC4 Qs[BLOCK_M * LD4];
-  __local ACC4 KVs[BLOCK_N * LD4];           // K, then V, of the current key block
+  __local ACC4 KVs[BLOCK_N * LD4];           // K (and V unless SPLIT_KV) of the current key block
+#if SPLIT_KV
+  __local ACC4 Vs[BLOCK_N * LD4];
+#else
+#define Vs KVs
+#endif
   __local ACC4 Ps[BLOCK_M * (F_LP / 4)];     // probabilities [row][key]
   __local ACC Red[BLOCK_M * (F_RN + 1)];     // per-row partials of the F_RN work-items of a row
   __local ACC* Pl = (__local ACC*)Ps;
@@ -287,12 +295,16 @@ UNROLL
 
   const int jend = causal ? min(S, i0 + BLOCK_M) : S;  // later keys are masked for every row
   for (int j0 = 0; j0 < jend; j0 += BLOCK_N) {
-    barrier(CLK_LOCAL_MEM_FENCE);  // the previous block's reads of KVs and Ps are done
+    // KVs was last read before the previous block's second barrier. Without SPLIT_KV it
+    // also held V, read until the end of the previous block.
+#if !SPLIT_KV
+    barrier(CLK_LOCAL_MEM_FENCE);
+#endif
 #if !PREFETCH
     fetch_rows(kv, FETCH_PER(BLOCK_N, F_NT), BLOCK_N, K, k_ss, k_sd, j0, S, D, lid, F_NT);
 #endif
     store_rows(KVs, kv, FETCH_PER(BLOCK_N, F_NT), BLOCK_N, lid, F_NT);  // K
-    barrier(CLK_LOCAL_MEM_FENCE);
+    barrier(CLK_LOCAL_MEM_FENCE);  // K complete; the previous block's reads of Vs, Ps, Red are done
 #if PREFETCH
     fetch_rows(kv, FETCH_PER(BLOCK_N, F_NT), BLOCK_N, V, v_ss, v_sd, j0, S, Dv, lid, F_NT);
 #endif
@@ -315,7 +327,7 @@ UNROLL
 #if !PREFETCH
     fetch_rows(kv, FETCH_PER(BLOCK_N, F_NT), BLOCK_N, V, v_ss, v_sd, j0, S, Dv, lid, F_NT);
 #endif
-    store_rows(KVs, kv, FETCH_PER(BLOCK_N, F_NT), BLOCK_N, lid, F_NT);  // V
+    store_rows(Vs, kv, FETCH_PER(BLOCK_N, F_NT), BLOCK_N, lid, F_NT);
 #if PREFETCH
     if (j0 + BLOCK_N < jend)
       fetch_rows(kv, FETCH_PER(BLOCK_N, F_NT), BLOCK_N, K, k_ss, k_sd, j0 + BLOCK_N, S, D, lid, F_NT);
@@ -342,8 +354,9 @@ UNROLL
       }
     }
     barrier(CLK_LOCAL_MEM_FENCE);  // P and V complete
-    MICRO_ACC(o, WPT_M, F_DV4, Ps, F_LP, ty, F_RM, KVs, tx, F_RN, BLOCK_N);
+    MICRO_ACC(o, WPT_M, F_DV4, Ps, F_LP, ty, F_RM, Vs, tx, F_RN, BLOCK_N);
   }
+#undef Vs
 
   // Row sums: the F_RN shares of each row (the last reads of Red preceded the last barrier).
 UNROLL

@@ -35,31 +35,37 @@ struct AttnConfig {
   int block_m = 0, block_n = 0, wpt_m = 0, wpt_n = 0;
   int bwd_m = 0, bwd_n = 0, bwd_wpt_m = 0, bwd_wpt_n = 0;
   int prefetch = 1;  // next tile's global loads issued during the current tile's math
+  int split_kv = 1;  // forward: separate K and V local tiles (one barrier less per key block)
   bool ok = false;
 
   size_t fwd_threads() const { return size_t(block_m / wpt_m) * (block_n / wpt_n); }
   size_t bwd_threads() const { return size_t(bwd_m / bwd_wpt_m) * (bwd_n / bwd_wpt_n); }
-  // Local memory of the largest kernel, in elements of the compute type.
-  size_t local_elems() const {
+  // Local memory of the forward kernel / the larger backward kernel / all, in elements of
+  // the compute type.
+  size_t fwd_elems() const {
     const size_t ld = head_dim + 4;
-    const size_t fwd = (block_m + block_n) * ld + block_m * (block_n + 4) + block_m * (block_n / wpt_n + 1);
+    return (block_m + block_n * (1 + split_kv)) * ld + block_m * (block_n + 4) + block_m * (block_n / wpt_n + 1);
+  }
+  size_t bwd_elems() const {
+    const size_t ld = head_dim + 4;
     const size_t dq = 2 * (bwd_m + bwd_n) * ld + bwd_m * (bwd_n + 4);
     const size_t dkdv = 2 * (bwd_m + bwd_n) * ld + 2 * bwd_n * (bwd_m + 4) + 2 * bwd_m;
-    return std::max({fwd, dq, dkdv});
+    return std::max(dq, dkdv);
   }
+  size_t local_elems() const { return std::max(fwd_elems(), bwd_elems()); }
   // The divisibility rules the kernel's #error checks enforce.
   bool valid() const {
     const int d4 = head_dim / 4;
     auto div = [](int a, int b) { return a > 0 && b > 0 && b % a == 0; };
-    return (prefetch == 0 || prefetch == 1) && head_dim % 4 == 0 && div(wpt_m, block_m) && div(wpt_n, block_n) && block_n % 4 == 0 &&
-           div(block_n / wpt_n, d4) && div(bwd_wpt_m, bwd_m) && div(bwd_wpt_n, bwd_n) && bwd_m % 4 == 0 &&
+    return (prefetch == 0 || prefetch == 1) && (split_kv == 0 || split_kv == 1) && head_dim % 4 == 0 &&
+           div(wpt_m, block_m) && div(wpt_n, block_n) && block_n % 4 == 0 && div(block_n / wpt_n, d4) && div(bwd_wpt_m, bwd_m) && div(bwd_wpt_n, bwd_n) && bwd_m % 4 == 0 &&
            bwd_n % 4 == 0 && div(bwd_n / bwd_wpt_n, d4) && div(bwd_m / bwd_wpt_m, d4);
   }
   std::string options() const {
     auto o = [](const char* k, int v) { return std::string(" -D") + k + "=" + std::to_string(v); };
     return o("HEAD_DIM", head_dim) + o("BLOCK_M", block_m) + o("BLOCK_N", block_n) + o("WPT_M", wpt_m) +
            o("WPT_N", wpt_n) + o("BWD_BLOCK_M", bwd_m) + o("BWD_BLOCK_N", bwd_n) + o("BWD_WPT_M", bwd_wpt_m) +
-           o("BWD_WPT_N", bwd_wpt_n) + o("PREFETCH", prefetch);
+           o("BWD_WPT_N", bwd_wpt_n) + o("PREFETCH", prefetch) + o("SPLIT_KV", split_kv);
   }
 };
 
@@ -85,9 +91,10 @@ std::string apply_tiling(const std::string& text, AttnConfig& c) {
                  : key == "BWD_WPT_M"   ? &c.bwd_wpt_m
                  : key == "BWD_WPT_N"   ? &c.bwd_wpt_n
                  : key == "PREFETCH"    ? &c.prefetch
+                 : key == "SPLIT_KV"    ? &c.split_kv
                                         : nullptr;
     if (!field)
-      return "unknown key '" + key + "' (BLOCK_M, BLOCK_N, WPT_M, WPT_N, BWD_BLOCK_M, BWD_BLOCK_N, BWD_WPT_M, BWD_WPT_N, PREFETCH)";
+      return "unknown key '" + key + "' (BLOCK_M, BLOCK_N, WPT_M, WPT_N, BWD_BLOCK_M, BWD_BLOCK_N, BWD_WPT_M, BWD_WPT_N, PREFETCH, SPLIT_KV)";
     *field = std::atoi(item.c_str() + eq + 1);
   }
   if (!c.valid()) return "not a valid tiling for head dimension class " + std::to_string(c.head_dim) +
@@ -159,13 +166,12 @@ AttnConfig attn_config(const Device& d, int64_t D, int64_t Dv, at::ScalarType t)
     block /= 2, wpt /= 2;
     return true;
   };
-  while (c.valid() && c.local_elems() * acc > limit) {
-    AttnConfig f = c, b = c;  // shrink whichever of the forward / backward kernels does not fit
-    f.bwd_m = f.bwd_n = b.block_m = b.block_n = 4, f.bwd_wpt_m = f.bwd_wpt_n = b.wpt_m = b.wpt_n = 1;
+  if (c.valid() && c.fwd_elems() * acc > limit) c.split_kv = 0;  // first give up the separate V tile
+  while (c.valid() && c.local_elems() * acc > limit) {  // then shrink the kernel that does not fit
     bool shrunk = false;
-    if (f.local_elems() * acc > limit)
+    if (c.fwd_elems() * acc > limit)
       shrunk = halve(c.block_m, c.wpt_m) || halve(c.block_n, c.wpt_n);
-    else if (b.local_elems() * acc > limit)
+    else
       shrunk = halve(c.bwd_m, c.bwd_wpt_m) || halve(c.bwd_n, c.bwd_wpt_n);
     if (!shrunk) break;
   }
