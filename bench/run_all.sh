@@ -23,7 +23,7 @@ if [ -z "${BENCH_SKIP_TESTS:-}" ]; then
 fi
 if [ -z "${BENCH_SKIP_TUNE:-}" ] && python -c "import torch_ocl.tune" 2>/dev/null; then
   step "GEMM tuning for this device"
-  python -m torch_ocl.tune gemm 2>&1 | tail -25
+  python -m torch_ocl.tune gemm 2>&1 | tail -60
 fi
 step smoke
 python bench/device_smoke.py --json "$BENCH_OUT/smoke.json"

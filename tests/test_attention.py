@@ -280,3 +280,24 @@ def test_memory_is_linear_in_sequence_length():
     T = 1024
     peak = _peak_bytes(T, 64, backward=True)
     assert peak < T * T * 4 / 2, f"fwd+bwd peak {peak / 2**20:.2f} MiB is not far below the 4 MiB T x T matrix"
+
+
+def test_backward_grads_keep_the_projection_layout():
+    # GPTMini's pattern: q, k, v are head-inner views of one [B, T, 3C] projection. The
+    # gradients come back in that [B, T, H, D] memory order, so the transpose/view backward
+    # is free and split's backward (cat) reads them in place: no copy kernels.
+    B, T, H, D = 2, 40, 4, 16
+    qkv = torch.randn(B, T, 3 * H * D, device="ocl", requires_grad=True)
+    q, k, v = (x.view(B, T, H, D).transpose(1, 2) for x in qkv.split(H * D, dim=2))
+    out = F.scaled_dot_product_attention(q, k, v, is_causal=True)
+    go = torch.randn_like(out)
+    torch.ocl.synchronize()
+    torch.ocl._reset_launch_counts()
+    out.backward(go)
+    torch.ocl.synchronize()
+    launched = torch.ocl._launch_counts()
+    assert not [k for k in launched if k.startswith("pw_")], launched
+    ref = qkv.detach().cpu().requires_grad_()
+    rq, rk, rv = (x.view(B, T, H, D).transpose(1, 2) for x in ref.split(H * D, dim=2))
+    F.scaled_dot_product_attention(rq, rk, rv, is_causal=True).backward(go.cpu())
+    torch.testing.assert_close(qkv.grad.cpu(), ref.grad, atol=1e-5, rtol=1e-5)

@@ -409,8 +409,8 @@ __kernel void attention_bwd_prep(int L, int Dv, int Hq, PTR_ARG(DTYPE, dout), lo
 // stay in local memory while K and V stream through. NDRange (ceil(L/BWD_BLOCK_M)*B_NT, Hq, B).
 __kernel __attribute__((reqd_work_group_size(B_NT, 1, 1)))
 void attention_bwd_dq(ATTN_ARGS, PTR_ARG(DTYPE, dout), long g_sb, long g_sh, long g_sl, long g_sd,
-                      PTR_ARG(ACC, lse), PTR_ARG(ACC, delta), PTR_ARG(DTYPE, dq),
-                      PTR_ARG(DTYPE, dbias), int want_dbias) {
+                      PTR_ARG(ACC, lse), PTR_ARG(ACC, delta), PTR_ARG(DTYPE, dq), long dq_sb, long dq_sh,
+                      long dq_sl, PTR_ARG(DTYPE, dbias), int want_dbias) {
   __local ACC4 Qs[BWD_BLOCK_M * LD4];
   __local ACC4 Gs[BWD_BLOCK_M * LD4];  // dO rows
   __local ACC4 Ks[BWD_BLOCK_N * LD4];
@@ -480,7 +480,7 @@ UNROLL
   for (int a = 0; a < BWD_WPT_M; ++a) {
     const int i = i0 + ty + a * B_RQ;
     if (i >= L) continue;
-    __global DTYPE* DQ = PTR(DTYPE, dq) + (rowbase + i) * D;
+    __global DTYPE* DQ = PTR(DTYPE, dq) + (long)b * dq_sb + (long)h * dq_sh + (long)i * dq_sl;
 UNROLL
     for (int g = 0; g < B_DQ4; ++g) store4(DQ, (tx + g * B_RK) * 4, D, acc[a][g] * scale);
   }
@@ -492,7 +492,8 @@ UNROLL
 // NDRange (ceil(S/BWD_BLOCK_N)*B_NT, Hkv, B).
 __kernel __attribute__((reqd_work_group_size(B_NT, 1, 1)))
 void attention_bwd_dkdv(ATTN_ARGS, PTR_ARG(DTYPE, dout), long g_sb, long g_sh, long g_sl, long g_sd,
-                        PTR_ARG(ACC, lse), PTR_ARG(ACC, delta), PTR_ARG(DTYPE, dk), PTR_ARG(DTYPE, dv)) {
+                        PTR_ARG(ACC, lse), PTR_ARG(ACC, delta), PTR_ARG(DTYPE, dk), long dk_sb, long dk_sh,
+                        long dk_sl, PTR_ARG(DTYPE, dv), long dv_sb, long dv_sh, long dv_sl) {
   __local ACC4 Ks[BWD_BLOCK_N * LD4];
   __local ACC4 Vs[BWD_BLOCK_N * LD4];
   __local ACC4 Qs[BWD_BLOCK_M * LD4];
@@ -585,8 +586,8 @@ UNROLL
   for (int a = 0; a < BWD_WPT_N; ++a) {
     const int j = j0 + ty + a * B_RK;
     if (j >= S) continue;
-    __global DTYPE* DK = PTR(DTYPE, dk) + (kvbase + j) * D;
-    __global DTYPE* DV = PTR(DTYPE, dv) + (kvbase + j) * Dv;
+    __global DTYPE* DK = PTR(DTYPE, dk) + (long)b * dk_sb + (long)hkv * dk_sh + (long)j * dk_sl;
+    __global DTYPE* DV = PTR(DTYPE, dv) + (long)b * dv_sb + (long)hkv * dv_sh + (long)j * dv_sl;
 UNROLL
     for (int g = 0; g < B_DK4; ++g) {
       const int d = (tx + g * B_RQ) * 4;
