@@ -102,20 +102,11 @@ std::string apply_tiling(const std::string& text, AttnConfig& c) {
   return "";
 }
 
-const char* dtype_key(at::ScalarType t) {
-  switch (t) {
-    case at::kDouble: return "float64";
-    case at::kHalf: return "float16";
-    case at::kBFloat16: return "bfloat16";
-    default: return "float32";
-  }
-}
-
 // Overrides of the defaults, first valid one wins: TORCH_OCL_ATTN_CONFIG (every head
 // dimension class), then the device's tuning file entry "attention/<dtype>/d<class>"
 // (runtime/Tuning.h). Invalid text warns and is ignored.
 void apply_overrides(const Device& d, at::ScalarType t, AttnConfig& c) {
-  const std::string key = std::string("attention/") + dtype_key(t) + "/d" + std::to_string(c.head_dim);
+  const std::string key = std::string("attention/") + tuning::dtype_key(t) + "/d" + std::to_string(c.head_dim);
   auto try_apply = [&](const std::string& text, const std::string& source) {
     AttnConfig r = c;
     const std::string err = apply_tiling(text, r);

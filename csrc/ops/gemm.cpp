@@ -123,21 +123,6 @@ std::string apply_config(const std::string& text, GemmConfig& c) {
   return "";
 }
 
-const char* dtype_key(at::ScalarType t) {
-  switch (t) {
-    case at::kFloat: return "float32";
-    case at::kDouble: return "float64";
-    case at::kHalf: return "float16";
-    case at::kBFloat16: return "bfloat16";
-    case at::kChar: return "int8";
-    case at::kByte: return "uint8";
-    case at::kShort: return "int16";
-    case at::kInt: return "int32";
-    case at::kLong: return "int64";
-    default: return "other";
-  }
-}
-
 // Built-in defaults by device type and vendor (a tuning file wins over these).
 GemmConfig default_config(const Device& d, at::ScalarType t, ShapeClass shape) {
   const bool gpu = d.info.type & (CL_DEVICE_TYPE_GPU | CL_DEVICE_TYPE_ACCELERATOR);
@@ -174,7 +159,7 @@ GemmConfig default_config(const Device& d, at::ScalarType t, ShapeClass shape) {
 // warns and is ignored.
 GemmConfig resolve_config(const Device& d, at::ScalarType t, ShapeClass shape) {
   const GemmConfig dflt = default_config(d, t, shape);
-  const std::string key = std::string("gemm/") + dtype_key(t) + (shape == ShapeClass::Large ? "/large" : "/small");
+  const std::string key = std::string("gemm/") + tuning::dtype_key(t) + (shape == ShapeClass::Large ? "/large" : "/small");
   auto try_apply = [&](const std::string& text, const std::string& source, GemmConfig* out) {
     GemmConfig c = dflt;
     std::string err = apply_config(text, c);

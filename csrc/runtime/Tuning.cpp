@@ -220,4 +220,19 @@ void set_directory(const std::string& dir) {
   reload();
 }
 
+const char* dtype_key(c10::ScalarType t) {
+  switch (t) {
+    case c10::kFloat: return "float32";
+    case c10::kDouble: return "float64";
+    case c10::kHalf: return "float16";
+    case c10::kBFloat16: return "bfloat16";
+    case c10::kChar: return "int8";
+    case c10::kByte: return "uint8";
+    case c10::kShort: return "int16";
+    case c10::kInt: return "int32";
+    case c10::kLong: return "int64";
+    default: return "other";
+  }
+}
+
 }  // namespace torch_ocl::tuning

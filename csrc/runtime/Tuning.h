@@ -7,6 +7,7 @@
 // whenever the answers may have changed, so callers can cache what they derive from them.
 #pragma once
 #include "Device.h"
+#include <c10/core/ScalarType.h>
 #include <cstdint>
 #include <string>
 
@@ -17,6 +18,9 @@ namespace torch_ocl::tuning {
 std::string lookup(const Device& d, const std::string& key, std::string* source = nullptr);
 // Bumped by set(), reload() and set_directory(): cached derived values must be recomputed.
 uint64_t generation();
+
+// The dtype part of a key ("float32", "bfloat16", "int64", ...), shared by every family.
+const char* dtype_key(c10::ScalarType t);
 
 // Folder of the tuning files (TORCH_OCL_TUNING_DIR, or <TORCH_OCL_CACHE_DIR>/tuning).
 std::string directory();
