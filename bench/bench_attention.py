@@ -27,8 +27,8 @@ import torch
 import torch.nn.functional as F
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
-from bench.bench_gemm import ocl_is_cpu, run_worker, time_call  # noqa: E402
-from bench.common import devices, print_table, write_json  # noqa: E402
+from bench.bench_gemm import run_worker, time_call  # noqa: E402
+from bench.common import devices, ocl_is_cpu, print_table, write_json  # noqa: E402
 
 
 def measure(dev, quick, dtype):

@@ -26,7 +26,7 @@ import time
 import torch
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
-from bench.common import devices, print_table, sync, write_json  # noqa: E402
+from bench.common import devices, ocl_is_cpu, print_table, sync, write_json  # noqa: E402
 
 # GPTMini configurations (tokens = batch x sequence).
 MODELS = {
@@ -108,10 +108,6 @@ def run_worker(script, name, device, extra_args, env_extra):
         print(f"# {name} failed:\n{proc.stderr[-2000:]}", flush=True)
         return []
     return json.loads(line[0][5:])
-
-
-def ocl_is_cpu():
-    return hasattr(torch, "ocl") and torch.ocl.is_available() and torch.ocl.get_device_properties(0).type == "cpu"
 
 
 def main():

@@ -12,7 +12,7 @@ import torch
 import torch.nn.functional as F
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
-from bench.common import bench, devices, print_table, write_json  # noqa: E402
+from bench.common import bench, devices, ocl_is_cpu, print_table, write_json  # noqa: E402
 
 
 def cases(n):
@@ -49,8 +49,10 @@ def cases(n):
 def main():
     ap = argparse.ArgumentParser(description=__doc__)
     ap.add_argument("--devices", default=",".join(d for d in devices() if d != "cpu") or "cpu")
-    ap.add_argument("--size", type=int, default=1 << 26)
+    ap.add_argument("--size", type=int, default=None, help="elements (default 2^26; 2^22 on a CPU OpenCL device)")
     args = ap.parse_args()
+    if args.size is None:
+        args.size = 1 << 22 if ocl_is_cpu() else 1 << 26
     rows = []
     for name, make, nbytes in cases(args.size):
         row = {"op": name}

@@ -13,7 +13,7 @@ import time
 import torch
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
-from bench.common import bench, card, devices, print_table, sync, write_json  # noqa: E402
+from bench.common import bench, card, devices, ocl_is_cpu, print_table, sync, write_json  # noqa: E402
 from models.gpt_mini import GPTMini, GPTMiniConfig  # noqa: E402
 
 CONFIGS = {
@@ -84,11 +84,14 @@ def run_worker(configs, device, steps):
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__)
-    ap.add_argument("--configs", default="small8,small32,large32")
+    ap.add_argument("--configs", default=None,
+                    help="default: small8,small32,large32 (small8,small32 when the OpenCL device is a CPU)")
     ap.add_argument("--devices", default=",".join(devices()))
     ap.add_argument("--steps", type=int, default=20)
     ap.add_argument("--worker", help=argparse.SUPPRESS)
     args = ap.parse_args()
+    if args.configs is None:
+        args.configs = "small8,small32" if ocl_is_cpu() else "small8,small32,large32"
     if args.worker:
         print(json.dumps(run_worker(args.configs.split(","), args.worker, args.steps)))
         return

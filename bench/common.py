@@ -21,6 +21,12 @@ def devices(include_cpu=True):
     return devs
 
 
+def ocl_is_cpu():
+    """True when the ocl device is a CPU (PoCL and the like): benchmarks then use smaller
+    problems and skip the configurations that take minutes per step there."""
+    return hasattr(torch, "ocl") and torch.ocl.is_available() and torch.ocl.get_device_properties(0).type == "cpu"
+
+
 def sync(device):
     kind = torch.device(device).type
     if kind == "ocl":
