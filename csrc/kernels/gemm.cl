@@ -135,6 +135,14 @@
   (tile[kk][rr] = ((in_range) && (c) < (climit)) ? LOAD((p), (idx)) : (ACC)0)
 #endif
 
+// The operands every matrix-matrix kernel takes after (M, N, K): A [B,M,K], B [B,K,N], C and
+// out [B,M,N], each as buffer + offset and (batch, row, column) strides in elements.
+#define GEMM_OPERANDS                                    \
+  PTR_ARG(DTYPE, a), long a_sb, long a_sm, long a_sk,     \
+      PTR_ARG(DTYPE, b), long b_sb, long b_sk, long b_sn, \
+      PTR_ARG(DTYPE, c), long c_sb, long c_sm, long c_sn, \
+      PTR_ARG(DTYPE, out), long o_sb, long o_sm, long o_sn
+
 // out[b] = alpha * A[b] @ B[b] + beta * C[b]   (the C term only when use_c != 0)
 // A is M x K, B is K x N, C and out are M x N, each with (batch, row, col) strides.
 // NDRange: (ceil(N/TILE_N)*RTS_N, ceil(M/TILE_M)*RTS_M, batch), local (RTS_N, RTS_M, 1).
@@ -142,10 +150,7 @@
 // view is accepted; the fast, vectorized path is for unit-stride rows or columns.
 __kernel __attribute__((reqd_work_group_size(RTS_N, RTS_M, 1)))
 void gemm_fwd(int M, int N, int K,
-              PTR_ARG(DTYPE, a), long a_sb, long a_sm, long a_sk,
-              PTR_ARG(DTYPE, b), long b_sb, long b_sk, long b_sn,
-              PTR_ARG(DTYPE, c), long c_sb, long c_sm, long c_sn,
-              PTR_ARG(DTYPE, out), long o_sb, long o_sm, long o_sn,
+              GEMM_OPERANDS,
               int use_c, ACC alpha, ACC beta) {
   __local ACC As[TILE_K][TILE_M + PAD];
   __local ACC Bs[TILE_K][TILE_N + PAD];
@@ -301,10 +306,7 @@ void gemm_fwd(int M, int N, int K,
 // NDRange and arguments as gemm_fwd.
 __kernel __attribute__((reqd_work_group_size(RTS_N, RTS_M, 1)))
 void gemm_tiled_fwd(int M, int N, int K,
-                    PTR_ARG(DTYPE, a), long a_sb, long a_sm, long a_sk,
-                    PTR_ARG(DTYPE, b), long b_sb, long b_sk, long b_sn,
-                    PTR_ARG(DTYPE, c), long c_sb, long c_sm, long c_sn,
-                    PTR_ARG(DTYPE, out), long o_sb, long o_sm, long o_sn,
+                    GEMM_OPERANDS,
                     int use_c, int flags, ACC alpha, ACC beta) {
   __local V4 As4[NBUF * TILE_K * LDA_L / 4];
   __local V4 Bs4[NBUF * TILE_K * LDB_L / 4];
@@ -427,10 +429,7 @@ void gemm_tiled_fwd(int M, int N, int K,
 // NDRange (ceil(N/TILE_N)*RTS_N, ceil(M/TILE_M)*RTS_M, batch), local (RTS_N, RTS_M, 1).
 __kernel __attribute__((reqd_work_group_size(RTS_N, RTS_M, 1)))
 void gemm_direct_fwd(int M, int N, int K,
-                     PTR_ARG(DTYPE, a), long a_sb, long a_sm, long a_sk,
-                     PTR_ARG(DTYPE, b), long b_sb, long b_sk, long b_sn,
-                     PTR_ARG(DTYPE, c), long c_sb, long c_sm, long c_sn,
-                     PTR_ARG(DTYPE, out), long o_sb, long o_sm, long o_sn,
+                     GEMM_OPERANDS,
                      int use_c, ACC alpha, ACC beta) {
   const int tx = get_local_id(0), ty = get_local_id(1);
   const int m0 = get_group_id(1) * TILE_M + ty * WPT_M, n0 = get_group_id(0) * TILE_N + tx;
