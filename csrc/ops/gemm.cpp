@@ -313,18 +313,9 @@ void run_gemv(Device& d, const at::Tensor& out, int64_t o_sb, int64_t o_sm, cons
 constexpr int64_t kMinSliceK = 512;
 int64_t split_k_slices(const Device& d, at::ScalarType t, int64_t B, int64_t M, int64_t N, int64_t K) {
   if (t != at::kFloat || B != 1) return 1;
-  const std::string& mode = env::gemm_split_k();
-  if (mode == "off") return 1;
-  if (mode != "auto" && !mode.empty()) {
-    int64_t forced = 0;
-    try {
-      forced = std::stoll(mode);
-    } catch (const std::exception&) {
-    }
-    TORCH_CHECK(forced >= 1, "torch_ocl: TORCH_OCL_GEMM_SPLIT_K must be auto, off or a positive integer, got '", mode,
-                "'");
-    return std::max<int64_t>(1, std::min(forced, K));
-  }
+  const int64_t mode = env::gemm_split_k();
+  if (mode == env::kSplitKOff) return 1;
+  if (mode != env::kSplitKAuto) return std::max<int64_t>(1, std::min(mode, K));
   if (!(d.info.type & (CL_DEVICE_TYPE_GPU | CL_DEVICE_TYPE_ACCELERATOR))) return 1;
   const int64_t cu = std::max<cl_uint>(d.info.compute_units, 1);
   const int64_t tiles = ((M + 127) / 128) * ((N + 127) / 128);  // large-tile work-groups
@@ -363,27 +354,29 @@ void run_split_k(Device& d, const at::Tensor& out, const at::Tensor& a, const at
 // An operand qualifies when its rows or its columns are unit-stride and every 4-vector along
 // them is aligned and whole: the contiguous extent, the other strides and the byte offset
 // are multiples of 4 elements (so a vector starting inside the matrix ends inside it).
-int tiled_flags(const at::Tensor& out, const at::Tensor& a, const at::Tensor& b, const at::Tensor* c) {
+// The Bufs are those of out, a, b and c (already resolved by the caller).
+int tiled_flags(const at::Tensor& out, const at::Tensor& a, const at::Tensor& b, const at::Tensor* c, const Buf& bo,
+                const Buf& ba, const Buf& bb, const Buf& bc) {
   const int64_t B = out.size(0), M = out.size(1), N = out.size(2), K = a.size(2);
   const size_t vec_bytes = 4 * out.element_size();
-  auto aligned = [&](const at::Tensor& x, int64_t sb, int64_t other) {
-    return (B == 1 || sb % 4 == 0) && other % 4 == 0 && buf(x).offset % vec_bytes == 0;
+  auto aligned = [&](const Buf& x, int64_t sb, int64_t other) {
+    return (B == 1 || sb % 4 == 0) && other % 4 == 0 && x.offset % vec_bytes == 0;
   };
   // Operand with rows r (stride sr, extent R) and depth k (stride sk): 1 = k-contiguous,
   // 0 = r-contiguous, -1 = neither.
-  auto layout = [&](const at::Tensor& x, int64_t R, int64_t sr, int64_t sk, int64_t sb) {
+  auto layout = [&](const Buf& x, int64_t R, int64_t sr, int64_t sk, int64_t sb) {
     if ((sk == 1 || K == 1) && K % 4 == 0 && aligned(x, sb, R == 1 ? 0 : sr)) return 1;
     if ((sr == 1 || R == 1) && R % 4 == 0 && aligned(x, sb, K == 1 ? 0 : sk)) return 0;
     return -1;
   };
-  const int la = layout(a, M, a.stride(1), a.stride(2), a.stride(0));
-  const int lb = layout(b, N, b.stride(2), b.stride(1), b.stride(0));
+  const int la = layout(ba, M, a.stride(1), a.stride(2), a.stride(0));
+  const int lb = layout(bb, N, b.stride(2), b.stride(1), b.stride(0));
   if (la < 0 || lb < 0) return -1;
-  auto rows_vec = [&](const at::Tensor& x) {
+  auto rows_vec = [&](const at::Tensor& x, const Buf& xb) {
     return (N == 1 || x.stride(2) == 1) && (M == 1 || x.stride(1) % 4 == 0) && (B == 1 || x.stride(0) % 4 == 0) &&
-           buf(x).offset % vec_bytes == 0;
+           xb.offset % vec_bytes == 0;
   };
-  return la | (lb << 1) | (rows_vec(out) ? 4 : 0) | (c && rows_vec(*c) ? 8 : 0);
+  return la | (lb << 1) | (rows_vec(out, bo) ? 4 : 0) | (c && rows_vec(*c, bc) ? 8 : 0);
 }
 
 void run_own(Device& d, const at::Tensor& out, const at::Tensor& a, const at::Tensor& b, const at::Tensor* c,
@@ -420,21 +413,19 @@ void run_tiled(Device& d, const at::Tensor& out, const at::Tensor& a, const at::
   const size_t rts_m = cfg.tile_m / cfg.wpt_m, rts_n = cfg.tile_n / cfg.wpt_n;
   Range g(size_t((N + cfg.tile_n - 1) / cfg.tile_n) * rts_n, size_t((M + cfg.tile_m - 1) / cfg.tile_m) * rts_m,
           size_t(B));
-  Buf cb = c ? buf(*c) : Buf{nullptr, 0};
+  const Buf ba = buf(a), bb = buf(b), bo = buf(out), cb = c ? buf(*c) : Buf{nullptr, 0};
+  // The three kernels share their leading arguments (GEMM_OPERANDS in gemm.cl).
+  auto go = [&](Kernel& k, auto... extra) {
+    launch_scaled(d, k, g, Range(rts_n, rts_m, 1), t, alpha, beta, int(M), int(N), int(K), ba, a.stride(0),
+                  a.stride(1), a.stride(2), bb, b.stride(0), b.stride(1), b.stride(2), cb, c_sb, c_sm, c_sn, bo,
+                  out.stride(0), out.stride(1), out.stride(2), int(c != nullptr), extra...);
+  };
   if (cfg.kernel == GemmKernel::Tiled && has_tiled_kernel(t)) {
-    const int flags = tiled_flags(out, a, b, c);
+    const int flags = tiled_flags(out, a, b, c, bo, ba, bb, cb);
     Kernel* tk = flags >= 0 ? gemm_kernel(d, *rc, "gemm_tiled_fwd") : nullptr;
-    if (tk) {
-      launch_scaled(d, *tk, g, Range(rts_n, rts_m, 1), t, alpha, beta, int(M), int(N), int(K), buf(a), a.stride(0),
-                    a.stride(1), a.stride(2), buf(b), b.stride(0), b.stride(1), b.stride(2), cb, c_sb, c_sm, c_sn,
-                    buf(out), out.stride(0), out.stride(1), out.stride(2), int(c != nullptr), flags);
-      return;
-    }
+    if (tk) return go(*tk, flags);
   }
-  Kernel& k = *gemm_kernel(d, *rc, cfg.kernel == GemmKernel::Direct ? "gemm_direct_fwd" : "gemm_fwd");
-  launch_scaled(d, k, g, Range(rts_n, rts_m, 1), t, alpha, beta, int(M), int(N), int(K), buf(a), a.stride(0),
-                a.stride(1), a.stride(2), buf(b), b.stride(0), b.stride(1), b.stride(2), cb, c_sb, c_sm, c_sn,
-                buf(out), out.stride(0), out.stride(1), out.stride(2), int(c != nullptr));
+  go(*gemm_kernel(d, *rc, cfg.kernel == GemmKernel::Direct ? "gemm_direct_fwd" : "gemm_fwd"));
 }
 
 // ---- CLBlast -------------------------------------------------------------------------------

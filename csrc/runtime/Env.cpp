@@ -1,4 +1,5 @@
 #include "Env.h"
+#include <c10/util/Exception.h>
 #include <cstdlib>
 
 namespace torch_ocl::env {
@@ -27,7 +28,21 @@ const std::string& cache_dir() {
 const std::string& extra_build_options() { static const std::string v = read("TORCH_OCL_BUILD_OPTIONS", ""); return v; }
 const std::string& gemm_impl() { static const std::string v = read("TORCH_OCL_GEMM", "auto"); return v; }
 const std::string& attn_config() { static const std::string v = read("TORCH_OCL_ATTN_CONFIG", ""); return v; }
-const std::string& gemm_split_k() { static const std::string v = read("TORCH_OCL_GEMM_SPLIT_K", "auto"); return v; }
+int64_t gemm_split_k() {
+  static const int64_t v = [] {
+    const std::string s = read("TORCH_OCL_GEMM_SPLIT_K", "auto");
+    if (s == "auto" || s.empty()) return kSplitKAuto;
+    if (s == "off") return kSplitKOff;
+    int64_t n = 0;
+    try {
+      n = std::stoll(s);
+    } catch (const std::exception&) {
+    }
+    TORCH_CHECK(n >= 1, "torch_ocl: TORCH_OCL_GEMM_SPLIT_K must be auto, off or a positive integer, got '", s, "'");
+    return n;
+  }();
+  return v;
+}
 const std::string& gemm_config() { static const std::string v = read("TORCH_OCL_GEMM_CONFIG", ""); return v; }
 const std::string& tuning_dir() {
   // Tuning results are not a cache: with the binary cache off they stay in the default place.

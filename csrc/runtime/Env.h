@@ -1,6 +1,7 @@
 // Every TORCH_OCL_* environment variable is read here, once, so the README table and the
 // code cannot drift apart. Values are read at first use and cached for the process.
 #pragma once
+#include <cstdint>
 #include <string>
 
 namespace torch_ocl::env {
@@ -22,7 +23,9 @@ const std::string& extra_build_options();
 // TORCH_OCL_GEMM=auto|clblast|own: which GEMM implementation to use.
 const std::string& gemm_impl();
 // TORCH_OCL_GEMM_SPLIT_K=auto|off|N: split-K slicing of long-K products (N forces N slices).
-const std::string& gemm_split_k();
+// Parsed once; an invalid value raises (at every call) naming the variable.
+constexpr int64_t kSplitKAuto = 0, kSplitKOff = -1;
+int64_t gemm_split_k();
 // TORCH_OCL_ATTN_CONFIG="BLOCK_M=64,BLOCK_N=32,...": attention tile overrides (ops/attention.cpp).
 const std::string& attn_config();
 // TORCH_OCL_GEMM_CONFIG: "TILE_M=128,TILE_N=128,..." overriding the GEMM configuration.

@@ -41,7 +41,7 @@ void fold_events(std::vector<std::pair<Kernel*, cl_event>>& events) {
 }
 }  // namespace
 
-void record_kernel_event(Device& d, Kernel& k, cl_event ev) {
+void record_kernel_event(Kernel& k, cl_event ev) {
   std::vector<std::pair<Kernel*, cl_event>> done;
   {
     std::lock_guard<std::mutex> g(g_events_mutex);
@@ -60,7 +60,11 @@ void after_launch(Device& d, Kernel& k) {
 }
 }  // namespace detail
 
-std::map<std::string, std::pair<uint64_t, double>> kernel_times() {
+namespace {
+// TORCH_OCL_PROFILE=1: finishes every initialized device's queue and folds all pending
+// launch events into their kernels' times. Nothing to do (and no sync) otherwise.
+void drain_kernel_events() {
+  if (!env::profile_kernels()) return;
   for (int i = 0; i < device_count(); ++i) {
     Device& d = peek_device(i);
     if (d.initialized()) OCL_CHECK(clFinish(d.queue), "finishing ocl:" + std::to_string(i) + " for kernel times");
@@ -71,6 +75,11 @@ std::map<std::string, std::pair<uint64_t, double>> kernel_times() {
     done.swap(detail::g_events);
   }
   detail::fold_events(done);
+}
+}  // namespace
+
+std::map<std::string, std::pair<uint64_t, double>> kernel_times() {
+  drain_kernel_events();
   std::map<std::string, std::pair<uint64_t, double>> out;
   for (Kernel* k : all_kernels()) {
     const uint64_t n = k->launches.load();
@@ -83,8 +92,8 @@ std::map<std::string, std::pair<uint64_t, double>> kernel_times() {
 }
 
 void reset_kernel_stats() {
-  kernel_times();  // finishes the queues and folds every pending event...
-  reset_launch_counts();  // ...which this then zeroes
+  drain_kernel_events();  // pending events would otherwise count after the reset
+  reset_launch_counts();
 }
 
 std::string cl_type_name(at::ScalarType t) {

@@ -61,8 +61,8 @@ inline void set_arg(cl_kernel k, cl_uint& i, const T& v, const std::string& name
 }
 void after_launch(Device& d, Kernel& k);
 // TORCH_OCL_PROFILE=1: keeps the launch's event until kernel_times() (or a full backlog)
-// folds its execution time into k.device_ns. Called with d.launch_mutex held.
-void record_kernel_event(Device& d, Kernel& k, cl_event ev);
+// folds its execution time into k.device_ns.
+void record_kernel_event(Kernel& k, cl_event ev);
 
 // clEnqueueNDRangeKernel of k (arguments already set), timed under TORCH_OCL_PROFILE=1.
 // Called with d.launch_mutex held; local == nullptr lets the driver choose.
@@ -71,7 +71,7 @@ inline void enqueue_kernel(Device& d, Kernel& k, cl_uint dims, const size_t* glo
   cl_event ev = nullptr;
   OCL_CHECK(clEnqueueNDRangeKernel(d.queue, k.k, dims, nullptr, global, local, 0, nullptr, profile ? &ev : nullptr),
             "launching kernel " + k.name + " on ocl:" + std::to_string(d.index));
-  if (profile) record_kernel_event(d, k, ev);
+  if (profile) record_kernel_event(k, ev);
 }
 }  // namespace detail
 
@@ -97,8 +97,8 @@ void launch(Device& d, Kernel& k, Range global, Range local, const Args&... args
   if (C10_UNLIKELY(env::sync_launches())) detail::after_launch(d, k);
 }
 
-// Per kernel name: (launches, device milliseconds) since the last reset_launch_counts(), the
-// times only with TORCH_OCL_PROFILE=1 (this finishes every initialized device's queue).
+// Per kernel name: (launches, device milliseconds) since the last reset_kernel_stats(), the
+// times only with TORCH_OCL_PROFILE=1 (which also makes this finish every device's queue).
 std::map<std::string, std::pair<uint64_t, double>> kernel_times();
 // Zeroes the launch counts and kernel times (pending launch events are finished and dropped).
 void reset_kernel_stats();
