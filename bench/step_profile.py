@@ -1,6 +1,8 @@
 """Where a GPTMini training step's time goes on ocl: host enqueue time per step (no sync),
-device-bound time per step (with sync), kernel launches and device time per step by kernel
-name, and the per-op host cost from torch.profiler's CPU view.
+device-bound time per step (with sync), the enqueue and wall time of a single step started on
+an idle device, kernel launches and device time per step by kernel name, the device span of
+a step (first kernel start to last kernel end: kernel time plus idle gaps), and the per-op
+host cost from torch.profiler's CPU view.
 
 python bench/step_profile.py [--config small32] [--device ocl] [--top 25]
 (re-runs itself with TORCH_OCL_PROFILE=1 for the per-kernel device times)
@@ -38,8 +40,19 @@ def main():
         host = (time.perf_counter() - t0) / n
         sync(dev)
         total = (time.perf_counter() - t0) / n
+        # One step from an idle device: its enqueue time alone cannot be stretched by a full
+        # driver queue, so it separates "the host is slow" from "the device runs behind".
+        one_host, one_wall = [], []
+        for _ in range(10):
+            sync(dev)
+            t0 = time.perf_counter()
+            step()
+            one_host.append(time.perf_counter() - t0)
+            sync(dev)
+            one_wall.append(time.perf_counter() - t0)
         out = {"config": args.config, "device": dev, "host_ms_per_step": host * 1e3, "ms_per_step": total * 1e3,
-               "tokens/s": tokens / total}
+               "tokens/s": tokens / total, "one_step_host_ms": sorted(one_host)[5] * 1e3,
+               "one_step_wall_ms": sorted(one_wall)[5] * 1e3}
         print(out, flush=True)
         if torch.device(dev).type == "ocl":
             # Kernel timing is switched on per process: a child measures the per-kernel
@@ -54,6 +67,7 @@ def main():
         out = {"config": args.config, "device": dev,
                "launches_per_step": sum(n for n, _ in times.values()),
                "kernel_ms_per_step": sum(ms for _, ms in times.values()),
+               "device_span_ms": torch.ocl._kernel_span_ms(),
                "kernels": {k: {"launches": n, "ms": ms} for k, (n, ms) in
                            sorted(times.items(), key=lambda kv: (-kv[1][1], -kv[1][0]))}}
         print({k: v for k, v in out.items() if k != "kernels"})

@@ -266,6 +266,13 @@ def _kernel_times() -> dict:
     return {k: tuple(v) for k, v in _C._kernel_times().items()}
 
 
+def _kernel_span_ms() -> float:
+    """With TORCH_OCL_PROFILE=1: device milliseconds from the first kernel's start to the last
+    kernel's end since the last _reset_launch_counts() (kernel time plus the idle gaps between
+    kernels); finishes every queue. 0.0 otherwise."""
+    return _C._kernel_span_ms()
+
+
 def _reset_launch_counts() -> None:
     _C._reset_launch_counts()
 

@@ -98,6 +98,7 @@ PYBIND11_MODULE(_C, m) {
   m.def("_launch_counts", &launch_counts);
   m.def("_reset_launch_counts", &reset_kernel_stats);
   m.def("_kernel_times", &kernel_times);
+  m.def("_kernel_span_ms", &kernel_span_ms);
   // Per-device tuning (csrc/runtime/Tuning.h; used by torch_ocl/tune.py and the tests).
   m.def("_tuning_dir", &tuning::directory);
   m.def("_set_tuning_dir", &tuning::set_directory);

@@ -26,18 +26,28 @@ namespace {
 // Launch events awaiting their timestamps (TORCH_OCL_PROFILE=1).
 std::mutex g_events_mutex;
 std::vector<std::pair<Kernel*, cl_event>> g_events;
+// Earliest start and latest end of the folded events since the last reset (device clock).
+std::mutex g_span_mutex;
+cl_ulong g_span_first = ~cl_ulong(0), g_span_last = 0;
 
 // Adds the execution time of each (complete) event to its kernel and releases the events.
 void fold_events(std::vector<std::pair<Kernel*, cl_event>>& events) {
+  cl_ulong first = ~cl_ulong(0), last = 0;
   for (auto& [k, ev] : events) {
     cl_ulong start = 0, end = 0;
     if (clGetEventProfilingInfo(ev, CL_PROFILING_COMMAND_START, sizeof(start), &start, nullptr) == CL_SUCCESS &&
         clGetEventProfilingInfo(ev, CL_PROFILING_COMMAND_END, sizeof(end), &end, nullptr) == CL_SUCCESS &&
-        end > start)
+        end > start) {
       k->device_ns.fetch_add(end - start, std::memory_order_relaxed);
+      first = std::min(first, start);
+      last = std::max(last, end);
+    }
     clReleaseEvent(ev);
   }
   events.clear();
+  std::lock_guard<std::mutex> g(g_span_mutex);
+  g_span_first = std::min(g_span_first, first);
+  g_span_last = std::max(g_span_last, last);
 }
 }  // namespace
 
@@ -91,9 +101,18 @@ std::map<std::string, std::pair<uint64_t, double>> kernel_times() {
   return out;
 }
 
+double kernel_span_ms() {
+  drain_kernel_events();
+  std::lock_guard<std::mutex> g(detail::g_span_mutex);
+  return detail::g_span_last > detail::g_span_first ? double(detail::g_span_last - detail::g_span_first) * 1e-6 : 0.0;
+}
+
 void reset_kernel_stats() {
   drain_kernel_events();  // pending events would otherwise count after the reset
   reset_launch_counts();
+  std::lock_guard<std::mutex> g(detail::g_span_mutex);
+  detail::g_span_first = ~cl_ulong(0);
+  detail::g_span_last = 0;
 }
 
 std::string cl_type_name(at::ScalarType t) {

@@ -100,6 +100,9 @@ void launch(Device& d, Kernel& k, Range global, Range local, const Args&... args
 // Per kernel name: (launches, device milliseconds) since the last reset_kernel_stats(), the
 // times only with TORCH_OCL_PROFILE=1 (which also makes this finish every device's queue).
 std::map<std::string, std::pair<uint64_t, double>> kernel_times();
+// TORCH_OCL_PROFILE=1: device time from the first kernel's start to the last one's end since
+// the last reset (kernel time plus the device's idle gaps between kernels); finishes the queues.
+double kernel_span_ms();
 // Zeroes the launch counts and kernel times (pending launch events are finished and dropped).
 void reset_kernel_stats();
 
