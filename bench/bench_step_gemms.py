@@ -77,6 +77,7 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__)
     ap.add_argument("--config", default="large32")
     ap.add_argument("--devices", default=None)
+    ap.add_argument("--tag", default="", help="suffix of the JSON name (e.g. the TORCH_OCL_GEMM_* settings of this run)")
     args = ap.parse_args()
     devs = args.devices.split(",") if args.devices else [d for d in devices(include_cpu=False)]
     calls = record(args.config, devs[0])
@@ -98,8 +99,9 @@ def main():
     print(f"GPTMini {args.config}: matrix products of one step, " + ", ".join(f"{d}: {card(d)}" for d in devs))
     print_table(rows, cols)
     print("per-step GEMM ms: " + ", ".join(f"{d} {t:.2f}" for d, t in total.items()))
-    write_json(f"step_gemms_{args.config}", {"config": args.config, "cards": {d: card(d) for d in devs},
-                                              "rows": rows, "total_ms": total})
+    write_json(f"step_gemms_{args.config}{args.tag}", {
+        "config": args.config, "cards": {d: card(d) for d in devs}, "rows": rows, "total_ms": total,
+        "env": {k: v for k, v in os.environ.items() if k.startswith("TORCH_OCL_GEMM")}})
 
 
 if __name__ == "__main__":
