@@ -310,7 +310,15 @@ void run_gemv(Device& d, const at::Tensor& out, int64_t o_sb, int64_t o_sm, cons
 // gives every unit work; the partial products then cost one extra pass over S*M*N floats,
 // so slices stay at least kMinSliceK deep. GPU-type devices only (a CPU's cores are few).
 // TORCH_OCL_GEMM_SPLIT_K=off disables it, =N forces N slices on any device (tests use it).
+//
+// The slice count is a power of two giving at least kSplitTilesPerCU tiles of 128^2 per
+// compute unit (several resident work-groups per unit, so about two waves of the real,
+// smaller tiles), preferring counts that divide K into 16-multiples: an uneven split needs
+// a second launch for the remainder. Measured on an H200 (bench/bench_step_gemms.py,
+// GPTMini large's weight gradients, e.g. 1536x8192x512: 3 slices 437 us, 8 slices 319 us;
+// 512x8192x512: 9 uneven slices 162 us, 8 slices 121 us).
 constexpr int64_t kMinSliceK = 512;
+constexpr int64_t kSplitTilesPerCU = 2;
 int64_t split_k_slices(const Device& d, at::ScalarType t, int64_t B, int64_t M, int64_t N, int64_t K) {
   if (t != at::kFloat || B != 1) return 1;
   const int64_t mode = env::gemm_split_k();
@@ -320,7 +328,12 @@ int64_t split_k_slices(const Device& d, at::ScalarType t, int64_t B, int64_t M, 
   const int64_t cu = std::max<cl_uint>(d.info.compute_units, 1);
   const int64_t tiles = ((M + 127) / 128) * ((N + 127) / 128);  // large-tile work-groups
   if (tiles >= cu) return 1;
-  return std::max<int64_t>(1, std::min((cu + tiles - 1) / tiles, K / kMinSliceK));
+  int64_t s = 1;
+  while (tiles * s < kSplitTilesPerCU * cu && K / (2 * s) >= kMinSliceK) s *= 2;
+  // Back off to the largest count that splits K evenly (one launch), if there is one > 1.
+  for (int64_t even = s; even > 1; even /= 2)
+    if (K % (16 * even) == 0) return even;
+  return s;
 }
 
 void run_tiled(Device& d, const at::Tensor& out, const at::Tensor& a, const at::Tensor& b, const at::Tensor* c,
