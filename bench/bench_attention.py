@@ -3,7 +3,12 @@ next to torch on cuda (its flash/efficient kernels) where it exists: B=8, H=8, d
 T = 512..4096, causal and not. Reports ms and effective TFLOP/s (4*B*H*T*T*d for the forward,
 3.5x that for forward+backward; halved when causal).
 
-python bench/bench_attention.py [--quick] [--devices ocl,cuda] [--dtype float32]
+python bench/bench_attention.py [--quick] [--devices ocl,cuda] [--dtype float32] [--configs CFG ...]
+
+--configs runs the ocl column once per TORCH_OCL_ATTN_CONFIG value (each in its own process),
+e.g. the backward modes side by side (BWD=split: a dQ kernel, deterministic; BWD=fused: dQ by
+float atomics from the dK/dV kernel; ATOMIC=ptx|ptx4|cas picks the atomic instruction):
+  python bench/bench_attention.py --devices ocl,cuda --configs BWD=split BWD=fused BWD=fused,ATOMIC=ptx4
 
 --quick (the default when the OpenCL device is a CPU, e.g. PoCL) uses B=1, H=2, T<=512, plus
 GPTMini small's attention (B=8, H=4, T=128, d=32, causal).
@@ -15,6 +20,10 @@ tiling that does not fit the device warns and says what ran instead):
   (smaller micro-tiles, 256 work-items)  WPT_M=4,WPT_N=2,BWD_WPT_M=2,BWD_WPT_N=2
   (no register prefetch: fewer registers, more work-groups per SM)  PREFETCH=0
   (K and V share a local tile: 9 KiB less local memory, one more barrier per key block)  SPLIT_KV=0
+  (backward mode: split / fused (default on GPUs))  BWD=split  BWD=fused
+  (fused mode's atomic add: NVIDIA PTX red (default there), its float4 form (sm_90), CAS loop)
+      ATOMIC=ptx  ATOMIC=ptx4  ATOMIC=cas
+  (fused mode with larger key blocks: half as many dQ atomics)  BWD=fused,BWD_BLOCK_N=64,BWD_WPT_N=4
 e.g. TORCH_OCL_ATTN_CONFIG=WPT_M=4,WPT_N=2,BWD_WPT_M=2,BWD_WPT_N=2 python bench/bench_attention.py --devices ocl
 Writes bench/results/attention.json (or $BENCH_OUT/attention.json).
 """
@@ -62,6 +71,8 @@ def main():
     ap.add_argument("--quick", action="store_true", default=None)
     ap.add_argument("--devices", default=",".join(d for d in devices(include_cpu=False)))
     ap.add_argument("--dtype", default="float32")
+    ap.add_argument("--configs", nargs="*", default=[],
+                    help="TORCH_OCL_ATTN_CONFIG values; the ocl column runs once per value")
     ap.add_argument("--worker-device", help=argparse.SUPPRESS)
     args = ap.parse_args()
     if args.quick is None:
@@ -69,16 +80,23 @@ def main():
     if args.worker_device:
         print("ROWS " + json.dumps(measure(args.worker_device, args.quick, getattr(torch, args.dtype))))
         return
-    devs = [x for x in args.devices.split(",") if x]
+    # One column per (device, config): the ocl device once per --configs value.
+    columns = []
+    for dev in (x for x in args.devices.split(",") if x):
+        if dev == "ocl" and args.configs:
+            columns += [(f"ocl[{c}]", dev, {"TORCH_OCL_ATTN_CONFIG": c}) for c in args.configs]
+        else:
+            columns.append((dev, dev, {}))
+    devs = [name for name, _, _ in columns]
     table = {}
-    for dev in devs:
-        print(f"# measuring {dev} ...", flush=True)
+    for name, dev, env in columns:
+        print(f"# measuring {name} ...", flush=True)
         extra = ["--dtype", args.dtype] + (["--quick"] if args.quick else [])
-        for r in run_worker(__file__, dev, dev, extra, {}):
+        for r in run_worker(__file__, name, dev, extra, env):
             key = (r["B"], r["H"], r["T"], r["d"], r["causal"])
             row = table.setdefault(key, dict(B=r["B"], H=r["H"], T=r["T"], d=r["d"], causal=r["causal"]))
-            row[f"{dev} fwd ms"], row[f"{dev} fwd TFLOP/s"] = r["fwd_ms"], r["fwd_tflops"]
-            row[f"{dev} fwd+bwd ms"], row[f"{dev} fwd+bwd TFLOP/s"] = r["fwd_bwd_ms"], r["fwd_bwd_tflops"]
+            row[f"{name} fwd ms"], row[f"{name} fwd TFLOP/s"] = r["fwd_ms"], r["fwd_tflops"]
+            row[f"{name} fwd+bwd ms"], row[f"{name} fwd+bwd TFLOP/s"] = r["fwd_bwd_ms"], r["fwd_bwd_tflops"]
     rows = list(table.values())
     if not rows:
         print("no results (every column failed; see the messages above)")
@@ -88,7 +106,7 @@ def main():
         cols += [f"{dev} fwd ms", f"{dev} fwd+bwd ms", f"{dev} fwd+bwd TFLOP/s"]
     print(f"\nSDPA {args.dtype}")
     print_table(rows, cols)
-    write_json("attention", dict(dtype=args.dtype, quick=args.quick, devices=devs, rows=rows))
+    write_json("attention", dict(dtype=args.dtype, quick=args.quick, devices=devs, configs=args.configs, rows=rows))
 
 
 if __name__ == "__main__":

@@ -1,7 +1,11 @@
 """Fused scaled-dot-product attention on ocl (csrc/ops/attention.cpp): forward and backward
 against the CPU's math path over causal/masks/shapes/head dims, dropout against a reference
 built from the same mask, GQA, that the fused kernel (and nothing else) ran, that
-sdpa_kernel(MATH) is honoured, and that memory stays O(B*H*L)."""
+sdpa_kernel(MATH) is honoured, and that memory stays O(B*H*L). The backward has two modes,
+split (a dQ kernel; deterministic) and fused (dQ by atomic adds from the dK/dV kernel); the
+shape matrix, dropout, GQA, masks and 16-bit/64-bit dtypes run in both."""
+import contextlib
+
 import pytest
 import torch
 import torch.nn.functional as F
@@ -12,7 +16,43 @@ from .conftest import requires_ocl
 pytestmark = requires_ocl
 
 DEV = "ocl"
-FUSED_KERNELS = {"attention_fwd", "attention_bwd_prep", "attention_bwd_dq", "attention_bwd_dkdv"}
+# The kernels a forward + backward launches in each backward mode.
+MODE_KERNELS = {"split": {"attention_fwd", "attention_bwd_prep", "attention_bwd_dq", "attention_bwd_dkdv"},
+                "fused": {"attention_fwd", "attention_bwd_prep", "attention_bwd_dkdv_dq"}}
+MODES = list(MODE_KERNELS)
+_ATTN_KEYS = [f"attention/{dt}/d{hd}" for dt in ("float32", "float64", "float16", "bfloat16")
+              for hd in (32, 64, 128, 256)]
+
+
+def _default_mode():
+    return "fused"
+
+
+@contextlib.contextmanager
+def bwd_mode(mode):
+    """Selects the backward mode (BWD=split|fused) through the in-process tuning entries of
+    every dtype and head-dimension class; None keeps the device's default."""
+    from torch_ocl import _C
+    if mode is None:
+        yield _default_mode()
+        return
+    try:
+        for key in _ATTN_KEYS:
+            _C._tuning_set(0, key, f"BWD={mode}")
+        yield mode
+    finally:
+        for key in _ATTN_KEYS:
+            _C._tuning_set(0, key, "")
+
+
+@contextlib.contextmanager
+def deterministic(on):
+    was, warn = torch.are_deterministic_algorithms_enabled(), torch.is_deterministic_algorithms_warn_only_enabled()
+    torch.use_deterministic_algorithms(on)
+    try:
+        yield
+    finally:
+        torch.use_deterministic_algorithms(was, warn_only=warn)
 
 
 def _inputs(B, Hq, Hkv, L, S, D, Dv, dtype=torch.float32, seed=0):
@@ -50,17 +90,19 @@ def _run(q, k, v, go, mask=None, grad_mask=False, **kw):
     return out.detach().cpu(), [x.cpu() for x in grads]
 
 
-def _compare(B, Hq, Hkv, L, S, D, Dv=None, causal=False, mask=None, dtype=torch.float32, tol=1e-5, **kw):
+def _compare(B, Hq, Hkv, L, S, D, Dv=None, causal=False, mask=None, dtype=torch.float32, tol=1e-5, mode=None, **kw):
     Dv = Dv or D
     q, k, v, go = _inputs(B, Hq, Hkv, L, S, D, Dv, dtype)
     m = _mask(mask, B, Hq, L, S, dtype)
     grad_mask = mask is not None and mask.startswith("float")
     exp_out, exp_grads = _run(q, k, v, go, m, grad_mask, is_causal=causal, **kw)
-    torch.ocl._reset_launch_counts()
-    act_out, act_grads = _run(*(t.to(DEV) for t in (q, k, v, go)), None if m is None else m.to(DEV), grad_mask,
-                              is_causal=causal, **kw)
-    counts = torch.ocl._launch_counts()
-    assert FUSED_KERNELS <= set(counts), f"fused kernels did not all run: {counts}"
+    with bwd_mode(mode) as ran:
+        torch.ocl._reset_launch_counts()
+        act_out, act_grads = _run(*(t.to(DEV) for t in (q, k, v, go)), None if m is None else m.to(DEV), grad_mask,
+                                  is_causal=causal, **kw)
+        counts = torch.ocl._launch_counts()
+    expected = MODE_KERNELS[ran] if L > 0 and S > 0 else {"attention_fwd"}
+    assert expected <= set(counts), f"the {ran} backward's kernels did not all run: {counts}"
     torch.testing.assert_close(act_out, exp_out, atol=tol, rtol=tol)
     for i, (a, e) in enumerate(zip(act_grads, exp_grads)):
         torch.testing.assert_close(a, e, atol=10 * tol, rtol=10 * tol, msg=lambda s: f"gradient {i}: {s}")
@@ -90,26 +132,32 @@ MATRIX = [
 ]
 
 
+@pytest.mark.parametrize("mode", MODES)
 @pytest.mark.parametrize("B,Hq,Hkv,L,S,D,Dv,causal,mask", MATRIX)
-def test_matches_math(B, Hq, Hkv, L, S, D, Dv, causal, mask):
-    _compare(B, Hq, Hkv, L, S, D, Dv, causal, mask)
+def test_matches_math(B, Hq, Hkv, L, S, D, Dv, causal, mask, mode):
+    _compare(B, Hq, Hkv, L, S, D, Dv, causal, mask, mode=mode)
 
 
 def test_long_sequence():
     _compare(1, 1, 1, 2048, 2048, 32, causal=True)
 
 
-def test_float64():
-    _compare(2, 2, 2, 19, 23, 16, causal=True, dtype=torch.float64, tol=1e-10)
+@pytest.mark.parametrize("mode", MODES)
+def test_float64(mode):
+    _compare(2, 2, 2, 19, 23, 16, causal=True, dtype=torch.float64, tol=1e-10, mode=mode)
+    _compare(1, 2, 1, 40, 37, 16, mask="float_b1ls", dtype=torch.float64, tol=1e-10, mode=mode, enable_gqa=True)
 
 
+@pytest.mark.parametrize("mode", MODES)
 @pytest.mark.parametrize("dtype", [torch.float16, torch.bfloat16])
-def test_half_storage(dtype):
+def test_half_storage(dtype, mode):
     # 16-bit storage, float compute: compare against float32 math on the same (rounded) inputs.
+    # The fused mode adds dQ in a float workspace and converts it at the end.
     B, H, L, S, D = 2, 2, 37, 70, 64
     q, k, v, go = (t.to(dtype) for t in _inputs(B, H, H, L, S, D, D))
     exp_out, exp_grads = _run(*(t.float() for t in (q, k, v, go)), is_causal=True)
-    act_out, act_grads = _run(*(t.to(DEV) for t in (q, k, v, go)), is_causal=True)
+    with bwd_mode(mode):
+        act_out, act_grads = _run(*(t.to(DEV) for t in (q, k, v, go)), is_causal=True)
     assert act_out.dtype == dtype
     tol = 2e-2 if dtype == torch.bfloat16 else 4e-3
     torch.testing.assert_close(act_out.float(), exp_out, atol=tol, rtol=tol)
@@ -117,7 +165,8 @@ def test_half_storage(dtype):
         torch.testing.assert_close(a.float(), e, atol=4 * tol, rtol=4 * tol)
 
 
-def test_strided_head_dim():
+@pytest.mark.parametrize("mode", MODES)
+def test_strided_head_dim(mode):
     # Head-dim stride != 1 (and an odd storage offset): the kernels' scalar load path.
     B, H, L, S, D = 1, 2, 40, 35, 32
     q, k, v, go = _inputs(B, H, H, L, S, D, D)
@@ -131,18 +180,63 @@ def test_strided_head_dim():
         return view.requires_grad_(True)  # _run's clone() would make it contiguous
 
     leaves = [strided(t) for t in (q, k, v)]
-    torch.ocl._reset_launch_counts()
-    out = F.scaled_dot_product_attention(*leaves, is_causal=True)
-    grads = torch.autograd.grad(out, leaves, go.to(DEV))
-    assert FUSED_KERNELS <= set(torch.ocl._launch_counts())
+    with bwd_mode(mode):
+        torch.ocl._reset_launch_counts()
+        out = F.scaled_dot_product_attention(*leaves, is_causal=True)
+        grads = torch.autograd.grad(out, leaves, go.to(DEV))
+        assert MODE_KERNELS[mode] <= set(torch.ocl._launch_counts())
     torch.testing.assert_close(out.detach().cpu(), exp_out, atol=1e-5, rtol=1e-5)
     for a, e in zip((g.cpu() for g in grads), exp_grads):
         torch.testing.assert_close(a, e, atol=1e-4, rtol=1e-4)
 
 
-def test_gqa():
-    _compare(2, 6, 2, 21, 26, 32, causal=True, enable_gqa=True)
-    _compare(1, 4, 1, 70, 33, 64, enable_gqa=True)  # several key blocks, every head of the group
+@pytest.mark.parametrize("mode", MODES)
+def test_gqa(mode):
+    _compare(2, 6, 2, 21, 26, 32, causal=True, enable_gqa=True, mode=mode)
+    _compare(1, 4, 1, 70, 33, 64, enable_gqa=True, mode=mode)  # several key blocks, every head of the group
+    _compare(1, 4, 2, 65, 97, 128, mask="float_b1ls", enable_gqa=True, mode=mode)  # with the bias gradient
+
+
+def test_deterministic_algorithms_select_the_split_backward():
+    # Even where the fused mode is configured, use_deterministic_algorithms(True) runs the
+    # split backward (no atomics): two runs give bitwise equal gradients.
+    q, k, v, go = (t.to(DEV) for t in _inputs(1, 2, 2, 70, 90, 64, 64))
+    with bwd_mode("fused"):
+        with deterministic(True):
+            runs = []
+            for _ in range(2):
+                torch.ocl._reset_launch_counts()
+                runs.append(_run(q, k, v, go))
+                counts = torch.ocl._launch_counts()
+                assert MODE_KERNELS["split"] <= set(counts) and "attention_bwd_dkdv_dq" not in counts, counts
+        for a, b in zip(runs[0][1], runs[1][1]):
+            assert torch.equal(a, b)
+        torch.ocl._reset_launch_counts()
+        fused = _run(q, k, v, go)
+        assert MODE_KERNELS["fused"] <= set(torch.ocl._launch_counts())
+    for a, b in zip(fused[1], runs[0][1]):
+        torch.testing.assert_close(a, b, atol=1e-5, rtol=1e-5)
+
+
+def test_mode_config_keys():
+    # BWD=fused|split and ATOMIC=cas parse (with numbers too); an unknown mode warns and is ignored.
+    from torch_ocl import _C
+    key = "attention/float32/d32"
+    try:
+        q, k, v, go = _inputs(1, 1, 1, 9, 12, 32, 32)
+        exp = _run(q, k, v, go, is_causal=True)
+        for spec, mode in (("BWD=fused ATOMIC=cas", "fused"), ("BWD=0", "split"), ("BWD=1,ATOMIC=0", "fused")):
+            _C._tuning_set(0, key, spec)
+            torch.ocl._reset_launch_counts()
+            act = _run(*(t.to(DEV) for t in (q, k, v, go)), is_causal=True)
+            assert MODE_KERNELS[mode] <= set(torch.ocl._launch_counts()), (spec, torch.ocl._launch_counts())
+            for a, e in zip([act[0]] + act[1], [exp[0]] + exp[1]):
+                torch.testing.assert_close(a, e, atol=1e-4, rtol=1e-4)
+        _C._tuning_set(0, key, "BWD=sometimes")
+        with pytest.warns(UserWarning, match="ignoring attention tiling"):
+            _compare(1, 1, 1, 5, 7, 32)
+    finally:
+        _C._tuning_set(0, key, "")
 
 
 def test_tiling_override():
@@ -173,6 +267,21 @@ def test_tiling_override():
         r = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, timeout=600)
         assert r.returncode == 0, r.stderr[-3000:]
         assert r.stdout.strip().splitlines()[-1] == expect, (spec, r.stdout, r.stderr[-2000:])
+
+
+def test_unbuildable_atomic_falls_back_to_cas():
+    # ATOMIC=ptx is NVIDIA inline assembly: elsewhere its program does not build, which costs
+    # the fused backward's kernel only: one warning, then the compare-and-swap loop.
+    if "NVIDIA" in torch.ocl.get_device_properties(0).vendor:
+        pytest.skip("NVIDIA's compiler builds the PTX atomics")
+    from torch_ocl import _C
+    key = "attention/float32/d32"
+    try:
+        _C._tuning_set(0, key, "BWD=fused ATOMIC=ptx")
+        with pytest.warns(UserWarning, match="does not build"):
+            _compare(1, 2, 2, 33, 40, 32, causal=True, mode=None)
+    finally:
+        _C._tuning_set(0, key, "")
 
 
 def test_scale():
@@ -207,14 +316,16 @@ def test_bool_mask_arrives_as_float():
         torch.ops.aten._scaled_dot_product_fused_attention_overrideable(q.to(DEV), k.to(DEV), v.to(DEV), m.to(DEV))
 
 
-def test_only_fused_kernels_run():
+@pytest.mark.parametrize("mode", MODES)
+def test_only_fused_kernels_run(mode):
     q, k, v, go = (t.to(DEV) for t in _inputs(2, 4, 4, 64, 64, 32, 32))
     q.requires_grad_(True), k.requires_grad_(True), v.requires_grad_(True)
-    torch.ocl._reset_launch_counts()
-    out = F.scaled_dot_product_attention(q, k, v, is_causal=True)
-    torch.autograd.grad(out, (q, k, v), go)
-    counts = torch.ocl._launch_counts()
-    assert set(counts) == FUSED_KERNELS, counts
+    with bwd_mode(mode):
+        torch.ocl._reset_launch_counts()
+        out = F.scaled_dot_product_attention(q, k, v, is_causal=True)
+        torch.autograd.grad(out, (q, k, v), go)
+        counts = torch.ocl._launch_counts()
+    assert set(counts) == MODE_KERNELS[mode], counts
     assert all(n == 1 for n in counts.values()), counts
 
 
@@ -230,7 +341,8 @@ def test_sdpa_kernel_math_is_honoured():
     assert torch._fused_sdp_choice(wide, wide, wide) == SDPBackend.MATH.value  # head dim > 256
 
 
-def test_dropout_matches_same_mask_reference():
+@pytest.mark.parametrize("mode", MODES)
+def test_dropout_matches_same_mask_reference(mode):
     B, H, L, S, D, p = 2, 3, 37, 40, 16, 0.3
     # Reveal the keep mask: q = 0 gives uniform attention 1/S, v = I puts element (i, j)
     # of the dropped-out attention matrix in out[i, j] = keep / (S * (1 - p)).
@@ -243,7 +355,8 @@ def test_dropout_matches_same_mask_reference():
     # Same seed and shapes give the same Philox stream: compare with math on that mask.
     q, k, v, go = _inputs(B, H, H, L, S, D, 24)
     torch.manual_seed(5)
-    act_out, act_grads = _run(q.to(DEV), k.to(DEV), v.to(DEV), go.to(DEV), dropout_p=p)
+    with bwd_mode(mode):
+        act_out, act_grads = _run(q.to(DEV), k.to(DEV), v.to(DEV), go.to(DEV), dropout_p=p)
     leaves = [t.clone().requires_grad_(True) for t in (q, k, v)]
     attn = torch.softmax(leaves[0] @ leaves[1].transpose(-1, -2) / D ** 0.5, -1) * keep / (1 - p)
     ref = attn @ leaves[2]
@@ -282,7 +395,8 @@ def test_memory_is_linear_in_sequence_length():
     assert peak < T * T * 4 / 2, f"fwd+bwd peak {peak / 2**20:.2f} MiB is not far below the 4 MiB T x T matrix"
 
 
-def test_backward_grads_keep_the_projection_layout():
+@pytest.mark.parametrize("mode", MODES)
+def test_backward_grads_keep_the_projection_layout(mode):
     # GPTMini's pattern: q, k, v are head-inner views of one [B, T, 3C] projection. The
     # gradients come back in that [B, T, H, D] memory order, so the transpose/view backward
     # is free and split's backward (cat) reads them in place: no copy kernels.
@@ -293,7 +407,8 @@ def test_backward_grads_keep_the_projection_layout():
     go = torch.randn_like(out)
     torch.ocl.synchronize()
     torch.ocl._reset_launch_counts()
-    out.backward(go)
+    with bwd_mode(mode):
+        out.backward(go)
     torch.ocl.synchronize()
     launched = torch.ocl._launch_counts()
     assert not [k for k in launched if k.startswith("pw_")], launched

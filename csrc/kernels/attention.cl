@@ -3,7 +3,9 @@
 // softmax (running max m and sum l per query row) and saves the row logsumexp; the backward
 // (FlashAttention-2 structure) recomputes the probabilities from it: one kernel per query
 // block for dQ (and the bias gradient), one per key block for dK/dV that also sums over the
-// query heads of a GQA group. Both are deterministic (no atomics).
+// query heads of a GQA group. Both are deterministic (no atomics). The fused backward
+// (attention_bwd_dkdv_dq) instead adds dQ from the dK/dV pass with float atomic adds
+// (FlashAttention-2): 5 matrix products instead of 7, not bitwise reproducible.
 //
 // Every product is computed like a register-blocked GEMM. A work-group owns a tile of the
 // score matrix; each work-item holds an WPT_M x WPT_N micro-tile of it in registers, its rows
@@ -377,10 +379,13 @@ UNROLL
 }
 
 // delta[b,h,i] = sum_d dO[b,h,i,d] * out[b,h,i,d] (the softmax-backward row term; with
-// dropout it is still dO . out). One work-item per row.
+// dropout it is still dO . out). With zero_dq it also zeroes row i of the fused backward's
+// dQ workspace dqw ([b, h, i, 0..D) at strides w_*, unit head-dimension stride), which saves
+// a fill kernel. One work-item per row.
 __kernel void attention_bwd_prep(int L, int Dv, int Hq, PTR_ARG(DTYPE, dout), long g_sb, long g_sh, long g_sl,
                                  long g_sd, PTR_ARG(DTYPE, out), long o_sb, long o_sh, long o_sl, long o_sd,
-                                 PTR_ARG(ACC, delta)) {
+                                 PTR_ARG(ACC, delta), int zero_dq, int D, PTR_ARG(ACC, dqw), long w_sb, long w_sh,
+                                 long w_sl) {
   const int i = get_global_id(0), h = get_global_id(1), b = get_global_id(2);
   if (i >= L) return;
   __global const DTYPE* G = PTR(DTYPE, dout) + (long)b * g_sb + (long)h * g_sh + (long)i * g_sl;
@@ -388,6 +393,12 @@ __kernel void attention_bwd_prep(int L, int Dv, int Hq, PTR_ARG(DTYPE, dout), lo
   ACC s = (ACC)0;
   for (int d = 0; d < Dv; d += 4) s = dot4(load4(G, g_sd, d, Dv), load4(O, o_sd, d, Dv), s);
   PTR(ACC, delta)[((long)b * Hq + h) * L + i] = s;
+  if (zero_dq) {
+    __global ACC* W = PTR(ACC, dqw) + (long)b * w_sb + (long)h * w_sh + (long)i * w_sl;
+    int d = 0;
+    for (; d + 4 <= D; d += 4) vstore4(ZERO4, 0, W + d);
+    for (; d < D; ++d) W[d] = (ACC)0;
+  }
 }
 
 // Shared by both backward kernels: for query row i, key j, the probability p (0 where
@@ -486,21 +497,96 @@ UNROLL
   }
 }
 
+// ---- Float atomic add for the fused backward's dQ (ATOMIC_ADD selects the instruction) ----
+#ifndef ATOMIC_ADD
+#define ATOMIC_ADD 0  // 0 compare-and-swap loop (portable), 1 NVIDIA PTX red.global.add, 2 cl_ext_float_atomics, 3 NVIDIA PTX red.global.v4.f32.add (sm_90) for float4 runs
+#endif
+#ifndef ACC_IS_DOUBLE
+#define ACC_IS_DOUBLE 0  // 1 when ACC is double (set by the host with -DACC=double)
+#endif
+// The extension path needs the compiler's feature macro; without it the loop stands in.
+#if ATOMIC_ADD == 2 && (ACC_IS_DOUBLE || !defined(__opencl_c_ext_fp32_global_atomic_add))
+#undef ATOMIC_ADD
+#define ATOMIC_ADD 0
+#endif
+// A double compare-and-swap needs 64-bit atomics; without them the fused kernel is left out
+// (the host then uses the split backward, see attn_bwd_fusable() in attention.cpp).
+#if ACC_IS_DOUBLE && ATOMIC_ADD == 0
+#ifdef cl_khr_int64_base_atomics
+#pragma OPENCL EXTENSION cl_khr_int64_base_atomics : enable
+#define HAVE_ACC_ATOMIC 1
+#else
+#define HAVE_ACC_ATOMIC 0
+#endif
+#else
+#define HAVE_ACC_ATOMIC 1
+#endif
+
+#if HAVE_ACC_ATOMIC
+// *p += v as one atomic read-modify-write. Relaxed ordering is enough: the sums are only
+// read by later kernels on the in-order queue.
+inline void atomic_add_acc(__global ACC* p, ACC v) {
+#if (ATOMIC_ADD == 1 || ATOMIC_ADD == 3) && ACC_IS_DOUBLE
+  asm volatile("red.global.add.f64 [%0], %1;" ::"l"((ulong)p), "d"(v) : "memory");
+#elif ATOMIC_ADD == 1 || ATOMIC_ADD == 3
+  asm volatile("red.global.add.f32 [%0], %1;" ::"l"((ulong)p), "f"(v) : "memory");
+#elif ATOMIC_ADD == 2
+  atomic_fetch_add_explicit((volatile __global atomic_float*)p, v, memory_order_relaxed, memory_scope_device);
+#elif ACC_IS_DOUBLE
+  volatile __global long* w = (volatile __global long*)p;
+  long seen = *w, old;
+  do {
+    old = seen;
+    seen = atom_cmpxchg(w, old, as_long(as_double(old) + v));
+  } while (seen != old);
+#else
+  volatile __global uint* w = (volatile __global uint*)p;
+  uint seen = *w, old;
+  do {
+    old = seen;
+    seen = atomic_cmpxchg(w, old, as_uint(as_float(old) + v));
+  } while (seen != old);
+#endif
+}
+
+// p[0..n) += v.s0..: elements past n (the end of the head dimension) are left alone.
+inline void atomic_add_acc4(__global ACC* p, ACC4 v, int n) {
+#if ATOMIC_ADD == 3 && !ACC_IS_DOUBLE
+  if (n >= 4 && ((ulong)p & 15) == 0) {
+    asm volatile("red.global.v4.f32.add [%0], {%1, %2, %3, %4};" ::"l"((ulong)p), "f"(v.s0), "f"(v.s1), "f"(v.s2),
+                 "f"(v.s3)
+                 : "memory");
+    return;
+  }
+#endif
+  if (n > 0) atomic_add_acc(p, v.s0);
+  if (n > 1) atomic_add_acc(p + 1, v.s1);
+  if (n > 2) atomic_add_acc(p + 2, v.s2);
+  if (n > 3) atomic_add_acc(p + 3, v.s3);
+}
+#endif  // HAVE_ACC_ATOMIC
+
+// Work-items of the fused dQ product: one per (4 query rows, float4 of the head dimension).
+#define B_QW ((BWD_BLOCK_M / 4) * D4)
+#define B_QPER ((B_QW + B_NT - 1) / B_NT)
+
 // dK, dV for BWD_BLOCK_N keys of one (b, kv head), summed over the `group` query heads that
 // share it (GQA) and over all query rows; K and V stay in local memory while Q and dO stream
 // through. The micro-tiles are the dQ kernel's, transposed: rows are keys, columns queries.
-// NDRange (ceil(S/BWD_BLOCK_N)*B_NT, Hkv, B).
-__kernel __attribute__((reqd_work_group_size(B_NT, 1, 1)))
-void attention_bwd_dkdv(ATTN_ARGS, PTR_ARG(DTYPE, dout), long g_sb, long g_sh, long g_sl, long g_sd,
-                        PTR_ARG(ACC, lse), PTR_ARG(ACC, delta), PTR_ARG(DTYPE, dk), long dk_sb, long dk_sh,
-                        long dk_sl, PTR_ARG(DTYPE, dv), long dv_sb, long dv_sh, long dv_sl) {
-  __local ACC4 Ks[BWD_BLOCK_N * LD4];
-  __local ACC4 Vs[BWD_BLOCK_N * LD4];
-  __local ACC4 Qs[BWD_BLOCK_M * LD4];
-  __local ACC4 Gs[BWD_BLOCK_M * LD4];           // dO rows
-  __local ACC4 Ps[BWD_BLOCK_N * (B_LK / 4)];    // dropped-out probabilities [key][query]
-  __local ACC4 dSs[BWD_BLOCK_N * (B_LK / 4)];   // dS [key][query]
-  __local ACC LSEs[BWD_BLOCK_M], DELs[BWD_BLOCK_M];
+// With FUSE_DQ the same pass also adds scale * dS K (the dS tile and K are already in local
+// memory) into the ACC workspace dqw with atomic adds, and writes dBias = dS, so the
+// attention_bwd_dq kernel and its two recomputed products are not needed: 5 products in all.
+// Each work-item then owns 4 query rows x a float4 of the head dimension (consecutive
+// work-items: consecutive float4s of a row), 16 multiply-adds per 2 local reads and 16
+// atomics per (query block, key block). The fused pass visits the query blocks starting at
+// a different one per key block, so the work-groups of a head do not all add to the same
+// dQ rows at once. NDRange (ceil(S/BWD_BLOCK_N)*B_NT, Hkv, B).
+inline void bwd_dkdv_body(ATTN_ARGS, PTR_ARG(DTYPE, dout), long g_sb, long g_sh, long g_sl, long g_sd,
+                          PTR_ARG(ACC, lse), PTR_ARG(ACC, delta), PTR_ARG(DTYPE, dk), long dk_sb, long dk_sh,
+                          long dk_sl, PTR_ARG(DTYPE, dv), long dv_sb, long dv_sh, long dv_sl, PTR_ARG(ACC, dqw),
+                          long w_sb, long w_sh, long w_sl, PTR_ARG(DTYPE, dbias), int want_dbias,
+                          __local ACC4* Ks, __local ACC4* Vs, __local ACC4* Qs, __local ACC4* Gs, __local ACC4* Ps,
+                          __local ACC4* dSs, __local ACC* LSEs, __local ACC* DELs, const int FUSE_DQ) {
   __local ACC* Pl = (__local ACC*)Ps;
   __local ACC* dSl = (__local ACC*)dSs;
 
@@ -521,16 +607,19 @@ UNROLL
     for (int g = 0; g < B_DK4; ++g) dka[a][g] = dva[a][g] = ZERO4;
 
   // Work list: every (query head g of the group, query block i0 >= istart); the Q/dO/lse/delta
-  // of item t+1 are fetched while item t finishes.
+  // of item t+1 are fetched while item t finishes. Item t is list entry (t + rot) % nitems.
   const int istart = causal ? j0 : 0;  // top-left causal: rows i < j never see key j
   const int nblk = L > istart ? (L - istart + BWD_BLOCK_M - 1) / BWD_BLOCK_M : 0, nitems = group * nblk;
+  const int rot = FUSE_DQ && nitems > 0 ? (int)(get_group_id(0) % (uint)nitems) : 0;
+#define ITEM_HEAD(t) (hkv * group + (((t) + rot) % nitems) / nblk)
+#define ITEM_ROW0(t) (istart + ((((t) + rot) % nitems) % nblk) * BWD_BLOCK_M)
 #define B_PM FETCH_PER(BWD_BLOCK_M, B_NT)
 #define B_PL ((BWD_BLOCK_M + B_NT - 1) / B_NT)
   ACC4 qb[B_PM], gb[B_PM];
   ACC lb[B_PL], db[B_PL];
 #define FETCH_ITEM(t)                                                                           \
   do {                                                                                          \
-    const int h_ = hkv * group + (t) / nblk, i0_ = istart + ((t) % nblk) * BWD_BLOCK_M;         \
+    const int h_ = ITEM_HEAD(t), i0_ = ITEM_ROW0(t);                                            \
     const long rb_ = ((long)b * Hq + h_) * L;                                                   \
     fetch_rows(qb, B_PM, BWD_BLOCK_M, PTR(DTYPE, q) + (long)b * q_sb + (long)h_ * q_sh, q_sl, q_sd, i0_, L, D, \
                lid, B_NT);                                                                      \
@@ -544,7 +633,7 @@ UNROLL
   } while (0)
   if (PREFETCH && nitems > 0) FETCH_ITEM(0);
   for (int t = 0; t < nitems; ++t) {
-    const int h = hkv * group + t / nblk, i0 = istart + (t % nblk) * BWD_BLOCK_M;
+    const int h = ITEM_HEAD(t), i0 = ITEM_ROW0(t);
     ATTN_BASES(b, h);
     (void)K; (void)V; (void)Q;
     barrier(CLK_LOCAL_MEM_FENCE);  // the previous item's reads of Qs, Gs, Ps, dSs, LSEs are done
@@ -577,11 +666,44 @@ UNROLL
     if (PREFETCH && t + 1 < nitems) FETCH_ITEM(t + 1);
     MICRO_ACC(dva, BWD_WPT_N, B_DK4, Ps, B_LK, ty, B_RK, Gs, tx, B_RQ, BWD_BLOCK_M);
     MICRO_ACC(dka, BWD_WPT_N, B_DK4, dSs, B_LK, ty, B_RK, Qs, tx, B_RQ, BWD_BLOCK_M);
+#if HAVE_ACC_ATOMIC
+    if (FUSE_DQ) {
+      const long rowbase = ((long)b * Hq + h) * L;
+      // dBias = dS in row-major order (consecutive work-items: consecutive keys).
+      if (want_dbias)
+        for (int e = lid; e < BWD_BLOCK_M * BWD_BLOCK_N; e += B_NT) {
+          const int r = e / BWD_BLOCK_N, c = e % BWD_BLOCK_N, i = i0 + r, j = j0 + c;
+          if (i < L && j < S) STORE(PTR(DTYPE, dbias), (rowbase + i) * S + j, dSl[c * B_LK + r]);
+        }
+      __global ACC* DQ = PTR(ACC, dqw) + (long)b * w_sb + (long)h * w_sh;
+UNROLL
+      for (int x = 0; x < B_QPER; ++x) {
+        const int e = lid + x * B_NT, q4 = e / D4, d4 = e % D4;
+        if ((B_QW % B_NT == 0 || e < B_QW) && d4 * 4 < D && i0 + q4 * 4 < L) {
+          ACC4 a0 = ZERO4, a1 = ZERO4, a2 = ZERO4, a3 = ZERO4;  // rows i0 + 4*q4 + 0..3
+          for (int c = 0; c < BWD_BLOCK_N; ++c) {
+            const ACC4 w = dSs[c * (B_LK / 4) + q4], kk = Ks[c * LD4 + d4];
+            a0 = fma((ACC4)(w.s0), kk, a0);
+            a1 = fma((ACC4)(w.s1), kk, a1);
+            a2 = fma((ACC4)(w.s2), kk, a2);
+            a3 = fma((ACC4)(w.s3), kk, a3);
+          }
+          const int i = i0 + q4 * 4, n = min(4, D - d4 * 4);
+          __global ACC* row = DQ + (long)i * w_sl + d4 * 4;
+          atomic_add_acc4(row, a0 * scale, n);
+          if (i + 1 < L) atomic_add_acc4(row + w_sl, a1 * scale, n);
+          if (i + 2 < L) atomic_add_acc4(row + 2 * w_sl, a2 * scale, n);
+          if (i + 3 < L) atomic_add_acc4(row + 3 * w_sl, a3 * scale, n);
+        }
+      }
+    }
+#endif
   }
 #undef FETCH_ITEM
+#undef ITEM_HEAD
+#undef ITEM_ROW0
 #undef B_PM
 #undef B_PL
-  const long kvbase = ((long)b * (Hq / group) + hkv) * S;
 UNROLL
   for (int a = 0; a < BWD_WPT_N; ++a) {
     const int j = j0 + ty + a * B_RK;
@@ -596,3 +718,43 @@ UNROLL
     }
   }
 }
+
+#define DKDV_LOCALS                                                                             \
+  __local ACC4 Ks[BWD_BLOCK_N * LD4];                                                           \
+  __local ACC4 Vs[BWD_BLOCK_N * LD4];                                                           \
+  __local ACC4 Qs[BWD_BLOCK_M * LD4];                                                           \
+  __local ACC4 Gs[BWD_BLOCK_M * LD4];           /* dO rows */                                   \
+  __local ACC4 Ps[BWD_BLOCK_N * (B_LK / 4)];    /* dropped-out probabilities [key][query] */    \
+  __local ACC4 dSs[BWD_BLOCK_N * (B_LK / 4)];   /* dS [key][query] */                           \
+  __local ACC LSEs[BWD_BLOCK_M], DELs[BWD_BLOCK_M]
+
+// The split (deterministic) backward's dK/dV: attention_bwd_dq computes dQ.
+__kernel __attribute__((reqd_work_group_size(B_NT, 1, 1)))
+void attention_bwd_dkdv(ATTN_ARGS, PTR_ARG(DTYPE, dout), long g_sb, long g_sh, long g_sl, long g_sd,
+                        PTR_ARG(ACC, lse), PTR_ARG(ACC, delta), PTR_ARG(DTYPE, dk), long dk_sb, long dk_sh,
+                        long dk_sl, PTR_ARG(DTYPE, dv), long dv_sb, long dv_sh, long dv_sl) {
+  DKDV_LOCALS;
+  bwd_dkdv_body(L, S, D, Dv, Hq, group, q_base, q_off, q_sb, q_sh, q_sl, q_sd, k_base, k_off, k_sb, k_sh, k_ss, k_sd,
+                v_base, v_off, v_sb, v_sh, v_ss, v_sd, mask_base, mask_off, m_sb, m_sh, m_sl, m_ss, use_mask, causal,
+                scale, dropout_p, seed, offset, dout_base, dout_off, g_sb, g_sh, g_sl, g_sd, lse_base, lse_off,
+                delta_base, delta_off, dk_base, dk_off, dk_sb, dk_sh, dk_sl, dv_base, dv_off, dv_sb, dv_sh, dv_sl, 0,
+                0, 0, 0, 0, 0, 0, 0, Ks, Vs, Qs, Gs, Ps, dSs, LSEs, DELs, 0);
+}
+
+#if HAVE_ACC_ATOMIC
+// The fused backward: dK, dV as above, plus dQ accumulated into the zeroed ACC workspace dqw
+// (strides w_*, unit head-dimension stride) and dBias when want_dbias.
+__kernel __attribute__((reqd_work_group_size(B_NT, 1, 1)))
+void attention_bwd_dkdv_dq(ATTN_ARGS, PTR_ARG(DTYPE, dout), long g_sb, long g_sh, long g_sl, long g_sd,
+                           PTR_ARG(ACC, lse), PTR_ARG(ACC, delta), PTR_ARG(DTYPE, dk), long dk_sb, long dk_sh,
+                           long dk_sl, PTR_ARG(DTYPE, dv), long dv_sb, long dv_sh, long dv_sl, PTR_ARG(ACC, dqw),
+                           long w_sb, long w_sh, long w_sl, PTR_ARG(DTYPE, dbias), int want_dbias) {
+  DKDV_LOCALS;
+  bwd_dkdv_body(L, S, D, Dv, Hq, group, q_base, q_off, q_sb, q_sh, q_sl, q_sd, k_base, k_off, k_sb, k_sh, k_ss, k_sd,
+                v_base, v_off, v_sb, v_sh, v_ss, v_sd, mask_base, mask_off, m_sb, m_sh, m_sl, m_ss, use_mask, causal,
+                scale, dropout_p, seed, offset, dout_base, dout_off, g_sb, g_sh, g_sl, g_sd, lse_base, lse_off,
+                delta_base, delta_off, dk_base, dk_off, dk_sb, dk_sh, dk_sl, dv_base, dv_off, dv_sb, dv_sh, dv_sl,
+                dqw_base, dqw_off, w_sb, w_sh, w_sl, dbias_base, dbias_off, want_dbias, Ks, Vs, Qs, Gs, Ps, dSs, LSEs,
+                DELs, 1);
+}
+#endif

@@ -1,7 +1,10 @@
 // Scaled dot-product attention: the SDPA backend choice for ocl and the overrideable fused
 // forward/backward (kernels/attention.cl). F.scaled_dot_product_attention on ocl tensors
-// runs one fused kernel forward and three backward, with O(B*H*L) extra memory (the row
-// logsumexp and the softmax-backward row term); the L x S matrix is never materialized.
+// runs one fused kernel forward and, backward, either the fused mode (a row-term kernel and
+// one dK/dV kernel that also adds dQ with float atomics: 5 matrix products) or the split,
+// deterministic mode (a separate dQ kernel: 7 products), with O(B*H*L) extra memory (the row
+// logsumexp and the softmax-backward row term; a float dQ workspace for 16-bit dtypes in
+// fused mode); the L x S matrix is never materialized.
 // q/k/v are [B, H, L|S, D] with any strides; float masks broadcast through zero strides.
 #include "../runtime/Env.h"
 #include "../runtime/Generator.h"
@@ -14,11 +17,14 @@
 #include <ATen/native/transformers/attention.h>
 #include <ATen/SDPBackend.h>
 #include <ATen/ops/empty.h>
+#include <ATen/ops/empty_like.h>
 #include <ATen/ops/zeros.h>
 #include <cmath>
+#include <cstdlib>
 #include <map>
 #include <memory>
 #include <mutex>
+#include <set>
 #include <tuple>
 #include <torch/library.h>
 
@@ -36,6 +42,8 @@ struct AttnConfig {
   int bwd_m = 0, bwd_n = 0, bwd_wpt_m = 0, bwd_wpt_n = 0;
   int prefetch = 1;  // next tile's global loads issued during the current tile's math
   int split_kv = 1;  // forward: separate K and V local tiles (one barrier less per key block)
+  int bwd_fused = 1;  // backward: 1 fused (dQ by atomics from the dK/dV kernel), 0 split (BWD=)
+  int atomic = 0;     // the fused mode's float atomic add: ATOMIC_ADD in attention.cl (ATOMIC=)
   bool ok = false;
 
   size_t fwd_threads() const { return size_t(block_m / wpt_m) * (block_n / wpt_n); }
@@ -57,7 +65,8 @@ struct AttnConfig {
   bool valid() const {
     const int d4 = head_dim / 4;
     auto div = [](int a, int b) { return a > 0 && b > 0 && b % a == 0; };
-    return (prefetch == 0 || prefetch == 1) && (split_kv == 0 || split_kv == 1) && head_dim % 4 == 0 &&
+    return (prefetch == 0 || prefetch == 1) && (split_kv == 0 || split_kv == 1) && (bwd_fused == 0 || bwd_fused == 1) &&
+           atomic >= 0 && atomic <= 3 && head_dim % 4 == 0 &&
            div(wpt_m, block_m) && div(wpt_n, block_n) && block_n % 4 == 0 && div(block_n / wpt_n, d4) && div(bwd_wpt_m, bwd_m) && div(bwd_wpt_n, bwd_n) && bwd_m % 4 == 0 &&
            bwd_n % 4 == 0 && div(bwd_n / bwd_wpt_n, d4) && div(bwd_m / bwd_wpt_m, d4);
   }
@@ -66,6 +75,11 @@ struct AttnConfig {
     return o("HEAD_DIM", head_dim) + o("BLOCK_M", block_m) + o("BLOCK_N", block_n) + o("WPT_M", wpt_m) +
            o("WPT_N", wpt_n) + o("BWD_BLOCK_M", bwd_m) + o("BWD_BLOCK_N", bwd_n) + o("BWD_WPT_M", bwd_wpt_m) +
            o("BWD_WPT_N", bwd_wpt_n) + o("PREFETCH", prefetch) + o("SPLIT_KV", split_kv);
+  }
+  // With what options() leaves out: the backward mode is a choice of kernel, and the atomic
+  // add an option of the fused backward's program only (see AttnPlan).
+  std::string describe() const {
+    return options() + (bwd_fused ? " BWD=fused" : " BWD=split") + " ATOMIC=" + std::to_string(atomic);
   }
 };
 
@@ -81,7 +95,16 @@ std::string apply_tiling(const std::string& text, AttnConfig& c) {
     if (item.empty()) continue;
     const size_t eq = item.find('=');
     if (eq == std::string::npos) return "expected KEY=VALUE items, got '" + item + "'";
-    const std::string key = item.substr(0, eq);
+    const std::string key = item.substr(0, eq), value = item.substr(eq + 1);
+    // Named values of the two mode keys; numbers are accepted too.
+    if (key == "BWD" && (value == "split" || value == "fused")) {
+      c.bwd_fused = value == "fused";
+      continue;
+    }
+    if (key == "ATOMIC" && (value == "cas" || value == "ptx" || value == "ext" || value == "ptx4")) {
+      c.atomic = value == "cas" ? 0 : value == "ptx" ? 1 : value == "ext" ? 2 : 3;
+      continue;
+    }
     int* field = key == "BLOCK_M"       ? &c.block_m
                  : key == "BLOCK_N"     ? &c.block_n
                  : key == "WPT_M"       ? &c.wpt_m
@@ -92,10 +115,17 @@ std::string apply_tiling(const std::string& text, AttnConfig& c) {
                  : key == "BWD_WPT_N"   ? &c.bwd_wpt_n
                  : key == "PREFETCH"    ? &c.prefetch
                  : key == "SPLIT_KV"    ? &c.split_kv
+                 : key == "BWD"         ? &c.bwd_fused
+                 : key == "ATOMIC"      ? &c.atomic
                                         : nullptr;
     if (!field)
-      return "unknown key '" + key + "' (BLOCK_M, BLOCK_N, WPT_M, WPT_N, BWD_BLOCK_M, BWD_BLOCK_N, BWD_WPT_M, BWD_WPT_N, PREFETCH, SPLIT_KV)";
-    *field = std::atoi(item.c_str() + eq + 1);
+      return "unknown key '" + key +
+             "' (BLOCK_M, BLOCK_N, WPT_M, WPT_N, BWD_BLOCK_M, BWD_BLOCK_N, BWD_WPT_M, BWD_WPT_N, PREFETCH, SPLIT_KV, "
+             "BWD=fused|split, ATOMIC=cas|ptx|ext|ptx4)";
+    char* rest = nullptr;
+    const long n = std::strtol(value.c_str(), &rest, 10);
+    if (value.empty() || *rest != '\0') return "expected an integer (or a mode name) in '" + item + "'";
+    *field = int(n);
   }
   if (!c.valid()) return "not a valid tiling for head dimension class " + std::to_string(c.head_dim) +
                          " (see the #error rules in kernels/attention.cl)";
@@ -124,6 +154,10 @@ void apply_overrides(const Device& d, at::ScalarType t, AttnConfig& c) {
   if (!tuned.empty()) try_apply(tuned, source);
 }
 
+bool has_extension(const Device& d, const char* name) {
+  return (" " + d.info.extensions + " ").find(std::string(" ") + name + " ") != std::string::npos;
+}
+
 // The tiles for a head dimension on a device. Defaults are sized for NVIDIA-class GPUs: at
 // most 48 KiB of local memory (the most NVIDIA's OpenCL gives a work-group), 64-128
 // work-items, <= ~64 accumulator registers per work-item. Where a device has less local
@@ -150,10 +184,19 @@ AttnConfig attn_config(const Device& d, int64_t D, int64_t Dv, at::ScalarType t)
     c.block_m = 16, c.block_n = 16, c.wpt_m = 2, c.wpt_n = 2, c.bwd_m = 8, c.bwd_n = 8, c.bwd_wpt_m = 1, c.bwd_wpt_n = 1;
   // NVIDIA (H200, driver 580; bench/RESULTS.md): without the register prefetch fwd+bwd ran
   // 4-9% faster at every T (fewer live registers, more resident work-groups).
-  if (d.info.vendor.find("NVIDIA") != std::string::npos) c.prefetch = 0;
-  const std::string dflt = c.options();
+  const bool nvidia = d.info.vendor.find("NVIDIA") != std::string::npos;
+  if (nvidia) c.prefetch = 0;
+  // Backward: fused (dQ by float atomics from the dK/dV kernel, 5 products instead of 7)
+  // everywhere; torch.use_deterministic_algorithms(True) selects the split mode per call. On
+  // PoCL too, with compare-and-swap atomics, fused ran fwd+bwd 1.5-2.3x faster at T=128-512
+  // (bench_attention.py --configs BWD=split BWD=fused).
+  c.bwd_fused = 1;
+  // Float atomic add: NVIDIA's inline PTX (red.global.add), else cl_ext_float_atomics where
+  // listed (float only), else a compare-and-swap loop.
+  c.atomic = nvidia ? 1 : (t != at::kDouble && has_extension(d, "cl_ext_float_atomics")) ? 2 : 0;
+  const std::string dflt = c.describe();
   apply_overrides(d, t, c);
-  const std::string requested = c.options();
+  const std::string requested = c.describe();
   const size_t acc = t == at::kDouble ? 8 : 4, limit = d.info.local_mem;
   auto halve = [](int& block, int& wpt) {
     if (wpt % 2 != 0 || (block / 2) % 4 != 0) return false;
@@ -171,10 +214,10 @@ AttnConfig attn_config(const Device& d, int64_t D, int64_t Dv, at::ScalarType t)
   }
   c.ok = c.valid() && c.local_elems() * acc <= limit &&
          std::max(c.fwd_threads(), c.bwd_threads()) <= d.info.max_work_group;
-  if (requested != dflt && (!c.ok || c.options() != requested))
+  if (requested != dflt && (!c.ok || c.describe() != requested))
     TORCH_WARN("torch_ocl: the attention tiling", requested, " does not fit ", d.info.name, " (", limit,
                     " bytes of local memory, ", d.info.max_work_group, " work-items) for ", t, "; ",
-                    c.ok ? "using" + c.options() : std::string("using the math path"));
+                    c.ok ? "using" + c.describe() : std::string("using the math path"));
   return c;
 }
 
@@ -192,7 +235,20 @@ std::string attn_options(const Device& d, at::ScalarType t, const AttnConfig& c)
     default: TORCH_CHECK_NOT_IMPLEMENTED(false, "torch_ocl: scaled_dot_product_attention is not implemented for ", t);
   }
   if (!(d.info.type & (CL_DEVICE_TYPE_GPU | CL_DEVICE_TYPE_ACCELERATOR))) o += " -DNO_UNROLL";
+  if (t == at::kDouble) o += " -DACC_IS_DOUBLE=1";
   return o + c.options();
+}
+
+// The build options of the fused backward's program: the common ones plus the atomic add.
+// ATOMIC_ADD=0 (the compare-and-swap loop) is the kernel's default, so that choice shares
+// the common program.
+std::string fused_bwd_options(const Device& d, const AttnConfig& c, const std::string& common) {
+  if (c.atomic == 0) return common;
+  std::string o = common + " -DATOMIC_ADD=" + std::to_string(c.atomic);
+  // atomic_float needs OpenCL C 2.0 or later (without it the kernel falls back to the loop).
+  if (c.atomic == 2 && d.info.opencl_version.rfind("OpenCL 3", 0) == 0) o += " -cl-std=CL3.0";
+  if (c.atomic == 2 && d.info.opencl_version.rfind("OpenCL 2", 0) == 0) o += " -cl-std=CL2.0";
+  return o;
 }
 
 at::ScalarType acc_type(at::ScalarType t) { return t == at::kDouble ? at::kDouble : at::kFloat; }
@@ -202,6 +258,12 @@ at::ScalarType acc_type(at::ScalarType t) { return t == at::kDouble ? at::kDoubl
 struct AttnPlan {
   AttnConfig c;
   std::string options;
+  // The fused backward's kernel attention_bwd_dkdv_dq is built with fused_options, which add
+  // the atomic-add choice to `options`: inline PTX or OpenCL C 2.0 atomics that a driver
+  // rejects then cost that kernel only, not the forward (see fused_bwd_kernel).
+  std::string fused_options;
+  bool cas_ok = false;    // the compare-and-swap atomic exists (a double one needs 64-bit atomics)
+  bool fused_ok = false;  // some atomic add exists for this dtype
   uint64_t generation = 0;  // tuning::generation() it was derived under
 };
 std::shared_ptr<const AttnPlan> attn_plan(const Device& d, int64_t D, int64_t Dv, at::ScalarType t) {
@@ -216,6 +278,9 @@ std::shared_ptr<const AttnPlan> attn_plan(const Device& d, int64_t D, int64_t Dv
     auto p = std::make_shared<AttnPlan>();
     p->c = attn_config(d, D, Dv, t);
     if (p->c.ok) p->options = attn_options(d, t, p->c);
+    p->fused_options = fused_bwd_options(d, p->c, p->options);
+    p->cas_ok = t != at::kDouble || has_extension(d, "cl_khr_int64_base_atomics");
+    p->fused_ok = p->cas_ok || p->c.atomic == 1 || p->c.atomic == 3;
     p->generation = gen;
     slot = std::move(p);
   }
@@ -327,6 +392,36 @@ void check_inputs(const at::Tensor& q, const at::Tensor& k, const at::Tensor& v)
               std::max(q.size(3), v.size(3)), " is larger than ", kMaxHeadDim);
 }
 
+// The fused backward's kernel, or nullptr where only the split mode can run. A driver that
+// cannot build the configured atomic add (inline PTX outside NVIDIA's compiler, a missing
+// OpenCL C 2.0 feature) gets one warning and the compare-and-swap loop from then on.
+Kernel* fused_bwd_kernel(Device& d, const AttnPlan& p) {
+  static std::mutex mu;
+  static std::set<std::string> failed;  // device index + options that did not build
+  if (p.fused_options != p.options) {
+    const std::string key = std::to_string(d.index) + p.fused_options;
+    bool known_bad;
+    {
+      std::lock_guard<std::mutex> lock(mu);
+      known_bad = failed.count(key) > 0;
+    }
+    if (!known_bad) {
+      try {
+        return &get_kernel(d, "attention", p.fused_options, "attention_bwd_dkdv_dq");
+      } catch (const std::exception& e) {
+        {
+          std::lock_guard<std::mutex> lock(mu);
+          failed.insert(key);
+        }
+        TORCH_WARN("torch_ocl: the attention backward's atomic add ATOMIC=", p.c.atomic, " does not build on ",
+                   d.info.name, "; using ", p.cas_ok ? "ATOMIC=cas" : "the split backward", " instead. ", e.what());
+      }
+    }
+    if (!p.cas_ok) return nullptr;
+  }
+  return &get_kernel(d, "attention", p.options, "attention_bwd_dkdv_dq");
+}
+
 std::shared_ptr<const AttnPlan> checked_plan(const Device& d, const at::Tensor& q, const at::Tensor& v) {
   std::shared_ptr<const AttnPlan> p = attn_plan(d, q.size(3), v.size(3), q.scalar_type());
   TORCH_CHECK(p->c.ok, "scaled_dot_product_attention on ocl: no attention tiling for head dimension ",
@@ -410,21 +505,42 @@ std::tuple<at::Tensor, at::Tensor, at::Tensor, at::Tensor> sdpa_overrideable_bac
   AttnArgs a = make_args(q, k, v, mask_view(bias_opt, q, S), is_causal, sc, dropout_p, seed, offset);
   const Strides4 gs = strides4(grad_out), os = strides4(out);
   at::Tensor delta = at::empty({B, Hq, L}, q.options().dtype(acc_type(t)));
+  // Fused mode unless determinism is asked for (the atomic adds make dQ's summation order
+  // vary from run to run) or the device lacks the atomics (double without 64-bit ones).
+  Kernel* fused_kern = p.c.bwd_fused && p.fused_ok && !at::globalContext().deterministicAlgorithms() && S > 0
+                           ? fused_bwd_kernel(d, p)
+                           : nullptr;
+  const bool fused = fused_kern != nullptr;
+  // Its dQ accumulates in ACC: in dq itself for float/double (we allocated it: unit
+  // head-dimension stride), else in a float workspace of dq's layout converted at the end.
+  at::Tensor dqw;
+  if (fused) dqw = t == acc_type(t) ? dq : at::empty_like(dq, dq.options().dtype(acc_type(t)));
+  const Buf dqw_buf = fused && dqw.numel() > 0 ? buf(dqw) : Buf{nullptr, 0};
+  const Strides4 ws = fused ? strides4(dqw) : Strides4{0, 0, 0, 0};
   if (L > 0) {
     Kernel& prep = get_kernel(d, "attention", opts, "attention_bwd_prep");
     launch(d, prep, Range(size_t(L), size_t(Hq), size_t(B)), Range(64, 1, 1), int(L), int(Dv), int(Hq), buf(grad_out), gs.b,
-           gs.h, gs.r, gs.d, buf(out), os.b, os.h, os.r, os.d, buf(delta));
-    Kernel& kdq = get_kernel(d, "attention", opts, "attention_bwd_dq");
-    launch_attn_any(d, kdq, Range(size_t((L + p.c.bwd_m - 1) / p.c.bwd_m) * wg, size_t(Hq), size_t(B)), Range(wg, 1, 1), t, a,
-                    buf(grad_out), gs.b, gs.h, gs.r, gs.d, buf(lse), buf(delta), buf(dq), dq.stride(0),
-                    dq.stride(1), dq.stride(2), want_dbias ? buf(dbias) : Buf{nullptr, 0}, int(want_dbias));
+           gs.h, gs.r, gs.d, buf(out), os.b, os.h, os.r, os.d, buf(delta), int(fused), int(D), dqw_buf, ws.b, ws.h, ws.r);
+    if (!fused) {
+      Kernel& kdq = get_kernel(d, "attention", opts, "attention_bwd_dq");
+      launch_attn_any(d, kdq, Range(size_t((L + p.c.bwd_m - 1) / p.c.bwd_m) * wg, size_t(Hq), size_t(B)), Range(wg, 1, 1), t,
+                      a, buf(grad_out), gs.b, gs.h, gs.r, gs.d, buf(lse), buf(delta), buf(dq), dq.stride(0),
+                      dq.stride(1), dq.stride(2), want_dbias ? buf(dbias) : Buf{nullptr, 0}, int(want_dbias));
+    }
   }
   if (S > 0) {
-    Kernel& kdkv = get_kernel(d, "attention", opts, "attention_bwd_dkdv");
-    launch_attn_any(d, kdkv, Range(size_t((S + p.c.bwd_n - 1) / p.c.bwd_n) * wg, size_t(Hkv), size_t(B)), Range(wg, 1, 1),
-                    t, a, buf(grad_out), gs.b, gs.h, gs.r, gs.d, buf(lse), buf(delta), buf(dk), dk.stride(0),
-                    dk.stride(1), dk.stride(2), buf(dv), dv.stride(0), dv.stride(1), dv.stride(2));
+    const Range g(size_t((S + p.c.bwd_n - 1) / p.c.bwd_n) * wg, size_t(Hkv), size_t(B)), l(wg, 1, 1);
+    if (fused) {
+      launch_attn_any(d, *fused_kern, g, l, t, a, buf(grad_out), gs.b, gs.h, gs.r, gs.d, buf(lse), buf(delta), buf(dk),
+                      dk.stride(0), dk.stride(1), dk.stride(2), buf(dv), dv.stride(0), dv.stride(1), dv.stride(2),
+                      dqw_buf, ws.b, ws.h, ws.r, want_dbias ? buf(dbias) : Buf{nullptr, 0}, int(want_dbias));
+    } else {
+      Kernel& kern = get_kernel(d, "attention", opts, "attention_bwd_dkdv");
+      launch_attn_any(d, kern, g, l, t, a, buf(grad_out), gs.b, gs.h, gs.r, gs.d, buf(lse), buf(delta), buf(dk),
+                      dk.stride(0), dk.stride(1), dk.stride(2), buf(dv), dv.stride(0), dv.stride(1), dv.stride(2));
+    }
   }
+  if (fused && !dqw.is_same(dq)) dq.copy_(dqw);
   return {dq, dk, dv, dbias};
 }
 
