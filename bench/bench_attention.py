@@ -23,7 +23,6 @@ tiling that does not fit the device warns and says what ran instead):
   (backward mode: split / fused (default on GPUs))  BWD=split  BWD=fused
   (fused mode's atomic add: NVIDIA PTX red (default there), its float4 form (sm_90), CAS loop)
       ATOMIC=ptx  ATOMIC=ptx4  ATOMIC=cas
-  (fused mode with larger key blocks: half as many dQ atomics)  BWD=fused,BWD_BLOCK_N=64,BWD_WPT_N=4
 e.g. TORCH_OCL_ATTN_CONFIG=WPT_M=4,WPT_N=2,BWD_WPT_M=2,BWD_WPT_N=2 python bench/bench_attention.py --devices ocl
 Writes bench/results/attention.json (or $BENCH_OUT/attention.json).
 """

@@ -549,10 +549,10 @@ inline void atomic_add_acc(__global ACC* p, ACC v) {
 #endif
 }
 
-// p[0..n) += v.s0..: elements past n (the end of the head dimension) are left alone.
-inline void atomic_add_acc4(__global ACC* p, ACC4 v, int n) {
+// p[k * step] += v.sk for the k with k * step < n (the others lie past the head dimension).
+inline void atomic_add_4(__global ACC* p, int step, ACC4 v, int n) {
 #if ATOMIC_ADD == 3 && !ACC_IS_DOUBLE
-  if (n >= 4 && ((ulong)p & 15) == 0) {
+  if (step == 1 && n >= 4 && ((ulong)p & 15) == 0) {
     asm volatile("red.global.v4.f32.add [%0], {%1, %2, %3, %4};" ::"l"((ulong)p), "f"(v.s0), "f"(v.s1), "f"(v.s2),
                  "f"(v.s3)
                  : "memory");
@@ -560,15 +560,33 @@ inline void atomic_add_acc4(__global ACC* p, ACC4 v, int n) {
   }
 #endif
   if (n > 0) atomic_add_acc(p, v.s0);
-  if (n > 1) atomic_add_acc(p + 1, v.s1);
-  if (n > 2) atomic_add_acc(p + 2, v.s2);
-  if (n > 3) atomic_add_acc(p + 3, v.s3);
+  if (step < n) atomic_add_acc(p + step, v.s1);
+  if (2 * step < n) atomic_add_acc(p + 2 * step, v.s2);
+  if (3 * step < n) atomic_add_acc(p + 3 * step, v.s3);
 }
 #endif  // HAVE_ACC_ATOMIC
 
-// Work-items of the fused dQ product: one per (4 query rows, float4 of the head dimension).
+// The fused dQ product: a work-item per (4 query rows = one float4 of the dS tile, 4 of the
+// head dimension's columns). For scalar atomics the columns are d4 + k*D4 (k = 0..3): the
+// work-items of a warp then add to consecutive addresses of a row (coalesced), and read K
+// as scalars (consecutive banks). For the float4 atomic (ATOMIC_ADD 3) they are 4*d4 + k:
+// one 16-byte atomic per row, K read as a float4.
 #define B_QW ((BWD_BLOCK_M / 4) * D4)
 #define B_QPER ((B_QW + B_NT - 1) / B_NT)
+#ifndef DQ_VEC_COLS
+#if ATOMIC_ADD == 3 && !ACC_IS_DOUBLE
+#define DQ_VEC_COLS 1  // 1: columns 4*d4 + k (the float4 atomic's layout), 0: d4 + k*D4
+#else
+#define DQ_VEC_COLS 0
+#endif
+#endif
+#if DQ_VEC_COLS
+#define DQ_STEP 1
+#define DQ_COL0(d4) ((d4) * 4)
+#else
+#define DQ_STEP D4
+#define DQ_COL0(d4) (d4)
+#endif
 
 // dK, dV for BWD_BLOCK_N keys of one (b, kv head), summed over the `group` query heads that
 // share it (GQA) and over all query rows; K and V stay in local memory while Q and dO stream
@@ -576,9 +594,8 @@ inline void atomic_add_acc4(__global ACC* p, ACC4 v, int n) {
 // With FUSE_DQ the same pass also adds scale * dS K (the dS tile and K are already in local
 // memory) into the ACC workspace dqw with atomic adds, and writes dBias = dS, so the
 // attention_bwd_dq kernel and its two recomputed products are not needed: 5 products in all.
-// Each work-item then owns 4 query rows x a float4 of the head dimension (consecutive
-// work-items: consecutive float4s of a row), 16 multiply-adds per 2 local reads and 16
-// atomics per (query block, key block). The fused pass visits the query blocks starting at
+// Each work-item then owns 4 query rows x 4 columns of the head dimension (see DQ_STEP):
+// 16 multiply-adds per float4 of dS and 16 atomics per (query block, key block). The fused pass visits the query blocks starting at
 // a different one per key block, so the work-groups of a head do not all add to the same
 // dQ rows at once. NDRange (ceil(S/BWD_BLOCK_N)*B_NT, Hkv, B).
 inline void bwd_dkdv_body(ATTN_ARGS, PTR_ARG(DTYPE, dout), long g_sb, long g_sh, long g_sl, long g_sd,
@@ -679,21 +696,29 @@ UNROLL
 UNROLL
       for (int x = 0; x < B_QPER; ++x) {
         const int e = lid + x * B_NT, q4 = e / D4, d4 = e % D4;
-        if ((B_QW % B_NT == 0 || e < B_QW) && d4 * 4 < D && i0 + q4 * 4 < L) {
+        const int col = DQ_COL0(d4);
+        if ((B_QW % B_NT == 0 || e < B_QW) && col < D && i0 + q4 * 4 < L) {
           ACC4 a0 = ZERO4, a1 = ZERO4, a2 = ZERO4, a3 = ZERO4;  // rows i0 + 4*q4 + 0..3
+UNROLL
           for (int c = 0; c < BWD_BLOCK_N; ++c) {
-            const ACC4 w = dSs[c * (B_LK / 4) + q4], kk = Ks[c * LD4 + d4];
+            const ACC4 w = dSs[c * (B_LK / 4) + q4];
+#if DQ_STEP == 1
+            const ACC4 kk = Ks[c * LD4 + d4];
+#else
+            __local const ACC* kr = (__local const ACC*)(Ks + c * LD4) + col;
+            const ACC4 kk = (ACC4)(kr[0], kr[D4], kr[2 * D4], kr[3 * D4]);
+#endif
             a0 = fma((ACC4)(w.s0), kk, a0);
             a1 = fma((ACC4)(w.s1), kk, a1);
             a2 = fma((ACC4)(w.s2), kk, a2);
             a3 = fma((ACC4)(w.s3), kk, a3);
           }
-          const int i = i0 + q4 * 4, n = min(4, D - d4 * 4);
-          __global ACC* row = DQ + (long)i * w_sl + d4 * 4;
-          atomic_add_acc4(row, a0 * scale, n);
-          if (i + 1 < L) atomic_add_acc4(row + w_sl, a1 * scale, n);
-          if (i + 2 < L) atomic_add_acc4(row + 2 * w_sl, a2 * scale, n);
-          if (i + 3 < L) atomic_add_acc4(row + 3 * w_sl, a3 * scale, n);
+          const int i = i0 + q4 * 4, n = D - col;
+          __global ACC* row = DQ + (long)i * w_sl + col;
+          atomic_add_4(row, DQ_STEP, a0 * scale, n);
+          if (i + 1 < L) atomic_add_4(row + w_sl, DQ_STEP, a1 * scale, n);
+          if (i + 2 < L) atomic_add_4(row + 2 * w_sl, DQ_STEP, a2 * scale, n);
+          if (i + 3 < L) atomic_add_4(row + 3 * w_sl, DQ_STEP, a3 * scale, n);
         }
       }
     }
