@@ -573,9 +573,9 @@ inline void atomic_add_4(__global ACC* p, int step, ACC4 v, int n) {
 // one 16-byte atomic per row, K read as a float4.
 #define B_QW ((BWD_BLOCK_M / 4) * D4)
 #define B_QPER ((B_QW + B_NT - 1) / B_NT)
-#ifndef DQ_VEC_COLS
+#ifndef DQ_VEC_COLS  // 1: columns 4*d4 + k (the float4 atomic's layout), 0: d4 + k*D4
 #if ATOMIC_ADD == 3 && !ACC_IS_DOUBLE
-#define DQ_VEC_COLS 1  // 1: columns 4*d4 + k (the float4 atomic's layout), 0: d4 + k*D4
+#define DQ_VEC_COLS 1
 #else
 #define DQ_VEC_COLS 0
 #endif
@@ -595,9 +595,9 @@ inline void atomic_add_4(__global ACC* p, int step, ACC4 v, int n) {
 // memory) into the ACC workspace dqw with atomic adds, and writes dBias = dS, so the
 // attention_bwd_dq kernel and its two recomputed products are not needed: 5 products in all.
 // Each work-item then owns 4 query rows x 4 columns of the head dimension (see DQ_STEP):
-// 16 multiply-adds per float4 of dS and 16 atomics per (query block, key block). The fused pass visits the query blocks starting at
-// a different one per key block, so the work-groups of a head do not all add to the same
-// dQ rows at once. NDRange (ceil(S/BWD_BLOCK_N)*B_NT, Hkv, B).
+// 16 multiply-adds per float4 of dS and 16 atomics per (query block, key block). The fused
+// pass visits the query blocks starting at a different one per key block, so the
+// work-groups of a head do not all add to the same dQ rows at once. NDRange (ceil(S/BWD_BLOCK_N)*B_NT, Hkv, B).
 inline void bwd_dkdv_body(ATTN_ARGS, PTR_ARG(DTYPE, dout), long g_sb, long g_sh, long g_sl, long g_sd,
                           PTR_ARG(ACC, lse), PTR_ARG(ACC, delta), PTR_ARG(DTYPE, dk), long dk_sb, long dk_sh,
                           long dk_sl, PTR_ARG(DTYPE, dv), long dv_sb, long dv_sh, long dv_sl, PTR_ARG(ACC, dqw),
