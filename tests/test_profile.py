@@ -1,5 +1,6 @@
 """TORCH_OCL_PROFILE=1: torch.ocl._kernel_times() reports launches and device time per kernel
-for every launch path (launch(), the pointwise engine, the multi-tensor kernels), and
+for every launch path (launch(), the pointwise engine, the multi-tensor kernels),
+_kernel_span_ms() the device time from the first kernel's start to the last one's end, and
 _reset_launch_counts() drops what was recorded before it."""
 import os
 import subprocess
@@ -25,6 +26,13 @@ SCRIPT = textwrap.dedent("""
     assert sum(n for n, _ in times.values()) >= 4, times
     assert all(ms >= 0.0 for _, ms in times.values()), times
     assert sum(ms for _, ms in times.values()) > 0.0, times
+    # The span runs from the first kernel's start to the last one's end: at least the longest
+    # kernel; the in-order queue runs kernels one after another, so at least their sum too
+    # (minus clock rounding).
+    span = torch.ocl._kernel_span_ms()
+    assert span >= 0.999 * sum(ms for _, ms in times.values()) - 1e-3, (span, times)
+    torch.ocl._reset_launch_counts()
+    assert torch.ocl._kernel_span_ms() == 0.0
     print("ok")
 """)
 
@@ -42,3 +50,4 @@ def test_kernel_times_without_profiling_report_launches_only():
     torch.mm(a, a)
     times = torch.ocl._kernel_times()
     assert sum(n for n, _ in times.values()) == 1 and all(ms == 0.0 for _, ms in times.values()), times
+    assert torch.ocl._kernel_span_ms() == 0.0

@@ -91,13 +91,7 @@ void drain_kernel_events() {
 std::map<std::string, std::pair<uint64_t, double>> kernel_times() {
   drain_kernel_events();
   std::map<std::string, std::pair<uint64_t, double>> out;
-  for (Kernel* k : all_kernels()) {
-    const uint64_t n = k->launches.load();
-    if (!n) continue;
-    auto& e = out[k->name];
-    e.first += n;
-    e.second += double(k->device_ns.load()) * 1e-6;
-  }
+  for (const auto& [name, st] : kernel_stats()) out[name] = {st.launches, double(st.device_ns) * 1e-6};
   return out;
 }
 

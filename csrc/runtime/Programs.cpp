@@ -272,23 +272,28 @@ Kernel& get_kernel(Device& d, const std::string& stem, const std::string& option
   return k;
 }
 
-std::vector<Kernel*> all_kernels() {
-  std::lock_guard<std::mutex> g(g_mutex);
-  return g_all_kernels;
-}
 
 ProgramStats program_stats() {
   std::lock_guard<std::mutex> g(g_mutex);
   return g_stats;
 }
 
-std::map<std::string, uint64_t> launch_counts() {
+std::map<std::string, KernelStats> kernel_stats() {
   std::lock_guard<std::mutex> g(g_mutex);
-  std::map<std::string, uint64_t> out;
+  std::map<std::string, KernelStats> out;
   for (Kernel* k : g_all_kernels) {
-    uint64_t n = k->launches.load();
-    if (n) out[k->name] += n;
+    const uint64_t n = k->launches.load();
+    if (!n) continue;
+    KernelStats& e = out[k->name];
+    e.launches += n;
+    e.device_ns += k->device_ns.load();
   }
+  return out;
+}
+
+std::map<std::string, uint64_t> launch_counts() {
+  std::map<std::string, uint64_t> out;
+  for (const auto& [name, st] : kernel_stats()) out[name] = st.launches;
   return out;
 }
 

@@ -35,9 +35,13 @@ struct ProgramStats {
   uint64_t built_from_source = 0, loaded_from_disk = 0, disk_rejected = 0, disk_written = 0;
 };
 ProgramStats program_stats();
+// Launches and device time (TORCH_OCL_PROFILE=1 only, folded in by Launch.cpp) per kernel
+// name, summed over every device and program variant, since the last reset.
+struct KernelStats {
+  uint64_t launches = 0, device_ns = 0;
+};
+std::map<std::string, KernelStats> kernel_stats();
 std::map<std::string, uint64_t> launch_counts();
 void reset_launch_counts();
-// Every kernel built so far (they live as long as the process).
-std::vector<Kernel*> all_kernels();
 
 }  // namespace torch_ocl
