@@ -188,6 +188,25 @@ void Device::ensure_initialized() {
   initialized_.store(true, std::memory_order_release);
 }
 
+cl_mem Device::arrival_counters(size_t n) {
+  if (n > kMaxArrivalCounters) return nullptr;
+  std::lock_guard<std::mutex> g(counters_mutex_);
+  if (n <= counters_n_) return counters_;
+  size_t cap = 4096;
+  while (cap < n) cap <<= 1;
+  cl_int err = CL_SUCCESS;
+  cl_mem m = clCreateBuffer(ctx, CL_MEM_READ_WRITE, cap * sizeof(cl_uint), nullptr, &err);
+  OCL_CHECK(err, "allocating " + std::to_string(cap) + " arrival counters on ocl:" + std::to_string(index));
+  const cl_uint zero = 0;
+  err = clEnqueueFillBuffer(queue, m, &zero, sizeof(zero), 0, cap * sizeof(cl_uint), 0, nullptr, nullptr);
+  if (err != CL_SUCCESS) clReleaseMemObject(m);
+  OCL_CHECK(err, "zeroing the arrival counters on ocl:" + std::to_string(index));
+  if (counters_) old_counters_.push_back(counters_);
+  counters_ = m;
+  counters_n_ = cap;
+  return m;
+}
+
 int current_device() { return t_current_device; }
 
 void set_current_device(int idx) {

@@ -39,12 +39,27 @@ class Device {
   // its own thread: every set-args + enqueue sequence on this device holds this lock.
   std::mutex launch_mutex;
 
+  // Arrival counters for kernels whose last work-group to finish combines everyone's partial
+  // results (kernels/common.clh: last_group_arrive): at least n zeroed uints, or nullptr when
+  // n exceeds kMaxArrivalCounters (the caller then falls back to a separate finishing launch).
+  // Contract: a kernel uses counters [0, n) and leaves every counter it used at 0 again (the
+  // last arrival resets its counter). The one in-order queue never overlaps kernels, so one
+  // buffer serves every launch. Growth enqueues a zero fill on the queue (ordered before the
+  // kernels that use it, no host wait); replaced buffers stay alive until the device goes away
+  // because another thread may already have enqueued a kernel naming them.
+  cl_mem arrival_counters(size_t n);
+  static constexpr size_t kMaxArrivalCounters = size_t(1) << 22;
+
   void ensure_initialized();
   bool initialized() const { return initialized_.load(std::memory_order_acquire); }
 
  private:
   std::mutex init_mutex_;
   std::atomic<bool> initialized_{false};
+  std::mutex counters_mutex_;
+  cl_mem counters_ = nullptr;
+  size_t counters_n_ = 0;
+  std::vector<cl_mem> old_counters_;
 };
 
 // Number of usable devices; 0 (never throws) when there is no platform or driver.
