@@ -9,7 +9,8 @@
 // dim 0) and no transposing copy is needed. Each item accumulates a strided slice serially
 // (compensated for float sums), then the C partial states meet in a local-memory tree.
 // When few outputs meet a huge reduced size, dim 1 of the NDRange splits the reduced range into
-// chunks whose states go to a workspace; reduce_finish then tree-combines them per output.
+// chunks whose states go to a workspace; the last group to finish of each output group then
+// combines them in a fixed order (one launch; reduce_finish is the fallback second launch).
 #include "common.clh"
 
 #ifndef LOCAL_SIZE
@@ -395,14 +396,53 @@ inline void tree(__local State* scratch, uint coop, uint slot, uint C, uint P, u
   barrier(CLK_LOCAL_MEM_FENCE);
 }
 
+// Loads a partial state written by another work-group of this launch (see last_group_arrive in
+// common.clh): word by word through a volatile pointer, so no stale L1 line is read.
+typedef union { State s; uint w[sizeof(State) / sizeof(uint)]; } StateWords;
+inline State ws_load(__global const State* p) {
+  volatile __global const uint* q = (volatile __global const uint*)p;
+  StateWords u;
+  for (uint i = 0; i < sizeof(State) / sizeof(uint); ++i) u.w[i] = q[i];
+  return u.s;
+}
+
+// Combines the nsplit partial states ws[k * nout + o] of outputs o = o_first + slot (slot <
+// nslots) in a fixed order and stores them: column layout, P = LOCAL_SIZE >> coop_log2 slots,
+// C = 1 << coop_log2 items per output striding over k, then the local tree. Serves both
+// reduce_finish and the last group of a split reduce_fwd, so both give the same bits.
+inline void finish_outputs(__local State* scratch, __global const State* w, __global OUT_T* y, __global OUT2_T* y2,
+                           const Geom* g, ulong nout, ulong nsplit, ulong o_first, uint nslots, uint coop_log2,
+                           uint mode, ACC p0, ACC p1) {
+  const uint row_mode = 0;
+  const uint lid = get_local_id(0);
+  const uint C = 1u << coop_log2, P = LOCAL_SIZE >> coop_log2;
+  const uint coop = lid / P, slot = lid & (P - 1);
+  const ulong o = o_first + slot;
+  const bool valid = slot < nslots && o < nout;
+  State s = s_init(mode);
+  if (valid)
+    for (ulong k = coop; k < nsplit; k += C) s = s_combine(s, ws_load(w + k * nout + o), mode);
+  scratch[lid] = s;
+  tree(scratch, coop, slot, C, P, row_mode, mode);
+  if (coop == 0 && valid) {
+    long in, oy, oy2;
+    kept_offsets(g, o, &in, &oy, &oy2);
+    s_store(scratch[SIDX(0, slot)], y, oy, y2, oy2, mode, p0, p1);
+  }
+}
+
 #ifndef FINISH
-// Stage 1. NDRange: (groups * LOCAL_SIZE, nsplit). Group g serves outputs [g*P, g*P+P);
-// dim 1 picks the chunk [split*chunk, split*chunk+chunk) of the reduced range. With nsplit == 1
-// the outputs are written directly, otherwise states go to ws[split * nout + o].
+// NDRange: (groups * LOCAL_SIZE, nsplit). Group g serves outputs [g*P, g*P+P); dim 1 picks the
+// chunk [split*chunk, split*chunk+chunk) of the reduced range. With nsplit == 1 the outputs are
+// written directly. Otherwise states go to ws[split * nout + o] and, when `counters` is given
+// (Device::arrival_counters, one per group column), the last of the nsplit groups of a column
+// combines them (finish_outputs with C = 1 << fin_log2); without counters reduce_finish does.
 __kernel __attribute__((reqd_work_group_size(LOCAL_SIZE, 1, 1)))
-void reduce_fwd(PTR_ARG(IN_T, x), PTR_ARG(OUT_T, y), PTR_ARG(OUT2_T, y2), PTR_ARG(State, ws), Geom g, ulong nout,
-                ulong nred, ulong chunk, uint coop_log2, uint row_mode, uint mode, ACC p0, ACC p1) {
+void reduce_fwd(PTR_ARG(IN_T, x), PTR_ARG(OUT_T, y), PTR_ARG(OUT2_T, y2), PTR_ARG(State, ws), __global uint* counters,
+                Geom g, ulong nout, ulong nred, ulong chunk, uint coop_log2, uint fin_log2, uint row_mode, uint mode,
+                ACC p0, ACC p1) {
   __local State scratch[LOCAL_SIZE];
+  __local uint last_flag;
   const uint lid = get_local_id(0);
   const uint C = 1u << coop_log2, P = LOCAL_SIZE >> coop_log2;
   const uint coop = row_mode ? (lid & (C - 1)) : (lid / P);
@@ -469,31 +509,21 @@ void reduce_fwd(PTR_ARG(IN_T, x), PTR_ARG(OUT_T, y), PTR_ARG(OUT2_T, y2), PTR_AR
     else
       PTR(State, ws)[split * nout + o] = s;
   }
+  if (nsplit == 1 || counters == 0) return;
+  if (!last_group_arrive(counters + get_group_id(0), (uint)nsplit, &last_flag)) return;
+  finish_outputs(scratch, PTR(State, ws), PTR(OUT_T, y), PTR(OUT2_T, y2), &g, nout, nsplit, (ulong)get_group_id(0) * P,
+                 P, fin_log2, mode, p0, p1);
 }
 
 #else
-// Stage 2 (built separately with -DFINISH, only needed for split reductions): combines the nsplit partial states of each output (ws[k * nout + o]) and stores.
-// Column layout: the P outputs of a group are adjacent, C items split the partials.
+// Fallback second stage (built separately with -DFINISH) for split reductions launched without
+// arrival counters: combines the nsplit partial states of each output and stores.
 __kernel __attribute__((reqd_work_group_size(LOCAL_SIZE, 1, 1)))
 void reduce_finish(PTR_ARG(OUT_T, y), PTR_ARG(OUT2_T, y2), PTR_ARG(State, ws), Geom g, ulong nout, ulong nsplit,
                    uint coop_log2, uint mode, ACC p0, ACC p1) {
   __local State scratch[LOCAL_SIZE];
-  const uint row_mode = 0;
-  const uint lid = get_local_id(0);
-  const uint C = 1u << coop_log2, P = LOCAL_SIZE >> coop_log2;
-  const uint coop = lid / P, slot = lid & (P - 1);
-  const ulong o = (ulong)get_group_id(0) * P + slot;
-  State s = s_init(mode);
-  if (o < nout) {
-    __global const State* w = PTR(State, ws);
-    for (ulong k = coop; k < nsplit; k += C) s = s_combine(s, w[k * nout + o], mode);
-  }
-  scratch[lid] = s;
-  tree(scratch, coop, slot, C, P, row_mode, mode);
-  if (coop == 0 && o < nout) {
-    long in, oy, oy2;
-    kept_offsets(&g, o, &in, &oy, &oy2);
-    s_store(scratch[SIDX(0, slot)], PTR(OUT_T, y), oy, PTR(OUT2_T, y2), oy2, mode, p0, p1);
-  }
+  const uint P = LOCAL_SIZE >> coop_log2;
+  finish_outputs(scratch, PTR(State, ws), PTR(OUT_T, y), PTR(OUT2_T, y2), &g, nout, nsplit,
+                 (ulong)get_group_id(0) * P, P, coop_log2, mode, p0, p1);
 }
 #endif

@@ -283,18 +283,23 @@ void run_reduce(const Spec& spec, const at::Tensor& self, at::native::DimMask ma
   Buf bx = buf(self), by = out.defined() ? buf(out) : Buf{nullptr, 0}, by2 = out2.defined() ? buf(out2) : Buf{nullptr, 0};
   at::Tensor ws;
   Buf bws{nullptr, 0};
+  cl_mem counters = nullptr;
+  // Finishing geometry of a split reduction (column layout over the partial states): at least
+  // P outputs per group, so the last group of a column can finish all of its outputs.
+  size_t fp = std::min<size_t>(pow2_ceil(nout), 32);
+  size_t fc = std::min(kLocal / std::max(fp, P), pow2_ceil(nsplit));
+  fp = kLocal / fc;
   if (nsplit > 1) {
     ws = at::empty({static_cast<int64_t>(nsplit * nout * kStateBytes)}, self.options().dtype(at::kByte));
     bws = buf(ws);
+    counters = d.arrival_counters(groups);
   }
   with_acc_args(acc, spec.p0, spec.p1, [&](auto p0, auto p1) {
-    launch(d, k, Range(groups * kLocal, nsplit), Range(kLocal, 1), bx, by, by2, bws, g, cl_ulong(nout),
-           cl_ulong(nred), cl_ulong(chunk), log2_exact(C), cl_uint(row_mode ? 1 : 0), cl_uint(spec.mode), p0, p1);
-    if (nsplit > 1) {
+    launch(d, k, Range(groups * kLocal, nsplit), Range(kLocal, 1), bx, by, by2, bws, counters, g, cl_ulong(nout),
+           cl_ulong(nred), cl_ulong(chunk), log2_exact(C), log2_exact(fc), cl_uint(row_mode ? 1 : 0),
+           cl_uint(spec.mode), p0, p1);
+    if (nsplit > 1 && !counters) {
       Kernel& f = get_kernel(d, "reduce", opts + " -DFINISH", "reduce_finish");
-      size_t fp = std::min<size_t>(pow2_ceil(nout), 32);
-      size_t fc = std::min(kLocal / fp, pow2_ceil(nsplit));
-      fp = kLocal / fc;
       launch(d, f, Range((nout + fp - 1) / fp * kLocal), Range(kLocal), by, by2, bws, g, cl_ulong(nout),
              cl_ulong(nsplit), log2_exact(fc), cl_uint(spec.mode), p0, p1);
     }
