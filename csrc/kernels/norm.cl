@@ -2,8 +2,9 @@
 // Forward: a team of T work-items per row; each keeps up to ITEMS elements in registers (rows
 // of up to T*ITEMS elements are read once), streams any longer tail twice, and merges
 // per-work-item Welford statistics (count, mean, M2) with Chan's formula.
-// Backward: one row pass for grad_input, and a deterministic two-kernel column reduction for
-// grad_weight / grad_bias (per-row-block partial sums, then one ordered sum per column).
+// Backward: one launch computes grad_input and, for rows held in registers, the per-group
+// partial sums of grad_weight / grad_bias, which the last groups to finish add up in a fixed
+// order (deterministic). Longer rows take a second launch for the column sums.
 // rms != 0 selects RMSNorm: the mean is taken as 0 and only rstd is saved.
 #include "common.clh"
 
@@ -15,6 +16,12 @@
 #endif
 #ifndef COLS
 #define COLS 32  // columns per work-group in the grad_weight/grad_bias partial-sum kernel
+#endif
+#ifndef WB_CHUNK
+#define WB_CHUNK 4  // register columns per local-memory pass when a group sums its weight/bias partials
+#endif
+#ifndef FAN_IN
+#define FAN_IN 16  // partial rows summed by the last arrival of each team (weight/bias grads)
 #endif
 #ifndef X_KIND
 #define X_KIND 0  // storage kind of input/grad/output: 0 float, 1 double, 2 half, 3 bfloat16
@@ -131,78 +138,206 @@ __kernel void layer_norm_fwd(PTR_ARG(X_T, x), PTR_ARG(W_T, w), PTR_ARG(W_T, b), 
   }
 }
 
-// grad_input of one row: with g = dy * w and xhat = (x - mean) * rstd,
-// dx = rstd * (g - mean(g) - xhat * mean(g * xhat))  (RMSNorm: no mean(g) term, mean = 0).
-__kernel void layer_norm_bwd_input(PTR_ARG(X_T, dy), PTR_ARG(X_T, x), PTR_ARG(S_T, mean), PTR_ARG(S_T, rstd),
-                                   PTR_ARG(W_T, w), PTR_ARG(X_T, dx), long M, long N, int T, int has_w, int rms) {
+// Backward of LayerNorm / RMSNorm in one launch. grad_input of each row: with g = dy * w and
+// xhat = (x - mean) * rstd, dx = rstd * (g - mean(g) - xhat * mean(g * xhat)) (RMSNorm: no
+// mean(g) term, mean = 0). A group of L = local_size / T lanes (one row each) x T items walks
+// `iters` tiles of L consecutive rows, so it owns rows [group * iters * L, ... + iters * L).
+// With want_w / want_b (requires N <= T * ITEMS: every column of a row sits in registers), each
+// item also sums dy * xhat and dy of its columns over its rows; the group adds its lanes in
+// order into a partial row part[group] = (dw[N], db[N]), and the partials are summed by a
+// fan-in tree of last arrivals (last_group_arrive): of each team of FAN_IN consecutive
+// partials the last group to finish writes their sum to the next level, until one team is
+// left, whose last group writes grad_weight / grad_bias. Every sum has a fixed order, so the
+// result does not depend on which group arrives last.
+__kernel void layer_norm_bwd(PTR_ARG(X_T, dy), PTR_ARG(X_T, x), PTR_ARG(S_T, mean), PTR_ARG(S_T, rstd),
+                             PTR_ARG(W_T, w), PTR_ARG(X_T, dx), PTR_ARG(ACC, part), __global uint* counters,
+                             PTR_ARG(W_T, dw), PTR_ARG(W_T, db), long M, long N, int T, int iters, int has_w, int rms,
+                             int want_dx, int want_w, int want_b) {
   __global X_T* dyp = PTR(X_T, dy);
   __global X_T* xp = PTR(X_T, x);
   __global W_T* wp = PTR(W_T, w);
   __global X_T* dxp = PTR(X_T, dx);
-  __local ACC red_a[MAX_WG];
-  __local ACC red_b[MAX_WG];
-  const int lid = (int)get_local_id(0);
-  const int t = lid % T, lane = lid / T;
-  const long row = (long)get_group_id(0) * ((int)get_local_size(0) / T) + lane;
-  const bool active = row < M;
-  const long base = active ? row * N : 0;
-  const ACC mu = (active && !rms) ? LOAD_S(PTR(S_T, mean), row) : (ACC)0;
-  const ACC rs = active ? LOAD_S(PTR(S_T, rstd), row) : (ACC)0;
+  __local ACC red_a[MAX_WG * WB_CHUNK];
+  __local ACC red_b[MAX_WG * WB_CHUNK];
+  __local uint last_flag;
+  const int lid = (int)get_local_id(0), wg = (int)get_local_size(0);
+  const int t = lid % T, lane = lid / T, L = wg / T;
+  const bool wb = want_w || want_b;
+  const ACC inv_n = (ACC)1 / (ACC)N;
 
-  ACC g[ITEMS], xh[ITEMS];
-  ACC a = 0, bsum = 0;
+  ACC pw[ITEMS], pb[ITEMS];  // this item's column sums over its rows (wb only)
 #pragma unroll
-  for (int k = 0; k < ITEMS; ++k) {
-    long c = t + (long)k * T;
-    bool in = active && c < N;
-    g[k] = in ? LOAD_X(dyp, base + c) * (has_w ? LOAD_W(wp, c) : (ACC)1) : (ACC)0;
-    xh[k] = in ? (LOAD_X(xp, base + c) - mu) * rs : (ACC)0;
-    a += g[k];
-    bsum += g[k] * xh[k];
-  }
-  if (active)
-    for (long c = t + (long)ITEMS * T; c < N; c += T) {
-      ACC gv = LOAD_X(dyp, base + c) * (has_w ? LOAD_W(wp, c) : (ACC)1);
-      a += gv;
-      bsum += gv * (LOAD_X(xp, base + c) - mu) * rs;
+  for (int k = 0; k < ITEMS; ++k) pw[k] = pb[k] = 0;
+
+  for (int it = 0; it < iters; ++it) {
+    const long row = ((long)get_group_id(0) * iters + it) * L + lane;
+    const bool active = row < M;
+    const long base = active ? row * N : 0;
+    const ACC mu = (active && !rms) ? LOAD_S(PTR(S_T, mean), row) : (ACC)0;
+    const ACC rs = active ? LOAD_S(PTR(S_T, rstd), row) : (ACC)0;
+    ACC g[ITEMS], xh[ITEMS];
+    ACC a = 0, bsum = 0;
+#pragma unroll
+    for (int k = 0; k < ITEMS; ++k) {
+      long c = t + (long)k * T;
+      bool in = active && c < N;
+      ACC d = in ? LOAD_X(dyp, base + c) : (ACC)0;
+      xh[k] = in ? (LOAD_X(xp, base + c) - mu) * rs : (ACC)0;
+      g[k] = d * (has_w && in ? LOAD_W(wp, c) : (ACC)1);
+      a += g[k];
+      bsum += g[k] * xh[k];
+      pw[k] += d * xh[k];
+      pb[k] += d;
     }
-  red_a[lid] = a;
-  red_b[lid] = bsum;
-  barrier(CLK_LOCAL_MEM_FENCE);
-  for (int h = T >> 1; h > 0; h >>= 1) {
-    if (t < h) {
-      red_a[lid] += red_a[lid + h];
-      red_b[lid] += red_b[lid + h];
+    if (active)
+      for (long c = t + (long)ITEMS * T; c < N; c += T) {  // rows longer than T * ITEMS (no wb)
+        ACC gv = LOAD_X(dyp, base + c) * (has_w ? LOAD_W(wp, c) : (ACC)1);
+        a += gv;
+        bsum += gv * (LOAD_X(xp, base + c) - mu) * rs;
+      }
+    red_a[lid] = a;
+    red_b[lid] = bsum;
+    barrier(CLK_LOCAL_MEM_FENCE);
+    for (int h = T >> 1; h > 0; h >>= 1) {
+      if (t < h) {
+        red_a[lid] += red_a[lid + h];
+        red_b[lid] += red_b[lid + h];
+      }
+      barrier(CLK_LOCAL_MEM_FENCE);
+    }
+    const ACC mean_g = rms ? (ACC)0 : red_a[lane * T] * inv_n;
+    const ACC mean_gx = red_b[lane * T] * inv_n;
+    barrier(CLK_LOCAL_MEM_FENCE);  // the next tile reuses red_a / red_b
+    if (active && want_dx) {
+#pragma unroll
+      for (int k = 0; k < ITEMS; ++k) {
+        long c = t + (long)k * T;
+        if (c < N) STORE_X(dxp, base + c, rs * (g[k] - mean_g - xh[k] * mean_gx));
+      }
+      for (long c = t + (long)ITEMS * T; c < N; c += T) {
+        ACC gv = LOAD_X(dyp, base + c) * (has_w ? LOAD_W(wp, c) : (ACC)1);
+        ACC xv = (LOAD_X(xp, base + c) - mu) * rs;
+        STORE_X(dxp, base + c, rs * (gv - mean_g - xv * mean_gx));
+      }
+    }
+  }
+  if (!wb) return;
+
+  // This group's partial row: WB_CHUNK register columns at a time go through local memory,
+  // then each (chunk, column) pair sums its L lanes in order.
+  __global ACC* pp = PTR(ACC, part);
+  __global ACC* own = pp + (long)get_group_id(0) * 2 * N;
+  for (int k0 = 0; k0 < ITEMS && (long)k0 * T < N; k0 += WB_CHUNK) {
+#pragma unroll
+    for (int j = 0; j < WB_CHUNK; ++j) {
+      // Static register indices (a dynamic pw[k0 + j] would spill the arrays to memory).
+      ACC vw = 0, vb = 0;
+#pragma unroll
+      for (int k = 0; k < ITEMS; ++k)
+        if (k == k0 + j) {
+          vw = pw[k];
+          vb = pb[k];
+        }
+      red_a[j * wg + lid] = vw;
+      red_b[j * wg + lid] = vb;
+    }
+    barrier(CLK_LOCAL_MEM_FENCE);
+    for (int q = lid; q < WB_CHUNK * T; q += wg) {
+      const int j = q / T, tq = q % T;
+      const long c = tq + (long)(k0 + j) * T;
+      if (k0 + j < ITEMS && c < N) {
+        ACC sw = 0, sb = 0;
+        for (int l = 0; l < L; ++l) {
+          sw += red_a[j * wg + l * T + tq];
+          sb += red_b[j * wg + l * T + tq];
+        }
+        own[c] = sw;
+        own[N + c] = sb;
+      }
     }
     barrier(CLK_LOCAL_MEM_FENCE);
   }
-  if (!active) return;
-  const ACC inv_n = (ACC)1 / (ACC)N;
-  const ACC mean_g = rms ? (ACC)0 : red_a[lane * T] * inv_n;
-  const ACC mean_gx = red_b[lane * T] * inv_n;
-#pragma unroll
-  for (int k = 0; k < ITEMS; ++k) {
-    long c = t + (long)k * T;
-    if (c < N) STORE_X(dxp, base + c, rs * (g[k] - mean_g - xh[k] * mean_gx));
-  }
-  for (long c = t + (long)ITEMS * T; c < N; c += T) {
-    ACC gv = LOAD_X(dyp, base + c) * (has_w ? LOAD_W(wp, c) : (ACC)1);
-    ACC xv = (LOAD_X(xp, base + c) - mu) * rs;
-    STORE_X(dxp, base + c, rs * (gv - mean_g - xv * mean_gx));
+
+  // Fan-in tree over the partial rows: level slots [base, base + n) of `part`, one arrival
+  // counter per team of the level starting at counters + cbase.
+  ulong s = get_group_id(0), n = get_num_groups(0), slot_base = 0, cbase = 0;
+  for (;;) {
+    const ulong team = s / FAN_IN, first = team * FAN_IN, nteams = (n + FAN_IN - 1) / FAN_IN;
+    const uint cnt = (uint)min((ulong)FAN_IN, n - first);
+    if (!last_group_arrive(counters + cbase + team, cnt, &last_flag)) return;
+    for (long c = lid; c < N; c += wg) {
+      ACC sw = 0, sb = 0;
+      for (uint i = 0; i < cnt; ++i) {
+        volatile __global const ACC* src = pp + (long)(slot_base + first + i) * 2 * N;
+        sw += src[c];
+        sb += src[N + c];
+      }
+      if (nteams == 1) {
+        if (want_w) STORE_W(PTR(W_T, dw), c, sw);
+        if (want_b) STORE_W(PTR(W_T, db), c, sb);
+      } else {
+        __global ACC* dst = pp + (long)(slot_base + n + team) * 2 * N;
+        dst[c] = sw;
+        dst[N + c] = sb;
+      }
+    }
+    if (nteams == 1) return;
+    slot_base += n;
+    cbase += nteams;
+    s = team;
+    n = nteams;
   }
 }
 
-// Partial column sums over one block of rows: dw_part[blk, j] = sum dy * xhat,
-// db_part[blk, j] = sum dy. Work-group = COLS columns x (local_size / COLS) row lanes.
-__kernel void layer_norm_bwd_wb_partial(PTR_ARG(X_T, dy), PTR_ARG(X_T, x), PTR_ARG(S_T, mean), PTR_ARG(S_T, rstd),
-                                        PTR_ARG(ACC, dw_part), PTR_ARG(ACC, db_part), long M, long N,
-                                        long rows_per_block, int rms) {
+// Sums the per-block partials of column j (blk * N + j, fixed order: lanes stride over the
+// blocks, then a tree over the lanes) into dw / db. The partials may come from other groups
+// of the same launch, hence the volatile loads (see last_group_arrive in common.clh).
+inline void wb_column_sums(__global const ACC* dw_part, __global const ACC* db_part, __global W_T* dw,
+                           __global W_T* db, long N, long blocks, int want_w, int want_b, __local ACC* red_w,
+                           __local ACC* red_b) {
+  const int lid = (int)get_local_id(0);
+  const int lanes = (int)get_local_size(0) / COLS;
+  const int cx = lid % COLS, ly = lid / COLS;
+  const long j = (long)get_group_id(0) * COLS + cx;
+  volatile __global const ACC* vw = dw_part;
+  volatile __global const ACC* vb = db_part;
+  ACC sw = 0, sb = 0;
+  if (j < N)
+    for (long k = ly; k < blocks; k += lanes) {
+      if (want_w) sw += vw[k * N + j];
+      if (want_b) sb += vb[k * N + j];
+    }
+  red_w[lid] = sw;
+  red_b[lid] = sb;
+  barrier(CLK_LOCAL_MEM_FENCE);
+  for (int h = lanes >> 1; h > 0; h >>= 1) {
+    if (ly < h) {
+      red_w[lid] += red_w[lid + h * COLS];
+      red_b[lid] += red_b[lid + h * COLS];
+    }
+    barrier(CLK_LOCAL_MEM_FENCE);
+  }
+  if (ly != 0 || j >= N) return;
+  if (want_w) STORE_W(dw, j, red_w[lid]);
+  if (want_b) STORE_W(db, j, red_b[lid]);
+}
+
+// Weight/bias grads of rows longer than layer_norm_bwd keeps in registers. Group (i, blk) sums
+// COLS columns over one block of rows: dw_part[blk, j] = sum dy * xhat, db_part[blk, j] = sum
+// dy (work-group = COLS columns x local_size / COLS row lanes). With arrival counters, the
+// last block of each column group to finish sums the column partials (wb_column_sums);
+// without, layer_norm_bwd_wb_final does in a second launch.
+__kernel void layer_norm_bwd_wb(PTR_ARG(X_T, dy), PTR_ARG(X_T, x), PTR_ARG(S_T, mean), PTR_ARG(S_T, rstd),
+                                PTR_ARG(ACC, dw_part), PTR_ARG(ACC, db_part), __global uint* counters,
+                                PTR_ARG(W_T, dw), PTR_ARG(W_T, db), long M, long N, long rows_per_block, int rms,
+                                int want_w, int want_b) {
   __global X_T* dyp = PTR(X_T, dy);
   __global X_T* xp = PTR(X_T, x);
   __global S_T* mp = PTR(S_T, mean);
   __global S_T* rp = PTR(S_T, rstd);
   __local ACC red_w[MAX_WG];
   __local ACC red_b[MAX_WG];
+  __local uint last_flag;
   const int lid = (int)get_local_id(0);
   const int lanes = (int)get_local_size(0) / COLS;
   const int cx = lid % COLS, ly = lid / COLS;
@@ -231,35 +366,17 @@ __kernel void layer_norm_bwd_wb_partial(PTR_ARG(X_T, dy), PTR_ARG(X_T, x), PTR_A
     PTR(ACC, dw_part)[blk * N + j] = red_w[lid];
     PTR(ACC, db_part)[blk * N + j] = red_b[lid];
   }
+  if (counters == 0) return;
+  if (!last_group_arrive(counters + get_group_id(0), (uint)get_num_groups(1), &last_flag)) return;
+  wb_column_sums(PTR(ACC, dw_part), PTR(ACC, db_part), PTR(W_T, dw), PTR(W_T, db), N, get_num_groups(1), want_w,
+                 want_b, red_w, red_b);
 }
 
-// Sums the per-block partials of each column in a fixed order (deterministic) into dw / db.
-// Work-group = COLS columns x (local_size / COLS) lanes, each lane striding over the blocks.
+// Fallback second launch of layer_norm_bwd_wb (no arrival counters).
 __kernel void layer_norm_bwd_wb_final(PTR_ARG(ACC, dw_part), PTR_ARG(ACC, db_part), PTR_ARG(W_T, dw),
                                       PTR_ARG(W_T, db), long N, long blocks, int want_w, int want_b) {
   __local ACC red_w[MAX_WG];
   __local ACC red_b[MAX_WG];
-  const int lid = (int)get_local_id(0);
-  const int lanes = (int)get_local_size(0) / COLS;
-  const int cx = lid % COLS, ly = lid / COLS;
-  const long j = (long)get_group_id(0) * COLS + cx;
-  ACC sw = 0, sb = 0;
-  if (j < N)
-    for (long k = ly; k < blocks; k += lanes) {
-      if (want_w) sw += PTR(ACC, dw_part)[k * N + j];
-      if (want_b) sb += PTR(ACC, db_part)[k * N + j];
-    }
-  red_w[lid] = sw;
-  red_b[lid] = sb;
-  barrier(CLK_LOCAL_MEM_FENCE);
-  for (int h = lanes >> 1; h > 0; h >>= 1) {
-    if (ly < h) {
-      red_w[lid] += red_w[lid + h * COLS];
-      red_b[lid] += red_b[lid + h * COLS];
-    }
-    barrier(CLK_LOCAL_MEM_FENCE);
-  }
-  if (ly != 0 || j >= N) return;
-  if (want_w) STORE_W(PTR(W_T, dw), j, red_w[lid]);
-  if (want_b) STORE_W(PTR(W_T, db), j, red_b[lid]);
+  wb_column_sums(PTR(ACC, dw_part), PTR(ACC, db_part), PTR(W_T, dw), PTR(W_T, db), N, blocks, want_w, want_b, red_w,
+                 red_b);
 }

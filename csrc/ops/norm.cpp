@@ -14,6 +14,10 @@ namespace {
 constexpr int kMaxWG = 256;  // MAX_WG of norm.cl
 constexpr int kItems = 16;   // ITEMS of norm.cl
 constexpr int kCols = 32;    // COLS of norm.cl
+constexpr int kFanIn = 16;   // FAN_IN of norm.cl
+constexpr int kWbChunk = 4;  // WB_CHUNK of norm.cl
+constexpr int64_t kMinRows = 16;     // rows per layer_norm_bwd group at least, when it sums weight/bias grads
+constexpr int64_t kGroupsPerCU = 4;  // layer_norm_bwd groups per compute unit (at least 64 groups) when it does
 
 int storage_kind(at::ScalarType t, const char* op) {
   switch (t) {
@@ -41,7 +45,8 @@ std::string options(Device& d, const Types& t, const char* op) {
   const bool dbl = xk == 1 || wk == 1 || sk == 1;
   return "-DX_KIND=" + std::to_string(xk) + " -DW_KIND=" + std::to_string(wk) + " -DS_KIND=" + std::to_string(sk) +
          " -DACC=" + (dbl ? "double" : "float") + " -DMAX_WG=" + std::to_string(kMaxWG) +
-         " -DITEMS=" + std::to_string(kItems) + " -DCOLS=" + std::to_string(kCols);
+         " -DITEMS=" + std::to_string(kItems) + " -DCOLS=" + std::to_string(kCols) +
+         " -DFAN_IN=" + std::to_string(kFanIn) + " -DWB_CHUNK=" + std::to_string(kWbChunk);
 }
 
 // (M, N) of input for normalized_shape, after the same checks as the CPU implementation.
@@ -93,37 +98,71 @@ void norm_forward(Device& d, const std::string& opts, const at::Tensor& x, const
 }
 
 // grad_input and/or grad_weight/grad_bias of LayerNorm (rms=false) or RMSNorm (rms=true).
+// One launch of layer_norm_bwd when a row fits in registers (N <= T * ITEMS): it computes
+// grad_input and the weight/bias grads, whose per-group partials the last groups to finish sum
+// (a fan-in tree over Device::arrival_counters). Longer rows add layer_norm_bwd_wb, whose last
+// row block per column group finishes the column sums.
 void norm_backward(Device& d, const std::string& opts, const at::Tensor& dy, const at::Tensor& x,
                    const at::Tensor& mean, const at::Tensor& rstd, const at::Tensor& w, const at::Tensor& dx,
                    const at::Tensor& dw, const at::Tensor& db, int64_t M, int64_t N, bool rms) {
   if (N == 0) return;
+  const bool want_dx = dx.defined() && M > 0, want_wb = dw.defined() || db.defined();
+  if (!want_dx && !want_wb) return;
   Buf mean_b = rms ? Buf{} : buf(mean);
-  if (dx.defined() && M > 0) {
-    const int T = static_cast<int>(std::min<int64_t>(next_pow2((N + kItems - 1) / kItems), kMaxWG));
-    const size_t groups = static_cast<size_t>((M + kMaxWG / T - 1) / (kMaxWG / T));
-    Kernel& k = get_kernel(d, "norm", opts, "layer_norm_bwd_input");
-    launch(d, k, Range(groups * kMaxWG), Range(kMaxWG), buf(dy), buf(x), mean_b, buf(rstd),
-           w.defined() ? buf(w) : Buf{}, buf(dx), M, N, cl_int(T), cl_int(w.defined()), cl_int(rms));
+  Buf dw_b = dw.defined() ? buf(dw) : Buf{}, db_b = db.defined() ? buf(db) : Buf{};
+  const at::ScalarType acc = x.scalar_type() == at::kDouble ? at::kDouble : at::kFloat;
+  const int T = static_cast<int>(std::min<int64_t>(next_pow2((N + kItems - 1) / kItems), kMaxWG));
+  const int64_t lanes = kMaxWG / T, tiles = (M + lanes - 1) / lanes;
+  const bool fused_wb = want_wb && N <= int64_t(T) * kItems;
+  if (want_dx || fused_wb) {
+    int64_t iters = 1, groups = std::max<int64_t>(tiles, 1);
+    at::Tensor part;
+    cl_mem counters = nullptr;
+    if (fused_wb) {
+      // Each group sums at least kMinRows rows (its partial row stays small next to them), and
+      // there are at most max(64, kGroupsPerCU per compute unit) groups: enough to fill the
+      // device, few partials to add up.
+      const int64_t max_groups = std::max<int64_t>(64, kGroupsPerCU * int64_t(d.info.compute_units));
+      iters = std::max((kMinRows + lanes - 1) / lanes, (tiles + max_groups - 1) / max_groups);
+      iters = std::max<int64_t>(iters, 1);
+      groups = std::max<int64_t>((tiles + iters - 1) / iters, 1);
+      // Partial rows of every level of the fan-in tree, and one counter per team.
+      int64_t slots = 0, teams = 0;
+      for (int64_t n = groups;;) {
+        const int64_t nt = (n + kFanIn - 1) / kFanIn;
+        slots += n;
+        teams += nt;
+        if (nt == 1) break;
+        n = nt;
+      }
+      counters = d.arrival_counters(static_cast<size_t>(teams));
+      TORCH_CHECK(counters, "torch_ocl: layer norm backward needs ", teams, " arrival counters");
+      part = at::empty({slots, 2, N}, x.options().dtype(acc));
+    }
+    Kernel& k = get_kernel(d, "norm", opts, "layer_norm_bwd");
+    launch(d, k, Range(static_cast<size_t>(groups) * kMaxWG), Range(kMaxWG), buf(dy), buf(x), mean_b, buf(rstd),
+           w.defined() ? buf(w) : Buf{}, want_dx ? buf(dx) : Buf{}, fused_wb ? buf(part) : Buf{}, counters, dw_b,
+           db_b, M, N, cl_int(T), cl_int(iters), cl_int(w.defined()), cl_int(rms), cl_int(want_dx),
+           cl_int(fused_wb && dw.defined()), cl_int(fused_wb && db.defined()));
   }
-  if (!dw.defined() && !db.defined()) return;
+  if (!want_wb || fused_wb) return;
   // Row blocks of at least 64 rows (about 256 blocks at most): enough work-groups to fill the
   // device and a short dependent loop per work-item; the partials stay small next to dy and x.
   const int64_t col_groups = (N + kCols - 1) / kCols;
   const int64_t rows_per_block = std::max<int64_t>(64, (M + 255) / 256);
-  const int64_t blocks = (M + rows_per_block - 1) / rows_per_block;
-  const at::ScalarType acc = x.scalar_type() == at::kDouble ? at::kDouble : at::kFloat;
+  const int64_t blocks = std::max<int64_t>((M + rows_per_block - 1) / rows_per_block, 1);
   at::Tensor dw_part = at::empty({blocks, N}, x.options().dtype(acc));
   at::Tensor db_part = at::empty({blocks, N}, x.options().dtype(acc));
-  if (blocks > 0) {
-    Kernel& k = get_kernel(d, "norm", opts, "layer_norm_bwd_wb_partial");
-    // 1-D work-groups (COLS columns x lanes, flattened) along x, one row block per y.
-    launch(d, k, Range(static_cast<size_t>(col_groups) * kMaxWG, static_cast<size_t>(blocks)), Range(kMaxWG, 1),
-           buf(dy), buf(x), mean_b, buf(rstd), buf(dw_part), buf(db_part), M, N, rows_per_block, cl_int(rms));
-  }
-  Kernel& k = get_kernel(d, "norm", opts, "layer_norm_bwd_wb_final");
-  launch(d, k, Range(static_cast<size_t>(col_groups) * kMaxWG), Range(kMaxWG), blocks ? buf(dw_part) : Buf{},
-         blocks ? buf(db_part) : Buf{}, dw.defined() ? buf(dw) : Buf{}, db.defined() ? buf(db) : Buf{}, N, blocks,
-         cl_int(dw.defined()), cl_int(db.defined()));
+  cl_mem counters = d.arrival_counters(static_cast<size_t>(col_groups));
+  Kernel& k = get_kernel(d, "norm", opts, "layer_norm_bwd_wb");
+  // 1-D work-groups (COLS columns x lanes, flattened) along x, one row block per y.
+  launch(d, k, Range(static_cast<size_t>(col_groups) * kMaxWG, static_cast<size_t>(blocks)), Range(kMaxWG, 1),
+         buf(dy), buf(x), mean_b, buf(rstd), buf(dw_part), buf(db_part), counters, dw_b, db_b, M, N, rows_per_block,
+         cl_int(rms), cl_int(dw.defined()), cl_int(db.defined()));
+  if (counters) return;
+  Kernel& f = get_kernel(d, "norm", opts, "layer_norm_bwd_wb_final");
+  launch(d, f, Range(static_cast<size_t>(col_groups) * kMaxWG), Range(kMaxWG), buf(dw_part), buf(db_part), dw_b, db_b,
+         N, blocks, cl_int(dw.defined()), cl_int(db.defined()));
 }
 
 }  // namespace
