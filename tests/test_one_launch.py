@@ -1,0 +1,253 @@
+"""Split reductions and LayerNorm/RMSNorm backward finish in one launch: the last work-group to
+arrive combines the partial results (Device::arrival_counters, last_group_arrive in
+kernels/common.clh). Checks the launch counts, every reduction kind on the split path against
+the CPU, determinism, and that back-to-back launches find the arrival counters reset."""
+import pytest
+import torch
+import torch.nn.functional as F
+
+from .conftest import requires_ocl
+
+pytestmark = requires_ocl
+
+
+def launches(fn):
+    torch.ocl.synchronize()
+    torch.ocl._reset_launch_counts()
+    out = fn()
+    torch.ocl.synchronize()
+    return out, {k: v for k, v in torch.ocl._launch_counts().items() if v}
+
+
+def close(actual, expected, tol=1e-5):
+    if isinstance(expected, (tuple, list)):
+        for a, e in zip(actual, expected):
+            close(a, e, tol)
+        return
+    torch.testing.assert_close(actual.cpu(), expected, atol=tol, rtol=tol, equal_nan=True)
+
+
+def gen(seed=0):
+    return torch.Generator().manual_seed(seed)
+
+
+# Inputs that split the reduced range over work-groups on any device (few outputs, long
+# reductions): a bias-gradient column sum, a transposed one with 7 output groups, a few long
+# rows, a full reduction, a strided view over several reduced dims. (cpu tensor, view, dims)
+def split_inputs(dtype=torch.float32, seed=0):
+    g = gen(seed)
+
+    def mk(*shape):
+        if dtype == torch.bool:
+            return torch.rand(*shape, generator=g) > 0.001
+        if not dtype.is_floating_point:
+            return torch.randint(0 if dtype == torch.uint8 else -50, 50, shape, generator=g).to(dtype)
+        return torch.randn(*shape, generator=g).to(dtype)
+
+    same = lambda t: t  # noqa: E731
+    return [
+        (mk(4097, 70), same, 0),
+        (mk(200, 5000), lambda t: t.t(), 0),
+        (mk(5, 40001), same, 1),
+        (mk(300001), same, None),
+        (mk(2, 3001, 7), lambda t: t[:, ::2], (0, 1)),
+    ]
+
+
+REDUCTIONS = {
+    "sum": lambda x, d: x.sum(d) if d is not None else x.sum(),
+    "mean": lambda x, d: x.mean(d) if d is not None else x.mean(),
+    "nansum": lambda x, d: x.nansum(d) if d is not None else x.nansum(),
+    "amax": lambda x, d: x.amax(d) if d is not None else x.amax(),
+    "amin": lambda x, d: x.amin(d) if d is not None else x.amin(),
+    "aminmax": lambda x, d: torch.aminmax(x, dim=d) if isinstance(d, int) else torch.aminmax(x),
+    "max_dim": lambda x, d: tuple(x.max(d)) if isinstance(d, int) else x.max(),
+    "min_dim": lambda x, d: tuple(x.min(d)) if isinstance(d, int) else x.min(),
+    "argmax": lambda x, d: x.argmax(d) if isinstance(d, int) else x.argmax(),
+    "argmin": lambda x, d: x.argmin(d) if isinstance(d, int) else x.argmin(),
+    "norm2": lambda x, d: torch.linalg.vector_norm(x, 2, d),
+    "norm1": lambda x, d: torch.linalg.vector_norm(x, 1, d),
+    "norm3": lambda x, d: torch.linalg.vector_norm(x, 3, d),
+    "norm_inf": lambda x, d: torch.linalg.vector_norm(x, float("inf"), d),
+    "var": lambda x, d: x.var(d),
+    "std_mean": lambda x, d: torch.std_mean(x, d, correction=0),
+    "var_mean": lambda x, d: torch.var_mean(x, d),
+    "logsumexp": lambda x, d: torch.logsumexp(x, d if d is not None else tuple(range(x.dim()))),
+    "count_nonzero": lambda x, d: torch.count_nonzero(x, d),
+}
+
+
+@pytest.mark.parametrize("name", list(REDUCTIONS))
+def test_split_reduction_kinds(name):
+    fn = REDUCTIONS[name]
+    for i, (x, view, d) in enumerate(split_inputs(seed=list(REDUCTIONS).index(name))):
+        if name == "nansum":
+            x.view(-1)[::97] = float("nan")
+        if name.startswith("arg") or name.endswith("_dim"):
+            x = x.round()  # ties across chunks: the first index must win
+        y, counts = launches(lambda: fn(view(x.to("ocl")), d))
+        close(y, fn(view(x), d), tol=1e-4)
+        assert counts.get("reduce_finish", 0) == 0, (name, i, counts)
+
+
+@pytest.mark.parametrize("dtype", [torch.float64, torch.float16, torch.bfloat16, torch.int64, torch.int32,
+                                   torch.uint8, torch.bool])
+def test_split_reduction_dtypes(dtype):
+    def full(d):
+        return d is None or not isinstance(d, int)
+
+    if dtype == torch.bool:
+        ops = [lambda x, d: x.all() if full(d) else x.all(d), lambda x, d: x.any() if full(d) else x.any(d)]
+    else:
+        ops = [lambda x, d: x.amax(d) if d is not None else x.amax()]
+        if dtype.is_floating_point:
+            ops += [lambda x, d: x.sum(d, dtype=torch.float32) if d is not None else x.sum(dtype=torch.float32),
+                    lambda x, d: x.mean(d) if d is not None else x.mean()]
+        else:
+            ops += [lambda x, d: x.sum(d) if d is not None else x.sum(),
+                    lambda x, d: x.argmin() if full(d) else x.argmin(d)]
+    tol = 1e-2 if dtype in (torch.float16, torch.bfloat16) else 1e-5
+    for x, view, d in split_inputs(dtype, seed=3):
+        for fn in ops:
+            close(fn(view(x.to("ocl")), d), fn(view(x), d), tol)
+
+
+def test_prod_split():
+    x = 1 + 1e-4 * torch.randn(3001, 9, generator=gen(1), dtype=torch.float64)
+    close(x.to("ocl").prod(0), x.prod(0), 1e-12)
+    xi = torch.randint(-1, 2, (5, 40001), generator=gen(2))
+    close(xi.to("ocl").prod(1), xi.prod(1), 0)
+
+
+def test_split_sum_is_one_launch():
+    x = torch.randn(4096, 128, generator=gen()).to("ocl")  # a bias gradient: sum over tokens
+    y, counts = launches(lambda: x.sum(0))
+    assert counts == {"reduce_fwd": 1}
+    close(y, x.cpu().sum(0), 1e-4)
+    v = torch.randn(1 << 20, generator=gen(1)).to("ocl")
+    y, counts = launches(lambda: v.sum())
+    assert counts == {"reduce_fwd": 1}
+    close(y, v.cpu().double().sum().float(), 1e-5)
+
+
+def test_split_reductions_deterministic():
+    x = torch.randn(300001, generator=gen(4)).to("ocl")
+    c = torch.randn(20000, 40, generator=gen(5)).to("ocl")
+    for _ in range(3):
+        assert torch.equal(x.sum().cpu(), x.sum().cpu())
+        assert torch.equal(c.sum(0).cpu(), c.sum(0).cpu())
+        assert torch.equal(c.var(0).cpu(), c.var(0).cpu())
+
+
+def test_back_to_back_launches_reset_counters():
+    # Many split reductions queued without a host wait: each must find its counters at zero.
+    xs = [torch.randn(1000 + 37 * i, 3 + (i % 5) * 40, generator=gen(i)) for i in range(12)]
+    ds = [x.to("ocl") for x in xs]
+    outs = []
+    for i, d in enumerate(ds):
+        outs.append(d.sum(0))
+        outs.append(d.amax(0))
+        outs.append(d.argmax(0))
+        outs.append(d.view(-1).sum())
+    for i, x in enumerate(xs):
+        close(outs[4 * i], x.sum(0), 1e-4)
+        close(outs[4 * i + 1], x.amax(0))
+        close(outs[4 * i + 2], x.argmax(0))
+        close(outs[4 * i + 3], x.sum(), 1e-3)
+
+
+def test_empty_and_odd_sizes():
+    for shape, dim in [((0, 5), 0), ((5, 0), 1), ((4097, 33), 0), ((1, 100003), 1), ((100003, 1), 0)]:
+        x = torch.randn(*shape, generator=gen(7))
+        close(x.to("ocl").sum(dim), x.sum(dim), 1e-4)
+        close(x.to("ocl").mean(dim), x.mean(dim), 1e-4)
+
+
+# ---- LayerNorm / RMSNorm backward ----------------------------------------------------------
+
+def ln_grads(device, x, w, b, g, rms=False):
+    x = x.to(device).requires_grad_()
+    params = [p.to(device).requires_grad_() if p is not None else None for p in (w, b)]
+    if rms:
+        y = F.rms_norm(x, x.shape[-1:], params[0], eps=1e-6)
+    else:
+        y = F.layer_norm(x, x.shape[-1:], params[0], params[1], eps=1e-5)
+    wrt = [x] + [p for p in params if p is not None]
+    return torch.autograd.grad(y, wrt, g.to(device))
+
+
+def ln_case(M, N, dtype=torch.float32, seed=0, affine=True):
+    g = gen(seed)
+    x = torch.randn(M, N, generator=g).to(dtype)
+    w = (1 + 0.1 * torch.randn(N, generator=g)).to(dtype) if affine else None
+    b = (0.1 * torch.randn(N, generator=g)).to(dtype) if affine else None
+    dy = torch.randn(M, N, generator=g).to(dtype)
+    return x, w, b, dy
+
+
+def test_layer_norm_backward_is_one_launch():
+    x, w, b, dy = [t.to("ocl") for t in ln_case(4096, 128)]
+    y, mean, rstd = torch.ops.aten.native_layer_norm(x, [128], w, b, 1e-5)
+    grads, counts = launches(
+        lambda: torch.ops.aten.native_layer_norm_backward(dy, x, [128], mean, rstd, w, b, [True, True, True]))
+    assert counts == {"layer_norm_bwd": 1}
+    ref = torch.ops.aten.native_layer_norm_backward(dy.cpu(), x.cpu(), [128], mean.cpu(), rstd.cpu(), w.cpu(),
+                                                    b.cpu(), [True, True, True])
+    close(grads, ref, 1e-4)
+    # Determinism: the fixed summation order does not depend on which group arrives last.
+    again = torch.ops.aten.native_layer_norm_backward(dy, x, [128], mean, rstd, w, b, [True, True, True])
+    assert all(torch.equal(a.cpu(), c.cpu()) for a, c in zip(grads, again))
+
+
+@pytest.mark.parametrize("M,N", [(4096, 128), (20000, 8), (1, 7), (33, 129), (0, 16), (700, 4096), (3, 5000)])
+def test_layer_norm_backward_shapes(M, N):
+    x, w, b, dy = ln_case(M, N, seed=M + N)
+    close(ln_grads("ocl", x, w, b, dy), ln_grads("cpu", x, w, b, dy), 2e-4)
+    close(ln_grads("ocl", x, w, None, dy, rms=True), ln_grads("cpu", x, w, None, dy, rms=True), 2e-4)
+
+
+def test_layer_norm_backward_launches_long_rows():
+    # Rows longer than the registers hold: grad_input, then one column-sum launch.
+    x, w, b, dy = [t.to("ocl") for t in ln_case(64, 5000)]
+    y, mean, rstd = torch.ops.aten.native_layer_norm(x, [5000], w, b, 1e-5)
+    _, counts = launches(
+        lambda: torch.ops.aten.native_layer_norm_backward(dy, x, [5000], mean, rstd, w, b, [True, True, True]))
+    assert counts == {"layer_norm_bwd": 1, "layer_norm_bwd_wb": 1}
+
+
+@pytest.mark.parametrize("mask", [[True, False, True], [False, True, False], [False, True, True], [True, False, False]])
+def test_layer_norm_backward_output_masks(mask):
+    x, w, b, dy = ln_case(1000, 96, seed=9)
+    mean_rstd = torch.ops.aten.native_layer_norm(x, [96], w, b, 1e-5)[1:]
+    ref = torch.ops.aten.native_layer_norm_backward(dy, x, [96], *mean_rstd, w, b, mask)
+    dev = [t.to("ocl") for t in (dy, x, *mean_rstd, w, b)]
+    got = torch.ops.aten.native_layer_norm_backward(dev[0], dev[1], [96], dev[2], dev[3], dev[4], dev[5], mask)
+    for a, e, m in zip(got, ref, mask):
+        if m:
+            close(a, e, 1e-4)
+        else:
+            assert a is None
+
+
+@pytest.mark.parametrize("dtype", [torch.float64, torch.float16, torch.bfloat16])
+def test_layer_norm_backward_dtypes(dtype):
+    # Against a float64 reference: the CPU's own 16-bit kernels accumulate the weight/bias
+    # grads in 16 bits, which is less accurate than the float accumulation here.
+    x, w, b, dy = ln_case(2048, 64, dtype, seed=11)
+    ref = ln_grads("cpu", *(t.double() for t in (x, w, b, dy)))
+    eps = {torch.float64: 1e-12, torch.float16: 2e-3, torch.bfloat16: 1e-2}[dtype]
+    for a, r in zip(ln_grads("ocl", x, w, b, dy), ref):
+        assert a.dtype == dtype
+        assert (a.cpu().double() - r).abs().max().item() <= eps * r.abs().max().item() * 4
+
+
+def test_norm_backward_back_to_back():
+    # Layer norm backwards and split reductions queued without a host wait share the counters.
+    cases = [ln_case(512 + 64 * i, 32 * (i + 1), seed=i) for i in range(6)]
+    outs = []
+    for x, w, b, dy in cases:
+        outs.append(ln_grads("ocl", x, w, b, dy))
+        outs.append(dy.to("ocl").sum(0))
+    for i, (x, w, b, dy) in enumerate(cases):
+        close(outs[2 * i], ln_grads("cpu", x, w, b, dy), 2e-4)
+        close(outs[2 * i + 1], dy.sum(0), 1e-4)
