@@ -83,19 +83,13 @@ struct AttnConfig {
   }
 };
 
-// Applies "KEY=VALUE" items (separated by commas or spaces; keys as in kernels/attention.cl)
-// to c. Returns "" or what is wrong with the text.
+// Applies "KEY=VALUE" items (tuning::parse_items; keys as in kernels/attention.cl) to c.
+// Returns "" or what is wrong with the text.
 std::string apply_tiling(const std::string& text, AttnConfig& c) {
-  size_t pos = 0;
-  while (pos < text.size()) {
-    size_t end = text.find_first_of(", ", pos);
-    if (end == std::string::npos) end = text.size();
-    const std::string item = text.substr(pos, end - pos);
-    pos = end + 1;
-    if (item.empty()) continue;
-    const size_t eq = item.find('=');
-    if (eq == std::string::npos) return "expected KEY=VALUE items, got '" + item + "'";
-    const std::string key = item.substr(0, eq), value = item.substr(eq + 1);
+  std::vector<std::pair<std::string, std::string>> items;
+  std::string err;
+  if (!tuning::parse_items(text, &items, &err)) return err;
+  for (const auto& [key, value] : items) {
     // Named values of the two mode keys; numbers are accepted too.
     if (key == "BWD" && (value == "split" || value == "fused")) {
       c.bwd_fused = value == "fused";
@@ -122,10 +116,8 @@ std::string apply_tiling(const std::string& text, AttnConfig& c) {
       return "unknown key '" + key +
              "' (BLOCK_M, BLOCK_N, WPT_M, WPT_N, BWD_BLOCK_M, BWD_BLOCK_N, BWD_WPT_M, BWD_WPT_N, PREFETCH, SPLIT_KV, "
              "BWD=fused|split, ATOMIC=cas|ptx|ext|ptx4)";
-    char* rest = nullptr;
-    const long n = std::strtol(value.c_str(), &rest, 10);
-    if (value.empty() || *rest != '\0') return "expected an integer (or a mode name) in '" + item + "'";
-    *field = int(n);
+    if (!tuning::parse_int(key, value, field, &err))
+      return key == "BWD" || key == "ATOMIC" ? err + " or a mode name" : err;
   }
   if (!c.valid()) return "not a valid tiling for head dimension class " + std::to_string(c.head_dim) +
                          " (see the #error rules in kernels/attention.cl)";
@@ -137,21 +129,13 @@ std::string apply_tiling(const std::string& text, AttnConfig& c) {
 // (runtime/Tuning.h). Invalid text warns and is ignored.
 void apply_overrides(const Device& d, at::ScalarType t, AttnConfig& c) {
   const std::string key = std::string("attention/") + tuning::dtype_key(t) + "/d" + std::to_string(c.head_dim);
-  auto try_apply = [&](const std::string& text, const std::string& source) {
-    AttnConfig r = c;
-    const std::string err = apply_tiling(text, r);
-    if (err.empty()) {
-      c = r;
-      return true;
-    }
-    TORCH_WARN("torch_ocl: ignoring attention tiling '", text, "' from ", source, " for ", key, " on ", d.info.name,
-               ": ", err);
-    return false;
-  };
-  if (!env::attn_config().empty() && try_apply(env::attn_config(), "TORCH_OCL_ATTN_CONFIG")) return;
-  std::string source;
-  const std::string tuned = tuning::lookup(d, key, &source);
-  if (!tuned.empty()) try_apply(tuned, source);
+  tuning::apply_override(d, key, "TORCH_OCL_ATTN_CONFIG", env::attn_config(), "attention tiling",
+                         [&](const std::string& text) {
+                           AttnConfig r = c;
+                           const std::string err = apply_tiling(text, r);
+                           if (err.empty()) c = r;
+                           return err;
+                         });
 }
 
 bool has_extension(const Device& d, const char* name) {

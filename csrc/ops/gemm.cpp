@@ -93,17 +93,12 @@ std::string config_error(const Device& d, at::ScalarType t, const GemmConfig& c)
   return "";
 }
 
-// Applies "KEY=value" pairs (separated by spaces or commas) to `c`; "" or an error message.
+// Applies "KEY=value" items (tuning::parse_items) to `c`; "" or an error message.
 std::string apply_config(const std::string& text, GemmConfig& c) {
-  std::string s = text;
-  for (char& ch : s)
-    if (ch == ',' || ch == ';' || ch == '\t' || ch == '\n') ch = ' ';
-  std::istringstream in(s);
-  std::string item;
-  while (in >> item) {
-    const auto eq = item.find('=');
-    if (eq == std::string::npos) return "'" + item + "' is not KEY=value";
-    const std::string key = item.substr(0, eq), val = item.substr(eq + 1);
+  std::vector<std::pair<std::string, std::string>> items;
+  std::string err;
+  if (!tuning::parse_items(text, &items, &err)) return err;
+  for (const auto& [key, val] : items) {
     if (key == "KERNEL") {
       if (val == "generic") c.kernel = GemmKernel::Generic;
       else if (val == "tiled") c.kernel = GemmKernel::Tiled;
@@ -115,10 +110,7 @@ std::string apply_config(const std::string& text, GemmConfig& c) {
                : key == "WPT_M" ? &c.wpt_m : key == "WPT_N" ? &c.wpt_n : key == "VEC_WIDTH" ? &c.vec_width
                : key == "DOUBLE_BUFFER" ? &c.double_buffer : nullptr;
     if (!field) return "unknown key '" + key + "'";
-    char* end = nullptr;
-    const long x = std::strtol(val.c_str(), &end, 10);
-    if (val.empty() || *end != '\0') return "'" + item + "' needs an integer value";
-    *field = int(x);
+    if (!tuning::parse_int(key, val, field, &err)) return err;
   }
   return "";
 }
@@ -160,24 +152,16 @@ GemmConfig default_config(const Device& d, at::ScalarType t, ShapeClass shape) {
 GemmConfig resolve_config(const Device& d, at::ScalarType t, ShapeClass shape) {
   const GemmConfig dflt = default_config(d, t, shape);
   const std::string key = std::string("gemm/") + tuning::dtype_key(t) + (shape == ShapeClass::Large ? "/large" : "/small");
-  auto try_apply = [&](const std::string& text, const std::string& source, GemmConfig* out) {
-    GemmConfig c = dflt;
-    std::string err = apply_config(text, c);
-    if (err.empty()) err = config_error(d, t, c);
-    if (err.empty()) {
-      *out = c;
-      return true;
-    }
-    TORCH_WARN("torch_ocl: ignoring GEMM configuration '", text, "' from ", source, " for ", key, " on ",
-               d.info.name, ": ", err);
-    return false;
-  };
   GemmConfig c = dflt;
-  if (!env::gemm_config().empty() && try_apply(env::gemm_config(), "TORCH_OCL_GEMM_CONFIG", &c)) return c;
-  std::string source;
-  const std::string tuned = tuning::lookup(d, key, &source);
-  if (!tuned.empty() && try_apply(tuned, source, &c)) return c;
-  return dflt;
+  tuning::apply_override(d, key, "TORCH_OCL_GEMM_CONFIG", env::gemm_config(), "GEMM configuration",
+                         [&](const std::string& text) {
+                           GemmConfig r = dflt;
+                           std::string err = apply_config(text, r);
+                           if (err.empty()) err = config_error(d, t, r);
+                           if (err.empty()) c = r;
+                           return err;
+                         });
+  return c;
 }
 
 // Large tiles once there are at least as many of them as compute units (fewer, bigger

@@ -7,6 +7,9 @@
 #include "Env.h"
 #include <c10/util/Exception.h>
 #include <atomic>
+#include <cerrno>
+#include <climits>
+#include <cstdlib>
 #include <fstream>
 #include <map>
 #include <mutex>
@@ -233,6 +236,52 @@ const char* dtype_key(c10::ScalarType t) {
     case c10::kLong: return "int64";
     default: return "other";
   }
+}
+
+bool parse_items(const std::string& text, std::vector<std::pair<std::string, std::string>>* items,
+                 std::string* error) {
+  std::string s = text;
+  for (char& ch : s)
+    if (ch == ',' || ch == ';' || ch == '\t' || ch == '\n') ch = ' ';
+  std::istringstream in(s);
+  std::string item;
+  items->clear();
+  while (in >> item) {
+    const auto eq = item.find('=');
+    if (eq == std::string::npos || eq == 0) {
+      *error = "'" + item + "' is not KEY=value";
+      return false;
+    }
+    items->emplace_back(item.substr(0, eq), item.substr(eq + 1));
+  }
+  return true;
+}
+
+bool parse_int(const std::string& key, const std::string& value, int* out, std::string* error) {
+  char* end = nullptr;
+  errno = 0;
+  const long x = std::strtol(value.c_str(), &end, 10);
+  if (value.empty() || *end != '\0' || errno == ERANGE || x < INT_MIN || x > INT_MAX) {
+    *error = "'" + key + "=" + value + "' needs an integer value";
+    return false;
+  }
+  *out = int(x);
+  return true;
+}
+
+bool apply_override(const Device& d, const std::string& key, const char* env_name, const std::string& env_text,
+                    const char* what, const std::function<std::string(const std::string&)>& apply) {
+  auto try_apply = [&](const std::string& text, const std::string& source) {
+    const std::string err = apply(text);
+    if (err.empty()) return true;
+    TORCH_WARN("torch_ocl: ignoring ", what, " '", text, "' from ", source, " for ", key, " on ", d.info.name, ": ",
+               err);
+    return false;
+  };
+  if (!env_text.empty() && try_apply(env_text, env_name)) return true;
+  std::string source;
+  const std::string tuned = lookup(d, key, &source);
+  return !tuned.empty() && try_apply(tuned, source);
 }
 
 }  // namespace torch_ocl::tuning

@@ -9,7 +9,10 @@
 #include "Device.h"
 #include <c10/core/ScalarType.h>
 #include <cstdint>
+#include <functional>
 #include <string>
+#include <utility>
+#include <vector>
 
 namespace torch_ocl::tuning {
 
@@ -34,5 +37,22 @@ void set(const Device& d, const std::string& key, const std::string& value);
 void reload();
 // Reads tuning files from `dir` from now on ("" restores the default); implies reload().
 void set_directory(const std::string& dir);
+
+// ---- option strings: "KEY=value KEY=value" (spaces, commas, semicolons or tabs between) ----
+
+// The items of an option string, in order; on a malformed item returns false and says why in
+// *error. Keys and values are not interpreted here.
+bool parse_items(const std::string& text, std::vector<std::pair<std::string, std::string>>* items,
+                 std::string* error);
+// A value that must be a whole integer: true and *out, or false with a message naming `item`.
+bool parse_int(const std::string& key, const std::string& value, int* out, std::string* error);
+
+// The override of a kernel family's configuration for device d, first accepted one wins:
+// the environment variable `env_name` (its value `env_text`, read once by the caller), then
+// the tuning file's entry `key`. `apply(text)` tries one text and returns "" when it applied
+// it, else what is wrong with it; a rejected text warns ("ignoring <what> '<text>' from
+// <source> ...") and the next source is tried. Returns whether an override was applied.
+bool apply_override(const Device& d, const std::string& key, const char* env_name, const std::string& env_text,
+                    const char* what, const std::function<std::string(const std::string&)>& apply);
 
 }  // namespace torch_ocl::tuning
