@@ -246,10 +246,21 @@ __kernel void layer_norm_bwd(PTR_ARG(X_T, dy), PTR_ARG(X_T, x), PTR_ARG(S_T, mea
       const int j = q / T, tq = q % T;
       const long c = tq + (long)(k0 + j) * T;
       if (k0 + j < ITEMS && c < N) {
+        // Lanes in order, 8 loads issued before they are added (latency, not a dependent chain).
         ACC sw = 0, sb = 0;
-        for (int l = 0; l < L; ++l) {
-          sw += red_a[j * wg + l * T + tq];
-          sb += red_b[j * wg + l * T + tq];
+        for (int l0 = 0; l0 < L; l0 += 8) {
+          ACC va[8], vb[8];
+#pragma unroll
+          for (int u = 0; u < 8; ++u) {
+            const int at = j * wg + min(l0 + u, L - 1) * T + tq;
+            va[u] = l0 + u < L ? red_a[at] : (ACC)0;
+            vb[u] = l0 + u < L ? red_b[at] : (ACC)0;
+          }
+#pragma unroll
+          for (int u = 0; u < 8; ++u) {
+            sw += va[u];
+            sb += vb[u];
+          }
         }
         own[c] = sw;
         own[N + c] = sb;
@@ -266,11 +277,19 @@ __kernel void layer_norm_bwd(PTR_ARG(X_T, dy), PTR_ARG(X_T, x), PTR_ARG(S_T, mea
     const uint cnt = (uint)min((ulong)FAN_IN, n - first);
     if (!last_group_arrive(counters + cbase + team, cnt, &last_flag)) return;
     for (long c = lid; c < N; c += wg) {
+      // The team's partials in order; all FAN_IN loads are issued before they are added.
+      ACC vw[FAN_IN], vb[FAN_IN];
+#pragma unroll
+      for (uint i = 0; i < FAN_IN; ++i) {
+        volatile __global const ACC* src = pp + (long)(slot_base + first + min(i, cnt - 1)) * 2 * N;
+        vw[i] = i < cnt ? src[c] : (ACC)0;
+        vb[i] = i < cnt ? src[N + c] : (ACC)0;
+      }
       ACC sw = 0, sb = 0;
-      for (uint i = 0; i < cnt; ++i) {
-        volatile __global const ACC* src = pp + (long)(slot_base + first + i) * 2 * N;
-        sw += src[c];
-        sb += src[N + c];
+#pragma unroll
+      for (uint i = 0; i < FAN_IN; ++i) {
+        sw += vw[i];
+        sb += vb[i];
       }
       if (nteams == 1) {
         if (want_w) STORE_W(PTR(W_T, dw), c, sw);
@@ -317,9 +336,14 @@ inline void wb_column_sums(__global const ACC* dw_part, __global const ACC* db_p
     }
     barrier(CLK_LOCAL_MEM_FENCE);
   }
-  if (ly != 0 || j >= N) return;
-  if (want_w) STORE_W(dw, j, red_w[lid]);
-  if (want_b) STORE_W(db, j, red_b[lid]);
+  if (ly == 0 && j < N) {
+    if (want_w) STORE_W(dw, j, red_w[lid]);
+    if (want_b) STORE_W(db, j, red_b[lid]);
+  }
+  // PoCL 3.1's optimizer takes one work-item's branch for all in the tail of a group that
+  // entered through last_group_arrive after a barrier loop (every lane stored); a barrier
+  // after the stores leaves that tail empty.
+  barrier(CLK_LOCAL_MEM_FENCE);
 }
 
 // Weight/bias grads of rows longer than layer_norm_bwd keeps in registers. Group (i, blk) sums

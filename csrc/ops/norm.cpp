@@ -8,6 +8,8 @@
 #include <ATen/ops/zeros.h>
 #include <torch/library.h>
 
+#include <algorithm>
+
 namespace torch_ocl {
 namespace {
 
@@ -17,7 +19,7 @@ constexpr int kCols = 32;    // COLS of norm.cl
 constexpr int kFanIn = 16;   // FAN_IN of norm.cl
 constexpr int kWbChunk = 4;  // WB_CHUNK of norm.cl
 constexpr int64_t kMinRows = 16;     // rows per layer_norm_bwd group at least, when it sums weight/bias grads
-constexpr int64_t kGroupsPerCU = 4;  // layer_norm_bwd groups per compute unit (at least 64 groups) when it does
+constexpr int64_t kGroupsPerCU = 4;  // layer_norm_bwd groups per compute unit at most, when it sums them
 
 int storage_kind(at::ScalarType t, const char* op) {
   switch (t) {
@@ -120,9 +122,11 @@ void norm_backward(Device& d, const std::string& opts, const at::Tensor& dy, con
     cl_mem counters = nullptr;
     if (fused_wb) {
       // Each group sums at least kMinRows rows (its partial row stays small next to them), and
-      // there are at most max(64, kGroupsPerCU per compute unit) groups: enough to fill the
-      // device, few partials to add up.
-      const int64_t max_groups = std::max<int64_t>(64, kGroupsPerCU * int64_t(d.info.compute_units));
+      // there are kGroupsPerCU groups per compute unit at most (each keeps 2 * ITEMS loads per
+      // item in flight: enough to fill the device's bandwidth), at least 64 and at most
+      // kFanIn^2, so the fan-in tree has at most two levels.
+      const int64_t max_groups =
+          std::clamp<int64_t>(kGroupsPerCU * int64_t(d.info.compute_units), 64, int64_t(kFanIn) * kFanIn);
       iters = std::max((kMinRows + lanes - 1) / lanes, (tiles + max_groups - 1) / max_groups);
       iters = std::max<int64_t>(iters, 1);
       groups = std::max<int64_t>((tiles + iters - 1) / iters, 1);
