@@ -1,8 +1,14 @@
 // _foreach_* kernels: one launch applies an element-wise op to up to SLOTS tensors of each
 // list (multi_tensor.clh), and the per-tensor norms reduce in two launches (partials per
 // work-group, then one work-group per tensor). Floating types only; CT is the compute type.
-// The op is a runtime argument taken once per work-group, so each dtype builds one program.
+// The op is a runtime argument taken once per work-group, so each dtype builds one program
+// per number of buffer lists (NLISTS: out unless in place, then the inputs), which sets how
+// many tensors fit one launch; the one-list program also holds the norm and unscale kernels.
 #include "multi_tensor.clh"
+
+#ifndef NLISTS
+#define NLISTS 1
+#endif
 
 // Operation of foreach_apply (runtime argument `op`, uniform over the launch, so one program
 // per dtype serves every op). Inputs a (list x), b (list y), c (list z), scalar s; `nin` is
@@ -37,17 +43,38 @@ inline CT lerp_(CT x, CT y, CT w) { return fabs(w) < (CT)0.5 ? x + w * (y - x) :
 #define LOOP3(EXPR) \
   for (ulong i = i0; i < end; i += WG) { CT a = LOAD(xp, i), b = LOAD(yp, i), c3 = LOAD(zp, i); STORE(o, i, (EXPR)); }
 
-// out = op(x, y, z, s); `out` may be the same buffers as x (in-place forms).
-__kernel void foreach_apply(SLOT_PTRS(T, out), SLOT_PTRS(T, x), SLOT_PTRS(T, y), SLOT_PTRS(T, z), Chunk c, CT s_arg,
-                            PTR_ARG(CT, s_tensor), int op, int nin, int src) {
+// out = op(x, y, z, s). The lists are l0 .. l<NLISTS-1>: out, x, y, z, or x, y, z when
+// `inplace` (out is x).
+__kernel void foreach_apply(Chunk c SLOT_PTRS(T, l0)
+#if NLISTS > 1
+                            SLOT_PTRS(T, l1)
+#endif
+#if NLISTS > 2
+                            SLOT_PTRS(T, l2)
+#endif
+#if NLISTS > 3
+                            SLOT_PTRS(T, l3)
+#endif
+                            , CT s_arg, PTR_ARG(CT, s_tensor), int op, int nin, int src, int inplace) {
   const uint g = get_group_id(0);
   const int s = chunk_slot(&c, g);
   const ulong i0 = (ulong)(g - c.block_start[s]) * c.block_elems + get_local_id(0);
   const ulong end = min((ulong)(g - c.block_start[s]) * c.block_elems + c.block_elems, c.numel[s]);
-  __global T* o = PICK(T, out, s);
-  __global const T* xp = PICK(T, x, s);
-  __global const T* yp = PICK(T, y, s);
-  __global const T* zp = PICK(T, z, s);
+  __global T *p0, *p1 = 0, *p2 = 0, *p3 = 0;
+  SLOT_SELECT(p0, T, l0, s);
+#if NLISTS > 1
+  SLOT_SELECT(p1, T, l1, s);
+#endif
+#if NLISTS > 2
+  SLOT_SELECT(p2, T, l2, s);
+#endif
+#if NLISTS > 3
+  SLOT_SELECT(p3, T, l3, s);
+#endif
+  __global T* o = p0;
+  __global const T* xp = inplace ? p0 : p1;
+  __global const T* yp = inplace ? p1 : p2;
+  __global const T* zp = inplace ? p2 : p3;
   const CT sc = src == SCALAR_ARG ? s_arg : src == SCALAR_LIST ? c.scalar[s] : s_arg * PTR(CT, s_tensor)[0];
   switch (op) {
     case OP_ADD: if (nin == 1) LOOP1(a + sc) else LOOP2(a + sc * b) break;
@@ -66,6 +93,7 @@ __kernel void foreach_apply(SLOT_PTRS(T, out), SLOT_PTRS(T, x), SLOT_PTRS(T, y),
   }
 }
 
+#if NLISTS == 1
 // ---- norms ------------------------------------------------------------------------------
 // Norm kinds (runtime argument `norm`): 0 counts non-zeros, 1 sum |x|, 2 sqrt(sum x^2),
 // 3 max |x|, 4 min |x|, 5 (sum |x|^p)^(1/p).
@@ -93,13 +121,14 @@ inline CT group_combine(__local CT* sh, int norm, CT v) {
 }
 
 // partial[g] = combination of work-group g's block.
-__kernel void foreach_norm_partial(SLOT_PTRS(T, x), Chunk c, CT p, PTR_ARG(CT, partial), int norm) {
+__kernel void foreach_norm_partial(Chunk c SLOT_PTRS(T, x), CT p, PTR_ARG(CT, partial), int norm) {
   __local CT sh[WG];
   const uint g = get_group_id(0);
   const int s = chunk_slot(&c, g);
   const ulong begin = (ulong)(g - c.block_start[s]) * c.block_elems;
   const ulong end = min(begin + c.block_elems, c.numel[s]);
-  __global const T* xp = PICK(T, x, s);
+  __global const T* xp;
+  SLOT_SELECT(xp, T, x, s);
   CT acc = norm_init(norm);
   if (norm == 2) {
     for (ulong i = begin + get_local_id(0); i < end; i += WG) { CT v = LOAD(xp, i); acc += v * v; }
@@ -111,10 +140,12 @@ __kernel void foreach_norm_partial(SLOT_PTRS(T, x), Chunk c, CT p, PTR_ARG(CT, p
 }
 
 // Work-group s combines slot s's partials into the 0-dim out of slot s (unused slots do nothing).
-__kernel void foreach_norm_finish(SLOT_PTRS(CT, out), Chunk c, CT p, PTR_ARG(CT, partial), uint nslots, int norm) {
+__kernel void foreach_norm_finish(Chunk c SLOT_PTRS(CT, out), CT p, PTR_ARG(CT, partial), uint nslots, int norm) {
   __local CT sh[WG];
   const uint s = get_group_id(0);
   if (s >= nslots) return;
+  __global CT* o;
+  SLOT_SELECT(o, CT, out, s);
   __global const CT* part = PTR(CT, partial);
   CT acc = norm_init(norm);
   for (uint i = c.block_start[s] + get_local_id(0); i < c.block_start[s + 1]; i += WG)
@@ -123,17 +154,18 @@ __kernel void foreach_norm_finish(SLOT_PTRS(CT, out), Chunk c, CT p, PTR_ARG(CT,
   if (get_local_id(0) == 0) {
     if (norm == 2) acc = sqrt(acc);
     if (norm == 5) acc = pow(acc, (CT)1 / p);
-    PICK(CT, out, s)[0] = acc;
+    o[0] = acc;
   }
 }
 
 // _amp_foreach_non_finite_check_and_unscale_: x *= inv_scale; any non-finite x sets found_inf.
-__kernel void foreach_unscale(SLOT_PTRS(T, x), Chunk c, PTR_ARG(float, found_inf), PTR_ARG(float, inv_scale)) {
+__kernel void foreach_unscale(Chunk c SLOT_PTRS(T, x), PTR_ARG(float, found_inf), PTR_ARG(float, inv_scale)) {
   const uint g = get_group_id(0);
   const int s = chunk_slot(&c, g);
   const ulong begin = (ulong)(g - c.block_start[s]) * c.block_elems;
   const ulong end = min(begin + c.block_elems, c.numel[s]);
-  __global T* xp = PICK(T, x, s);
+  __global T* xp;
+  SLOT_SELECT(xp, T, x, s);
   const CT inv = (CT)PTR(float, inv_scale)[0];
   bool bad = false;
   for (ulong i = begin + get_local_id(0); i < end; i += WG) {
@@ -143,3 +175,4 @@ __kernel void foreach_unscale(SLOT_PTRS(T, x), Chunk c, PTR_ARG(float, found_inf
   }
   if (bad) PTR(float, found_inf)[0] = 1.0f;  // every writer stores the same value
 }
+#endif  // NLISTS == 1

@@ -1,17 +1,14 @@
-// Shape kernels: cat (many inputs per launch), a strided remapping copy that serves flip,
+// Shape kernels: cat (up to SLOTS inputs per launch, slots.clh), a strided remapping copy that serves flip,
 // roll, tril and triu, and the range factories (arange, linspace, eye).
 // Data movement kernels move elements as raw words of the element size (T = uchar, ushort,
 // uint or ulong); the factories compute in ACC and store through DT.
-#include "common.clh"
+#include "slots.clh"
 
 #ifndef T
 #define T uint
 #endif
 #ifndef MAXD
 #define MAXD 12  // must match kMaxDims in ops/shape.cpp
-#endif
-#ifndef CAT_N
-#define CAT_N 8  // inputs per cat launch (must match kCatInputs in ops/shape.cpp)
 #endif
 
 // Typed programs (DT / DT_HALF / DT_BF16 given) hold the factories; word programs (T) hold
@@ -43,41 +40,32 @@
 #ifndef TYPED_PROGRAM
 // ---- cat ------------------------------------------------------------------------------------
 // Output viewed as contiguous [outer, total, inner]; this launch fills positions
-// [start, start + end[CAT_N-1]) along the cat dim from up to CAT_N contiguous inputs, input k
-// covering [end[k-1], end[k]) of that range (empty inputs have end[k] == end[k-1]).
+// [start, start + end[n_in - 1] / inner) along the cat dim from n_in <= SLOTS non-empty
+// contiguous inputs, input k covering [end[k-1], end[k]) of each outer row's span (in
+// elements: sizes along the cat dim times inner, summed).
 typedef struct {
-  long end[CAT_N];
+  long end[SLOTS];
 } CatTable;
 
-#define CAT_ARGS(k) , PTR_ARG(T, in##k)
-__kernel void cat_fwd(PTR_ARG(T, out) CAT_ARGS(0) CAT_ARGS(1) CAT_ARGS(2) CAT_ARGS(3) CAT_ARGS(4) CAT_ARGS(5)
-                          CAT_ARGS(6) CAT_ARGS(7),
-                      long outer, long total, long inner, long start, CatTable tab) {
+__kernel void cat_fwd(PTR_ARG(T, out) SLOT_PTRS(T, in), long outer, long total, long inner, long start, int n_in,
+                      CatTable tab) {
   __global T* o = PTR(T, out);
-  const long span = tab.end[CAT_N - 1] * inner;
-  long ends[CAT_N];  // input boundaries in elements of one outer row
-  for (int k = 0; k < CAT_N; ++k) ends[k] = tab.end[k] * inner;
+  const long span = tab.end[n_in - 1];
   // Position arithmetic in 32 bits when it fits (64-bit division is slow on GPUs).
 #define CAT_LOOP(I)                                                                       \
   for (I i = get_global_id(0); i < (I)(outer * span); i += get_global_size(0)) {          \
     const I ob = i / (I)span;                                                             \
     const long r = (long)(i - ob * (I)span);                                              \
-    int k = 0;                                                                            \
-    while (k < CAT_N - 1 && r >= ends[k]) ++k;                                            \
-    const long lo = k == 0 ? 0 : ends[k - 1];                                             \
-    const long len = ends[k] - lo;                                                        \
-    __global const T* src;                                                                \
-    switch (k) {                                                                          \
-      case 0: src = PTR(T, in0); break;                                                   \
-      case 1: src = PTR(T, in1); break;                                                   \
-      case 2: src = PTR(T, in2); break;                                                   \
-      case 3: src = PTR(T, in3); break;                                                   \
-      case 4: src = PTR(T, in4); break;                                                   \
-      case 5: src = PTR(T, in5); break;                                                   \
-      case 6: src = PTR(T, in6); break;                                                   \
-      default: src = PTR(T, in7); break;                                                  \
+    int lo = 0, hi = n_in - 1; /* the first input whose end is past r */                  \
+    while (lo < hi) {                                                                     \
+      const int mid = (lo + hi) >> 1;                                                     \
+      if (r < tab.end[mid]) hi = mid;                                                     \
+      else lo = mid + 1;                                                                  \
     }                                                                                     \
-    o[(long)ob * total * inner + start * inner + r] = src[(long)ob * len + (r - lo)];     \
+    const long first = lo == 0 ? 0 : tab.end[lo - 1];                                     \
+    __global const T* src;                                                                \
+    SLOT_SELECT(src, T, in, lo);                                                          \
+    o[(long)ob * total * inner + start * inner + r] = src[(long)ob * (tab.end[lo] - first) + (r - first)]; \
   }
   if (outer * total * inner < (1L << 31)) {
     CAT_LOOP(uint)

@@ -1,5 +1,5 @@
 // The _foreach_* ops used by the foreach optimizers, clip_grad_norm_ and GradScaler: one
-// multi-tensor launch (kernels/foreach.cl) per kSlots tensors when every tensor is a dense
+// multi-tensor launch (kernels/foreach.cl) per SLOTS tensors (foreach.h) when every tensor is a dense
 // floating tensor of one dtype on one device with matching layouts across lists (ATen's
 // fast-route rules); anything else takes ATen's per-tensor "slow" implementation, which
 // calls the ordinary ops.
@@ -26,8 +26,36 @@
 #include <ATen/ops/zeros.h>
 #include <map>
 #include <torch/library.h>
+#include <unordered_map>
 
 namespace torch_ocl {
+namespace multi_tensor {
+
+size_t max_parameter_bytes(Device& d) {
+  static std::mutex mu;
+  static std::unordered_map<int, size_t> cache;
+  std::lock_guard<std::mutex> lock(mu);
+  auto it = cache.find(d.index);
+  if (it != cache.end()) return it->second;
+  size_t bytes = 0;
+  OCL_CHECK(clGetDeviceInfo(d.id, CL_DEVICE_MAX_PARAMETER_SIZE, sizeof(bytes), &bytes, nullptr),
+            "querying CL_DEVICE_MAX_PARAMETER_SIZE");
+  return cache.emplace(d.index, bytes).first->second;
+}
+
+int slots_for(Device& d, int lists, size_t per_slot_bytes, size_t fixed_bytes) {
+  // Alignment padding between parameters is covered by counting scalars as 8 bytes, plus a margin.
+  constexpr size_t kMargin = 32;
+  const size_t per_slot = 16 * static_cast<size_t>(lists) + per_slot_bytes;
+  const size_t have = max_parameter_bytes(d);
+  const size_t used = fixed_bytes + kMargin;
+  const size_t fit = have > used ? (have - used) / per_slot : 0;
+  const size_t slots = fit / kSlotStep * kSlotStep;
+  return static_cast<int>(std::clamp<size_t>(slots, kMinSlots, kMaxSlots));
+}
+
+}  // namespace multi_tensor
+
 namespace {
 using namespace multi_tensor;
 using at::TensorList;
@@ -36,8 +64,23 @@ using at::native::check_foreach_api_restrictions;
 constexpr size_t kGroup = 256;           // work-items per group (WG in foreach.cl)
 constexpr uint32_t kBlockElems = 4096;   // elements each work-group handles
 
-// One program per dtype serves every kernel of foreach.cl.
-std::string program_options(at::ScalarType t) { return float_type_options(t) + " -DWG=" + std::to_string(kGroup); }
+// Bytes of foreach_apply's parameters besides the lists and the Chunk table (the largest of
+// the program's kernels): s_arg, s_tensor and four ints, each counted as 8 bytes.
+constexpr size_t kApplyFixedBytes = 8 + 16 + 4 * 8;
+
+// The program of one dtype and number of buffer lists for `numels`: SLOTS is the bucket that
+// holds them, at most what the device's parameter space holds.
+struct Program {
+  std::string options;
+  int slots;
+};
+Program program(Device& d, at::ScalarType t, int nlists, const std::vector<int64_t>& numels) {
+  const size_t sb = t == at::kDouble ? sizeof(double) : sizeof(float);
+  const int slots = slot_bucket(count_nonempty(numels), slots_for(d, nlists, ChunkLayout::per_slot(sb), kApplyFixedBytes));
+  return {float_type_options(t) + " -DWG=" + std::to_string(kGroup) + " -DSLOTS=" + std::to_string(slots) +
+              " -DNLISTS=" + std::to_string(nlists),
+          slots};
+}
 
 // Must match the OP_* codes of foreach.cl.
 enum Op { kAdd = 0, kSub, kMul, kDiv, kMax, kMin, kLerp, kAddcmul, kAddcdiv, kSqrt, kNeg, kZero, kCopy };
@@ -73,18 +116,25 @@ void run(const Apply& a, TensorList out, TensorList x, TensorList y, TensorList 
   check_dtype_supported(d, t0.scalar_type(), "_foreach op");
   at::Tensor st;
   if (a.src == kScalarTensor) st = a.s_tensor.to(std::is_same_v<S, double> ? at::kDouble : at::kFloat);
-  Kernel& k = get_kernel(d, "foreach", program_options(t0.scalar_type()), "foreach_apply");
+  // In place (out is x): the kernel takes x, y, z only, so more tensors fit one launch.
+  const bool inplace = out.size() == x.size() && out.data() == x.data();
+  const TensorList lists[4] = {out, x, y, z};
+  const int first = inplace ? 1 : 0;
+  const int nlists = 1 + a.nin - (inplace ? 1 : 0);
   std::vector<int64_t> numels;
   for (const auto& t : out) numels.push_back(t.numel());
+  const Program prog = program(d, t0.scalar_type(), nlists, numels);
+  Kernel& k = get_kernel(d, "foreach", prog.options, "foreach_apply");
   const S sarg = a.s.to<S>();
-  for (auto& c : plan<S>(numels, kBlockElems)) {
+  for (auto& c : plan<S>(numels, kBlockElems, prog.slots)) {
     if (a.src == kScalarList)
-      for (size_t s = 0; s < c.index.size(); ++s) c.args.scalar[s] = a.per[c.index[s]].template to<S>();
-    SlotBufs ob = slot_bufs(out, c);
-    SlotBufs xb = slot_bufs(x, c);
-    launch_groups(d, k, c.groups, kGroup, ob, xb, y.empty() ? xb : slot_bufs(y, c), z.empty() ? xb : slot_bufs(z, c),
-                  c.args, sarg, st.defined() ? buf(st) : ob[0], static_cast<cl_int>(a.op), static_cast<cl_int>(a.nin),
-                  static_cast<cl_int>(a.src));
+      for (size_t s = 0; s < c.index.size(); ++s) c.set_scalar(s, a.per[c.index[s]].template to<S>());
+    SlotBufs b[4];
+    for (int l = 0; l < nlists; ++l) b[l] = slot_bufs(lists[first + l], c);
+    for (int l = nlists; l < 4; ++l) b[l] = SlotBufs();  // parameters the program does not have
+    const Buf sbuf = st.defined() ? buf(st) : Buf{nullptr, 0};
+    launch_groups(d, k, c.groups, kGroup, c.args, b[0], b[1], b[2], b[3], sarg, sbuf, static_cast<cl_int>(a.op),
+                  static_cast<cl_int>(a.nin), static_cast<cl_int>(a.src), static_cast<cl_int>(inplace));
   }
 }
 
@@ -390,19 +440,21 @@ template <typename S>
 void run_norm(TensorList self, int norm, double p, const std::vector<at::Tensor>& out) {
   const at::ScalarType t = self[0].scalar_type();
   Device& d = ocl_device(self[0]);
-  Kernel& partial = get_kernel(d, "foreach", program_options(t), "foreach_norm_partial");
-  Kernel& finish = get_kernel(d, "foreach", program_options(t), "foreach_norm_finish");
   std::vector<int64_t> numels;
   for (const auto& x : self) numels.push_back(x.numel());
-  auto chunks = plan<S>(numels, kBlockElems);
+  const Program prog = program(d, t, 1, numels);
+  Kernel& partial = get_kernel(d, "foreach", prog.options, "foreach_norm_partial");
+  Kernel& finish = get_kernel(d, "foreach", prog.options, "foreach_norm_finish");
+  auto chunks = plan<S>(numels, kBlockElems, prog.slots);
   size_t most = 0;
   for (const auto& c : chunks) most = std::max(most, c.groups);
   at::Tensor work = at::empty({static_cast<int64_t>(most)}, out[0].options());
+  // One partial launch and one finish launch per chunk of up to SLOTS tensors.
   for (const auto& c : chunks) {
-    launch_groups(d, partial, c.groups, kGroup, slot_bufs(self, c), c.args, static_cast<S>(p), buf(work),
+    launch_groups(d, partial, c.groups, kGroup, c.args, slot_bufs(self, c), static_cast<S>(p), buf(work),
                   static_cast<cl_int>(norm));
-    launch_groups(d, finish, kSlots, kGroup, slot_bufs(TensorList(out), c), c.args, static_cast<S>(p), buf(work),
-                  static_cast<cl_uint>(c.index.size()), static_cast<cl_int>(norm));
+    launch_groups(d, finish, c.index.size(), kGroup, c.args, slot_bufs(TensorList(out), c), static_cast<S>(p),
+                  buf(work), static_cast<cl_uint>(c.index.size()), static_cast<cl_int>(norm));
   }
 }
 }  // namespace
@@ -483,11 +535,12 @@ void unscale_group(const std::vector<at::Tensor>& xs, const at::Tensor& found_in
   Device& d = ocl_device(xs[0]);
   const at::ScalarType t = xs[0].scalar_type();
   check_dtype_supported(d, t, "_amp_foreach_non_finite_check_and_unscale_");
-  Kernel& k = get_kernel(d, "foreach", program_options(t), "foreach_unscale");
   std::vector<int64_t> numels;
   for (const auto& x : xs) numels.push_back(x.numel());
-  for (const auto& c : plan<S>(numels, kBlockElems))
-    launch_groups(d, k, c.groups, kGroup, slot_bufs(at::TensorList(xs), c), c.args, buf(found_inf), buf(inv_scale));
+  const Program prog = program(d, t, 1, numels);
+  Kernel& k = get_kernel(d, "foreach", prog.options, "foreach_unscale");
+  for (const auto& c : plan<S>(numels, kBlockElems, prog.slots))
+    launch_groups(d, k, c.groups, kGroup, c.args, slot_bufs(at::TensorList(xs), c), buf(found_inf), buf(inv_scale));
 }
 }  // namespace
 

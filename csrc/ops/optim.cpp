@@ -1,5 +1,5 @@
 // Fused optimizer steps and GradScaler's scale update. _fused_adam_/_fused_adamw_ update
-// kSlots parameters (with their grads, moments and device step counts) per launch of
+// up to SLOTS parameters (with their grads, moments and device step counts) per launch of
 // kernels/optim.cl; they never read anything back to the host, so found_inf and a tensor
 // lr stay on the device.
 #include "../runtime/Launch.h"
@@ -14,8 +14,23 @@ using at::TensorList;
 
 constexpr size_t kGroup = 256;          // WG of fused_adam
 constexpr uint32_t kBlockElems = 4096;  // elements per work-group
+// fused_adam's parameters besides the six lists and the Chunk table: lr, lr_tensor, four CT
+// scalars, flags, grad_scale and found_inf (scalars counted as 8 bytes).
+constexpr size_t kAdamFixedBytes = 8 + 16 + 4 * 8 + 8 + 16 + 16;
+constexpr int kAdamLists = 6;
 
 enum AdamFlags { kAmsgrad = 1, kMaximize = 2, kDecoupled = 4, kGradScale = 8, kFoundInf = 16, kLrTensor = 32 };
+
+// The tensor lists and hyperparameters of one _fused_adam(w)_ call.
+struct AdamArgs {
+  TensorList params, grads, exp_avgs, exp_avg_sqs, max_exp_avg_sqs, steps;
+  double lr;
+  at::Tensor lr_tensor;  // defined: lr lives on the device
+  double beta1, beta2, weight_decay, eps;
+  bool amsgrad, maximize, decoupled;
+  const std::optional<at::Tensor>& grad_scale;
+  const std::optional<at::Tensor>& found_inf;
+};
 
 at::Tensor scalar_on_device(const at::Tensor& t, const at::Tensor& like, const char* what) {
   TORCH_CHECK(t.numel() == 1, what, " must be a single-element tensor");
@@ -23,133 +38,104 @@ at::Tensor scalar_on_device(const at::Tensor& t, const at::Tensor& like, const c
 }
 
 template <typename S>
-void adam_impl(TensorList params, TensorList grads, TensorList exp_avgs, TensorList exp_avg_sqs,
-               TensorList max_exp_avg_sqs, TensorList steps, double lr, const at::Tensor& lr_tensor, double beta1,
-               double beta2, double weight_decay, double eps, bool amsgrad, bool maximize, bool decoupled,
-               const std::optional<at::Tensor>& grad_scale, const std::optional<at::Tensor>& found_inf) {
-  const at::Tensor& p0 = params[0];
+void adam_impl(const AdamArgs& a) {
+  const at::Tensor& p0 = a.params[0];
   Device& d = ocl_device(p0);
   const at::ScalarType t = p0.scalar_type();
-  check_dtype_supported(d, t, decoupled ? "_fused_adamw_" : "_fused_adam_");
-  int flags = (amsgrad ? kAmsgrad : 0) | (maximize ? kMaximize : 0) | (decoupled ? kDecoupled : 0);
+  check_dtype_supported(d, t, a.decoupled ? "_fused_adamw_" : "_fused_adam_");
+  int flags = (a.amsgrad ? kAmsgrad : 0) | (a.maximize ? kMaximize : 0) | (a.decoupled ? kDecoupled : 0);
   at::Tensor gs, fi, lrt;
-  if (grad_scale && grad_scale->defined()) {
-    gs = scalar_on_device(*grad_scale, p0, "grad_scale");
+  if (a.grad_scale && a.grad_scale->defined()) {
+    gs = scalar_on_device(*a.grad_scale, p0, "grad_scale");
     flags |= kGradScale;
   }
-  if (found_inf && found_inf->defined()) {
-    fi = scalar_on_device(*found_inf, p0, "found_inf");
+  if (a.found_inf && a.found_inf->defined()) {
+    fi = scalar_on_device(*a.found_inf, p0, "found_inf");
     flags |= kFoundInf;
   }
-  if (lr_tensor.defined()) {
-    lrt = scalar_on_device(lr_tensor, p0, "lr");
+  if (a.lr_tensor.defined()) {
+    lrt = scalar_on_device(a.lr_tensor, p0, "lr");
     flags |= kLrTensor;
   }
-  std::string opts = float_type_options(t) + " -DWG=" + std::to_string(kGroup);
-  opts += d.info.fp64 ? " -DBC=double" : " -DBC=float";
-  Kernel& k = get_kernel(d, "optim", opts, "fused_adam");
   std::vector<int64_t> numels;
-  for (const auto& p : params) numels.push_back(p.numel());
-  for (const auto& c : plan<S>(numels, kBlockElems)) {
-    SlotBufs pb = slot_bufs(params, c);
-    const Buf any = pb[0];
-    launch_groups(d, k, c.groups, kGroup, pb, slot_bufs(grads, c), slot_bufs(exp_avgs, c), slot_bufs(exp_avg_sqs, c),
-                  amsgrad ? slot_bufs(max_exp_avg_sqs, c) : pb, slot_bufs(steps, c), c.args, static_cast<S>(lr),
-                  lrt.defined() ? buf(lrt) : any, static_cast<S>(beta1), static_cast<S>(beta2),
-                  static_cast<S>(weight_decay), static_cast<S>(eps), static_cast<cl_int>(flags),
-                  gs.defined() ? buf(gs) : any, fi.defined() ? buf(fi) : any);
+  for (const auto& p : a.params) numels.push_back(p.numel());
+  const int slots =
+      slot_bucket(count_nonempty(numels), slots_for(d, kAdamLists, ChunkLayout::per_slot(sizeof(S)), kAdamFixedBytes));
+  std::string opts = float_type_options(t) + " -DWG=" + std::to_string(kGroup) + " -DSLOTS=" + std::to_string(slots);
+  opts += d.info.fp64 ? " -DBC=double" : " -DBC=float";
+  if (t == at::kFloat) opts += " -DVEC_WIDTH=4";
+  Kernel& k = get_kernel(d, "optim", opts, "fused_adam");
+  const Buf none{nullptr, 0};
+  for (const auto& c : plan<S>(numels, kBlockElems, slots)) {
+    launch_groups(d, k, c.groups, kGroup, c.args, slot_bufs(a.params, c), slot_bufs(a.grads, c),
+                  slot_bufs(a.exp_avgs, c), slot_bufs(a.exp_avg_sqs, c),
+                  a.amsgrad ? slot_bufs(a.max_exp_avg_sqs, c) : null_bufs(c.slots()), slot_bufs(a.steps, c),
+                  static_cast<S>(a.lr), lrt.defined() ? buf(lrt) : none, static_cast<S>(a.beta1),
+                  static_cast<S>(a.beta2), static_cast<S>(a.weight_decay), static_cast<S>(a.eps),
+                  static_cast<cl_int>(flags), gs.defined() ? buf(gs) : none, fi.defined() ? buf(fi) : none);
   }
 }
 
-void check_adam_args(TensorList params, TensorList grads, TensorList exp_avgs, TensorList exp_avg_sqs,
-                     TensorList max_exp_avg_sqs, TensorList steps, bool amsgrad) {
-  const size_t n = params.size();
-  TORCH_CHECK(grads.size() == n && exp_avgs.size() == n && exp_avg_sqs.size() == n && steps.size() == n,
+void check_adam_args(const AdamArgs& a) {
+  const size_t n = a.params.size();
+  TORCH_CHECK(a.grads.size() == n && a.exp_avgs.size() == n && a.exp_avg_sqs.size() == n && a.steps.size() == n,
               "_fused_adam: all tensor lists must have the same length");
-  TORCH_CHECK(!amsgrad || max_exp_avg_sqs.size() == n, "_fused_adam: max_exp_avg_sqs must match params with amsgrad");
+  TORCH_CHECK(!a.amsgrad || a.max_exp_avg_sqs.size() == n,
+              "_fused_adam: max_exp_avg_sqs must match params with amsgrad");
   if (n == 0) return;
-  const at::Tensor& p0 = params[0];
+  const at::Tensor& p0 = a.params[0];
   TORCH_CHECK(at::isFloatingType(p0.scalar_type()), "_fused_adam: params must be floating point, got ",
               p0.scalar_type());
-  auto same = [&](const at::Tensor& a, const at::Tensor& p, const char* what) {
-    TORCH_CHECK(a.device() == p0.device(), "_fused_adam: ", what, " must be on ", p0.device(), ", got ", a.device());
-    TORCH_CHECK(a.scalar_type() == p0.scalar_type(), "_fused_adam: ", what, " must have dtype ", p0.scalar_type(),
-                ", got ", a.scalar_type());
-    TORCH_CHECK(a.sizes() == p.sizes() && a.strides() == p.strides(), "_fused_adam: ", what,
+  auto same = [&](const at::Tensor& x, const at::Tensor& p, const char* what) {
+    TORCH_CHECK(x.device() == p0.device(), "_fused_adam: ", what, " must be on ", p0.device(), ", got ", x.device());
+    TORCH_CHECK(x.scalar_type() == p0.scalar_type(), "_fused_adam: ", what, " must have dtype ", p0.scalar_type(),
+                ", got ", x.scalar_type());
+    TORCH_CHECK(x.sizes() == p.sizes() && x.strides() == p.strides(), "_fused_adam: ", what,
                 " must have the size and strides of its param");
   };
   for (size_t i = 0; i < n; ++i) {
-    const at::Tensor& p = params[i];
+    const at::Tensor& p = a.params[i];
     TORCH_CHECK(p.device() == p0.device() && p.scalar_type() == p0.scalar_type(),
                 "_fused_adam: all params must share a device and dtype");
     TORCH_CHECK(p.is_non_overlapping_and_dense(), "_fused_adam: params must be dense");
-    same(grads[i], p, "grads");
-    same(exp_avgs[i], p, "exp_avgs");
-    same(exp_avg_sqs[i], p, "exp_avg_sqs");
-    if (amsgrad) same(max_exp_avg_sqs[i], p, "max_exp_avg_sqs");
-    TORCH_CHECK(steps[i].numel() == 1 && steps[i].scalar_type() == at::kFloat && steps[i].device() == p0.device(),
+    same(a.grads[i], p, "grads");
+    same(a.exp_avgs[i], p, "exp_avgs");
+    same(a.exp_avg_sqs[i], p, "exp_avg_sqs");
+    if (a.amsgrad) same(a.max_exp_avg_sqs[i], p, "max_exp_avg_sqs");
+    const at::Tensor& st = a.steps[i];
+    TORCH_CHECK(st.numel() == 1 && st.scalar_type() == at::kFloat && st.device() == p0.device(),
                 "_fused_adam: state_steps must be single-element float32 tensors on ", p0.device());
   }
 }
 
-void adam(TensorList params, TensorList grads, TensorList exp_avgs, TensorList exp_avg_sqs,
-          TensorList max_exp_avg_sqs, TensorList steps, double lr, const at::Tensor& lr_tensor, double beta1,
-          double beta2, double weight_decay, double eps, bool amsgrad, bool maximize, bool decoupled,
-          const std::optional<at::Tensor>& grad_scale, const std::optional<at::Tensor>& found_inf) {
-  check_adam_args(params, grads, exp_avgs, exp_avg_sqs, max_exp_avg_sqs, steps, amsgrad);
-  if (params.empty()) return;
-  if (params[0].scalar_type() == at::kDouble)
-    adam_impl<double>(params, grads, exp_avgs, exp_avg_sqs, max_exp_avg_sqs, steps, lr, lr_tensor, beta1, beta2,
-                      weight_decay, eps, amsgrad, maximize, decoupled, grad_scale, found_inf);
-  else
-    adam_impl<float>(params, grads, exp_avgs, exp_avg_sqs, max_exp_avg_sqs, steps, lr, lr_tensor, beta1, beta2,
-                     weight_decay, eps, amsgrad, maximize, decoupled, grad_scale, found_inf);
-}
-
-// A CPU lr is read on the host (free); a device lr stays on the device.
-void adam_tensor_lr(TensorList params, TensorList grads, TensorList exp_avgs, TensorList exp_avg_sqs,
-                    TensorList max_exp_avg_sqs, TensorList steps, const at::Tensor& lr, double beta1, double beta2,
-                    double weight_decay, double eps, bool amsgrad, bool maximize, bool decoupled,
-                    const std::optional<at::Tensor>& grad_scale, const std::optional<at::Tensor>& found_inf) {
-  if (lr.device().is_cpu())
-    return adam(params, grads, exp_avgs, exp_avg_sqs, max_exp_avg_sqs, steps, lr.item<double>(), at::Tensor(), beta1,
-                beta2, weight_decay, eps, amsgrad, maximize, decoupled, grad_scale, found_inf);
-  adam(params, grads, exp_avgs, exp_avg_sqs, max_exp_avg_sqs, steps, 0.0, lr, beta1, beta2, weight_decay, eps, amsgrad,
-       maximize, decoupled, grad_scale, found_inf);
+void adam(const AdamArgs& a) {
+  check_adam_args(a);
+  if (a.params.empty()) return;
+  if (a.params[0].scalar_type() == at::kDouble) adam_impl<double>(a);
+  else adam_impl<float>(a);
 }
 
 // _fused_adam_(Tensor(a!)[] self, Tensor(b!)[] grads, Tensor(c!)[] exp_avgs, Tensor(d!)[] exp_avg_sqs, Tensor(e!)[] max_exp_avg_sqs, Tensor[] state_steps, *, float lr, float beta1, float beta2, float weight_decay, float eps, bool amsgrad, bool maximize, Tensor? grad_scale=None, Tensor? found_inf=None) -> ()
+// _fused_adamw_(...the same...) -> ()   (kDecoupledDecay: AdamW)
+template <bool kDecoupledDecay>
 void fused_adam__ocl(TensorList self, TensorList grads, TensorList exp_avgs, TensorList exp_avg_sqs,
                      TensorList max_exp_avg_sqs, TensorList steps, double lr, double beta1, double beta2,
                      double weight_decay, double eps, bool amsgrad, bool maximize,
                      const std::optional<at::Tensor>& grad_scale, const std::optional<at::Tensor>& found_inf) {
-  adam(self, grads, exp_avgs, exp_avg_sqs, max_exp_avg_sqs, steps, lr, at::Tensor(), beta1, beta2, weight_decay, eps,
-       amsgrad, maximize, false, grad_scale, found_inf);
+  adam(AdamArgs{self, grads, exp_avgs, exp_avg_sqs, max_exp_avg_sqs, steps, lr, at::Tensor(), beta1, beta2,
+                weight_decay, eps, amsgrad, maximize, kDecoupledDecay, grad_scale, found_inf});
 }
-// _fused_adam_.tensor_lr(... Tensor lr ...) -> ()
+// _fused_adam_.tensor_lr(... Tensor lr ...) -> ()  and  _fused_adamw_.tensor_lr
+// A CPU lr is read on the host (free); a device lr stays on the device.
+template <bool kDecoupledDecay>
 void fused_adam__tensor_lr_ocl(TensorList self, TensorList grads, TensorList exp_avgs, TensorList exp_avg_sqs,
                                TensorList max_exp_avg_sqs, TensorList steps, const at::Tensor& lr, double beta1,
                                double beta2, double weight_decay, double eps, bool amsgrad, bool maximize,
                                const std::optional<at::Tensor>& grad_scale, const std::optional<at::Tensor>& found_inf) {
-  adam_tensor_lr(self, grads, exp_avgs, exp_avg_sqs, max_exp_avg_sqs, steps, lr, beta1, beta2, weight_decay, eps,
-                 amsgrad, maximize, false, grad_scale, found_inf);
-}
-// _fused_adamw_(...same as _fused_adam_...) -> ()
-void fused_adamw__ocl(TensorList self, TensorList grads, TensorList exp_avgs, TensorList exp_avg_sqs,
-                      TensorList max_exp_avg_sqs, TensorList steps, double lr, double beta1, double beta2,
-                      double weight_decay, double eps, bool amsgrad, bool maximize,
-                      const std::optional<at::Tensor>& grad_scale, const std::optional<at::Tensor>& found_inf) {
-  adam(self, grads, exp_avgs, exp_avg_sqs, max_exp_avg_sqs, steps, lr, at::Tensor(), beta1, beta2, weight_decay, eps,
-       amsgrad, maximize, true, grad_scale, found_inf);
-}
-// _fused_adamw_.tensor_lr(... Tensor lr ...) -> ()
-void fused_adamw__tensor_lr_ocl(TensorList self, TensorList grads, TensorList exp_avgs, TensorList exp_avg_sqs,
-                                TensorList max_exp_avg_sqs, TensorList steps, const at::Tensor& lr, double beta1,
-                                double beta2, double weight_decay, double eps, bool amsgrad, bool maximize,
-                                const std::optional<at::Tensor>& grad_scale,
-                                const std::optional<at::Tensor>& found_inf) {
-  adam_tensor_lr(self, grads, exp_avgs, exp_avg_sqs, max_exp_avg_sqs, steps, lr, beta1, beta2, weight_decay, eps,
-                 amsgrad, maximize, true, grad_scale, found_inf);
+  const bool host_lr = lr.device().is_cpu();
+  adam(AdamArgs{self, grads, exp_avgs, exp_avg_sqs, max_exp_avg_sqs, steps, host_lr ? lr.item<double>() : 0.0,
+                host_lr ? at::Tensor() : lr, beta1, beta2, weight_decay, eps, amsgrad, maximize, kDecoupledDecay,
+                grad_scale, found_inf});
 }
 
 // _amp_update_scale_(Tensor(a!) self, Tensor(b!) growth_tracker, Tensor found_inf, float scale_growth_factor, float scale_backoff_factor, int growth_interval) -> Tensor(a!)
@@ -173,10 +159,10 @@ at::Tensor& amp_update_scale__ocl(at::Tensor& self, at::Tensor& growth_tracker, 
 }  // namespace
 
 TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
-  m.impl("_fused_adam_", fused_adam__ocl);
-  m.impl("_fused_adam_.tensor_lr", fused_adam__tensor_lr_ocl);
-  m.impl("_fused_adamw_", fused_adamw__ocl);
-  m.impl("_fused_adamw_.tensor_lr", fused_adamw__tensor_lr_ocl);
+  m.impl("_fused_adam_", fused_adam__ocl<false>);
+  m.impl("_fused_adam_.tensor_lr", fused_adam__tensor_lr_ocl<false>);
+  m.impl("_fused_adamw_", fused_adam__ocl<true>);
+  m.impl("_fused_adamw_.tensor_lr", fused_adam__tensor_lr_ocl<true>);
   m.impl("_amp_update_scale_", amp_update_scale__ocl);
 }
 

@@ -1,7 +1,8 @@
-// Shape ops: cat (up to kCatInputs inputs per launch), flip, roll, tril/triu (one strided
+// Shape ops: cat (up to SLOTS inputs per launch, sized to the device: foreach.h), flip, roll, tril/triu (one strided
 // remap kernel), and the range factories arange, linspace and eye. Kernels:
 // kernels/shape.cl. stack and repeat are composite in ATen and land on cat / copy_.
 #include "../runtime/Launch.h"
+#include "foreach.h"
 #include <ATen/MemoryOverlap.h>
 #include <ATen/WrapDimUtils.h>
 #include <ATen/native/Resize.h>
@@ -15,7 +16,8 @@ namespace torch_ocl {
 namespace {
 
 constexpr int kMaxDims = 12;   // MAXD in kernels/shape.cl
-constexpr int kCatInputs = 8;  // CAT_N in kernels/shape.cl
+// cat_fwd's parameters besides the input list and its table: out, four longs and an int.
+constexpr size_t kCatFixedBytes = 16 + 5 * 8;
 constexpr size_t kWG = 256;
 constexpr size_t kMaxGroups = 16384;
 
@@ -32,10 +34,6 @@ const char* word_type(size_t itemsize) {
 std::string move_opts(const at::Tensor& t) { return std::string("-DT=") + word_type(t.itemsize()); }
 
 // ---- cat ------------------------------------------------------------------------------------
-struct CatTable {
-  int64_t end[kCatInputs];
-};
-
 // cat.out(Tensor[] tensors, int dim=0, *, Tensor(a!) out) -> Tensor(a!)
 at::Tensor& cat_out_ocl(const at::ITensorListRef& tensors_ref, int64_t dim, at::Tensor& out) {
   auto tensors = tensors_ref.materialize();
@@ -90,24 +88,26 @@ at::Tensor& cat_out_ocl(const at::ITensorListRef& tensors_ref, int64_t dim, at::
     if (skipped(t) || t.size(dim) == 0) continue;
     ins.push_back(t.to(out.scalar_type()).contiguous());
   }
-  Kernel& k = get_kernel(d, "shape", move_opts(out), "cat_fwd");
+  // Up to `slots` inputs per launch; the table holds each input's end along an outer row.
+  const int slots = multi_tensor::slot_bucket(ins.size(), multi_tensor::slots_for(d, 1, sizeof(int64_t), kCatFixedBytes));
+  Kernel& k = get_kernel(d, "shape", move_opts(out) + " -DSLOTS=" + std::to_string(slots), "cat_fwd");
+  multi_tensor::ArgBytes tab;
+  tab.bytes.resize(slots * sizeof(int64_t));
   int64_t start = 0;
-  for (size_t b = 0; b < ins.size(); b += kCatInputs) {
-    const size_t cnt = std::min<size_t>(kCatInputs, ins.size() - b);
-    CatTable tab{};
-    std::array<Buf, kCatInputs> bufs;
+  for (size_t b = 0; b < ins.size(); b += slots) {
+    const size_t cnt = std::min<size_t>(slots, ins.size() - b);
+    multi_tensor::SlotBufs bufs = multi_tensor::null_bufs(slots);
     int64_t acc = 0;
-    for (size_t j = 0; j < static_cast<size_t>(kCatInputs); ++j) {
+    for (size_t j = 0; j < static_cast<size_t>(slots); ++j) {
       if (j < cnt) {
         acc += ins[b + j].size(dim);
         bufs[j] = buf(ins[b + j]);
-      } else {
-        bufs[j] = bufs[0];
       }
-      tab.end[j] = acc;
+      tab.put(j * sizeof(int64_t), acc * inner);
     }
-    launch(d, k, grid(outer * acc * inner), Range(kWG), buf(res), bufs[0], bufs[1], bufs[2], bufs[3], bufs[4], bufs[5],
-           bufs[6], bufs[7], outer, total, inner, start, tab);
+    const size_t groups = grid(outer * acc * inner).sz[0] / kWG;
+    multi_tensor::launch_groups(d, k, groups, kWG, buf(res), bufs, outer, total, inner, start,
+                                static_cast<cl_int>(cnt), tab);
     start += acc;
   }
   if (!res.is_same(out)) out.copy_(res);
