@@ -121,15 +121,15 @@ def _launches(fn, *names):
 
 
 # One launch takes at least 24 tensors of a one-list kernel on any device (the spec's minimum
-# parameter space, 1024 bytes, holds 24 slots), and 128 on NVIDIA.
+# parameter space, 1024 bytes, holds 24 slots; 16 of a two-list kernel), and 64+ on NVIDIA.
 def test_foreach_launch_counts_50_tensors():
     xs = [torch.randn(s).to(D) for s in [(64,)] * 50]
     (n,) = _launches(lambda: torch._foreach_add_(xs, 1.0), "foreach_apply")
     assert 1 <= n <= 3, n
     (n,) = _launches(lambda: torch._foreach_mul_(xs, torch.tensor(0.5, device=D)), "foreach_apply")
     assert 1 <= n <= 3, n
-    part, fin = _launches(lambda: torch._foreach_norm(xs), "foreach_norm_partial", "foreach_norm_finish")
-    assert part == fin and 1 <= part <= 3, (part, fin)
+    (n,) = _launches(lambda: torch._foreach_norm(xs), "foreach_norm")  # two lists (x, out): 16+ per launch
+    assert 1 <= n <= 4, n
     (n,) = _launches(lambda: torch.stack(torch._foreach_norm(xs)), "cat_fwd")
     assert 1 <= n <= 2, n
 

@@ -1,9 +1,10 @@
 // _foreach_* kernels: one launch applies an element-wise op to up to SLOTS tensors of each
-// list (multi_tensor.clh), and the per-tensor norms reduce in two launches (partials per
-// work-group, then one work-group per tensor). Floating types only; CT is the compute type.
+// list (multi_tensor.clh), and the per-tensor norms reduce in one launch (the last
+// work-group of each tensor finishes it). Floating types only; CT is the compute type.
 // The op is a runtime argument taken once per work-group, so each dtype builds one program
 // per number of buffer lists (NLISTS: out unless in place, then the inputs), which sets how
-// many tensors fit one launch; the one-list program also holds the norm and unscale kernels.
+// many tensors fit one launch; the two-list program also holds the norm kernel, the one-list
+// program the unscale kernel.
 #include "multi_tensor.clh"
 
 #ifndef NLISTS
@@ -93,7 +94,7 @@ __kernel void foreach_apply(Chunk c SLOT_PTRS(T, l0)
   }
 }
 
-#if NLISTS == 1
+#if NLISTS == 2
 // ---- norms ------------------------------------------------------------------------------
 // Norm kinds (runtime argument `norm`): 0 counts non-zeros, 1 sum |x|, 2 sqrt(sum x^2),
 // 3 max |x|, 4 min |x|, 5 (sum |x|^p)^(1/p).
@@ -120,44 +121,48 @@ inline CT group_combine(__local CT* sh, int norm, CT v) {
   return sh[0];
 }
 
-// partial[g] = combination of work-group g's block.
-__kernel void foreach_norm_partial(Chunk c SLOT_PTRS(T, x), CT p, PTR_ARG(CT, partial), int norm) {
+// The norm of every slot's tensor in one launch: each work-group reduces its block; a tensor
+// of one block is done, otherwise the group stores its partial and the last group of the
+// slot to arrive (last_group_arrive, common.clh) combines the slot's partials in a fixed
+// order and writes the 0-dim out. counters[s] serves slot s and is left at 0.
+__kernel void foreach_norm(Chunk c SLOT_PTRS(T, x) SLOT_PTRS(CT, out), CT p, PTR_ARG(CT, partial),
+                           __global uint* counters, int norm) {
   __local CT sh[WG];
-  const uint g = get_group_id(0);
+  __local uint last_flag;
+  const uint g = get_group_id(0), lid = get_local_id(0);
   const int s = chunk_slot(&c, g);
-  const ulong begin = (ulong)(g - c.block_start[s]) * c.block_elems;
+  const uint first = c.block_start[s], nblocks = c.block_start[s + 1] - first;
+  const ulong begin = (ulong)(g - first) * c.block_elems;
   const ulong end = min(begin + c.block_elems, c.numel[s]);
   __global const T* xp;
   SLOT_SELECT(xp, T, x, s);
-  CT acc = norm_init(norm);
-  if (norm == 2) {
-    for (ulong i = begin + get_local_id(0); i < end; i += WG) { CT v = LOAD(xp, i); acc += v * v; }
-  } else {
-    for (ulong i = begin + get_local_id(0); i < end; i += WG) acc = norm_combine(norm, acc, norm_map(norm, LOAD(xp, i), p));
-  }
-  acc = group_combine(sh, norm, acc);
-  if (get_local_id(0) == 0) PTR(CT, partial)[g] = acc;
-}
-
-// Work-group s combines slot s's partials into the 0-dim out of slot s (unused slots do nothing).
-__kernel void foreach_norm_finish(Chunk c SLOT_PTRS(CT, out), CT p, PTR_ARG(CT, partial), uint nslots, int norm) {
-  __local CT sh[WG];
-  const uint s = get_group_id(0);
-  if (s >= nslots) return;
   __global CT* o;
   SLOT_SELECT(o, CT, out, s);
-  __global const CT* part = PTR(CT, partial);
   CT acc = norm_init(norm);
-  for (uint i = c.block_start[s] + get_local_id(0); i < c.block_start[s + 1]; i += WG)
-    acc = norm_combine(norm, acc, part[i]);
+  if (norm == 2) {
+    for (ulong i = begin + lid; i < end; i += WG) { CT v = LOAD(xp, i); acc += v * v; }
+  } else {
+    for (ulong i = begin + lid; i < end; i += WG) acc = norm_combine(norm, acc, norm_map(norm, LOAD(xp, i), p));
+  }
   acc = group_combine(sh, norm, acc);
-  if (get_local_id(0) == 0) {
+  if (nblocks > 1) {  // uniform over the group
+    if (lid == 0) PTR(CT, partial)[g] = acc;
+    if (!last_group_arrive(counters + s, nblocks, &last_flag)) return;
+    // Other groups' partials: volatile loads (no stale L1 lines).
+    volatile __global const CT* part = (volatile __global const CT*)PTR(CT, partial);
+    acc = norm_init(norm);
+    for (uint i = first + lid; i < first + nblocks; i += WG) acc = norm_combine(norm, acc, part[i]);
+    acc = group_combine(sh, norm, acc);
+  }
+  if (lid == 0) {
     if (norm == 2) acc = sqrt(acc);
     if (norm == 5) acc = pow(acc, (CT)1 / p);
     o[0] = acc;
   }
 }
+#endif  // NLISTS == 2
 
+#if NLISTS == 1
 // _amp_foreach_non_finite_check_and_unscale_: x *= inv_scale; any non-finite x sets found_inf.
 __kernel void foreach_unscale(Chunk c SLOT_PTRS(T, x), PTR_ARG(float, found_inf), PTR_ARG(float, inv_scale)) {
   const uint g = get_group_id(0);

@@ -442,20 +442,19 @@ void run_norm(TensorList self, int norm, double p, const std::vector<at::Tensor>
   Device& d = ocl_device(self[0]);
   std::vector<int64_t> numels;
   for (const auto& x : self) numels.push_back(x.numel());
-  const Program prog = program(d, t, 1, numels);
-  Kernel& partial = get_kernel(d, "foreach", prog.options, "foreach_norm_partial");
-  Kernel& finish = get_kernel(d, "foreach", prog.options, "foreach_norm_finish");
+  const Program prog = program(d, t, 2, numels);  // lists: self, out
+  Kernel& k = get_kernel(d, "foreach", prog.options, "foreach_norm");
   auto chunks = plan<S>(numels, kBlockElems, prog.slots);
   size_t most = 0;
   for (const auto& c : chunks) most = std::max(most, c.groups);
   at::Tensor work = at::empty({static_cast<int64_t>(most)}, out[0].options());
-  // One partial launch and one finish launch per chunk of up to SLOTS tensors.
-  for (const auto& c : chunks) {
-    launch_groups(d, partial, c.groups, kGroup, c.args, slot_bufs(self, c), static_cast<S>(p), buf(work),
-                  static_cast<cl_int>(norm));
-    launch_groups(d, finish, c.index.size(), kGroup, c.args, slot_bufs(TensorList(out), c), static_cast<S>(p),
-                  buf(work), static_cast<cl_uint>(c.index.size()), static_cast<cl_int>(norm));
-  }
+  cl_mem counters = d.arrival_counters(prog.slots);
+  TORCH_INTERNAL_ASSERT(counters != nullptr, "torch_ocl: no arrival counters for _foreach_norm");
+  // One launch per chunk of up to SLOTS tensors (chunks run in queue order, so they share the
+  // workspace and the counters).
+  for (const auto& c : chunks)
+    launch_groups(d, k, c.groups, kGroup, c.args, slot_bufs(self, c), slot_bufs(TensorList(out), c),
+                  static_cast<S>(p), buf(work), counters, static_cast<cl_int>(norm));
 }
 }  // namespace
 
