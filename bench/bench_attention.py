@@ -5,8 +5,8 @@ T = 512..4096, causal and not. Reports ms and effective TFLOP/s (4*B*H*T*T*d for
 
 python bench/bench_attention.py [--quick] [--devices ocl,cuda] [--dtype float32] [--configs CFG ...]
 
---configs runs the ocl column once per TORCH_OCL_ATTN_CONFIG value (each in its own process),
-e.g. the backward modes side by side (BWD=split: a dQ kernel, deterministic; BWD=fused: dQ by
+--configs runs the ocl column once per TORCH_OCL_ATTN_CONFIG value (each in its own process;
+"" is the built-in defaults, shown as ocl[default]), e.g. the backward modes side by side (BWD=split: a dQ kernel, deterministic; BWD=fused: dQ by
 float atomics from the dK/dV kernel; ATOMIC=ptx|ptx4|cas picks the atomic instruction):
   python bench/bench_attention.py --devices ocl,cuda --configs BWD=split BWD=fused BWD=fused,ATOMIC=ptx4
 
@@ -24,6 +24,26 @@ tiling that does not fit the device warns and says what ran instead):
   (fused mode's atomic add: NVIDIA PTX red (default there), its float4 form (sm_90), CAS loop)
       ATOMIC=ptx  ATOMIC=ptx4  ATOMIC=cas
 e.g. TORCH_OCL_ATTN_CONFIG=WPT_M=4,WPT_N=2,BWD_WPT_M=2,BWD_WPT_N=2 python bench/bench_attention.py --devices ocl
+
+Kernel variants (off by default until measured; tests/test_attention.py::test_variants_match_math):
+  EXP=exp2      base-2 softmax: log2(e) folded into the score scale, exp2() instead of exp()
+                (NVIDIA's accurate exp() is several instructions, exp2 one MUFU.EX2); fwd and bwd
+  EXP=native    the same with native_exp2() (ex2.approx.ftz: ~2 ulp)
+  ROWRED=ptx    forward row max/sum by warp shuffles (shfl.sync.bfly inline PTX, NVIDIA) instead
+                of local memory: one barrier per key block less, no Red tile (2.3 KiB), so one
+                more work-group per SM fits under NVIDIA's 227 KiB; ROWRED=khr: the same through
+                cl_khr_subgroup_shuffle; ROWRED=emu: through local memory (tests only)
+  PPAD=8        P/dS tile rows padded by 8 instead of 4 floats: the scalar P/dS stores of 4 rows x
+                8 lanes of a warp hit 32 distinct banks (2-way conflicts with 4); fwd and bwd
+  SPLIT_KV=0    with ROWRED=ptx: 8.7 KiB less local memory per forward work-group (occupancy)
+  ATOMIC=ptx4   fused backward's dQ as 16-byte red.global.v4.f32.add with float4 K reads
+                (3 instead of 5 local wavefronts per 16 multiply-adds in the dQ product)
+  BWD_WPT_N=4   4x4 backward micro-tiles (64 work-items): 8 instead of 6 local loads per 64
+                instead of 32 multiply-adds in the backward's S and dP products
+The integrator's comparison on a GPU:
+  python bench/bench_attention.py --devices ocl,cuda --configs "" EXP=exp2 EXP=native ROWRED=ptx \
+      EXP=native,ROWRED=ptx,PPAD=8 EXP=native,ROWRED=ptx,PPAD=8,SPLIT_KV=0 ATOMIC=ptx4 BWD_WPT_N=4 \
+      EXP=native,ROWRED=ptx,PPAD=8,ATOMIC=ptx4,BWD_WPT_N=4
 Writes bench/results/attention.json (or $BENCH_OUT/attention.json).
 """
 import argparse
@@ -83,7 +103,7 @@ def main():
     columns = []
     for dev in (x for x in args.devices.split(",") if x):
         if dev == "ocl" and args.configs:
-            columns += [(f"ocl[{c}]", dev, {"TORCH_OCL_ATTN_CONFIG": c}) for c in args.configs]
+            columns += [(f"ocl[{c or 'default'}]", dev, {"TORCH_OCL_ATTN_CONFIG": c}) for c in args.configs]
         else:
             columns.append((dev, dev, {}))
     devs = [name for name, _, _ in columns]

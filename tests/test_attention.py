@@ -28,6 +28,9 @@ def _default_mode():
     return "fused"
 
 
+_variant = [""]  # the kernel variant attn_variant() selected (tuning keys), kept by bwd_mode
+
+
 @contextlib.contextmanager
 def bwd_mode(mode):
     """Selects the backward mode (BWD=split|fused) through the in-process tuning entries of
@@ -38,11 +41,11 @@ def bwd_mode(mode):
         return
     try:
         for key in _ATTN_KEYS:
-            _C._tuning_set(0, key, f"BWD={mode}")
+            _C._tuning_set(0, key, f"{_variant[0]} BWD={mode}".strip())
         yield mode
     finally:
         for key in _ATTN_KEYS:
-            _C._tuning_set(0, key, "")
+            _C._tuning_set(0, key, _variant[0])
 
 
 @contextlib.contextmanager
@@ -343,6 +346,10 @@ def test_sdpa_kernel_math_is_honoured():
 
 @pytest.mark.parametrize("mode", MODES)
 def test_dropout_matches_same_mask_reference(mode):
+    _check_dropout(mode)
+
+
+def _check_dropout(mode):
     B, H, L, S, D, p = 2, 3, 37, 40, 16, 0.3
     # Reveal the keep mask: q = 0 gives uniform attention 1/S, v = I puts element (i, j)
     # of the dropped-out attention matrix in out[i, j] = keep / (S * (1 - p)).
@@ -416,3 +423,55 @@ def test_backward_grads_keep_the_projection_layout(mode):
     rq, rk, rv = (x.view(B, T, H, D).transpose(1, 2) for x in ref.split(H * D, dim=2))
     F.scaled_dot_product_attention(rq, rk, rv, is_causal=True).backward(go.cpu())
     torch.testing.assert_close(qkv.grad.cpu(), ref.grad, atol=1e-5, rtol=1e-5)
+
+
+# Kernel variants selected by TORCH_OCL_ATTN_CONFIG keys (bench/bench_attention.py compares
+# them on a GPU): base-2 softmax (EXP=exp2|native), the forward's row reductions by shuffles
+# (ROWRED=ptx on NVIDIA, khr with cl_khr_subgroup_shuffle, emu: the same data flow through
+# local memory, which any device runs), the P/dS tile padding (PPAD). A shuffle the device
+# lacks falls back to the local reduction with a warning, so on PoCL the ptx/khr entries run
+# the other keys only (each entry is a new program: a few seconds of PoCL compile time).
+VARIANTS = ["EXP=exp2", "EXP=native PPAD=8 ROWRED=ptx", "ROWRED=emu", "EXP=exp2 ROWRED=emu SPLIT_KV=0", "ROWRED=khr"]
+
+
+@contextlib.contextmanager
+def attn_variant(spec):
+    from torch_ocl import _C
+    try:
+        _variant[0] = spec
+        for key in _ATTN_KEYS:
+            _C._tuning_set(0, key, spec)
+        yield
+    finally:
+        _variant[0] = ""
+        for key in _ATTN_KEYS:
+            _C._tuning_set(0, key, "")
+
+
+@pytest.mark.parametrize("spec", VARIANTS)
+def test_variants_match_math(spec):
+    import warnings
+    with warnings.catch_warnings():
+        warnings.filterwarnings("ignore", message=".*attention tiling.*")
+        with attn_variant(spec):
+            for B, Hq, Hkv, L, S, D, Dv, causal, mask in (
+                    (2, 2, 2, 33, 20, 32, None, True, None),           # causal, L > S
+                    (2, 2, 2, 37, 29, 64, None, False, "float_b1ls"),  # mask and its gradient
+                    (2, 2, 2, 17, 29, 40, 24, False, "bool"),          # odd D, a fully masked row
+                    (1, 1, 1, 65, 64, 80, None, True, None),           # head dimension class 128
+                    (1, 2, 2, 5, 70, 96, None, True, "bool")):
+                _compare(B, Hq, Hkv, L, S, D, Dv, causal, mask)
+            _compare(1, 4, 2, 70, 33, 64, enable_gqa=True)
+            _compare(2, 2, 2, 19, 23, 16, causal=True, dtype=torch.float64, tol=1e-10)
+            _check_dropout(None)
+            for mode in MODES:
+                _compare(2, 2, 2, 37, 29, 64, None, False, "float_b1ls", mode=mode)
+
+
+def test_missing_shuffle_falls_back():
+    # ROWRED=ptx is NVIDIA inline assembly: elsewhere the local row reduction runs, with a warning.
+    if "NVIDIA" in torch.ocl.get_device_properties(0).vendor:
+        pytest.skip("NVIDIA runs the PTX shuffles")
+    with attn_variant("ROWRED=ptx"):
+        with pytest.warns(UserWarning, match="ROW_REDUCE=1"):
+            _compare(1, 2, 2, 33, 40, 32, causal=True)

@@ -61,6 +61,18 @@
 #ifndef SPLIT_KV
 #define SPLIT_KV 0  // forward: 1 gives V its own local tile (one barrier less per key block)
 #endif
+#ifndef SOFTMAX_EXP
+#define SOFTMAX_EXP 0  // 0: exp(); 1: exp2() with log2(e) folded into the score scale; 2: native_exp2() (float; exp2 for double)
+#endif
+#ifndef ROW_REDUCE
+#define ROW_REDUCE 0  // forward row max/sum over the F_RN work-items of a row: 0 local memory, 1 NVIDIA PTX shfl.sync, 2 cl_khr_subgroup_shuffle, 3 shuffle emulated in local memory (tests)
+#endif
+#ifndef P_PAD
+#define P_PAD 4  // row padding of the P/dS tiles (multiple of 4); 8 makes the scalar P/dS stores of 4 rows x 8 lanes conflict-free
+#endif
+#ifndef ACC_IS_DOUBLE
+#define ACC_IS_DOUBLE 0  // 1 when ACC is double (set by the host with -DACC=double)
+#endif
 
 #define CAT_(a, b) a##b
 #define CAT(a, b) CAT_(a, b)
@@ -73,18 +85,21 @@
 #define F_RN (BLOCK_N / WPT_N)  // forward: work-items along the keys (they share a row)
 #define F_NT (F_RM * F_RN)      // forward work-group size
 #define F_DV4 (D4 / F_RN)       // forward: float4 columns of O per work-item
-#define F_LP (BLOCK_N + 4)      // forward: row stride of the probability tile
+#define F_LP (BLOCK_N + P_PAD)  // forward: row stride of the probability tile
 
 #define B_RQ (BWD_BLOCK_M / BWD_WPT_M)  // backward: work-items along the queries
 #define B_RK (BWD_BLOCK_N / BWD_WPT_N)  // backward: work-items along the keys
 #define B_NT (B_RQ * B_RK)              // backward work-group size (both kernels)
 #define B_DQ4 (D4 / B_RK)               // dQ kernel: float4 columns of dQ per work-item
 #define B_DK4 (D4 / B_RQ)               // dK/dV kernel: float4 columns of dK and dV per work-item
-#define B_LQ (BWD_BLOCK_N + 4)          // dQ kernel: row stride of the dS tile [query][key]
-#define B_LK (BWD_BLOCK_M + 4)          // dK/dV kernel: row stride of the P, dS tiles [key][query]
+#define B_LQ (BWD_BLOCK_N + P_PAD)      // dQ kernel: row stride of the dS tile [query][key]
+#define B_LK (BWD_BLOCK_M + P_PAD)      // dK/dV kernel: row stride of the P, dS tiles [key][query]
 
 #if HEAD_DIM % 4 != 0
 #error "HEAD_DIM must be a multiple of 4"
+#endif
+#if P_PAD % 4 != 0 || P_PAD < 0
+#error "P_PAD must be a multiple of 4"
 #endif
 #if BLOCK_M % WPT_M != 0 || BLOCK_N % WPT_N != 0 || BLOCK_N % 4 != 0 || D4 % F_RN != 0
 #error "forward tiles: WPT_M | BLOCK_M, WPT_N | BLOCK_N, 4 | BLOCK_N and BLOCK_N/WPT_N | HEAD_DIM/4"
@@ -114,6 +129,78 @@
 
 #define NEG_INF ((ACC)(-INFINITY))
 #define ZERO4 ((ACC4)((ACC)0))
+
+// The softmax exponential. With SOFTMAX_EXP scores are kept in base 2: the score scale (and
+// an additive mask) are multiplied by log2(e) once, so every exponential is an exp2 (one
+// MUFU.EX2 on NVIDIA, where exp() is a multi-instruction accurate routine). The logsumexp the
+// forward saves stays natural-log (the backward converts it).
+#if SOFTMAX_EXP == 0
+#define EXPF(x) exp(x)
+#define LOGF(x) log(x)
+#define SM_LOG2E 1
+#define SM_LN2 1
+#else
+#if SOFTMAX_EXP == 2 && !ACC_IS_DOUBLE
+#define EXPF(x) native_exp2(x)
+#else
+#define EXPF(x) exp2(x)
+#endif
+#define LOGF(x) log2(x)
+#if ACC_IS_DOUBLE
+#define SM_LOG2E 1.4426950408889634
+#define SM_LN2 0.6931471805599453
+#else
+#define SM_LOG2E 1.4426950408889634f
+#define SM_LN2 0.6931471805599453f
+#endif
+#endif
+
+// Row reductions of the forward across the F_RN work-items that share a row (consecutive
+// local ids, tx = lid % F_RN) by butterfly shuffles: no local round trip and no barrier. Every
+// lane ends with the same bits (each step combines x_i and x_(i^m) commutatively). Where the
+// shape does not allow it (F_RN not a power of two within a warp, a partial warp) or the
+// extension is missing, the local-memory reduction stands in.
+#if ROW_REDUCE == 1 && ((F_RN & (F_RN - 1)) != 0 || F_RN > 32 || F_NT % 32 != 0)
+#undef ROW_REDUCE
+#define ROW_REDUCE 0
+#endif
+#if ROW_REDUCE == 2 && !defined(cl_khr_subgroup_shuffle)
+#undef ROW_REDUCE
+#define ROW_REDUCE 0
+#endif
+#if ROW_REDUCE != 0 && (F_RN & (F_RN - 1)) != 0
+#undef ROW_REDUCE
+#define ROW_REDUCE 0
+#endif
+#if ROW_REDUCE == 1
+inline uint shfl_xor_u32(uint x, int m) {
+  uint r;
+  asm volatile("shfl.sync.bfly.b32 %0, %1, %2, 0x1f, 0xffffffff;" : "=r"(r) : "r"(x), "r"(m));
+  return r;
+}
+#if ACC_IS_DOUBLE
+inline ACC row_xor(ACC x, int m) {
+  const uint2 u = as_uint2(x);
+  return as_double((uint2)(shfl_xor_u32(u.x, m), shfl_xor_u32(u.y, m)));
+}
+#else
+inline ACC row_xor(ACC x, int m) { return as_float(shfl_xor_u32(as_uint(x), m)); }
+#endif
+#define ROW_XOR(x, m) row_xor((x), (m))
+#elif ROW_REDUCE == 2
+#pragma OPENCL EXTENSION cl_khr_subgroup_shuffle : enable
+#define ROW_XOR(x, m) sub_group_shuffle_xor((x), (uint)(m))
+#elif ROW_REDUCE == 3
+// The value of work-item lid ^ m through local memory (two barriers: a test stand-in only).
+inline ACC row_xor_emu(ACC x, int m, __local ACC* X, int lid) {
+  X[lid] = x;
+  barrier(CLK_LOCAL_MEM_FENCE);
+  const ACC y = X[lid ^ m];
+  barrier(CLK_LOCAL_MEM_FENCE);
+  return y;
+}
+#define ROW_XOR(x, m) row_xor_emu((x), (m), RowX, lid)
+#endif
 
 // Full unrolling of the per-work-item loops keeps the micro-tiles in registers on GPUs.
 // CPU devices (NO_UNROLL, set by the host) vectorize across work-items instead, and there
@@ -230,11 +317,11 @@ inline float dropout_uniform(ulong seed, ulong offset, ulong idx) {
 #define SCORE(dotv, i, j)                                                                       \
   ((j) >= S || (i) >= L || (causal && (j) > (i))                                                \
        ? NEG_INF                                                                                \
-       : (dotv) * scale + (use_mask ? LOAD(MK, (long)(i) * m_sl + (long)(j) * m_ss) : (ACC)0))
+       : (dotv) * qk_scale + (use_mask ? LOAD(MK, (long)(i) * m_sl + (long)(j) * m_ss) * (ACC)SM_LOG2E : (ACC)0))
 
 // A tile that no bound, causal diagonal or mask touches needs only the scaling (`interior`
 // is uniform over the work-group, so the branch costs nothing).
-#define TILE_SCORE(interior, dotv, i, j) ((interior) ? (dotv) * scale : SCORE(dotv, i, j))
+#define TILE_SCORE(interior, dotv, i, j) ((interior) ? (dotv) * qk_scale : SCORE(dotv, i, j))
 #define INTERIOR(r0, nr, c0, nc) \
   (!use_mask && (r0) + (nr) <= L && (c0) + (nc) <= S && (!causal || (c0) + (nc) - 1 <= (r0)))
 
@@ -248,9 +335,10 @@ inline float dropout_uniform(ulong seed, ulong offset, ulong idx) {
   PTR_ARG(DTYPE, mask), long m_sb, long m_sh, long m_sl, long m_ss, int use_mask,              \
   int causal, ACC scale, float dropout_p, ulong seed, ulong offset
 
-// Base pointers of this (batch, q head) / kv head.
+// Base pointers of this (batch, q head) / kv head, and the score scale (base 2 under SOFTMAX_EXP).
 #define ATTN_BASES(b, h)                                                                        \
   const int hk = (h) / group;                                                                   \
+  const ACC qk_scale = scale * (ACC)SM_LOG2E;                                                   \
   __global const DTYPE* Q = PTR(DTYPE, q) + (long)(b) * q_sb + (long)(h) * q_sh;                \
   __global const DTYPE* K = PTR(DTYPE, k) + (long)(b) * k_sb + (long)hk * k_sh;                 \
   __global const DTYPE* V = PTR(DTYPE, v) + (long)(b) * v_sb + (long)hk * v_sh;                 \
@@ -272,7 +360,11 @@ void attention_fwd(ATTN_ARGS, PTR_ARG(DTYPE, out), long o_sb, long o_sh, long o_
 #define Vs KVs
 #endif
   __local ACC4 Ps[BLOCK_M * (F_LP / 4)];     // probabilities [row][key]
+#if ROW_REDUCE == 0
   __local ACC Red[BLOCK_M * (F_RN + 1)];     // per-row partials of the F_RN work-items of a row
+#elif ROW_REDUCE == 3
+  __local ACC RowX[F_NT];                    // the emulated shuffle's exchange
+#endif
   __local ACC* Pl = (__local ACC*)Ps;
 
   const int lid = get_local_id(0), tx = lid % F_RN, ty = lid / F_RN;
@@ -313,19 +405,28 @@ UNROLL
     ACC s[WPT_M][WPT_N];
     MICRO_DOT(s, WPT_M, WPT_N, Qs, ty, F_RM, KVs, tx, F_RN);
     const bool interior = INTERIOR(i0, BLOCK_M, j0, BLOCK_N);
+    ACC rmax[WPT_M];  // this work-item's part of each row's maximum over the block
 UNROLL
     for (int a = 0; a < WPT_M; ++a) {
       const int r = ty + a * F_RM, i = i0 + r;
-      ACC mx = NEG_INF;
+      rmax[a] = NEG_INF;
 UNROLL
       for (int c = 0; c < WPT_N; ++c) {
         const int j = j0 + tx + c * F_RN;
         s[a][c] = TILE_SCORE(interior, s[a][c], i, j);
-        mx = fmax(mx, s[a][c]);
+        rmax[a] = fmax(rmax[a], s[a][c]);
       }
-      Red[r * (F_RN + 1) + tx] = mx;
+#if ROW_REDUCE == 0
+      Red[r * (F_RN + 1) + tx] = rmax[a];
+#else
+      for (int u = 1; u < F_RN; u <<= 1) rmax[a] = fmax(rmax[a], ROW_XOR(rmax[a], u));
+#endif
     }
-    barrier(CLK_LOCAL_MEM_FENCE);  // partial maxima posted; K no longer needed
+    // Partial maxima posted; K no longer needed. With shuffled maxima and V in its own tile
+    // nothing needs this barrier (V and P were last read before this block's first one).
+#if ROW_REDUCE == 0 || !SPLIT_KV
+    barrier(CLK_LOCAL_MEM_FENCE);
+#endif
 #if !PREFETCH
     fetch_rows(kv, FETCH_PER(BLOCK_N, F_NT), BLOCK_N, V, v_ss, v_sd, j0, S, Dv, lid, F_NT);
 #endif
@@ -337,9 +438,13 @@ UNROLL
 UNROLL
     for (int a = 0; a < WPT_M; ++a) {
       const int r = ty + a * F_RM, i = i0 + r;
+#if ROW_REDUCE == 0
       ACC mx = m[a];
       for (int u = 0; u < F_RN; ++u) mx = fmax(mx, Red[r * (F_RN + 1) + u]);
-      const ACC corr = mx == NEG_INF ? (ACC)1 : exp(m[a] - mx);
+#else
+      const ACC mx = fmax(m[a], rmax[a]);
+#endif
+      const ACC corr = mx == NEG_INF ? (ACC)1 : EXPF(m[a] - mx);
       m[a] = mx;
       l[a] *= corr;
 UNROLL
@@ -347,7 +452,7 @@ UNROLL
 UNROLL
       for (int c = 0; c < WPT_N; ++c) {
         const int j = j0 + tx + c * F_RN;
-        ACC p = s[a][c] == NEG_INF ? (ACC)0 : exp(s[a][c] - mx);
+        ACC p = s[a][c] == NEG_INF ? (ACC)0 : EXPF(s[a][c] - mx);
         l[a] += p;
         if (dropout_p > 0.0f && p != (ACC)0 &&
             dropout_uniform(seed, offset, drop_base + (ulong)i * S + j) <= dropout_p)
@@ -361,20 +466,31 @@ UNROLL
 #undef Vs
 
   // Row sums: the F_RN shares of each row (the last reads of Red preceded the last barrier).
+#if ROW_REDUCE == 0
 UNROLL
   for (int a = 0; a < WPT_M; ++a) Red[(ty + a * F_RM) * (F_RN + 1) + tx] = l[a];
   barrier(CLK_LOCAL_MEM_FENCE);
 UNROLL
   for (int a = 0; a < WPT_M; ++a) {
+    ACC lt = (ACC)0;
+    for (int u = 0; u < F_RN; ++u) lt += Red[(ty + a * F_RM) * (F_RN + 1) + u];
+    l[a] = lt;
+  }
+#else
+UNROLL
+  for (int a = 0; a < WPT_M; ++a)
+    for (int u = 1; u < F_RN; u <<= 1) l[a] += ROW_XOR(l[a], u);
+#endif
+UNROLL
+  for (int a = 0; a < WPT_M; ++a) {
     const int r = ty + a * F_RM, i = i0 + r;
     if (i >= L) continue;
-    ACC lt = (ACC)0;
-    for (int u = 0; u < F_RN; ++u) lt += Red[r * (F_RN + 1) + u];
+    const ACC lt = l[a];
     const ACC inv = lt > (ACC)0 ? (ACC)1 / (lt * (ACC)(1.0f - dropout_p)) : (ACC)0;
     __global DTYPE* O = PTR(DTYPE, out) + (long)b * o_sb + (long)h * o_sh + (long)i * o_sl;
 UNROLL
     for (int g = 0; g < F_DV4; ++g) store4(O, (tx + g * F_RN) * 4, Dv, o[a][g] * inv);
-    if (tx == 0) PTR(ACC, lse)[((long)b * Hq + h) * L + i] = lt > (ACC)0 ? m[a] + log(lt) : NEG_INF;
+    if (tx == 0) PTR(ACC, lse)[((long)b * Hq + h) * L + i] = lt > (ACC)0 ? (m[a] + LOGF(lt)) * (ACC)SM_LN2 : NEG_INF;
   }
 }
 
@@ -407,7 +523,7 @@ __kernel void attention_bwd_prep(int L, int Dv, int Hq, PTR_ARG(DTYPE, dout), lo
 #define BWD_TERMS(interior, sc_dot, dov_dot, i, j, lse_i, delta_i, A_out, dS_out)                \
   do {                                                                                          \
     const ACC s_ = TILE_SCORE(interior, sc_dot, i, j);                                          \
-    const ACC p_ = (s_ == NEG_INF || (lse_i) == NEG_INF) ? (ACC)0 : exp(s_ - (lse_i));          \
+    const ACC p_ = (s_ == NEG_INF || (lse_i) == NEG_INF) ? (ACC)0 : EXPF(s_ - (lse_i) * (ACC)SM_LOG2E); \
     ACC z_ = (ACC)1;                                                                            \
     if (dropout_p > 0.0f)                                                                       \
       z_ = dropout_uniform(seed, offset, drop_base + (ulong)(i) * S + (j)) <= dropout_p          \
@@ -500,9 +616,6 @@ UNROLL
 // ---- Float atomic add for the fused backward's dQ (ATOMIC_ADD selects the instruction) ----
 #ifndef ATOMIC_ADD
 #define ATOMIC_ADD 0  // 0 compare-and-swap loop (portable), 1 NVIDIA PTX red.global.add, 2 cl_ext_float_atomics, 3 NVIDIA PTX red.global.v4.f32.add (sm_90) for float4 runs
-#endif
-#ifndef ACC_IS_DOUBLE
-#define ACC_IS_DOUBLE 0  // 1 when ACC is double (set by the host with -DACC=double)
 #endif
 // The extension path needs the compiler's feature macro; without it the loop stands in.
 #if ATOMIC_ADD == 2 && (ACC_IS_DOUBLE || !defined(__opencl_c_ext_fp32_global_atomic_add))

@@ -44,6 +44,9 @@ struct AttnConfig {
   int split_kv = 1;  // forward: separate K and V local tiles (one barrier less per key block)
   int bwd_fused = 1;  // backward: 1 fused (dQ by atomics from the dK/dV kernel), 0 split (BWD=)
   int atomic = 0;     // the fused mode's float atomic add: ATOMIC_ADD in attention.cl (ATOMIC=)
+  int softmax_exp = 0;  // SOFTMAX_EXP (EXP=exp|exp2|native): exp(), or base-2 scores and exp2/native_exp2
+  int row_reduce = 0;   // ROW_REDUCE (ROWRED=local|ptx|khr|emu): the forward's row max/sum by shuffles
+  int p_pad = 4;        // P_PAD (PPAD=): row padding of the P/dS tiles
   bool ok = false;
 
   size_t fwd_threads() const { return size_t(block_m / wpt_m) * (block_n / wpt_n); }
@@ -52,12 +55,12 @@ struct AttnConfig {
   // the compute type.
   size_t fwd_elems() const {
     const size_t ld = head_dim + 4;
-    return (block_m + block_n * (1 + split_kv)) * ld + block_m * (block_n + 4) + block_m * (block_n / wpt_n + 1);
+    return (block_m + block_n * (1 + split_kv)) * ld + block_m * (block_n + p_pad) + block_m * (block_n / wpt_n + 1);
   }
   size_t bwd_elems() const {
     const size_t ld = head_dim + 4;
-    const size_t dq = 2 * (bwd_m + bwd_n) * ld + bwd_m * (bwd_n + 4);
-    const size_t dkdv = 2 * (bwd_m + bwd_n) * ld + 2 * bwd_n * (bwd_m + 4) + 2 * bwd_m;
+    const size_t dq = 2 * (bwd_m + bwd_n) * ld + bwd_m * (bwd_n + p_pad);
+    const size_t dkdv = 2 * (bwd_m + bwd_n) * ld + 2 * bwd_n * (bwd_m + p_pad) + 2 * bwd_m;
     return std::max(dq, dkdv);
   }
   size_t local_elems() const { return std::max(fwd_elems(), bwd_elems()); }
@@ -66,7 +69,8 @@ struct AttnConfig {
     const int d4 = head_dim / 4;
     auto div = [](int a, int b) { return a > 0 && b > 0 && b % a == 0; };
     return (prefetch == 0 || prefetch == 1) && (split_kv == 0 || split_kv == 1) && (bwd_fused == 0 || bwd_fused == 1) &&
-           atomic >= 0 && atomic <= 3 && head_dim % 4 == 0 &&
+           atomic >= 0 && atomic <= 3 && softmax_exp >= 0 && softmax_exp <= 2 && row_reduce >= 0 &&
+           row_reduce <= 3 && p_pad >= 0 && p_pad <= 64 && p_pad % 4 == 0 && head_dim % 4 == 0 &&
            div(wpt_m, block_m) && div(wpt_n, block_n) && block_n % 4 == 0 && div(block_n / wpt_n, d4) && div(bwd_wpt_m, bwd_m) && div(bwd_wpt_n, bwd_n) && bwd_m % 4 == 0 &&
            bwd_n % 4 == 0 && div(bwd_n / bwd_wpt_n, d4) && div(bwd_m / bwd_wpt_m, d4);
   }
@@ -74,7 +78,8 @@ struct AttnConfig {
     auto o = [](const char* k, int v) { return std::string(" -D") + k + "=" + std::to_string(v); };
     return o("HEAD_DIM", head_dim) + o("BLOCK_M", block_m) + o("BLOCK_N", block_n) + o("WPT_M", wpt_m) +
            o("WPT_N", wpt_n) + o("BWD_BLOCK_M", bwd_m) + o("BWD_BLOCK_N", bwd_n) + o("BWD_WPT_M", bwd_wpt_m) +
-           o("BWD_WPT_N", bwd_wpt_n) + o("PREFETCH", prefetch) + o("SPLIT_KV", split_kv);
+           o("BWD_WPT_N", bwd_wpt_n) + o("PREFETCH", prefetch) + o("SPLIT_KV", split_kv) +
+           o("SOFTMAX_EXP", softmax_exp) + o("ROW_REDUCE", row_reduce) + o("P_PAD", p_pad);
   }
   // With what options() leaves out: the backward mode is a choice of kernel, and the atomic
   // add an option of the fused backward's program only (see AttnPlan).
@@ -99,6 +104,14 @@ std::string apply_tiling(const std::string& text, AttnConfig& c) {
       c.atomic = value == "cas" ? 0 : value == "ptx" ? 1 : value == "ext" ? 2 : 3;
       continue;
     }
+    if (key == "EXP" && (value == "exp" || value == "exp2" || value == "native")) {
+      c.softmax_exp = value == "exp" ? 0 : value == "exp2" ? 1 : 2;
+      continue;
+    }
+    if (key == "ROWRED" && (value == "local" || value == "ptx" || value == "khr" || value == "emu")) {
+      c.row_reduce = value == "local" ? 0 : value == "ptx" ? 1 : value == "khr" ? 2 : 3;
+      continue;
+    }
     int* field = key == "BLOCK_M"       ? &c.block_m
                  : key == "BLOCK_N"     ? &c.block_n
                  : key == "WPT_M"       ? &c.wpt_m
@@ -111,13 +124,16 @@ std::string apply_tiling(const std::string& text, AttnConfig& c) {
                  : key == "SPLIT_KV"    ? &c.split_kv
                  : key == "BWD"         ? &c.bwd_fused
                  : key == "ATOMIC"      ? &c.atomic
+                 : key == "EXP"         ? &c.softmax_exp
+                 : key == "ROWRED"      ? &c.row_reduce
+                 : key == "PPAD"        ? &c.p_pad
                                         : nullptr;
     if (!field)
       return "unknown key '" + key +
              "' (BLOCK_M, BLOCK_N, WPT_M, WPT_N, BWD_BLOCK_M, BWD_BLOCK_N, BWD_WPT_M, BWD_WPT_N, PREFETCH, SPLIT_KV, "
-             "BWD=fused|split, ATOMIC=cas|ptx|ext|ptx4)";
+             "BWD=fused|split, ATOMIC=cas|ptx|ext|ptx4, EXP=exp|exp2|native, ROWRED=local|ptx|khr|emu, PPAD)";
     if (!tuning::parse_int(key, value, field, &err))
-      return key == "BWD" || key == "ATOMIC" ? err + " or a mode name" : err;
+      return key == "BWD" || key == "ATOMIC" || key == "EXP" || key == "ROWRED" ? err + " or a mode name" : err;
   }
   if (!c.valid()) return "not a valid tiling for head dimension class " + std::to_string(c.head_dim) +
                          " (see the #error rules in kernels/attention.cl)";
@@ -181,6 +197,10 @@ AttnConfig attn_config(const Device& d, int64_t D, int64_t Dv, at::ScalarType t)
   const std::string dflt = c.describe();
   apply_overrides(d, t, c);
   const std::string requested = c.describe();
+  // Shuffles the device cannot run: NVIDIA's PTX elsewhere, the khr functions without the
+  // extension. The local-memory row reduction takes their place (and the warning below says so).
+  if ((c.row_reduce == 1 && !nvidia) || (c.row_reduce == 2 && !has_extension(d, "cl_khr_subgroup_shuffle")))
+    c.row_reduce = 0;
   const size_t acc = t == at::kDouble ? 8 : 4, limit = d.info.local_mem;
   auto halve = [](int& block, int& wpt) {
     if (wpt % 2 != 0 || (block / 2) % 4 != 0) return false;
