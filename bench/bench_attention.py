@@ -38,12 +38,16 @@ Kernel variants (off by default until measured; tests/test_attention.py::test_va
   SPLIT_KV=0    with ROWRED=ptx: 8.7 KiB less local memory per forward work-group (occupancy)
   ATOMIC=ptx4   fused backward's dQ as 16-byte red.global.v4.f32.add with float4 K reads
                 (3 instead of 5 local wavefronts per 16 multiply-adds in the dQ product)
+  DQVEC=1       the float4 K reads of ATOMIC=ptx4 with scalar atomics (4 per float4, 16-byte
+                strided across a warp instead of coalesced)
+  BWD_PREFETCH=1  the backward's next Q/dO tile loaded into registers during the current one
+                (PREFETCH=0, the NVIDIA default, was measured with the split backward only)
   BWD_WPT_N=4   4x4 backward micro-tiles (64 work-items): 8 instead of 6 local loads per 64
                 instead of 32 multiply-adds in the backward's S and dP products
 The integrator's comparison on a GPU:
   python bench/bench_attention.py --devices ocl,cuda --configs "" EXP=exp2 EXP=native ROWRED=ptx \
-      EXP=native,ROWRED=ptx,PPAD=8 EXP=native,ROWRED=ptx,PPAD=8,SPLIT_KV=0 ATOMIC=ptx4 BWD_WPT_N=4 \
-      EXP=native,ROWRED=ptx,PPAD=8,ATOMIC=ptx4,BWD_WPT_N=4
+      EXP=native,ROWRED=ptx,PPAD=8 EXP=native,ROWRED=ptx,PPAD=8,SPLIT_KV=0 ATOMIC=ptx4 DQVEC=1 \
+      BWD_PREFETCH=1 BWD_WPT_N=4 EXP=native,ROWRED=ptx,PPAD=8,ATOMIC=ptx4
 Writes bench/results/attention.json (or $BENCH_OUT/attention.json).
 """
 import argparse

@@ -58,6 +58,9 @@
 #ifndef PREFETCH
 #define PREFETCH 1  // 1: load the next tile into registers during the current tile's math
 #endif
+#ifndef BWD_PREFETCH
+#define BWD_PREFETCH PREFETCH  // the same for the backward kernels (the next Q/dO or K/V tile)
+#endif
 #ifndef SPLIT_KV
 #define SPLIT_KV 0  // forward: 1 gives V its own local tile (one barrier less per key block)
 #endif
@@ -573,10 +576,10 @@ UNROLL
     fetch_rows(kb, B_PN, BWD_BLOCK_N, K, k_ss, k_sd, (j), S, D, lid, B_NT);  \
     fetch_rows(vb, B_PN, BWD_BLOCK_N, V, v_ss, v_sd, (j), S, Dv, lid, B_NT); \
   } while (0)
-  if (PREFETCH) FETCH_KV(0);
+  if (BWD_PREFETCH) FETCH_KV(0);
   for (int j0 = 0; j0 < jend; j0 += BWD_BLOCK_N) {
     barrier(CLK_LOCAL_MEM_FENCE);  // the previous block's reads of Ks and dSs are done
-    if (!PREFETCH) FETCH_KV(j0);
+    if (!BWD_PREFETCH) FETCH_KV(j0);
     store_rows(Ks, kb, B_PN, BWD_BLOCK_N, lid, B_NT);
     store_rows(Vs, vb, B_PN, BWD_BLOCK_N, lid, B_NT);
     barrier(CLK_LOCAL_MEM_FENCE);
@@ -598,7 +601,7 @@ UNROLL
       }
     }
     barrier(CLK_LOCAL_MEM_FENCE);  // dS complete
-    if (PREFETCH && j0 + BWD_BLOCK_N < jend) FETCH_KV(j0 + BWD_BLOCK_N);
+    if (BWD_PREFETCH && j0 + BWD_BLOCK_N < jend) FETCH_KV(j0 + BWD_BLOCK_N);
     MICRO_ACC(acc, BWD_WPT_M, B_DQ4, dSs, B_LQ, ty, B_RQ, Ks, tx, B_RK, BWD_BLOCK_N);
   }
 #undef B_PN
@@ -761,13 +764,13 @@ UNROLL
       db[x_] = ii_ < L ? PTR(ACC, delta)[rb_ + ii_] : (ACC)0;                                   \
     }                                                                                           \
   } while (0)
-  if (PREFETCH && nitems > 0) FETCH_ITEM(0);
+  if (BWD_PREFETCH && nitems > 0) FETCH_ITEM(0);
   for (int t = 0; t < nitems; ++t) {
     const int h = ITEM_HEAD(t), i0 = ITEM_ROW0(t);
     ATTN_BASES(b, h);
     (void)K; (void)V; (void)Q;
     barrier(CLK_LOCAL_MEM_FENCE);  // the previous item's reads of Qs, Gs, Ps, dSs, LSEs are done
-    if (!PREFETCH) FETCH_ITEM(t);
+    if (!BWD_PREFETCH) FETCH_ITEM(t);
     store_rows(Qs, qb, B_PM, BWD_BLOCK_M, lid, B_NT);
     store_rows(Gs, gb, B_PM, BWD_BLOCK_M, lid, B_NT);
 UNROLL
@@ -793,7 +796,7 @@ UNROLL
       }
     }
     barrier(CLK_LOCAL_MEM_FENCE);  // P and dS complete
-    if (PREFETCH && t + 1 < nitems) FETCH_ITEM(t + 1);
+    if (BWD_PREFETCH && t + 1 < nitems) FETCH_ITEM(t + 1);
     MICRO_ACC(dva, BWD_WPT_N, B_DK4, Ps, B_LK, ty, B_RK, Gs, tx, B_RQ, BWD_BLOCK_M);
     MICRO_ACC(dka, BWD_WPT_N, B_DK4, dSs, B_LK, ty, B_RK, Qs, tx, B_RQ, BWD_BLOCK_M);
 #if HAVE_ACC_ATOMIC
