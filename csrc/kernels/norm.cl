@@ -269,8 +269,8 @@ __kernel void layer_norm_bwd(PTR_ARG(X_T, dy), PTR_ARG(X_T, x), PTR_ARG(S_T, mea
     barrier(CLK_LOCAL_MEM_FENCE);
   }
 
-  // Fan-in tree over the partial rows: level slots [base, base + n) of `part`, one arrival
-  // counter per team of the level starting at counters + cbase.
+  // Fan-in tree over the partial rows: a level's n partials are slots [slot_base, slot_base + n)
+  // of `part`, its teams' arrival counters start at counters + cbase.
   ulong s = get_group_id(0), n = get_num_groups(0), slot_base = 0, cbase = 0;
   for (;;) {
     const ulong team = s / FAN_IN, first = team * FAN_IN, nteams = (n + FAN_IN - 1) / FAN_IN;
