@@ -458,13 +458,15 @@ def test_variants_match_math(spec):
             for B, Hq, Hkv, L, S, D, Dv, causal, mask in (
                     (2, 2, 2, 33, 20, 32, None, True, None),           # causal, L > S
                     (2, 2, 2, 37, 29, 64, None, False, "float_b1ls"),  # mask and its gradient
-                    (2, 2, 2, 17, 29, 40, 24, False, "bool"),          # odd D, a fully masked row
-                    (1, 1, 1, 65, 64, 80, None, True, None),           # head dimension class 128
-                    (1, 2, 2, 5, 70, 96, None, True, "bool")):
+                    (2, 2, 2, 17, 29, 40, 24, False, "bool")):         # odd D, a fully masked row
                 _compare(B, Hq, Hkv, L, S, D, Dv, causal, mask)
             _compare(1, 4, 2, 70, 33, 64, enable_gqa=True)
-            _compare(2, 2, 2, 19, 23, 16, causal=True, dtype=torch.float64, tol=1e-10)
             _check_dropout(None)
+            if "EXP" in spec:  # the base-2 constants in double precision
+                _compare(2, 2, 2, 19, 23, 16, causal=True, dtype=torch.float64, tol=1e-10)
+            if spec == VARIANTS[1]:  # head dimension class 128 (one more program per variant)
+                _compare(1, 1, 1, 65, 64, 80, causal=True)
+                _compare(1, 2, 2, 5, 70, 96, None, True, "bool")
             for mode in MODES:
                 _compare(2, 2, 2, 37, 29, 64, None, False, "float_b1ls", mode=mode)
 
