@@ -189,7 +189,8 @@ def _adam_state(shapes, dtype, offsets, seed):
 
 @pytest.mark.parametrize("dtype", [torch.float32, torch.float64, torch.bfloat16])
 @pytest.mark.parametrize("offsets", [(0, 0, 0, 0, 0), (1, 1, 1, 1, 1), (0, 3, 0, 0, 2), (2, 2, 2, 2, 0)])
-@pytest.mark.parametrize("flags", ["plain", "amsgrad+maximize", "adam+grad_scale", "tensor_lr+found_inf0"])
+@pytest.mark.parametrize("flags", ["plain", "amsgrad+maximize", "adam+grad_scale", "tensor_lr+found_inf0",
+                                   "grad_scale+found_inf1"])
 def test_fused_adam_many_misaligned_match_cpu(dtype, offsets, flags):
     """40 parameters of mixed sizes (more than one launch on a 1024-byte parameter space) whose
     lists sit at element offsets `offsets` (params, grads, exp_avgs, exp_avg_sqs, max): the
@@ -200,8 +201,8 @@ def test_fused_adam_many_misaligned_match_cpu(dtype, offsets, flags):
     kw = dict(lr=1e-2, beta1=0.9, beta2=0.99, weight_decay=0.1, eps=1e-8, amsgrad=amsgrad, maximize="maximize" in flags)
     if "grad_scale" in flags:
         kw.update(grad_scale=torch.tensor(4.0), found_inf=torch.tensor(0.0))
-    if "found_inf0" in flags:
-        kw.update(found_inf=torch.tensor(0.0))
+    if "found_inf" in flags:
+        kw.update(found_inf=torch.tensor(float(flags[-1])))  # 1: the step is skipped
     results = {}
     for dev in ("cpu", D):
         lists = _adam_state(shapes, dtype, offsets, 7)

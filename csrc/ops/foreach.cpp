@@ -1,7 +1,7 @@
 // The _foreach_* ops used by the foreach optimizers, clip_grad_norm_ and GradScaler: one
-// multi-tensor launch (kernels/foreach.cl) per SLOTS tensors (foreach.h) when every tensor is a dense
-// floating tensor of one dtype on one device with matching layouts across lists (ATen's
-// fast-route rules); anything else takes ATen's per-tensor "slow" implementation, which
+// multi-tensor launch (kernels/foreach.cl) per SLOTS tensors (foreach.h) when every tensor
+// is a dense floating tensor of one dtype on one device with matching layouts across lists
+// (ATen's fast-route rules); anything else takes ATen's per-tensor "slow" implementation, which
 // calls the ordinary ops.
 #include "../runtime/Launch.h"
 #include "foreach.h"
@@ -76,7 +76,8 @@ struct Program {
 };
 Program program(Device& d, at::ScalarType t, int nlists, const std::vector<int64_t>& numels) {
   const size_t sb = t == at::kDouble ? sizeof(double) : sizeof(float);
-  const int slots = slot_bucket(count_nonempty(numels), slots_for(d, nlists, ChunkLayout::per_slot(sb), kApplyFixedBytes));
+  const int most = slots_for(d, nlists, ChunkLayout::per_slot(sb), kApplyFixedBytes);
+  const int slots = slot_bucket(count_nonempty(numels), most);
   return {float_type_options(t) + " -DWG=" + std::to_string(kGroup) + " -DSLOTS=" + std::to_string(slots) +
               " -DNLISTS=" + std::to_string(nlists),
           slots};

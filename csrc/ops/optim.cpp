@@ -131,7 +131,8 @@ template <bool kDecoupledDecay>
 void fused_adam__tensor_lr_ocl(TensorList self, TensorList grads, TensorList exp_avgs, TensorList exp_avg_sqs,
                                TensorList max_exp_avg_sqs, TensorList steps, const at::Tensor& lr, double beta1,
                                double beta2, double weight_decay, double eps, bool amsgrad, bool maximize,
-                               const std::optional<at::Tensor>& grad_scale, const std::optional<at::Tensor>& found_inf) {
+                               const std::optional<at::Tensor>& grad_scale,
+                               const std::optional<at::Tensor>& found_inf) {
   const bool host_lr = lr.device().is_cpu();
   adam(AdamArgs{self, grads, exp_avgs, exp_avg_sqs, max_exp_avg_sqs, steps, host_lr ? lr.item<double>() : 0.0,
                 host_lr ? at::Tensor() : lr, beta1, beta2, weight_decay, eps, amsgrad, maximize, kDecoupledDecay,

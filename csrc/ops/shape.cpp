@@ -89,7 +89,8 @@ at::Tensor& cat_out_ocl(const at::ITensorListRef& tensors_ref, int64_t dim, at::
     ins.push_back(t.to(out.scalar_type()).contiguous());
   }
   // Up to `slots` inputs per launch; the table holds each input's end along an outer row.
-  const int slots = multi_tensor::slot_bucket(ins.size(), multi_tensor::slots_for(d, 1, sizeof(int64_t), kCatFixedBytes));
+  const int most = multi_tensor::slots_for(d, 1, sizeof(int64_t), kCatFixedBytes);
+  const int slots = multi_tensor::slot_bucket(ins.size(), most);
   Kernel& k = get_kernel(d, "shape", move_opts(out) + " -DSLOTS=" + std::to_string(slots), "cat_fwd");
   multi_tensor::ArgBytes tab;
   tab.bytes.resize(slots * sizeof(int64_t));
