@@ -40,6 +40,8 @@ Kernel variants (off by default until measured; tests/test_attention.py::test_va
                 (3 instead of 5 local wavefronts per 16 multiply-adds in the dQ product)
   DQVEC=1       the float4 K reads of ATOMIC=ptx4 with scalar atomics (4 per float4, 16-byte
                 strided across a warp instead of coalesced)
+  DQROWS=8      fused dQ product: 8 query rows per work-item (each K read feeds 8 rows: 6 local
+                reads per 32 multiply-adds instead of 5 per 16), on half the work-items
   BWD_PREFETCH=1  the backward's next Q/dO tile loaded into registers during the current one
                 (PREFETCH=0, the NVIDIA default, was measured with the split backward only)
   BWD_WPT_N=4   4x4 backward micro-tiles (64 work-items): 8 instead of 6 local loads per 64
@@ -47,7 +49,7 @@ Kernel variants (off by default until measured; tests/test_attention.py::test_va
 The integrator's comparison on a GPU:
   python bench/bench_attention.py --devices ocl,cuda --configs "" EXP=exp2 EXP=native ROWRED=ptx \
       EXP=native,ROWRED=ptx,PPAD=8 EXP=native,ROWRED=ptx,PPAD=8,SPLIT_KV=0 ATOMIC=ptx4 DQVEC=1 \
-      BWD_PREFETCH=1 BWD_WPT_N=4 EXP=native,ROWRED=ptx,PPAD=8,ATOMIC=ptx4
+      DQROWS=8 ATOMIC=ptx4,DQROWS=8 BWD_PREFETCH=1 BWD_WPT_N=4 EXP=native,ROWRED=ptx,PPAD=8,ATOMIC=ptx4,DQROWS=8
 Writes bench/results/attention.json (or $BENCH_OUT/attention.json).
 """
 import argparse

@@ -429,10 +429,10 @@ def test_backward_grads_keep_the_projection_layout(mode):
 # them on a GPU): base-2 softmax (EXP=exp2|native), the forward's row reductions by shuffles
 # (ROWRED=ptx on NVIDIA, khr with cl_khr_subgroup_shuffle, emu: the same data flow through
 # local memory, which any device runs), the P/dS tile padding (PPAD), the fused dQ column
-# layout (DQVEC) and the backward prefetch (BWD_PREFETCH). A shuffle the device
+# layout (DQVEC) and rows per work-item (DQROWS), the backward prefetch (BWD_PREFETCH). A shuffle the device
 # lacks falls back to the local reduction with a warning, so on PoCL the ptx/khr entries run
 # the other keys only (each entry is a new program: a few seconds of PoCL compile time).
-VARIANTS = ["EXP=exp2", "EXP=native PPAD=8 ROWRED=ptx", "ROWRED=emu DQVEC=1 BWD_PREFETCH=0", "EXP=exp2 ROWRED=emu SPLIT_KV=0", "ROWRED=khr"]
+VARIANTS = ["EXP=exp2 DQROWS=8", "EXP=native PPAD=8 ROWRED=ptx", "ROWRED=emu DQVEC=1 DQROWS=8 BWD_PREFETCH=0", "EXP=exp2 ROWRED=emu SPLIT_KV=0", "ROWRED=khr"]
 
 
 @contextlib.contextmanager

@@ -686,8 +686,21 @@ inline void atomic_add_4(__global ACC* p, int step, ACC4 v, int n) {
 // head dimension's columns). For scalar atomics the columns are d4 + k*D4 (k = 0..3): the
 // work-items of a warp then add to consecutive addresses of a row (coalesced), and read K
 // as scalars (consecutive banks). For the float4 atomic (ATOMIC_ADD 3) they are 4*d4 + k:
-// one 16-byte atomic per row, K read as a float4.
-#define B_QW ((BWD_BLOCK_M / 4) * D4)
+// one 16-byte atomic per row, K read as a float4. With DQ_ROWS 8 a work-item takes two
+// consecutive float4s of rows (8 rows): each K value read then feeds 8 rows instead of 4
+// (per key 2 + 4 local reads for 32 multiply-adds instead of 1 + 4 for 16), on half as many
+// work-items (the others wait at the next barrier).
+#ifndef DQ_ROWS
+#define DQ_ROWS 4  // fused dQ product: query rows per work-item (4 or 8)
+#endif
+#if DQ_ROWS != 4 && DQ_ROWS != 8
+#error "DQ_ROWS must be 4 or 8"
+#endif
+#if BWD_BLOCK_M % DQ_ROWS != 0
+#error "DQ_ROWS must divide BWD_BLOCK_M"
+#endif
+#define DQ_R4 (DQ_ROWS / 4)
+#define B_QW ((BWD_BLOCK_M / DQ_ROWS) * D4)
 #define B_QPER ((B_QW + B_NT - 1) / B_NT)
 #ifndef DQ_VEC_COLS  // 1: columns 4*d4 + k (the float4 atomic's layout), 0: d4 + k*D4
 #if ATOMIC_ADD == 3 && !ACC_IS_DOUBLE
@@ -811,30 +824,40 @@ UNROLL
       __global ACC* DQ = PTR(ACC, dqw) + (long)b * w_sb + (long)h * w_sh;
 UNROLL
       for (int x = 0; x < B_QPER; ++x) {
-        const int e = lid + x * B_NT, q4 = e / D4, d4 = e % D4;
+        const int e = lid + x * B_NT, qg = e / D4, d4 = e % D4;  // rows i0 + DQ_ROWS*qg + 0..DQ_ROWS-1
         const int col = DQ_COL0(d4);
-        if ((B_QW % B_NT == 0 || e < B_QW) && col < D && i0 + q4 * 4 < L) {
-          ACC4 a0 = ZERO4, a1 = ZERO4, a2 = ZERO4, a3 = ZERO4;  // rows i0 + 4*q4 + 0..3
+        if ((B_QW % B_NT == 0 || e < B_QW) && col < D && i0 + qg * DQ_ROWS < L) {
+          ACC4 a[DQ_R4][4];  // a[t][u]: row i0 + 4*(DQ_R4*qg + t) + u
+UNROLL
+          for (int t = 0; t < DQ_R4; ++t) a[t][0] = a[t][1] = a[t][2] = a[t][3] = ZERO4;
 UNROLL
           for (int c = 0; c < BWD_BLOCK_N; ++c) {
-            const ACC4 w = dSs[c * (B_LK / 4) + q4];
 #if DQ_STEP == 1
             const ACC4 kk = Ks[c * LD4 + d4];
 #else
             __local const ACC* kr = (__local const ACC*)(Ks + c * LD4) + col;
             const ACC4 kk = (ACC4)(kr[0], kr[D4], kr[2 * D4], kr[3 * D4]);
 #endif
-            a0 = fma((ACC4)(w.s0), kk, a0);
-            a1 = fma((ACC4)(w.s1), kk, a1);
-            a2 = fma((ACC4)(w.s2), kk, a2);
-            a3 = fma((ACC4)(w.s3), kk, a3);
+UNROLL
+            for (int t = 0; t < DQ_R4; ++t) {
+              const ACC4 w = dSs[c * (B_LK / 4) + qg * DQ_R4 + t];
+              a[t][0] = fma((ACC4)(w.s0), kk, a[t][0]);
+              a[t][1] = fma((ACC4)(w.s1), kk, a[t][1]);
+              a[t][2] = fma((ACC4)(w.s2), kk, a[t][2]);
+              a[t][3] = fma((ACC4)(w.s3), kk, a[t][3]);
+            }
           }
-          const int i = i0 + q4 * 4, n = D - col;
-          __global ACC* row = DQ + (long)i * w_sl + col;
-          atomic_add_4(row, DQ_STEP, a0 * scale, n);
-          if (i + 1 < L) atomic_add_4(row + w_sl, DQ_STEP, a1 * scale, n);
-          if (i + 2 < L) atomic_add_4(row + 2 * w_sl, DQ_STEP, a2 * scale, n);
-          if (i + 3 < L) atomic_add_4(row + 3 * w_sl, DQ_STEP, a3 * scale, n);
+          const int n = D - col;
+UNROLL
+          for (int t = 0; t < DQ_R4; ++t) {
+            const int i = i0 + (qg * DQ_R4 + t) * 4;
+            if (i >= L) break;
+            __global ACC* row = DQ + (long)i * w_sl + col;
+            atomic_add_4(row, DQ_STEP, a[t][0] * scale, n);
+            if (i + 1 < L) atomic_add_4(row + w_sl, DQ_STEP, a[t][1] * scale, n);
+            if (i + 2 < L) atomic_add_4(row + 2 * w_sl, DQ_STEP, a[t][2] * scale, n);
+            if (i + 3 < L) atomic_add_4(row + 3 * w_sl, DQ_STEP, a[t][3] * scale, n);
+          }
         }
       }
     }

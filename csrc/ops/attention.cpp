@@ -49,6 +49,7 @@ struct AttnConfig {
   int p_pad = 4;        // P_PAD (PPAD=): row padding of the P/dS tiles
   int bwd_prefetch = -1;  // BWD_PREFETCH (BWD_PREFETCH=): the backward's own prefetch choice; -1: as PREFETCH
   int dq_vec = -1;        // DQ_VEC_COLS (DQVEC=): fused dQ columns 4*d4+k (float4 K reads) or d4+k*D4; -1: by ATOMIC
+  int dq_rows = 4;        // DQ_ROWS (DQROWS=4|8): query rows per work-item of the fused dQ product
   bool ok = false;
 
   size_t fwd_threads() const { return size_t(block_m / wpt_m) * (block_n / wpt_n); }
@@ -72,7 +73,8 @@ struct AttnConfig {
     auto div = [](int a, int b) { return a > 0 && b > 0 && b % a == 0; };
     return (prefetch == 0 || prefetch == 1) && (split_kv == 0 || split_kv == 1) && (bwd_fused == 0 || bwd_fused == 1) &&
            atomic >= 0 && atomic <= 3 && softmax_exp >= 0 && softmax_exp <= 2 && row_reduce >= 0 &&
-           row_reduce <= 3 && bwd_prefetch >= -1 && bwd_prefetch <= 1 && dq_vec >= -1 && dq_vec <= 1 && p_pad >= 0 && p_pad <= 64 && p_pad % 4 == 0 && head_dim % 4 == 0 &&
+           row_reduce <= 3 && bwd_prefetch >= -1 && bwd_prefetch <= 1 && dq_vec >= -1 && dq_vec <= 1 &&
+           (dq_rows == 4 || dq_rows == 8) && bwd_m % dq_rows == 0 && p_pad >= 0 && p_pad <= 64 && p_pad % 4 == 0 && head_dim % 4 == 0 &&
            div(wpt_m, block_m) && div(wpt_n, block_n) && block_n % 4 == 0 && div(block_n / wpt_n, d4) && div(bwd_wpt_m, bwd_m) && div(bwd_wpt_n, bwd_n) && bwd_m % 4 == 0 &&
            bwd_n % 4 == 0 && div(bwd_n / bwd_wpt_n, d4) && div(bwd_m / bwd_wpt_m, d4);
   }
@@ -82,7 +84,8 @@ struct AttnConfig {
            o("WPT_N", wpt_n) + o("BWD_BLOCK_M", bwd_m) + o("BWD_BLOCK_N", bwd_n) + o("BWD_WPT_M", bwd_wpt_m) +
            o("BWD_WPT_N", bwd_wpt_n) + o("PREFETCH", prefetch) + o("SPLIT_KV", split_kv) +
            o("SOFTMAX_EXP", softmax_exp) + o("ROW_REDUCE", row_reduce) + o("P_PAD", p_pad) +
-           (bwd_prefetch >= 0 ? o("BWD_PREFETCH", bwd_prefetch) : "") + (dq_vec >= 0 ? o("DQ_VEC_COLS", dq_vec) : "");
+           (bwd_prefetch >= 0 ? o("BWD_PREFETCH", bwd_prefetch) : "") + (dq_vec >= 0 ? o("DQ_VEC_COLS", dq_vec) : "") +
+           (dq_rows != 4 ? o("DQ_ROWS", dq_rows) : "");
   }
   // With what options() leaves out: the backward mode is a choice of kernel, and the atomic
   // add an option of the fused backward's program only (see AttnPlan).
@@ -132,11 +135,12 @@ std::string apply_tiling(const std::string& text, AttnConfig& c) {
                  : key == "PPAD"        ? &c.p_pad
                  : key == "BWD_PREFETCH" ? &c.bwd_prefetch
                  : key == "DQVEC"       ? &c.dq_vec
+                 : key == "DQROWS"      ? &c.dq_rows
                                         : nullptr;
     if (!field)
       return "unknown key '" + key +
              "' (BLOCK_M, BLOCK_N, WPT_M, WPT_N, BWD_BLOCK_M, BWD_BLOCK_N, BWD_WPT_M, BWD_WPT_N, PREFETCH, SPLIT_KV, "
-             "BWD=fused|split, ATOMIC=cas|ptx|ext|ptx4, EXP=exp|exp2|native, ROWRED=local|ptx|khr|emu, PPAD, BWD_PREFETCH, DQVEC)";
+             "BWD=fused|split, ATOMIC=cas|ptx|ext|ptx4, EXP=exp|exp2|native, ROWRED=local|ptx|khr|emu, PPAD, BWD_PREFETCH, DQVEC, DQROWS)";
     if (!tuning::parse_int(key, value, field, &err))
       return key == "BWD" || key == "ATOMIC" || key == "EXP" || key == "ROWRED" ? err + " or a mode name" : err;
   }
@@ -219,6 +223,7 @@ AttnConfig attn_config(const Device& d, int64_t D, int64_t Dv, at::ScalarType t)
       shrunk = halve(c.block_m, c.wpt_m) || halve(c.block_n, c.wpt_n);
     else
       shrunk = halve(c.bwd_m, c.bwd_wpt_m) || halve(c.bwd_n, c.bwd_wpt_n);
+    if (c.bwd_m % c.dq_rows != 0) c.dq_rows = 4;  // DQROWS=8 needs 8 | the backward's query block
     if (!shrunk) break;
   }
   c.ok = c.valid() && c.local_elems() * acc <= limit &&
