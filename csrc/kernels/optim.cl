@@ -80,7 +80,7 @@ __kernel void fused_adam(Chunk c SLOT_PTRS(T, param) SLOT_PTRS(T, grad) SLOT_PTR
     __global float4* g4 = (__global float4*)(gp + begin);
     __global float4* m4 = (__global float4*)(mp + begin);
     __global float4* v4 = (__global float4*)(vp + begin);
-    __global float4* vm4 = (__global float4*)(vmp + begin);
+    __global float4* vm4 = vmp ? (__global float4*)(vmp + begin) : 0;  // amsgrad only
     const uint nvec = (uint)((end - begin) / 4);
     for (uint j = get_local_id(0); j < nvec; j += WG) {
       float4 p = p4[j], gr = g4[j], m = m4[j], v = v4[j], vm = (float4)0;
