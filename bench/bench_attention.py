@@ -46,10 +46,14 @@ Kernel variants (off by default until measured; tests/test_attention.py::test_va
                 (PREFETCH=0, the NVIDIA default, was measured with the split backward only)
   BWD_WPT_N=4   4x4 backward micro-tiles (64 work-items): 8 instead of 6 local loads per 64
                 instead of 32 multiply-adds in the backward's S and dP products
+  WPT_M=8       8x4 forward micro-tiles (64 work-items): 12 instead of 8 local loads per 128
+                instead of 64 multiply-adds in S = QK^T; best with ROWRED=ptx,SPLIT_KV=0 (35 KiB
+                of local memory per work-group instead of 46: more of them per SM)
 The integrator's comparison on a GPU:
   python bench/bench_attention.py --devices ocl,cuda --configs "" EXP=exp2 EXP=native ROWRED=ptx \
       EXP=native,ROWRED=ptx,PPAD=8 EXP=native,ROWRED=ptx,PPAD=8,SPLIT_KV=0 ATOMIC=ptx4 DQVEC=1 \
-      DQROWS=8 ATOMIC=ptx4,DQROWS=8 BWD_PREFETCH=1 BWD_WPT_N=4 EXP=native,ROWRED=ptx,PPAD=8,ATOMIC=ptx4,DQROWS=8
+      DQROWS=8 ATOMIC=ptx4,DQROWS=8 BWD_PREFETCH=1 BWD_WPT_N=4 EXP=native,ROWRED=ptx,PPAD=8,ATOMIC=ptx4,DQROWS=8 \
+      WPT_M=8,EXP=native,ROWRED=ptx,SPLIT_KV=0
 Writes bench/results/attention.json (or $BENCH_OUT/attention.json).
 """
 import argparse
