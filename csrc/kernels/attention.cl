@@ -627,13 +627,8 @@ UNROLL
 #endif
 // A double compare-and-swap needs 64-bit atomics; without them the fused kernel is left out
 // (the host then uses the split backward, see attn_bwd_fusable() in attention.cpp).
-#if ACC_IS_DOUBLE && ATOMIC_ADD == 0
-#ifdef cl_khr_int64_base_atomics
-#pragma OPENCL EXTENSION cl_khr_int64_base_atomics : enable
-#define HAVE_ACC_ATOMIC 1
-#else
+#if ACC_IS_DOUBLE && ATOMIC_ADD == 0 && !defined(HAVE_ATOMIC_ADD_DOUBLE_CAS)
 #define HAVE_ACC_ATOMIC 0
-#endif
 #else
 #define HAVE_ACC_ATOMIC 1
 #endif
@@ -649,19 +644,9 @@ inline void atomic_add_acc(__global ACC* p, ACC v) {
 #elif ATOMIC_ADD == 2
   atomic_fetch_add_explicit((volatile __global atomic_float*)p, v, memory_order_relaxed, memory_scope_device);
 #elif ACC_IS_DOUBLE
-  volatile __global long* w = (volatile __global long*)p;
-  long seen = *w, old;
-  do {
-    old = seen;
-    seen = atom_cmpxchg(w, old, as_long(as_double(old) + v));
-  } while (seen != old);
+  atomic_add_double_cas(p, v);
 #else
-  volatile __global uint* w = (volatile __global uint*)p;
-  uint seen = *w, old;
-  do {
-    old = seen;
-    seen = atomic_cmpxchg(w, old, as_uint(as_float(old) + v));
-  } while (seen != old);
+  atomic_add_float_cas(p, v);
 #endif
 }
 

@@ -479,19 +479,9 @@ __kernel void segment_reduce(PTR_ARG(DT, dst), PTR_ARG(DT, src), PTR_ARG(long, s
 #endif
 inline void atomic_add_dt(__global DT* p, ACC v) {
 #if defined(DT_FLOAT32)
-  volatile __global uint* u = (volatile __global uint*)p;
-  uint old = *u, assumed;
-  do {
-    assumed = old;
-    old = atomic_cmpxchg(u, assumed, as_uint(as_float(assumed) + v));
-  } while (old != assumed);
+  atomic_add_float_cas(p, v);
 #elif defined(DT_DOUBLE64)
-  volatile __global ulong* u = (volatile __global ulong*)p;
-  ulong old = *u, assumed;
-  do {
-    assumed = old;
-    old = atom_cmpxchg(u, assumed, as_ulong(as_double(assumed) + v));
-  } while (old != assumed);
+  atomic_add_double_cas(p, v);
 #elif defined(DT_INT32)
   atomic_add((volatile __global int*)p, (int)v);
 #else
