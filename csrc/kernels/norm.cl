@@ -308,6 +308,25 @@ __kernel void layer_norm_bwd(PTR_ARG(X_T, dy), PTR_ARG(X_T, x), PTR_ARG(S_T, mea
   }
 }
 
+// Work-group of COLS columns x local_size / COLS row lanes: adds every lane's (sw, sb) of a
+// column in a fixed-order tree; lane 0's slots red_w[lid] / red_b[lid] then hold the sums.
+// Call from every work-item (it contains barriers).
+inline void lane_tree_sums(__local ACC* red_w, __local ACC* red_b, ACC sw, ACC sb) {
+  const int lid = (int)get_local_id(0);
+  const int lanes = (int)get_local_size(0) / COLS;
+  const int ly = lid / COLS;
+  red_w[lid] = sw;
+  red_b[lid] = sb;
+  barrier(CLK_LOCAL_MEM_FENCE);
+  for (int h = lanes >> 1; h > 0; h >>= 1) {
+    if (ly < h) {
+      red_w[lid] += red_w[lid + h * COLS];
+      red_b[lid] += red_b[lid + h * COLS];
+    }
+    barrier(CLK_LOCAL_MEM_FENCE);
+  }
+}
+
 // Sums the per-block partials of column j (blk * N + j, fixed order: lanes stride over the
 // blocks, then a tree over the lanes) into dw / db. The partials may come from other groups
 // of the same launch, hence the volatile loads (see last_group_arrive in common.clh).
@@ -326,16 +345,7 @@ inline void wb_column_sums(__global const ACC* dw_part, __global const ACC* db_p
       if (want_w) sw += vw[k * N + j];
       if (want_b) sb += vb[k * N + j];
     }
-  red_w[lid] = sw;
-  red_b[lid] = sb;
-  barrier(CLK_LOCAL_MEM_FENCE);
-  for (int h = lanes >> 1; h > 0; h >>= 1) {
-    if (ly < h) {
-      red_w[lid] += red_w[lid + h * COLS];
-      red_b[lid] += red_b[lid + h * COLS];
-    }
-    barrier(CLK_LOCAL_MEM_FENCE);
-  }
+  lane_tree_sums(red_w, red_b, sw, sb);
   if (ly == 0 && j < N) {
     if (want_w) STORE_W(dw, j, red_w[lid]);
     if (want_b) STORE_W(db, j, red_b[lid]);
@@ -376,16 +386,7 @@ __kernel void layer_norm_bwd_wb(PTR_ARG(X_T, dy), PTR_ARG(X_T, x), PTR_ARG(S_T, 
       sw += d * (LOAD_X(xp, r * N + j) - mu) * LOAD_S(rp, r);
       sb += d;
     }
-  red_w[lid] = sw;
-  red_b[lid] = sb;
-  barrier(CLK_LOCAL_MEM_FENCE);
-  for (int h = lanes >> 1; h > 0; h >>= 1) {
-    if (ly < h) {
-      red_w[lid] += red_w[lid + h * COLS];
-      red_b[lid] += red_b[lid + h * COLS];
-    }
-    barrier(CLK_LOCAL_MEM_FENCE);
-  }
+  lane_tree_sums(red_w, red_b, sw, sb);
   if (ly == 0 && j < N) {
     PTR(ACC, dw_part)[blk * N + j] = red_w[lid];
     PTR(ACC, db_part)[blk * N + j] = red_b[lid];
