@@ -26,28 +26,15 @@
 #include <ATen/ops/zeros.h>
 #include <map>
 #include <torch/library.h>
-#include <unordered_map>
 
 namespace torch_ocl {
 namespace multi_tensor {
 
-size_t max_parameter_bytes(Device& d) {
-  static std::mutex mu;
-  static std::unordered_map<int, size_t> cache;
-  std::lock_guard<std::mutex> lock(mu);
-  auto it = cache.find(d.index);
-  if (it != cache.end()) return it->second;
-  size_t bytes = 0;
-  OCL_CHECK(clGetDeviceInfo(d.id, CL_DEVICE_MAX_PARAMETER_SIZE, sizeof(bytes), &bytes, nullptr),
-            "querying CL_DEVICE_MAX_PARAMETER_SIZE");
-  return cache.emplace(d.index, bytes).first->second;
-}
-
-int slots_for(Device& d, int lists, size_t per_slot_bytes, size_t fixed_bytes) {
+int slots_for(const Device& d, int lists, size_t per_slot_bytes, size_t fixed_bytes) {
   // Alignment padding between parameters is covered by counting scalars as 8 bytes, plus a margin.
   constexpr size_t kMargin = 32;
   const size_t per_slot = 16 * static_cast<size_t>(lists) + per_slot_bytes;
-  const size_t have = max_parameter_bytes(d);
+  const size_t have = d.info.max_parameter_size;
   const size_t used = fixed_bytes + kMargin;
   const size_t fit = have > used ? (have - used) / per_slot : 0;
   const size_t slots = fit / kSlotStep * kSlotStep;

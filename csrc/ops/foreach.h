@@ -21,13 +21,10 @@ namespace multi_tensor {
 // SLOTS range accepted by kernels/slots.clh: multiples of kSlotStep in [kMinSlots, kMaxSlots].
 constexpr int kMinSlots = 8, kMaxSlots = 128, kSlotStep = 8;
 
-// CL_DEVICE_MAX_PARAMETER_SIZE of d (queried once per device).
-size_t max_parameter_bytes(Device& d);
-
 // Tensors per list per launch for a kernel with `lists` slot lists whose other parameters
 // take at most `fixed_bytes` (count each scalar as 8 bytes, each buffer as 16), and
 // `per_slot_bytes` of by-value table per slot: as many as the device's parameter space holds.
-int slots_for(Device& d, int lists, size_t per_slot_bytes, size_t fixed_bytes);
+int slots_for(const Device& d, int lists, size_t per_slot_bytes, size_t fixed_bytes);
 
 // SLOTS for a launch of `needed` tensors on a kernel whose device maximum is `max_slots`: the
 // smallest of 8, 16, 32, 64, 128 that holds them, capped at the maximum. Few tensors then pass

@@ -109,6 +109,7 @@ void discover() {
       in.local_mem = device_val<cl_ulong>(id, CL_DEVICE_LOCAL_MEM_SIZE);
       in.max_alloc = device_val<cl_ulong>(id, CL_DEVICE_MAX_MEM_ALLOC_SIZE);
       in.max_work_group = device_val<size_t>(id, CL_DEVICE_MAX_WORK_GROUP_SIZE);
+      in.max_parameter_size = device_val<size_t>(id, CL_DEVICE_MAX_PARAMETER_SIZE);
       in.fp16 = in.extensions.find("cl_khr_fp16") != std::string::npos;
       in.fp64 = in.extensions.find("cl_khr_fp64") != std::string::npos ||
                 device_val<cl_device_fp_config>(id, CL_DEVICE_DOUBLE_FP_CONFIG) != 0;

@@ -18,8 +18,17 @@ struct DeviceInfo {
   cl_uint compute_units = 0;
   cl_ulong global_mem = 0, local_mem = 0, max_alloc = 0;
   size_t max_work_group = 0;
+  size_t max_parameter_size = 0;  // bytes of kernel arguments a launch may pass
   bool fp16 = false, fp64 = false;
   std::string extensions;
+  // Whether `extensions` lists `name` (a whole entry, not a prefix of a longer one).
+  bool has_extension(const std::string& name) const {
+    for (size_t at = extensions.find(name); at != std::string::npos; at = extensions.find(name, at + 1)) {
+      const size_t end = at + name.size();
+      if ((at == 0 || extensions[at - 1] == ' ') && (end == extensions.size() || extensions[end] == ' ')) return true;
+    }
+    return false;
+  }
 };
 
 class Device {
