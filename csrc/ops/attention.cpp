@@ -19,12 +19,12 @@
 #include <ATen/ops/empty.h>
 #include <ATen/ops/empty_like.h>
 #include <ATen/ops/zeros.h>
+#include <atomic>
 #include <cmath>
 #include <cstdlib>
 #include <map>
 #include <memory>
 #include <mutex>
-#include <set>
 #include <tuple>
 #include <torch/library.h>
 
@@ -71,12 +71,13 @@ struct AttnConfig {
   bool valid() const {
     const int d4 = head_dim / 4;
     auto div = [](int a, int b) { return a > 0 && b > 0 && b % a == 0; };
-    return (prefetch == 0 || prefetch == 1) && (split_kv == 0 || split_kv == 1) && (bwd_fused == 0 || bwd_fused == 1) &&
-           atomic >= 0 && atomic <= 3 && softmax_exp >= 0 && softmax_exp <= 2 && row_reduce >= 0 &&
-           row_reduce <= 3 && bwd_prefetch >= -1 && bwd_prefetch <= 1 && dq_vec >= -1 && dq_vec <= 1 &&
-           (dq_rows == 4 || dq_rows == 8) && bwd_m % dq_rows == 0 && p_pad >= 0 && p_pad <= 64 && p_pad % 4 == 0 && head_dim % 4 == 0 &&
-           div(wpt_m, block_m) && div(wpt_n, block_n) && block_n % 4 == 0 && div(block_n / wpt_n, d4) && div(bwd_wpt_m, bwd_m) && div(bwd_wpt_n, bwd_n) && bwd_m % 4 == 0 &&
-           bwd_n % 4 == 0 && div(bwd_n / bwd_wpt_n, d4) && div(bwd_m / bwd_wpt_m, d4);
+    return (prefetch == 0 || prefetch == 1) && (split_kv == 0 || split_kv == 1) &&
+           (bwd_fused == 0 || bwd_fused == 1) && atomic >= 0 && atomic <= 3 && softmax_exp >= 0 &&
+           softmax_exp <= 2 && row_reduce >= 0 && row_reduce <= 3 && bwd_prefetch >= -1 && bwd_prefetch <= 1 &&
+           dq_vec >= -1 && dq_vec <= 1 && (dq_rows == 4 || dq_rows == 8) && bwd_m % dq_rows == 0 && p_pad >= 0 &&
+           p_pad <= 64 && p_pad % 4 == 0 && head_dim % 4 == 0 && div(wpt_m, block_m) && div(wpt_n, block_n) &&
+           block_n % 4 == 0 && div(block_n / wpt_n, d4) && div(bwd_wpt_m, bwd_m) && div(bwd_wpt_n, bwd_n) &&
+           bwd_m % 4 == 0 && bwd_n % 4 == 0 && div(bwd_n / bwd_wpt_n, d4) && div(bwd_m / bwd_wpt_m, d4);
   }
   std::string options() const {
     auto o = [](const char* k, int v) { return std::string(" -D") + k + "=" + std::to_string(v); };
@@ -140,7 +141,8 @@ std::string apply_tiling(const std::string& text, AttnConfig& c) {
     if (!field)
       return "unknown key '" + key +
              "' (BLOCK_M, BLOCK_N, WPT_M, WPT_N, BWD_BLOCK_M, BWD_BLOCK_N, BWD_WPT_M, BWD_WPT_N, PREFETCH, SPLIT_KV, "
-             "BWD=fused|split, ATOMIC=cas|ptx|ext|ptx4, EXP=exp|exp2|native, ROWRED=local|ptx|khr|emu, PPAD, BWD_PREFETCH, DQVEC, DQROWS)";
+             "BWD=fused|split, ATOMIC=cas|ptx|ext|ptx4, EXP=exp|exp2|native, ROWRED=local|ptx|khr|emu, PPAD, "
+             "BWD_PREFETCH, DQVEC, DQROWS)";
     if (!tuning::parse_int(key, value, field, &err))
       return key == "BWD" || key == "ATOMIC" || key == "EXP" || key == "ROWRED" ? err + " or a mode name" : err;
   }
@@ -163,9 +165,6 @@ void apply_overrides(const Device& d, at::ScalarType t, AttnConfig& c) {
                          });
 }
 
-bool has_extension(const Device& d, const char* name) {
-  return (" " + d.info.extensions + " ").find(std::string(" ") + name + " ") != std::string::npos;
-}
 
 // The tiles for a head dimension on a device. Defaults are sized for NVIDIA-class GPUs: at
 // most 48 KiB of local memory (the most NVIDIA's OpenCL gives a work-group), 64-128
@@ -208,13 +207,13 @@ AttnConfig attn_config(const Device& d, int64_t D, int64_t Dv, at::ScalarType t)
   c.bwd_fused = 1;
   // Float atomic add: NVIDIA's inline PTX (red.global.add), else cl_ext_float_atomics where
   // listed (float only), else a compare-and-swap loop.
-  c.atomic = nvidia ? 1 : (t != at::kDouble && has_extension(d, "cl_ext_float_atomics")) ? 2 : 0;
+  c.atomic = nvidia ? 1 : (t != at::kDouble && d.info.has_extension("cl_ext_float_atomics")) ? 2 : 0;
   const std::string dflt = c.describe();
   apply_overrides(d, t, c);
   const std::string requested = c.describe();
   // Shuffles the device cannot run: NVIDIA's PTX elsewhere, the khr functions without the
   // extension. The local-memory row reduction takes their place (and the warning below says so).
-  if ((c.row_reduce == 1 && !nvidia) || (c.row_reduce == 2 && !has_extension(d, "cl_khr_subgroup_shuffle")))
+  if ((c.row_reduce == 1 && !nvidia) || (c.row_reduce == 2 && !d.info.has_extension("cl_khr_subgroup_shuffle")))
     c.row_reduce = 0;
   const size_t acc = t == at::kDouble ? 8 : 4, limit = d.info.local_mem;
   auto halve = [](int& block, int& wpt) {
@@ -285,6 +284,7 @@ struct AttnPlan {
   bool cas_ok = false;    // the compare-and-swap atomic exists (a double one needs 64-bit atomics)
   bool fused_ok = false;  // some atomic add exists for this dtype
   uint64_t generation = 0;  // tuning::generation() it was derived under
+  mutable std::atomic<bool> atomic_broken{false};  // fused_options failed to build (warned once)
 };
 std::shared_ptr<const AttnPlan> attn_plan(const Device& d, int64_t D, int64_t Dv, at::ScalarType t) {
   static std::mutex mu;
@@ -299,7 +299,7 @@ std::shared_ptr<const AttnPlan> attn_plan(const Device& d, int64_t D, int64_t Dv
     p->c = attn_config(d, D, Dv, t);
     if (p->c.ok) p->options = attn_options(d, t, p->c);
     p->fused_options = fused_bwd_options(d, p->c, p->options);
-    p->cas_ok = t != at::kDouble || has_extension(d, "cl_khr_int64_base_atomics");
+    p->cas_ok = t != at::kDouble || d.info.has_extension("cl_khr_int64_base_atomics");
     p->fused_ok = p->cas_ok || p->c.atomic == 1 || p->c.atomic == 3;
     p->generation = gen;
     slot = std::move(p);
@@ -414,27 +414,18 @@ void check_inputs(const at::Tensor& q, const at::Tensor& k, const at::Tensor& v)
 
 // The fused backward's kernel, or nullptr where only the split mode can run. A driver that
 // cannot build the configured atomic add (inline PTX outside NVIDIA's compiler, a missing
-// OpenCL C 2.0 feature) gets one warning and the compare-and-swap loop from then on.
+// OpenCL C 2.0 feature) gets one warning and the compare-and-swap loop from then on (until a
+// tuning change derives a new plan).
 Kernel* fused_bwd_kernel(Device& d, const AttnPlan& p) {
-  static std::mutex mu;
-  static std::set<std::string> failed;  // device index + options that did not build
   if (p.fused_options != p.options) {
-    const std::string key = std::to_string(d.index) + p.fused_options;
-    bool known_bad;
-    {
-      std::lock_guard<std::mutex> lock(mu);
-      known_bad = failed.count(key) > 0;
-    }
-    if (!known_bad) {
+    if (!p.atomic_broken.load(std::memory_order_acquire)) {
       try {
         return &get_kernel(d, "attention", p.fused_options, "attention_bwd_dkdv_dq");
       } catch (const std::exception& e) {
-        {
-          std::lock_guard<std::mutex> lock(mu);
-          failed.insert(key);
-        }
-        TORCH_WARN("torch_ocl: the attention backward's atomic add ATOMIC=", p.c.atomic, " does not build on ",
-                   d.info.name, "; using ", p.cas_ok ? "ATOMIC=cas" : "the split backward", " instead. ", e.what());
+        if (!p.atomic_broken.exchange(true))
+          TORCH_WARN("torch_ocl: the attention backward's atomic add ATOMIC=", p.c.atomic, " does not build on ",
+                     d.info.name, "; using ", p.cas_ok ? "ATOMIC=cas" : "the split backward", " instead. ",
+                     e.what());
       }
     }
     if (!p.cas_ok) return nullptr;
@@ -479,7 +470,8 @@ sdpa_overrideable_ocl(const at::Tensor& q, const at::Tensor& k, const at::Tensor
     Kernel& kern = get_kernel(d, "attention", p.options, "attention_fwd");
     AttnArgs a = make_args(q, k, v, mask_view(attn_bias, q, S), is_causal, sc, dropout_p, ph.seed, ph.offset);
     const size_t wg = p.c.fwd_threads(), blocks = size_t((L + p.c.block_m - 1) / p.c.block_m);
-    launch_attn_any(d, kern, Range(blocks * wg, size_t(Hq), size_t(B)), Range(wg, 1, 1), t, a, buf(out), out.stride(0), out.stride(1), out.stride(2), buf(lse));
+    launch_attn_any(d, kern, Range(blocks * wg, size_t(Hq), size_t(B)), Range(wg, 1, 1), t, a, buf(out),
+                    out.stride(0), out.stride(1), out.stride(2), buf(lse));
   }
   return {out, lse, at::Tensor(), at::Tensor(), c10::SymInt(L), c10::SymInt(S), seed_t, offset_t, at::Tensor()};
 }

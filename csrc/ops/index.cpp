@@ -166,7 +166,7 @@ Reduce parse_reduce(c10::string_view r, bool two) {
 // algorithms are on, for the dtypes with an atomic add on this device.
 bool atomic_sum_ok(Device& d, at::ScalarType t) {
   if (at::globalContext().deterministicAlgorithms()) return false;
-  const bool int64_atomics = d.info.extensions.find("cl_khr_int64_base_atomics") != std::string::npos;
+  const bool int64_atomics = d.info.has_extension("cl_khr_int64_base_atomics");
   return t == at::kFloat || t == at::kInt || ((t == at::kDouble || t == at::kLong) && int64_atomics);
 }
 
