@@ -1,5 +1,5 @@
-// Shape ops: cat (up to SLOTS inputs per launch, sized to the device: foreach.h), flip, roll, tril/triu (one strided
-// remap kernel), and the range factories arange, linspace and eye. Kernels:
+// Shape ops: cat (up to SLOTS inputs per launch, sized to the device: foreach.h), flip, roll,
+// tril/triu (one strided remap kernel), and the range factories arange, linspace and eye. Kernels:
 // kernels/shape.cl. stack and repeat are composite in ATen and land on cat / copy_.
 #include "../runtime/Launch.h"
 #include "foreach.h"

@@ -272,7 +272,6 @@ Kernel& get_kernel(Device& d, const std::string& stem, const std::string& option
   return k;
 }
 
-
 ProgramStats program_stats() {
   std::lock_guard<std::mutex> g(g_mutex);
   return g_stats;
