@@ -21,6 +21,11 @@
 #ifndef VEC_WIDTH
 #define VEC_WIDTH 1
 #endif
+// float4s of each list a work-item keeps in registers on the whole-block path (VEC_WIDTH 4):
+// the host sets it to block_elems / (4 * WG).
+#ifndef VEC_BATCH
+#define VEC_BATCH 4
+#endif
 
 // One Adam(W) update of p (and gr, m, v, vm) in place; the values may be CT or, on the
 // vector path, float4 (scalars broadcast). Same formulas and order as the CPU's fused kernel.
@@ -53,10 +58,11 @@ __kernel void fused_adam(Chunk c SLOT_PTRS(T, param) SLOT_PTRS(T, grad) SLOT_PTR
   if (flags & ADAM_AMSGRAD) SLOT_SELECT(vmp, T, max_sq, s);
   __global float* stp;
   SLOT_SELECT(stp, float, steps, s);
+  const uint lid = get_local_id(0);
   // The slot's step-dependent factors, computed once per work-group (two pows in double per
   // work-item dominated small parameters on CPU devices).
   __local CT factors[3];
-  if (get_local_id(0) == 0) {
+  if (lid == 0) {
     const BC step = (BC)stp[0];
     const BC lr = (flags & ADAM_LR_TENSOR) ? (BC)PTR(float, lr_tensor)[0] : (BC)lr_arg;
     const BC bc1 = (BC)1 - pow((BC)beta1, step);
@@ -65,24 +71,59 @@ __kernel void fused_adam(Chunk c SLOT_PTRS(T, param) SLOT_PTRS(T, grad) SLOT_PTR
     factors[1] = (CT)sqrt(bc2);                        // sqrt of the second bias correction
     factors[2] = (CT)((BC)1 - lr * (BC)weight_decay);  // decoupled decay
   }
+#if VEC_WIDTH == 4
+  // float4 accesses when every list is 16-byte aligned at this block (block starts are
+  // multiples of 4 elements, so it is the tensors' own alignment); the tail is scalar.
+  const size_t addr_bits = (size_t)(pp + begin) | (size_t)(gp + begin) | (size_t)(mp + begin) |
+                           (size_t)(vp + begin) | (vmp ? (size_t)(vmp + begin) : 0);
+  const bool aligned = (addr_bits & 15) == 0;
+  __global float4* p4 = (__global float4*)(pp + begin);
+  __global float4* g4 = (__global float4*)(gp + begin);
+  __global float4* m4 = (__global float4*)(mp + begin);
+  __global float4* v4 = (__global float4*)(vp + begin);
+  __global float4* vm4 = vmp ? (__global float4*)(vmp + begin) : 0;  // amsgrad only
+  // A whole aligned block: each work-item loads its VEC_BATCH float4s of every list before the
+  // barrier, so all of its loads are in flight at once and overlap work-item 0's factors.
+  const bool batch = aligned && end - begin == (ulong)VEC_BATCH * 4 * WG;
+  float4 P[VEC_BATCH], G[VEC_BATCH], M[VEC_BATCH], V[VEC_BATCH], VM[VEC_BATCH];
+  if (batch) {
+#pragma unroll
+    for (int j = 0; j < VEC_BATCH; ++j) {
+      const uint e = lid + (uint)j * WG;
+      P[j] = p4[e];
+      G[j] = g4[e];
+      M[j] = m4[e];
+      V[j] = v4[e];
+      VM[j] = (flags & ADAM_AMSGRAD) ? vm4[e] : (float4)0;
+    }
+  }
+#endif
   barrier(CLK_LOCAL_MEM_FENCE);
   if ((flags & ADAM_FOUND_INF) && PTR(float, found_inf)[0] == 1.0f) return;  // after the barrier
   const CT step_size = factors[0], bc2_sqrt = factors[1], decay = factors[2];
   const bool scaled = (flags & ADAM_GRAD_SCALE) != 0;
   const CT scale = scaled ? (CT)PTR(float, grad_scale)[0] : (CT)1;
 #if VEC_WIDTH == 4
-  // float4 accesses when every list is 16-byte aligned at this block (block starts are
-  // multiples of 4 elements, so it is the tensors' own alignment); the tail is scalar.
-  const size_t addr_bits = (size_t)(pp + begin) | (size_t)(gp + begin) | (size_t)(mp + begin) |
-                           (size_t)(vp + begin) | (vmp ? (size_t)(vmp + begin) : 0);
-  if ((addr_bits & 15) == 0) {
-    __global float4* p4 = (__global float4*)(pp + begin);
-    __global float4* g4 = (__global float4*)(gp + begin);
-    __global float4* m4 = (__global float4*)(mp + begin);
-    __global float4* v4 = (__global float4*)(vp + begin);
-    __global float4* vm4 = vmp ? (__global float4*)(vmp + begin) : 0;  // amsgrad only
+  if (batch) {
+#pragma unroll
+    for (int j = 0; j < VEC_BATCH; ++j) {
+      const uint e = lid + (uint)j * WG;
+      float4 p = P[j], gr = G[j], m = M[j], v = V[j], vm = VM[j];
+      if (scaled) {
+        gr = gr / scale;
+        g4[e] = gr;
+      }
+      ADAM_MATH(p, gr, m, v, vm)
+      if (flags & ADAM_AMSGRAD) vm4[e] = vm;
+      p4[e] = p;
+      m4[e] = m;
+      v4[e] = v;
+    }
+    return;
+  }
+  if (aligned) {
     const uint nvec = (uint)((end - begin) / 4);
-    for (uint j = get_local_id(0); j < nvec; j += WG) {
+    for (uint j = lid; j < nvec; j += WG) {
       float4 p = p4[j], gr = g4[j], m = m4[j], v = v4[j], vm = (float4)0;
       if (scaled) {
         gr = gr / scale;
@@ -98,7 +139,7 @@ __kernel void fused_adam(Chunk c SLOT_PTRS(T, param) SLOT_PTRS(T, grad) SLOT_PTR
     begin += (ulong)nvec * 4;
   }
 #endif
-  for (ulong i = begin + get_local_id(0); i < end; i += WG) {
+  for (ulong i = begin + lid; i < end; i += WG) {
     CT p = LOAD(pp, i), gr = LOAD(gp, i), m = LOAD(mp, i), v = LOAD(vp, i), vm = (CT)0;
     if (scaled) {
       gr = gr / scale;

@@ -14,6 +14,7 @@ using at::TensorList;
 
 constexpr size_t kGroup = 256;          // WG of fused_adam
 constexpr uint32_t kBlockElems = 4096;  // elements per work-group
+static_assert(kBlockElems % (4 * kGroup) == 0, "whole float4 batches per work-item (VEC_BATCH)");
 // fused_adam's parameters besides the six lists and the Chunk table: lr, lr_tensor, four CT
 // scalars, flags, grad_scale and found_inf (scalars counted as 8 bytes).
 constexpr size_t kAdamFixedBytes = 8 + 16 + 4 * 8 + 8 + 16 + 16;
@@ -63,7 +64,7 @@ void adam_impl(const AdamArgs& a) {
       slot_bucket(count_nonempty(numels), slots_for(d, kAdamLists, ChunkLayout::per_slot(sizeof(S)), kAdamFixedBytes));
   std::string opts = float_type_options(t) + " -DWG=" + std::to_string(kGroup) + " -DSLOTS=" + std::to_string(slots);
   opts += d.info.fp64 ? " -DBC=double" : " -DBC=float";
-  if (t == at::kFloat) opts += " -DVEC_WIDTH=4";
+  if (t == at::kFloat) opts += " -DVEC_WIDTH=4 -DVEC_BATCH=" + std::to_string(kBlockElems / (4 * kGroup));
   Kernel& k = get_kernel(d, "optim", opts, "fused_adam");
   const Buf none{nullptr, 0};
   for (const auto& c : plan<S>(numels, kBlockElems, slots)) {
