@@ -497,27 +497,51 @@ UNROLL
   }
 }
 
+#ifndef PREP_LANES
+#define PREP_LANES 16  // attention_bwd_prep: work-items per row (a power of two)
+#endif
+#ifndef PREP_MAX_WG
+#define PREP_MAX_WG 256  // attention_bwd_prep: largest work-group the host launches
+#endif
+
 // delta[b,h,i] = sum_d dO[b,h,i,d] * out[b,h,i,d] (the softmax-backward row term; with
 // dropout it is still dO . out). With zero_dq it also zeroes row i of the fused backward's
 // dQ workspace dqw ([b, h, i, 0..D) at strides w_*, unit head-dimension stride), which saves
-// a fill kernel. One work-item per row.
+// a fill kernel. PREP_LANES work-items share a row, each reading float4 columns
+// 4 * (lane + k * PREP_LANES), so a warp's loads cover whole rows (one work-item per row read
+// 32 rows 16 bytes at a time); their partial sums meet in a fixed-order local tree.
+// NDRange (ceil(L / rows) * local, Hq, B) with rows = local / PREP_LANES.
 __kernel void attention_bwd_prep(int L, int Dv, int Hq, PTR_ARG(DTYPE, dout), long g_sb, long g_sh, long g_sl,
                                  long g_sd, PTR_ARG(DTYPE, out), long o_sb, long o_sh, long o_sl, long o_sd,
                                  PTR_ARG(ACC, delta), int zero_dq, int D, PTR_ARG(ACC, dqw), long w_sb, long w_sh,
                                  long w_sl) {
-  const int i = get_global_id(0), h = get_global_id(1), b = get_global_id(2);
-  if (i >= L) return;
-  __global const DTYPE* G = PTR(DTYPE, dout) + (long)b * g_sb + (long)h * g_sh + (long)i * g_sl;
-  __global const DTYPE* O = PTR(DTYPE, out) + (long)b * o_sb + (long)h * o_sh + (long)i * o_sl;
+  __local ACC part[PREP_MAX_WG];
+  const int lid = get_local_id(0), lane = lid % PREP_LANES;
+  const int i = get_group_id(0) * ((int)get_local_size(0) / PREP_LANES) + lid / PREP_LANES;
+  const int h = get_global_id(1), b = get_global_id(2);
   ACC s = (ACC)0;
-  for (int d = 0; d < Dv; d += 4) s = dot4(load4(G, g_sd, d, Dv), load4(O, o_sd, d, Dv), s);
-  PTR(ACC, delta)[((long)b * Hq + h) * L + i] = s;
-  if (zero_dq) {
-    __global ACC* W = PTR(ACC, dqw) + (long)b * w_sb + (long)h * w_sh + (long)i * w_sl;
-    int d = 0;
-    for (; d + 4 <= D; d += 4) vstore4(ZERO4, 0, W + d);
-    for (; d < D; ++d) W[d] = (ACC)0;
+  if (i < L) {
+    __global const DTYPE* G = PTR(DTYPE, dout) + (long)b * g_sb + (long)h * g_sh + (long)i * g_sl;
+    __global const DTYPE* O = PTR(DTYPE, out) + (long)b * o_sb + (long)h * o_sh + (long)i * o_sl;
+    for (int d = lane * 4; d < Dv; d += PREP_LANES * 4) s = dot4(load4(G, g_sd, d, Dv), load4(O, o_sd, d, Dv), s);
+    if (zero_dq) {
+      __global ACC* W = PTR(ACC, dqw) + (long)b * w_sb + (long)h * w_sh + (long)i * w_sl;
+      for (int d = lane * 4; d < D; d += PREP_LANES * 4) {
+        if (d + 4 <= D) {
+          vstore4(ZERO4, 0, W + d);
+        } else {
+          for (int e = d; e < D; ++e) W[e] = (ACC)0;
+        }
+      }
+    }
   }
+  part[lid] = s;
+  barrier(CLK_LOCAL_MEM_FENCE);
+  for (int w = PREP_LANES / 2; w > 0; w >>= 1) {
+    if (lane < w) part[lid] += part[lid + w];
+    barrier(CLK_LOCAL_MEM_FENCE);
+  }
+  if (lane == 0 && i < L) PTR(ACC, delta)[((long)b * Hq + h) * L + i] = part[lid];
 }
 
 // Shared by both backward kernels: for query row i, key j, the probability p (0 where

@@ -32,6 +32,8 @@ namespace torch_ocl {
 namespace {
 
 constexpr int64_t kMaxHeadDim = 256;
+// attention_bwd_prep's work-group: PREP_LANES (16) work-items per row, at most PREP_MAX_WG (256).
+constexpr size_t kPrepGroup = 256, kPrepRows = kPrepGroup / 16;
 
 // Tile geometry of kernels/attention.cl (its build options; see the tunables there). The
 // forward's work-group computes a block_m x block_n score tile per step, each work-item a
@@ -531,8 +533,10 @@ std::tuple<at::Tensor, at::Tensor, at::Tensor, at::Tensor> sdpa_overrideable_bac
   const Strides4 ws = fused ? strides4(dqw) : Strides4{0, 0, 0, 0};
   if (L > 0) {
     Kernel& prep = get_kernel(d, "attention", opts, "attention_bwd_prep");
-    launch(d, prep, Range(size_t(L), size_t(Hq), size_t(B)), Range(64, 1, 1), int(L), int(Dv), int(Hq), buf(grad_out), gs.b,
-           gs.h, gs.r, gs.d, buf(out), os.b, os.h, os.r, os.d, buf(delta), int(fused), int(D), dqw_buf, ws.b, ws.h, ws.r);
+    const size_t prep_groups = (size_t(L) + kPrepRows - 1) / kPrepRows;
+    launch(d, prep, Range(prep_groups * kPrepGroup, size_t(Hq), size_t(B)), Range(kPrepGroup, 1, 1), int(L), int(Dv),
+           int(Hq), buf(grad_out), gs.b, gs.h, gs.r, gs.d, buf(out), os.b, os.h, os.r, os.d, buf(delta), int(fused),
+           int(D), dqw_buf, ws.b, ws.h, ws.r);
     if (!fused) {
       Kernel& kdq = get_kernel(d, "attention", opts, "attention_bwd_dq");
       launch_attn_any(d, kdq, Range(size_t((L + p.c.bwd_m - 1) / p.c.bwd_m) * wg, size_t(Hq), size_t(B)), Range(wg, 1, 1), t,
