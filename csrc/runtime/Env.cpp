@@ -35,7 +35,9 @@ int64_t gemm_split_k() {
     if (s == "off") return kSplitKOff;
     int64_t n = 0;
     try {
-      n = std::stoll(s);
+      size_t used = 0;
+      n = std::stoll(s, &used);
+      if (used != s.size()) n = 0;  // "4abc" is not a count
     } catch (const std::exception&) {
     }
     TORCH_CHECK(n >= 1, "torch_ocl: TORCH_OCL_GEMM_SPLIT_K must be auto, off or a positive integer, got '", s, "'");
