@@ -167,43 +167,11 @@
 #undef ROW_REDUCE
 #define ROW_REDUCE 0
 #endif
-#if ROW_REDUCE == 2 && !defined(cl_khr_subgroup_shuffle)
-#undef ROW_REDUCE
-#define ROW_REDUCE 0
-#endif
 #if ROW_REDUCE != 0 && (F_RN & (F_RN - 1)) != 0
 #undef ROW_REDUCE
 #define ROW_REDUCE 0
 #endif
-#if ROW_REDUCE == 1
-inline uint shfl_xor_u32(uint x, int m) {
-  uint r;
-  asm volatile("shfl.sync.bfly.b32 %0, %1, %2, 0x1f, 0xffffffff;" : "=r"(r) : "r"(x), "r"(m));
-  return r;
-}
-#if ACC_IS_DOUBLE
-inline ACC row_xor(ACC x, int m) {
-  const uint2 u = as_uint2(x);
-  return as_double((uint2)(shfl_xor_u32(u.x, m), shfl_xor_u32(u.y, m)));
-}
-#else
-inline ACC row_xor(ACC x, int m) { return as_float(shfl_xor_u32(as_uint(x), m)); }
-#endif
-#define ROW_XOR(x, m) row_xor((x), (m))
-#elif ROW_REDUCE == 2
-#pragma OPENCL EXTENSION cl_khr_subgroup_shuffle : enable
-#define ROW_XOR(x, m) sub_group_shuffle_xor((x), (uint)(m))
-#elif ROW_REDUCE == 3
-// The value of work-item lid ^ m through local memory (two barriers: a test stand-in only).
-inline ACC row_xor_emu(ACC x, int m, __local ACC* X, int lid) {
-  X[lid] = x;
-  barrier(CLK_LOCAL_MEM_FENCE);
-  const ACC y = X[lid ^ m];
-  barrier(CLK_LOCAL_MEM_FENCE);
-  return y;
-}
-#define ROW_XOR(x, m) row_xor_emu((x), (m), RowX, lid)
-#endif
+#include "subgroup.clh"  // ROW_XOR; it also falls back to 0 where mode 2 lacks cl_khr_subgroup_shuffle
 
 // Full unrolling of the per-work-item loops keeps the micro-tiles in registers on GPUs.
 // CPU devices (NO_UNROLL, set by the host) vectorize across work-items instead, and there
