@@ -1,7 +1,9 @@
 // LayerNorm and RMSNorm over the last N elements of dense rows ([M, N], row-major).
-// Forward: a team of T work-items per row; each keeps up to ITEMS elements in registers (rows
-// of up to T*ITEMS elements are read once), streams any longer tail twice, and merges
-// per-work-item Welford statistics (count, mean, M2) with Chan's formula.
+// Forward: a team of T consecutive work-items per row; each keeps up to ITEMS elements in
+// registers (rows of up to T*ITEMS elements are read once: exact two-pass mean and variance),
+// streams any longer tail twice, and merges per-work-item Welford statistics (count, mean, M2)
+// with Chan's formula. Team reductions: warp shuffles plus at most one barrier (ROW_REDUCE
+// 1-3) or a local-memory tree (subgroup.clh: team_reduce).
 // Backward: one launch computes grad_input and, for rows held in registers, the per-group
 // partial sums of grad_weight / grad_bias, which the last groups to finish add up in a fixed
 // order (deterministic). Longer rows take a second launch for the column sums.
@@ -12,7 +14,13 @@
 #define MAX_WG 256  // largest work-group the host launches (sizes the local reduction arrays)
 #endif
 #ifndef ITEMS
-#define ITEMS 16  // row elements each work-item keeps in registers
+#define ITEMS 16  // row elements each work-item keeps in registers (a multiple of VEC)
+#endif
+#ifndef VEC
+#define VEC 1  // 4: rows (and weight/bias) read and written as aligned 4-element vectors (host checks N % 4 == 0 and 4-element aligned tensors); 1: scalar
+#endif
+#ifndef ROW_REDUCE
+#define ROW_REDUCE 0  // team reductions: 0 local-memory tree, 1 PTX shuffles, 2 cl_khr_subgroup_shuffle, 3 emulated shuffles (subgroup.clh)
 #endif
 #ifndef COLS
 #define COLS 32  // columns per work-group in the grad_weight/grad_bias partial-sum kernel
@@ -35,8 +43,17 @@
 #ifndef ACC
 #define ACC float  // accumulation type (double for double tensors, float otherwise)
 #endif
+#ifndef ACC_IS_DOUBLE
+#define ACC_IS_DOUBLE 0  // 1 when ACC is double
+#endif
+#if ITEMS % VEC != 0 || (VEC != 1 && VEC != 4)
+#error "VEC must be 1 or 4 and divide ITEMS"
+#endif
 
 #include "storage_kinds.clh"
+#define ROW_TEAM_REDUCE
+#include "subgroup.clh"
+#define ACC4 CAT(ACC, 4)
 #define X_T CAT(ST_, X_KIND)
 #define W_T CAT(ST_, W_KIND)
 #define S_T CAT(ST_, S_KIND)
@@ -46,8 +63,59 @@
 #define STORE_X(p, i, v) CAT(SV_, X_KIND)(p, i, v)
 #define STORE_W(p, i, v) CAT(SV_, W_KIND)(p, i, v)
 #define STORE_S(p, i, v) CAT(SV_, S_KIND)(p, i, v)
+#define LOAD4_X(p, i) CAT(LD4_, X_KIND)(p, i)
+#define LOAD4_W(p, i) CAT(LD4_, W_KIND)(p, i)
+#define STORE4_X(p, i, v) CAT(SV4_, X_KIND)(p, i, v)
 
-// y = (x - mean) * rstd * w + b per row; saves mean (unless rms) and rstd.
+// Row element held in register k by team member t (the team's members are consecutive
+// work-items): elements t, t + T, ... (VEC 1) or 4-element vectors t, t + T, ... (VEC 4).
+#define COL(t, T, k) ((long)VEC * ((t) + (long)((k) / VEC) * (T)) + (k) % VEC)
+// First element past the registers: a long row's tail, walked in steps of VEC * T.
+#define TAIL(t, T) ((long)VEC * ((t) + (long)(ITEMS / VEC) * (T)))
+
+// Member t's register elements of a row at p + base (0 where the row has none): all loads are
+// issued before any is used.
+#if VEC == 4
+#define DEFINE_LOAD_REGS(name, type, load, load4)                                                             \
+  inline void name(ACC* v, __global const type* p, long base, long N, int t, int T, bool active) {      \
+    _Pragma("unroll") for (int j = 0; j < ITEMS / 4; ++j) {                                             \
+      const long c = COL(t, T, 4 * j);                                                                  \
+      const ACC4 a = (active && c < N) ? load4(p, base + c) : (ACC4)((ACC)0);                          \
+      v[4 * j] = a.s0, v[4 * j + 1] = a.s1, v[4 * j + 2] = a.s2, v[4 * j + 3] = a.s3;                   \
+    }                                                                                                   \
+  }
+#else
+#define DEFINE_LOAD_REGS(name, type, load, load4)                                                             \
+  inline void name(ACC* v, __global const type* p, long base, long N, int t, int T, bool active) {      \
+    _Pragma("unroll") for (int k = 0; k < ITEMS; ++k) {                                                 \
+      const long c = COL(t, T, k);                                                                      \
+      v[k] = (active && c < N) ? load(p, base + c) : (ACC)0;                                             \
+    }                                                                                                   \
+  }
+#endif
+DEFINE_LOAD_REGS(load_x_regs, X_T, LOAD_X, LOAD4_X)
+DEFINE_LOAD_REGS(load_w_regs, W_T, LOAD_W, LOAD4_W)
+
+// Member t's register elements v of a row into p + base.
+inline void store_x_regs(const ACC* v, __global X_T* p, long base, long N, int t, int T) {
+#if VEC == 4
+#pragma unroll
+  for (int j = 0; j < ITEMS / 4; ++j) {
+    const long c = COL(t, T, 4 * j);
+    if (c < N) STORE4_X(p, base + c, ((ACC4)(v[4 * j], v[4 * j + 1], v[4 * j + 2], v[4 * j + 3])));
+  }
+#else
+#pragma unroll
+  for (int k = 0; k < ITEMS; ++k) {
+    const long c = COL(t, T, k);
+    if (c < N) STORE_X(p, base + c, v[k]);
+  }
+#endif
+}
+
+// y = (x - mean) * rstd * w + b per row; saves mean (unless rms) and rstd. A row held in
+// registers (N <= T * ITEMS) takes its mean, then the sum of squared deviations from it (exact
+// two-pass); a longer row merges per-work-item Welford statistics.
 __kernel void layer_norm_fwd(PTR_ARG(X_T, x), PTR_ARG(W_T, w), PTR_ARG(W_T, b), PTR_ARG(X_T, y),
                              PTR_ARG(S_T, mean), PTR_ARG(S_T, rstd), long M, long N, ACC eps, int T, int has_w,
                              int has_b, int rms) {
@@ -55,87 +123,89 @@ __kernel void layer_norm_fwd(PTR_ARG(X_T, x), PTR_ARG(W_T, w), PTR_ARG(W_T, b), 
   __global W_T* wp = PTR(W_T, w);
   __global W_T* bp = PTR(W_T, b);
   __global X_T* yp = PTR(X_T, y);
-  __local ACC red_n[MAX_WG];
-  __local ACC red_mean[MAX_WG];
-  __local ACC red_m2[MAX_WG];
+  __local Part red_a[ROW_RED_SLOTS];
+  __local Part red_b[ROW_RED_SLOTS];
+  ROW_XCHG_DECL;
   const int lid = (int)get_local_id(0);
   const int t = lid % T, lane = lid / T;
   const long row = (long)get_group_id(0) * ((int)get_local_size(0) / T) + lane;
   const bool active = row < M;
   const long base = active ? row * N : 0;
+  const bool fits = N <= (long)T * ITEMS;  // the same for every work-item
 
-  // This work-item's statistics: exact two-pass over the registers, then Welford on the tail.
-  ACC v[ITEMS];
-  ACC n = 0, mu = 0, m2 = 0;
+  ACC v[ITEMS], wv[ITEMS], bv[ITEMS];
+  load_x_regs(v, xp, base, N, t, T, active);
+  // The weight and bias columns (shared by every row, so mostly cache hits) are on their way
+  // during the reductions.
+  if (has_w) load_w_regs(wv, wp, 0, N, t, T, true);
+  if (has_b) load_w_regs(bv, bp, 0, N, t, T, true);
+  ACC mu = 0, m2 = 0;
+  if (fits) {
+    if (!rms) {
+      ACC s = 0;
 #pragma unroll
-  for (int k = 0; k < ITEMS; ++k) {
-    long c = t + (long)k * T;
-    bool in = active && c < N;
-    v[k] = in ? LOAD_X(xp, base + c) : (ACC)0;
-    n += in ? (ACC)1 : (ACC)0;
-    mu += v[k];
-  }
-  mu = (rms || n == 0) ? (ACC)0 : mu / n;
+      for (int k = 0; k < ITEMS; ++k) s += v[k];
+      mu = team_reduce(part3(s, 0, 0), OP_SUM, 1, t, T, 1, red_a, ROW_XCHG).x / (ACC)N;
+    }
 #pragma unroll
-  for (int k = 0; k < ITEMS; ++k) {
-    long c = t + (long)k * T;
-    ACC dlt = v[k] - mu;
-    m2 += (active && c < N) ? dlt * dlt : (ACC)0;
-  }
-  if (active)
-    for (long c = t + (long)ITEMS * T; c < N; c += T) {
-      ACC xv = LOAD_X(xp, base + c);
-      n += 1;
-      if (rms) {
-        m2 += xv * xv;
-      } else {
-        ACC dlt = xv - mu;
-        mu += dlt / n;
-        m2 += dlt * (xv - mu);
-      }
+    for (int k = 0; k < ITEMS; ++k) {
+      const ACC d = COL(t, T, k) < N ? v[k] - mu : (ACC)0;
+      m2 += d * d;
     }
-
-  // Merge the team's statistics (Chan et al.): team member u's slot is lane*T + u.
-  red_n[lid] = n;
-  red_mean[lid] = mu;
-  red_m2[lid] = m2;
-  barrier(CLK_LOCAL_MEM_FENCE);
-  for (int h = T >> 1; h > 0; h >>= 1) {
-    if (t < h) {
-      int o = lid + h;
-      ACC na = red_n[lid], nb = red_n[o], nn = na + nb;
-      ACC dlt = red_mean[o] - red_mean[lid];
-      ACC f = nn > 0 ? nb / nn : (ACC)0;
-      red_mean[lid] += dlt * f;
-      red_m2[lid] += red_m2[o] + dlt * dlt * na * f;
-      red_n[lid] = nn;
+    m2 = team_reduce(part3(m2, 0, 0), OP_SUM, 1, t, T, 1, red_b, ROW_XCHG).x;
+  } else {
+    // This work-item's statistics: exact two-pass over the registers, then Welford on the tail.
+    ACC n = 0;
+#pragma unroll
+    for (int k = 0; k < ITEMS; ++k) {
+      n += (active && COL(t, T, k) < N) ? (ACC)1 : (ACC)0;
+      mu += v[k];
     }
-    barrier(CLK_LOCAL_MEM_FENCE);
+    mu = (rms || n == 0) ? (ACC)0 : mu / n;
+#pragma unroll
+    for (int k = 0; k < ITEMS; ++k) {
+      const ACC d = (active && COL(t, T, k) < N) ? v[k] - mu : (ACC)0;
+      m2 += d * d;
+    }
+    if (active)
+      for (long c0 = TAIL(t, T); c0 < N; c0 += (long)VEC * T)
+        for (int e = 0; e < VEC; ++e) {
+          const ACC xv = LOAD_X(xp, base + c0 + e);
+          n += 1;
+          if (rms) {
+            m2 += xv * xv;
+          } else {
+            const ACC d = xv - mu;
+            mu += d / n;
+            m2 += d * (xv - mu);
+          }
+        }
+    const Part p = team_reduce(part3(n, mu, m2), OP_WELFORD, 3, t, T, 1, red_a, ROW_XCHG);
+    mu = p.y;
+    m2 = p.z;
   }
   if (!active) return;
-  const int head = lane * T;
-  const ACC mean_v = red_mean[head];
-  const ACC rstd_v = (ACC)1 / sqrt(red_m2[head] / (ACC)N + eps);
+  const ACC rstd_v = (ACC)1 / sqrt(m2 / (ACC)N + eps);
   if (t == 0) {
-    if (!rms) STORE_S(PTR(S_T, mean), row, mean_v);
+    if (!rms) STORE_S(PTR(S_T, mean), row, mu);
     STORE_S(PTR(S_T, rstd), row, rstd_v);
   }
 #pragma unroll
   for (int k = 0; k < ITEMS; ++k) {
-    long c = t + (long)k * T;
-    if (c < N) {
-      ACC r = (v[k] - mean_v) * rstd_v;
+    ACC r = (v[k] - mu) * rstd_v;
+    if (has_w) r *= wv[k];
+    if (has_b) r += bv[k];
+    v[k] = r;
+  }
+  store_x_regs(v, yp, base, N, t, T);
+  for (long c0 = TAIL(t, T); c0 < N; c0 += (long)VEC * T)
+    for (int e = 0; e < VEC; ++e) {
+      const long c = c0 + e;
+      ACC r = (LOAD_X(xp, base + c) - mu) * rstd_v;
       if (has_w) r *= LOAD_W(wp, c);
       if (has_b) r += LOAD_W(bp, c);
       STORE_X(yp, base + c, r);
     }
-  }
-  for (long c = t + (long)ITEMS * T; c < N; c += T) {
-    ACC r = (LOAD_X(xp, base + c) - mean_v) * rstd_v;
-    if (has_w) r *= LOAD_W(wp, c);
-    if (has_b) r += LOAD_W(bp, c);
-    STORE_X(yp, base + c, r);
-  }
 }
 
 // Backward of LayerNorm / RMSNorm in one launch. grad_input of each row: with g = dy * w and
@@ -157,8 +227,11 @@ __kernel void layer_norm_bwd(PTR_ARG(X_T, dy), PTR_ARG(X_T, x), PTR_ARG(S_T, mea
   __global X_T* xp = PTR(X_T, x);
   __global W_T* wp = PTR(W_T, w);
   __global X_T* dxp = PTR(X_T, dx);
-  __local ACC red_a[MAX_WG * WB_CHUNK];
-  __local ACC red_b[MAX_WG * WB_CHUNK];
+  __local ACC wb_a[MAX_WG * WB_CHUNK];  // the weight/bias partials' exchange
+  __local ACC wb_b[MAX_WG * WB_CHUNK];
+  __local Part red_a[ROW_RED_SLOTS];
+  __local Part red_b[ROW_RED_SLOTS];
+  ROW_XCHG_DECL;
   __local uint last_flag;
   const int lid = (int)get_local_id(0), wg = (int)get_local_size(0);
   const int t = lid % T, lane = lid / T, L = wg / T;
@@ -168,6 +241,8 @@ __kernel void layer_norm_bwd(PTR_ARG(X_T, dy), PTR_ARG(X_T, x), PTR_ARG(S_T, mea
   ACC pw[ITEMS], pb[ITEMS];  // this item's column sums over its rows (wb only)
 #pragma unroll
   for (int k = 0; k < ITEMS; ++k) pw[k] = pb[k] = 0;
+  ACC wv[ITEMS];  // this item's weight columns: the same in every row
+  if (has_w) load_w_regs(wv, wp, 0, N, t, T, true);
 
   for (int it = 0; it < iters; ++it) {
     const long row = ((long)get_group_id(0) * iters + it) * L + lane;
@@ -176,49 +251,42 @@ __kernel void layer_norm_bwd(PTR_ARG(X_T, dy), PTR_ARG(X_T, x), PTR_ARG(S_T, mea
     const ACC mu = (active && !rms) ? LOAD_S(PTR(S_T, mean), row) : (ACC)0;
     const ACC rs = active ? LOAD_S(PTR(S_T, rstd), row) : (ACC)0;
     ACC g[ITEMS], xh[ITEMS];
+    load_x_regs(g, dyp, base, N, t, T, active);  // dy for now (0 outside the row)
+    load_x_regs(xh, xp, base, N, t, T, active);  // x for now
     ACC a = 0, bsum = 0;
 #pragma unroll
     for (int k = 0; k < ITEMS; ++k) {
-      long c = t + (long)k * T;
-      bool in = active && c < N;
-      ACC d = in ? LOAD_X(dyp, base + c) : (ACC)0;
-      xh[k] = in ? (LOAD_X(xp, base + c) - mu) * rs : (ACC)0;
-      g[k] = d * (has_w && in ? LOAD_W(wp, c) : (ACC)1);
+      const ACC d = g[k];
+      xh[k] = (xh[k] - mu) * rs;
+      g[k] = has_w ? d * wv[k] : d;
       a += g[k];
       bsum += g[k] * xh[k];
       pw[k] += d * xh[k];
       pb[k] += d;
     }
     if (active)
-      for (long c = t + (long)ITEMS * T; c < N; c += T) {  // rows longer than T * ITEMS (no wb)
-        ACC gv = LOAD_X(dyp, base + c) * (has_w ? LOAD_W(wp, c) : (ACC)1);
-        a += gv;
-        bsum += gv * (LOAD_X(xp, base + c) - mu) * rs;
-      }
-    red_a[lid] = a;
-    red_b[lid] = bsum;
-    barrier(CLK_LOCAL_MEM_FENCE);
-    for (int h = T >> 1; h > 0; h >>= 1) {
-      if (t < h) {
-        red_a[lid] += red_a[lid + h];
-        red_b[lid] += red_b[lid + h];
-      }
-      barrier(CLK_LOCAL_MEM_FENCE);
-    }
-    const ACC mean_g = rms ? (ACC)0 : red_a[lane * T] * inv_n;
-    const ACC mean_gx = red_b[lane * T] * inv_n;
-    barrier(CLK_LOCAL_MEM_FENCE);  // the next tile reuses red_a / red_b
+      for (long c0 = TAIL(t, T); c0 < N; c0 += (long)VEC * T)  // rows longer than T * ITEMS (no wb)
+        for (int e = 0; e < VEC; ++e) {
+          const long c = c0 + e;
+          const ACC gv = LOAD_X(dyp, base + c) * (has_w ? LOAD_W(wp, c) : (ACC)1);
+          a += gv;
+          bsum += gv * (LOAD_X(xp, base + c) - mu) * rs;
+        }
+    // Alternate arrays: a tile's writes cannot overtake the previous tile's reads.
+    const Part p = team_reduce(part3(a, bsum, 0), OP_SUM, 2, t, T, 1, (it & 1) ? red_b : red_a, ROW_XCHG);
+    const ACC mean_g = rms ? (ACC)0 : p.x * inv_n;
+    const ACC mean_gx = p.y * inv_n;
     if (active && want_dx) {
 #pragma unroll
-      for (int k = 0; k < ITEMS; ++k) {
-        long c = t + (long)k * T;
-        if (c < N) STORE_X(dxp, base + c, rs * (g[k] - mean_g - xh[k] * mean_gx));
-      }
-      for (long c = t + (long)ITEMS * T; c < N; c += T) {
-        ACC gv = LOAD_X(dyp, base + c) * (has_w ? LOAD_W(wp, c) : (ACC)1);
-        ACC xv = (LOAD_X(xp, base + c) - mu) * rs;
-        STORE_X(dxp, base + c, rs * (gv - mean_g - xv * mean_gx));
-      }
+      for (int k = 0; k < ITEMS; ++k) g[k] = rs * (g[k] - mean_g - xh[k] * mean_gx);
+      store_x_regs(g, dxp, base, N, t, T);
+      for (long c0 = TAIL(t, T); c0 < N; c0 += (long)VEC * T)
+        for (int e = 0; e < VEC; ++e) {
+          const long c = c0 + e;
+          const ACC gv = LOAD_X(dyp, base + c) * (has_w ? LOAD_W(wp, c) : (ACC)1);
+          const ACC xv = (LOAD_X(xp, base + c) - mu) * rs;
+          STORE_X(dxp, base + c, rs * (gv - mean_g - xv * mean_gx));
+        }
     }
   }
   if (!wb) return;
@@ -227,7 +295,7 @@ __kernel void layer_norm_bwd(PTR_ARG(X_T, dy), PTR_ARG(X_T, x), PTR_ARG(S_T, mea
   // then each (chunk, column) pair sums its L lanes in order.
   __global ACC* pp = PTR(ACC, part);
   __global ACC* own = pp + (long)get_group_id(0) * 2 * N;
-  for (int k0 = 0; k0 < ITEMS && (long)k0 * T < N; k0 += WB_CHUNK) {
+  for (int k0 = 0; k0 < ITEMS && COL(0, T, k0) < N; k0 += WB_CHUNK) {
 #pragma unroll
     for (int j = 0; j < WB_CHUNK; ++j) {
       // Static register indices (a dynamic pw[k0 + j] would spill the arrays to memory).
@@ -238,13 +306,13 @@ __kernel void layer_norm_bwd(PTR_ARG(X_T, dy), PTR_ARG(X_T, x), PTR_ARG(S_T, mea
           vw = pw[k];
           vb = pb[k];
         }
-      red_a[j * wg + lid] = vw;
-      red_b[j * wg + lid] = vb;
+      wb_a[j * wg + lid] = vw;
+      wb_b[j * wg + lid] = vb;
     }
     barrier(CLK_LOCAL_MEM_FENCE);
     for (int q = lid; q < WB_CHUNK * T; q += wg) {
       const int j = q / T, tq = q % T;
-      const long c = tq + (long)(k0 + j) * T;
+      const long c = COL(tq, T, k0 + j);
       if (k0 + j < ITEMS && c < N) {
         // Lanes in order, 8 loads issued before they are added (latency, not a dependent chain).
         ACC sw = 0, sb = 0;
@@ -253,8 +321,8 @@ __kernel void layer_norm_bwd(PTR_ARG(X_T, dy), PTR_ARG(X_T, x), PTR_ARG(S_T, mea
 #pragma unroll
           for (int u = 0; u < 8; ++u) {
             const int at = j * wg + min(l0 + u, L - 1) * T + tq;
-            va[u] = l0 + u < L ? red_a[at] : (ACC)0;
-            vb[u] = l0 + u < L ? red_b[at] : (ACC)0;
+            va[u] = l0 + u < L ? wb_a[at] : (ACC)0;
+            vb[u] = l0 + u < L ? wb_b[at] : (ACC)0;
           }
 #pragma unroll
           for (int u = 0; u < 8; ++u) {

@@ -4,14 +4,19 @@
 // and strided (dim != -1) softmax both read the tensor in place, with no transpose copy.
 // A team of T work-items handles one row: each keeps up to ITEMS of the row's elements in
 // registers (rows of up to T*ITEMS elements are read once); any longer tail is streamed twice
-// with an online (max, sum) update, which stays stable for rows of any length.
+// with an online (max, sum) update, which stays stable for rows of any length. The team's
+// reductions are warp shuffles plus one barrier where its members are adjacent work-items
+// (ROW_REDUCE 1-3), else a local-memory tree (subgroup.clh: team_reduce).
 #include "common.clh"
 
 #ifndef MAX_WG
 #define MAX_WG 256  // largest work-group the host launches (sizes the local reduction arrays)
 #endif
 #ifndef ITEMS
-#define ITEMS 16  // row elements each work-item keeps in registers
+#define ITEMS 16  // row elements each work-item keeps in registers (a multiple of VEC)
+#endif
+#ifndef VEC
+#define VEC 1  // 4: rows read and written as aligned 4-element vectors (host checks dim innermost, stride 1, C % 4 == 0, 4-element aligned row bases); 1: scalar
 #endif
 #ifndef X_KIND
 #define X_KIND 0  // storage kind of the input(s): 0 float, 1 double, 2 half, 3 bfloat16
@@ -22,46 +27,58 @@
 #ifndef ACC
 #define ACC float  // accumulation type (double for double tensors, float otherwise)
 #endif
+#ifndef ACC_IS_DOUBLE
+#define ACC_IS_DOUBLE 0  // 1 when ACC is double
+#endif
+#ifndef ROW_REDUCE
+#define ROW_REDUCE 0  // team reductions: 0 local-memory tree, 1 PTX shuffles, 2 cl_khr_subgroup_shuffle, 3 emulated shuffles (subgroup.clh); 1-3 need c_fast = 1
+#endif
+#if ITEMS % VEC != 0 || (VEC != 1 && VEC != 4)
+#error "VEC must be 1 or 4 and divide ITEMS"
+#endif
 
 #include "storage_kinds.clh"
+#define ROW_TEAM_REDUCE
+#include "subgroup.clh"
+#define ACC4 CAT(ACC, 4)
 #define X_T CAT(ST_, X_KIND)
 #define Y_T CAT(ST_, Y_KIND)
 #define LOAD_X(p, i) CAT(LD_, X_KIND)(p, i)
 #define STORE_Y(p, i, v) CAT(SV_, Y_KIND)(p, i, v)
+#define LOAD4_X(p, i) CAT(LD4_, X_KIND)(p, i)
+#define STORE4_Y(p, i, v) CAT(SV4_, Y_KIND)(p, i, v)
 
 #define MODE_SOFTMAX 0
 #define MODE_LOG_SOFTMAX 1
 #define MODE_SAFE_SOFTMAX 2  // rows that are entirely -inf give 0 instead of NaN
 
+// Row element held in register k by team member t: elements t, t + T, ... (VEC 1) or the
+// 4-element vectors t, t + T, ... (VEC 4), so adjacent members always read adjacent memory.
+#define COL(t, T, k) ((long)VEC * ((t) + (long)((k) / VEC) * (T)) + (k) % VEC)
+// First element past the registers: where the streamed tail of a long row begins.
+#define TAIL(t, T) ((long)VEC * ((t) + (long)(ITEMS / VEC) * (T)))
+
 // Row geometry shared by the kernels: which row this work-item serves, its member index t in
-// the team, and where team member u's slot is in the local arrays. c_fast: the team's members
-// are adjacent work-items (dim is the innermost, so adjacent members read adjacent elements);
+// the team, and the local-id distance between members. c_fast: the team's members are
+// adjacent work-items (dim is the innermost, so adjacent members read adjacent elements);
 // otherwise adjacent work-items serve adjacent rows (adjacent inner positions).
 typedef struct {
   long row;
-  int t, lane, lanes, T;
-  int c_fast;
+  int t, T, stride;
   bool active;
 } Team;
 
 inline Team team_of(long rows, int T, int c_fast) {
   Team tm;
-  int lid = (int)get_local_id(0);
-  tm.lanes = (int)get_local_size(0) / T;
+  const int lid = (int)get_local_id(0), lanes = (int)get_local_size(0) / T;
+  const int lane = c_fast ? lid / T : lid % lanes;
   tm.T = T;
-  tm.c_fast = c_fast;
-  if (c_fast) {
-    tm.t = lid % T;
-    tm.lane = lid / T;
-  } else {
-    tm.lane = lid % tm.lanes;
-    tm.t = lid / tm.lanes;
-  }
-  tm.row = (long)get_group_id(0) * tm.lanes + tm.lane;
+  tm.t = c_fast ? lid % T : lid / lanes;
+  tm.stride = c_fast ? 1 : lanes;
+  tm.row = (long)get_group_id(0) * lanes + lane;
   tm.active = tm.row < rows;
   return tm;
 }
-inline int slot(Team tm, int u) { return tm.c_fast ? tm.lane * tm.T + u : u * tm.lanes + tm.lane; }
 
 inline long row_base(long row, long inner, long s_o, long s_i) {
   if (inner == 1) return row * s_o;  // the hot case: skip the 64-bit division
@@ -69,8 +86,24 @@ inline long row_base(long row, long inner, long s_o, long s_i) {
   return o * s_o + (row - o * inner) * s_i;
 }
 
-// NaN-propagating max (fmax would drop NaNs, but softmax of a row with a NaN is NaN).
-inline ACC max_nan(ACC a, ACC b) { return (isnan(a) || a > b) ? a : b; }
+// This member's register elements of a row (base, element stride s_c; s_c == 1 with VEC 4),
+// `pad` where the row has none. All loads are issued before any is used.
+inline void load_regs(ACC* v, __global const X_T* p, long base, long s_c, long C, Team tm, ACC pad) {
+#if VEC == 4
+#pragma unroll
+  for (int j = 0; j < ITEMS / 4; ++j) {
+    const long c = COL(tm.t, tm.T, 4 * j);
+    const ACC4 a = (tm.active && c < C) ? LOAD4_X(p, base + c) : (ACC4)(pad);
+    v[4 * j] = a.s0, v[4 * j + 1] = a.s1, v[4 * j + 2] = a.s2, v[4 * j + 3] = a.s3;
+  }
+#else
+#pragma unroll
+  for (int k = 0; k < ITEMS; ++k) {
+    const long c = COL(tm.t, tm.T, k);
+    v[k] = (tm.active && c < C) ? LOAD_X(p, base + c * s_c) : pad;
+  }
+#endif
+}
 
 // Folds one element into a running (max, sum of exp(x - max)); -inf elements add nothing.
 inline void online_add(ACC* m, ACC* s, ACC v) {
@@ -82,97 +115,121 @@ inline void online_add(ACC* m, ACC* s, ACC v) {
   }
 }
 
-// Softmax (mode 0), log-softmax (1) or safe softmax (2) of x into y.
+inline Part part1(ACC x) { return part3(x, (ACC)0, (ACC)0); }
+
+// Softmax (mode 0), log-softmax (1) or safe softmax (2) of x into y. A row held in registers
+// (C <= T * ITEMS) takes its max, then its sum of exp(x - max) (one exponential per element,
+// kept for the output); a longer row merges (max, sum) pairs, streaming its tail twice.
 __kernel void softmax_fwd(PTR_ARG(X_T, x), PTR_ARG(Y_T, y), long rows, long inner, long C, long xs_o, long xs_i,
                           long xs_c, long ys_o, long ys_i, long ys_c, int T, int c_fast, int mode) {
   __global X_T* xp = PTR(X_T, x);
   __global Y_T* yp = PTR(Y_T, y);
-  __local ACC red_m[MAX_WG];
-  __local ACC red_s[MAX_WG];
-  Team tm = team_of(rows, T, c_fast);
+  __local Part red_a[ROW_RED_SLOTS];
+  __local Part red_b[ROW_RED_SLOTS];
+  ROW_XCHG_DECL;
+  const Team tm = team_of(rows, T, c_fast);
   long xb = 0, yb = 0;
   if (tm.active) {
     xb = row_base(tm.row, inner, xs_o, xs_i);
     yb = row_base(tm.row, inner, ys_o, ys_i);
   }
+  const bool fits = C <= (long)T * ITEMS;  // the same for every work-item
 
   ACC v[ITEMS];
+  load_regs(v, xp, xb, xs_c, C, tm, -INFINITY);
   ACC m = -INFINITY, s = 0;
 #pragma unroll
-  for (int k = 0; k < ITEMS; ++k) {
-    long c = tm.t + (long)k * T;
-    v[k] = (tm.active && c < C) ? LOAD_X(xp, xb + c * xs_c) : -INFINITY;
-    m = max_nan(m, v[k]);
-  }
-  if (m != -INFINITY) {
+  for (int k = 0; k < ITEMS; ++k) m = max_nan(m, v[k]);
+  if (fits) {
+    m = team_reduce(part1(m), OP_MAX, 1, tm.t, T, tm.stride, red_a, ROW_XCHG).x;
 #pragma unroll
-    for (int k = 0; k < ITEMS; ++k) s += exp(v[k] - m);
-  }
-  if (tm.active) {
-    // Long rows: the tail beyond the registers, four independent loads in flight per step.
-    long c = tm.t + (long)ITEMS * T;
-    for (; c + 3L * T < C; c += 4L * T) {
-      ACC a0 = LOAD_X(xp, xb + c * xs_c), a1 = LOAD_X(xp, xb + (c + T) * xs_c);
-      ACC a2 = LOAD_X(xp, xb + (c + 2L * T) * xs_c), a3 = LOAD_X(xp, xb + (c + 3L * T) * xs_c);
-      online_add(&m, &s, a0);
-      online_add(&m, &s, a1);
-      online_add(&m, &s, a2);
-      online_add(&m, &s, a3);
+    for (int k = 0; k < ITEMS; ++k) {
+      const ACC e = exp(v[k] - m);  // 0 for padding unless the row is all -inf (NaN, as on the CPU)
+      s += e;
+      if (mode != MODE_LOG_SOFTMAX) v[k] = e;
     }
-    for (; c < C; c += T) online_add(&m, &s, LOAD_X(xp, xb + c * xs_c));
-  }
-
-  // Combine the team's partial (max, sum) pairs.
-  int me = slot(tm, tm.t);
-  red_m[me] = m;
-  red_s[me] = s;
-  barrier(CLK_LOCAL_MEM_FENCE);
-  for (int h = T >> 1; h > 0; h >>= 1) {
-    if (tm.t < h) {
-      int other = slot(tm, tm.t + h);
-      ACC m1 = red_m[me], m2 = red_m[other];
-      ACC mm = max_nan(m1, m2);
-      ACC s1 = m1 == -INFINITY ? (ACC)0 : red_s[me] * exp(m1 - mm);
-      ACC s2 = m2 == -INFINITY ? (ACC)0 : red_s[other] * exp(m2 - mm);
-      red_m[me] = mm;
-      red_s[me] = s1 + s2;
+    s = team_reduce(part1(s), OP_SUM, 1, tm.t, T, tm.stride, red_b, ROW_XCHG).x;
+  } else {
+    if (m != -INFINITY) {
+#pragma unroll
+      for (int k = 0; k < ITEMS; ++k) s += exp(v[k] - m);
     }
-    barrier(CLK_LOCAL_MEM_FENCE);
+    if (tm.active) {
+      // The tail beyond the registers, four independent loads in flight per step.
+#if VEC == 4
+      for (long c = TAIL(tm.t, T); c < C; c += 4L * T) {
+        const ACC4 a = LOAD4_X(xp, xb + c);
+        online_add(&m, &s, a.s0);
+        online_add(&m, &s, a.s1);
+        online_add(&m, &s, a.s2);
+        online_add(&m, &s, a.s3);
+      }
+#else
+      long c = TAIL(tm.t, T);
+      for (; c + 3L * T < C; c += 4L * T) {
+        ACC a0 = LOAD_X(xp, xb + c * xs_c), a1 = LOAD_X(xp, xb + (c + T) * xs_c);
+        ACC a2 = LOAD_X(xp, xb + (c + 2L * T) * xs_c), a3 = LOAD_X(xp, xb + (c + 3L * T) * xs_c);
+        online_add(&m, &s, a0);
+        online_add(&m, &s, a1);
+        online_add(&m, &s, a2);
+        online_add(&m, &s, a3);
+      }
+      for (; c < C; c += T) online_add(&m, &s, LOAD_X(xp, xb + c * xs_c));
+#endif
+    }
+    const Part p = team_reduce(part3(m, s, (ACC)0), OP_SOFTMAX, 2, tm.t, T, tm.stride, red_a, ROW_XCHG);
+    m = p.x;
+    s = p.y;
   }
   if (!tm.active) return;
-  m = red_m[slot(tm, 0)];
-  s = red_s[slot(tm, 0)];
 
   const bool zero_row = mode == MODE_SAFE_SOFTMAX && m == -INFINITY;
   const ACC inv = (ACC)1 / s;
   const ACC shift = mode == MODE_LOG_SOFTMAX ? m + log(s) : m;
+  ACC r[ITEMS];
 #pragma unroll
   for (int k = 0; k < ITEMS; ++k) {
-    long c = tm.t + (long)k * T;
-    if (c < C) {
-      ACC r = mode == MODE_LOG_SOFTMAX ? v[k] - shift : (zero_row ? (ACC)0 : exp(v[k] - shift) * inv);
-      STORE_Y(yp, yb + c * ys_c, r);
-    }
+    const ACC e = fits ? v[k] : exp(v[k] - shift);
+    r[k] = mode == MODE_LOG_SOFTMAX ? v[k] - shift : (zero_row ? (ACC)0 : e * inv);
+  }
+#if VEC == 4
+#pragma unroll
+  for (int j = 0; j < ITEMS / 4; ++j) {
+    const long c = COL(tm.t, T, 4 * j);
+    if (c < C) STORE4_Y(yp, yb + c, ((ACC4)(r[4 * j], r[4 * j + 1], r[4 * j + 2], r[4 * j + 3])));
+  }
+  for (long c = TAIL(tm.t, T); c < C; c += 4L * T) {
+    const ACC4 a = LOAD4_X(xp, xb + c);
+    const ACC4 o = mode == MODE_LOG_SOFTMAX ? a - shift : (zero_row ? (ACC4)(0) : exp(a - shift) * inv);
+    STORE4_Y(yp, yb + c, o);
+  }
+#else
+#pragma unroll
+  for (int k = 0; k < ITEMS; ++k) {
+    const long c = COL(tm.t, T, k);
+    if (c < C) STORE_Y(yp, yb + c * ys_c, r[k]);
   }
 #pragma unroll 4
-  for (long c = tm.t + (long)ITEMS * T; c < C; c += T) {
+  for (long c = TAIL(tm.t, T); c < C; c += T) {
     ACC xv = LOAD_X(xp, xb + c * xs_c);
-    ACC r = mode == MODE_LOG_SOFTMAX ? xv - shift : (zero_row ? (ACC)0 : exp(xv - shift) * inv);
-    STORE_Y(yp, yb + c * ys_c, r);
+    ACC o = mode == MODE_LOG_SOFTMAX ? xv - shift : (zero_row ? (ACC)0 : exp(xv - shift) * inv);
+    STORE_Y(yp, yb + c * ys_c, o);
   }
+#endif
 }
 
 // Backward of softmax (mode 0/2): gx = y * (gy - sum(gy * y));
 // of log-softmax (mode 1):        gx = gy - exp(y) * sum(gy).
-// gy and y have storage kind X_KIND, gx has Y_KIND.
+// gy and y have storage kind X_KIND, gx has Y_KIND (gx uses the strides xs_*).
 __kernel void softmax_bwd(PTR_ARG(X_T, gy), PTR_ARG(X_T, y), PTR_ARG(Y_T, gx), long rows, long inner, long C,
                           long gs_o, long gs_i, long gs_c, long ys_o, long ys_i, long ys_c, long xs_o, long xs_i,
                           long xs_c, int T, int c_fast, int mode) {
   __global X_T* gyp = PTR(X_T, gy);
   __global X_T* yp = PTR(X_T, y);
   __global Y_T* gxp = PTR(Y_T, gx);
-  __local ACC red[MAX_WG];
-  Team tm = team_of(rows, T, c_fast);
+  __local Part red[ROW_RED_SLOTS];
+  ROW_XCHG_DECL;
+  const Team tm = team_of(rows, T, c_fast);
   const bool is_log = mode == MODE_LOG_SOFTMAX;
   long gb = 0, yb = 0, xb = 0;
   if (tm.active) {
@@ -182,41 +239,53 @@ __kernel void softmax_bwd(PTR_ARG(X_T, gy), PTR_ARG(X_T, y), PTR_ARG(Y_T, gx), l
   }
 
   ACC g[ITEMS], o[ITEMS];
+  load_regs(g, gyp, gb, gs_c, C, tm, (ACC)0);
+  load_regs(o, yp, yb, ys_c, C, tm, (ACC)0);
   ACC s = 0;
 #pragma unroll
-  for (int k = 0; k < ITEMS; ++k) {
-    long c = tm.t + (long)k * T;
-    bool in = tm.active && c < C;
-    g[k] = in ? LOAD_X(gyp, gb + c * gs_c) : (ACC)0;
-    o[k] = in ? LOAD_X(yp, yb + c * ys_c) : (ACC)0;
-    s += is_log ? g[k] : g[k] * o[k];
-  }
-  if (tm.active)
+  for (int k = 0; k < ITEMS; ++k) s += is_log ? g[k] : g[k] * o[k];
+  if (tm.active) {
+#if VEC == 4
+    for (long c = TAIL(tm.t, T); c < C; c += 4L * T) {
+      const ACC4 gv = LOAD4_X(gyp, gb + c);
+      const ACC4 p = is_log ? gv : gv * LOAD4_X(yp, yb + c);
+      s += ((p.s0 + p.s1) + p.s2) + p.s3;
+    }
+#else
 #pragma unroll 4
-    for (long c = tm.t + (long)ITEMS * T; c < C; c += T) {
+    for (long c = TAIL(tm.t, T); c < C; c += T) {
       ACC gv = LOAD_X(gyp, gb + c * gs_c);
       s += is_log ? gv : gv * LOAD_X(yp, yb + c * ys_c);
     }
-
-  int me = slot(tm, tm.t);
-  red[me] = s;
-  barrier(CLK_LOCAL_MEM_FENCE);
-  for (int h = T >> 1; h > 0; h >>= 1) {
-    if (tm.t < h) red[me] += red[slot(tm, tm.t + h)];
-    barrier(CLK_LOCAL_MEM_FENCE);
+#endif
   }
+  s = team_reduce(part1(s), OP_SUM, 1, tm.t, T, tm.stride, red, ROW_XCHG).x;
   if (!tm.active) return;
-  s = red[slot(tm, 0)];
 
+  ACC r[ITEMS];
+#pragma unroll
+  for (int k = 0; k < ITEMS; ++k) r[k] = is_log ? g[k] - exp(o[k]) * s : o[k] * (g[k] - s);
+#if VEC == 4
+#pragma unroll
+  for (int j = 0; j < ITEMS / 4; ++j) {
+    const long c = COL(tm.t, T, 4 * j);
+    if (c < C) STORE4_Y(gxp, xb + c, ((ACC4)(r[4 * j], r[4 * j + 1], r[4 * j + 2], r[4 * j + 3])));
+  }
+  for (long c = TAIL(tm.t, T); c < C; c += 4L * T) {
+    const ACC4 gv = LOAD4_X(gyp, gb + c), ov = LOAD4_X(yp, yb + c);
+    STORE4_Y(gxp, xb + c, is_log ? gv - exp(ov) * s : ov * (gv - s));
+  }
+#else
 #pragma unroll
   for (int k = 0; k < ITEMS; ++k) {
-    long c = tm.t + (long)k * T;
-    if (c < C) STORE_Y(gxp, xb + c * xs_c, is_log ? g[k] - exp(o[k]) * s : o[k] * (g[k] - s));
+    const long c = COL(tm.t, T, k);
+    if (c < C) STORE_Y(gxp, xb + c * xs_c, r[k]);
   }
 #pragma unroll 4
-  for (long c = tm.t + (long)ITEMS * T; c < C; c += T) {
+  for (long c = TAIL(tm.t, T); c < C; c += T) {
     ACC gv = LOAD_X(gyp, gb + c * gs_c);
     ACC ov = LOAD_X(yp, yb + c * ys_c);
     STORE_Y(gxp, xb + c * xs_c, is_log ? gv - exp(ov) * s : ov * (gv - s));
   }
+#endif
 }

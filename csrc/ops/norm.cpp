@@ -1,25 +1,85 @@
 // Normalization: native_layer_norm (+ backward) and _fused_rms_norm (+ backward), registered
 // for PrivateUse1 so F.layer_norm / F.rms_norm do not decompose into batch_norm or a chain
 // of pointwise ops. Inputs are made dense ([M, N] row-major, N = prod(normalized_shape));
-// kernels live in kernels/norm.cl.
+// kernels live in kernels/norm.cl. Team reductions, vector width and register elements per
+// work-item come from rows_config() (device defaults, overridable through the tuning entry
+// "norm/rows", see below).
 #include "../runtime/Launch.h"
+#include "../runtime/Tuning.h"
 #include <ATen/ops/empty.h>
 #include <ATen/ops/empty_like.h>
 #include <ATen/ops/zeros.h>
 #include <torch/library.h>
 
 #include <algorithm>
+#include <mutex>
+#include <unordered_map>
 
 namespace torch_ocl {
 namespace {
 
 constexpr int kMaxWG = 256;  // MAX_WG of norm.cl
-constexpr int kItems = 16;   // ITEMS of norm.cl
 constexpr int kCols = 32;    // COLS of norm.cl
 constexpr int kFanIn = 16;   // FAN_IN of norm.cl
 constexpr int kWbChunk = 4;  // WB_CHUNK of norm.cl
 constexpr int64_t kMinRows = 16;     // rows per layer_norm_bwd group at least, when it sums weight/bias grads
 constexpr int64_t kGroupsPerCU = 4;  // layer_norm_bwd groups per compute unit at most, when it sums them
+
+// How norm.cl's row teams reduce and read (its ROW_REDUCE, VEC and ITEMS options), as in
+// ops/softmax.cpp. Defaults: on NVIDIA, warp shuffles by inline PTX (no barrier for rows of
+// up to 32 * ITEMS elements, one beyond), else the local-memory tree; 4-element vector loads
+// where the tensors allow; 16 register elements per work-item. The tuning entry "norm/rows"
+// (a tuning file, or torch_ocl._C._tuning_set(device, "norm/rows", text) in-process, as the
+// tests and bench/bench_ops.py --rows do) overrides any of them: "ROWRED=local|ptx|khr|emu
+// VEC=0|1 ITEMS=4..64". emu (shuffles emulated through local memory) lets CPU devices run
+// the shuffle code paths in tests; ptx needs NVIDIA, khr cl_khr_subgroup_shuffle.
+struct RowsConfig {
+  int row_reduce = 0;  // ROW_REDUCE: 0 local tree, 1 ptx, 2 khr, 3 emu
+  int vec = 1;         // 1: VEC=4 where the tensors allow it; 0: scalar always
+  int items = 16;      // ITEMS: row elements a work-item keeps in registers
+};
+
+std::string apply_rows(const Device& d, const std::string& text, RowsConfig& c) {
+  std::vector<std::pair<std::string, std::string>> items;
+  std::string err;
+  if (!tuning::parse_items(text, &items, &err)) return err;
+  RowsConfig r = c;
+  for (const auto& [key, value] : items) {
+    if (key == "ROWRED") {
+      if (value == "local") r.row_reduce = 0;
+      else if (value == "ptx" && d.info.vendor.find("NVIDIA") != std::string::npos) r.row_reduce = 1;
+      else if (value == "khr" && d.info.has_extension("cl_khr_subgroup_shuffle")) r.row_reduce = 2;
+      else if (value == "emu") r.row_reduce = 3;
+      else return "ROWRED=" + value + " is not local, emu, ptx (NVIDIA) or khr (cl_khr_subgroup_shuffle) here";
+    } else if (key == "VEC" || key == "ITEMS") {
+      int v = 0;
+      if (!tuning::parse_int(key, value, &v, &err)) return err;
+      if (key == "VEC" && v != 0 && v != 1) return "VEC must be 0 or 1";
+      if (key == "ITEMS" && (v < 4 || v > 64 || (v & (v - 1)) != 0)) return "ITEMS must be 4, 8, 16, 32 or 64";
+      (key == "VEC" ? r.vec : r.items) = v;
+    } else {
+      return "unknown key '" + key + "' (ROWRED, VEC, ITEMS)";
+    }
+  }
+  c = r;
+  return "";
+}
+
+RowsConfig rows_config(const Device& d) {
+  static std::mutex mu;
+  static std::unordered_map<int, std::pair<uint64_t, RowsConfig>> cache;  // device -> (generation, config)
+  const uint64_t gen = tuning::generation();
+  std::lock_guard<std::mutex> lock(mu);
+  auto& slot = cache[d.index];
+  if (slot.first != gen) {
+    RowsConfig c;
+    if (d.info.vendor.find("NVIDIA") != std::string::npos) c.row_reduce = 1;
+    tuning::apply_override(d, "norm/rows", "", "", "norm row configuration",
+                           [&](const std::string& text) { return apply_rows(d, text, c); });
+    slot = {gen, c};
+  }
+  return slot.second;
+}
 
 int storage_kind(at::ScalarType t, const char* op) {
   switch (t) {
@@ -41,13 +101,15 @@ int64_t next_pow2(int64_t v) {
 struct Types {
   at::ScalarType x, w, s;
 };
-std::string options(Device& d, const Types& t, const char* op) {
+// Build options but VEC (norm_forward / norm_backward add it per call).
+std::string options(Device& d, const Types& t, const RowsConfig& rc, const char* op) {
   for (auto s : {t.x, t.w, t.s}) check_dtype_supported(d, s, op);
   const int xk = storage_kind(t.x, op), wk = storage_kind(t.w, op), sk = storage_kind(t.s, op);
   const bool dbl = xk == 1 || wk == 1 || sk == 1;
   return "-DX_KIND=" + std::to_string(xk) + " -DW_KIND=" + std::to_string(wk) + " -DS_KIND=" + std::to_string(sk) +
-         " -DACC=" + (dbl ? "double" : "float") + " -DMAX_WG=" + std::to_string(kMaxWG) +
-         " -DITEMS=" + std::to_string(kItems) + " -DCOLS=" + std::to_string(kCols) +
+         " -DACC=" + (dbl ? "double -DACC_IS_DOUBLE=1" : "float") + " -DMAX_WG=" + std::to_string(kMaxWG) +
+         " -DITEMS=" + std::to_string(rc.items) + " -DROW_REDUCE=" + std::to_string(rc.row_reduce) +
+         " -DCOLS=" + std::to_string(kCols) +
          " -DFAN_IN=" + std::to_string(kFanIn) + " -DWB_CHUNK=" + std::to_string(kWbChunk);
 }
 
@@ -81,19 +143,37 @@ std::vector<int64_t> stat_shape(const at::Tensor& input, size_t nd) {
   return s;
 }
 
+// The buffer of t, or none when t is undefined.
+Buf buf_or_none(const at::Tensor& t) { return t.defined() ? buf(t) : Buf{}; }
+
+// Whether the dense row-major tensors (bufs[i] of ts[i], rows of N elements; undefined ones
+// ignored) can be read as aligned 4-element vectors: N % 4 == 0 and 4-element aligned starts.
+bool vec_rows(const RowsConfig& rc, int64_t N, std::initializer_list<std::pair<const at::Tensor*, Buf>> ts) {
+  if (!rc.vec || N % 4 != 0) return false;
+  for (const auto& [t, b] : ts)
+    if (t->defined() && b.offset % (4 * t->element_size()) != 0) return false;
+  return true;
+}
+
+// Team width of a row of N elements: enough work-items for ITEMS elements each, at most a group.
+int team_width(const RowsConfig& rc, int64_t N) {
+  return static_cast<int>(std::min<int64_t>(next_pow2((N + rc.items - 1) / rc.items), kMaxWG));
+}
+
 // Launches layer_norm_fwd (rms=true: RMSNorm, mean not written).
-void norm_forward(Device& d, const std::string& opts, const at::Tensor& x, const at::Tensor& w, const at::Tensor& b,
-                  const at::Tensor& y, const at::Tensor& mean, const at::Tensor& rstd, int64_t M, int64_t N, double eps,
-                  bool rms) {
+void norm_forward(Device& d, const std::string& opts, const RowsConfig& rc, const at::Tensor& x, const at::Tensor& w,
+                  const at::Tensor& b, const at::Tensor& y, const at::Tensor& mean, const at::Tensor& rstd, int64_t M,
+                  int64_t N, double eps, bool rms) {
   if (M == 0) return;
-  const int T = static_cast<int>(std::min<int64_t>(next_pow2((N + kItems - 1) / kItems), kMaxWG));
+  const int T = team_width(rc, N);
   const size_t groups = static_cast<size_t>((M + kMaxWG / T - 1) / (kMaxWG / T));
-  Kernel& k = get_kernel(d, "norm", opts, "layer_norm_fwd");
+  const Buf bx = buf(x), bw = buf_or_none(w), bb = buf_or_none(b), by = buf(y);
+  const bool vec = vec_rows(rc, N, {{&x, bx}, {&w, bw}, {&b, bb}, {&y, by}});
+  Kernel& k = get_kernel(d, "norm", opts + (vec ? " -DVEC=4" : ""), "layer_norm_fwd");
   const bool dbl = x.scalar_type() == at::kDouble || (w.defined() && w.scalar_type() == at::kDouble);
   auto go = [&](auto e) {
-    launch(d, k, Range(groups * kMaxWG), Range(kMaxWG), buf(x), w.defined() ? buf(w) : Buf{}, b.defined() ? buf(b) : Buf{},
-           buf(y), mean.defined() ? buf(mean) : Buf{}, buf(rstd), M, N, e, cl_int(T), cl_int(w.defined()),
-           cl_int(b.defined()), cl_int(rms));
+    launch(d, k, Range(groups * kMaxWG), Range(kMaxWG), bx, bw, bb, by, buf_or_none(mean), buf(rstd), M, N, e,
+           cl_int(T), cl_int(w.defined()), cl_int(b.defined()), cl_int(rms));
   };
   if (dbl) go(static_cast<double>(eps));
   else go(static_cast<float>(eps));
@@ -104,7 +184,7 @@ void norm_forward(Device& d, const std::string& opts, const at::Tensor& x, const
 // grad_input and the weight/bias grads, whose per-group partials the last groups to finish sum
 // (a fan-in tree over Device::arrival_counters). Longer rows add layer_norm_bwd_wb, whose last
 // row block per column group finishes the column sums.
-void norm_backward(Device& d, const std::string& opts, const at::Tensor& dy, const at::Tensor& x,
+void norm_backward(Device& d, const std::string& opts, const RowsConfig& rc, const at::Tensor& dy, const at::Tensor& x,
                    const at::Tensor& mean, const at::Tensor& rstd, const at::Tensor& w, const at::Tensor& dx,
                    const at::Tensor& dw, const at::Tensor& db, int64_t M, int64_t N, bool rms) {
   if (N == 0) return;
@@ -113,9 +193,9 @@ void norm_backward(Device& d, const std::string& opts, const at::Tensor& dy, con
   Buf mean_b = rms ? Buf{} : buf(mean);
   Buf dw_b = dw.defined() ? buf(dw) : Buf{}, db_b = db.defined() ? buf(db) : Buf{};
   const at::ScalarType acc = x.scalar_type() == at::kDouble ? at::kDouble : at::kFloat;
-  const int T = static_cast<int>(std::min<int64_t>(next_pow2((N + kItems - 1) / kItems), kMaxWG));
+  const int T = team_width(rc, N);
   const int64_t lanes = kMaxWG / T, tiles = (M + lanes - 1) / lanes;
-  const bool fused_wb = want_wb && N <= int64_t(T) * kItems;
+  const bool fused_wb = want_wb && N <= int64_t(T) * rc.items;
   if (want_dx || fused_wb) {
     int64_t iters = 1, groups = std::max<int64_t>(tiles, 1);
     at::Tensor part;
@@ -143,9 +223,12 @@ void norm_backward(Device& d, const std::string& opts, const at::Tensor& dy, con
       TORCH_CHECK(counters, "torch_ocl: layer norm backward needs ", teams, " arrival counters");
       part = at::empty({slots, 2, N}, x.options().dtype(acc));
     }
-    Kernel& k = get_kernel(d, "norm", opts, "layer_norm_bwd");
-    launch(d, k, Range(static_cast<size_t>(groups) * kMaxWG), Range(kMaxWG), buf(dy), buf(x), mean_b, buf(rstd),
-           w.defined() ? buf(w) : Buf{}, want_dx ? buf(dx) : Buf{}, fused_wb ? buf(part) : Buf{}, counters, dw_b,
+    const Buf bdy = buf(dy), bx = buf(x), bw = buf_or_none(w), bdx = want_dx ? buf(dx) : Buf{};
+    const at::Tensor none;
+    const bool vec = vec_rows(rc, N, {{&dy, bdy}, {&x, bx}, {&w, bw}, {want_dx ? &dx : &none, bdx}});
+    Kernel& k = get_kernel(d, "norm", opts + (vec ? " -DVEC=4" : ""), "layer_norm_bwd");
+    launch(d, k, Range(static_cast<size_t>(groups) * kMaxWG), Range(kMaxWG), bdy, bx, mean_b, buf(rstd), bw, bdx,
+           fused_wb ? buf(part) : Buf{}, counters, dw_b,
            db_b, M, N, cl_int(T), cl_int(iters), cl_int(w.defined()), cl_int(rms), cl_int(want_dx),
            cl_int(fused_wb && dw.defined()), cl_int(fused_wb && db.defined()));
   }
@@ -186,12 +269,13 @@ std::tuple<at::Tensor, at::Tensor, at::Tensor> native_layer_norm_ocl(const at::T
   // Like the CPU: statistics are float when a 16-bit input meets float parameters.
   const bool mixed = is_reduced(x.scalar_type()) && wt == at::kFloat;
   const Types types{x.scalar_type(), wt, mixed ? at::kFloat : x.scalar_type()};
-  const std::string opts = options(d, types, "native_layer_norm");
+  const RowsConfig rc = rows_config(d);
+  const std::string opts = options(d, types, rc, "native_layer_norm");
   at::Tensor y = at::empty_like(x, at::MemoryFormat::Contiguous);
   auto ss = stat_shape(input, normalized_shape.size());
   at::Tensor mean = at::empty(ss, x.options().dtype(types.s));
   at::Tensor rstd = at::empty(ss, x.options().dtype(types.s));
-  norm_forward(d, opts, x, weight, bias, y, mean, rstd, M, N, eps, false);
+  norm_forward(d, opts, rc, x, weight, bias, y, mean, rstd, M, N, eps, false);
   return {y, mean, rstd};
 }
 
@@ -208,13 +292,14 @@ std::tuple<at::Tensor, at::Tensor, at::Tensor> native_layer_norm_backward_ocl(
   const at::Tensor mu = mean.contiguous(), rs = rstd.contiguous();
   const at::ScalarType wt = weight.defined() ? weight.scalar_type() : bias.defined() ? bias.scalar_type() : x.scalar_type();
   const Types types{x.scalar_type(), wt, rs.scalar_type()};
-  const std::string opts = options(d, types, "native_layer_norm_backward");
+  const RowsConfig rc = rows_config(d);
+  const std::string opts = options(d, types, rc, "native_layer_norm_backward");
   at::Tensor dx, dw, db;
   if (output_mask[0]) dx = at::empty_like(x, at::MemoryFormat::Contiguous);
   if (output_mask[1] && weight.defined()) dw = at::empty_like(weight, at::MemoryFormat::Contiguous);
   if (output_mask[2] && (bias.defined() || weight.defined()))
     db = at::empty_like(bias.defined() ? bias : weight, at::MemoryFormat::Contiguous);
-  norm_backward(d, opts, dy, x, mu, rs, weight, dx, dw, db, M, N, false);
+  norm_backward(d, opts, rc, dy, x, mu, rs, weight, dx, dw, db, M, N, false);
   return {dx, dw, db};
 }
 
@@ -230,14 +315,15 @@ std::tuple<at::Tensor, at::Tensor> _fused_rms_norm_ocl(const at::Tensor& input, 
   // rstd is kept in the accumulation type (float for 16-bit inputs), like the composite.
   const at::ScalarType st = x.scalar_type() == at::kDouble ? at::kDouble : at::kFloat;
   const Types types{x.scalar_type(), wt, st};
-  const std::string opts = options(d, types, "_fused_rms_norm");
+  const RowsConfig rc = rows_config(d);
+  const std::string opts = options(d, types, rc, "_fused_rms_norm");
   // Default eps: the machine epsilon of the accumulation type, as the CPU composite uses.
   const double eps = eps_opt.has_value() ? *eps_opt
                      : st == at::kDouble ? std::numeric_limits<double>::epsilon()
                                          : static_cast<double>(std::numeric_limits<float>::epsilon());
   at::Tensor y = at::empty_like(x, at::MemoryFormat::Contiguous);
   at::Tensor rstd = at::empty(stat_shape(input, normalized_shape.size()), x.options().dtype(st));
-  norm_forward(d, opts, x, weight, at::Tensor(), y, at::Tensor(), rstd, M, N, eps, true);
+  norm_forward(d, opts, rc, x, weight, at::Tensor(), y, at::Tensor(), rstd, M, N, eps, true);
   return {y, rstd};
 }
 
@@ -253,11 +339,12 @@ std::tuple<at::Tensor, at::Tensor> _fused_rms_norm_backward_ocl(const at::Tensor
   const at::Tensor x = input.contiguous(), dy = grad_out.contiguous(), rs = rstd.contiguous();
   const at::ScalarType wt = weight.defined() ? weight.scalar_type() : x.scalar_type();
   const Types types{x.scalar_type(), wt, rs.scalar_type()};
-  const std::string opts = options(d, types, "_fused_rms_norm_backward");
+  const RowsConfig rc = rows_config(d);
+  const std::string opts = options(d, types, rc, "_fused_rms_norm_backward");
   at::Tensor dx, dw;
   if (output_mask[0]) dx = at::empty_like(x, at::MemoryFormat::Contiguous);
   if (output_mask[1] && weight.defined()) dw = at::empty_like(weight, at::MemoryFormat::Contiguous);
-  norm_backward(d, opts, dy, x, at::Tensor(), rs, weight, dx, dw, at::Tensor(), M, N, true);
+  norm_backward(d, opts, rc, dy, x, at::Tensor(), rs, weight, dx, dw, at::Tensor(), M, N, true);
   return {dx, dw};
 }
 
