@@ -1,8 +1,15 @@
 """Memory-bound op throughput in GB/s (bytes each op must read + write, counted once) on ocl
-next to cuda/cpu in the same run: copy, elementwise, reductions, softmax, LayerNorm,
-cross-entropy and fused AdamW over the large GPTMini's parameter count.
+next to cuda/cpu in the same run: copy, elementwise, reductions, softmax and LayerNorm (forward
+and backward), cross-entropy and fused AdamW over the large GPTMini's parameter count.
 
-python bench/bench_ops.py [--devices ocl,cuda] [--size N]
+python bench/bench_ops.py [--devices ocl,cuda] [--size N] [--ops softmax,layer_norm,...]
+                          [--rows "ROWRED=local" "ROWRED=ptx" ...]
+
+--ops keeps the cases whose names are listed (copy always runs first: "% of copy" needs it).
+--rows times the softmax and LayerNorm rows on ocl once per row-kernel configuration (the
+tuning entries "softmax/rows" and "norm/rows", see csrc/ops/softmax.cpp: ROWRED=local|ptx|khr|emu,
+VEC=0|1, ITEMS=4..64); "" or "default" is the device default. Also settable through the
+environment: BENCH_ROWS="ROWRED=local;ROWRED=ptx".
 """
 import argparse
 import os
@@ -15,10 +22,28 @@ sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."
 from bench.common import bench, devices, ocl_is_cpu, print_table, write_json  # noqa: E402
 
 
+ROW_OPS = ("softmax", "softmax_bwd", "layer_norm", "layer_norm_bwd")  # the row kernels --rows configures
+
+
 def cases(n):
     rows, cols = n // 4096, 4096
     big = lambda d: torch.randn(n, device=d)  # noqa: E731
     mat = lambda d, r=rows, c=cols: torch.randn(r, c, device=d)  # noqa: E731
+
+    def softmax_bwd(d):
+        y, g = torch.softmax(mat(d), -1), mat(d)
+        # read grad and output, write grad_input
+        return (lambda: torch.ops.aten._softmax_backward_data(g, y, -1, torch.float32)), 3 * 4 * n
+
+    def layer_norm_bwd(d, c=512):
+        r = n // c
+        x, dy = mat(d, r, c), mat(d, r, c)
+        w, b = torch.randn(c, device=d), torch.randn(c, device=d)
+        _, mean, rstd = torch.ops.aten.native_layer_norm(x, [c], w, b, 1e-5)
+        # read dy, x, mean, rstd, w; write dx, dw, db
+        nbytes = 3 * 4 * n + 2 * 4 * r + 3 * 4 * c
+        return (lambda: torch.ops.aten.native_layer_norm_backward(dy, x, [c], mean, rstd, w, b,
+                                                                  [True, True, True])), nbytes
 
     def adamw(d):
         # ~25M parameters in 8-layer-like shapes, as in GPTMini large
@@ -39,36 +64,71 @@ def cases(n):
     yield "sum", lambda d: (lambda a=big(d): (lambda: a.sum()))(), 4 * n
     yield "sum_dim0", lambda d: (lambda a=mat(d): (lambda: a.sum(0)))(), 4 * n
     yield "softmax", lambda d: (lambda a=mat(d): (lambda: torch.softmax(a, -1)))(), 2 * 4 * n
+    yield "softmax_bwd", softmax_bwd, None
     yield "layer_norm", lambda d: (lambda a=mat(d, n // 512, 512), w=torch.ones(512, device=d), b=torch.zeros(512, device=d):
                                    (lambda: F.layer_norm(a, (512,), w, b)))(), 2 * 4 * n
+    yield "layer_norm_bwd", layer_norm_bwd, None
     yield "cross_entropy", lambda d: (lambda a=mat(d, n // 8192, 8192), t=torch.randint(0, 8192, (n // 8192,), device=d):
                                       (lambda: F.cross_entropy(a, t)))(), 4 * n
     yield "adamw_fused", adamw, None
 
 
+def set_rows_config(text):
+    """Points the softmax and norm row kernels of ocl:0 at configuration `text` ("" = default)."""
+    import torch_ocl._C as C
+
+    for key in ("softmax/rows", "norm/rows"):
+        C._tuning_set(0, key, text)
+
+
 def main():
-    ap = argparse.ArgumentParser(description=__doc__)
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--devices", default=",".join(d for d in devices() if d != "cpu") or "cpu")
     ap.add_argument("--size", type=int, default=None, help="elements (default 2^26; 2^22 on a CPU OpenCL device)")
+    ap.add_argument("--ops", default=None, help="comma-separated case names to run (copy always runs)")
+    ap.add_argument("--rows", nargs="*", default=None,
+                    help='row-kernel configurations to compare on ocl, e.g. "ROWRED=local" "ROWRED=ptx"')
     args = ap.parse_args()
     if args.size is None:
         args.size = 1 << 22 if ocl_is_cpu() else 1 << 26
+    if args.rows is None:
+        args.rows = os.environ["BENCH_ROWS"].split(";") if os.environ.get("BENCH_ROWS") else [""]
+    args.rows = ["" if r in ("", "default") else r for r in args.rows]
+    wanted = None if args.ops is None else {"copy", *args.ops.split(",")}
+    all_cases = list(cases(args.size))
+    if wanted is not None:
+        unknown = wanted - {c[0] for c in all_cases}
+        if unknown:
+            ap.error(f"unknown --ops {sorted(unknown)}; cases: {', '.join(c[0] for c in all_cases)}")
     rows = []
-    for name, make, nbytes in cases(args.size):
-        row = {"op": name}
-        for d in args.devices.split(","):
-            built = make(d)
-            fn, nb = built if isinstance(built, tuple) else (built, nbytes)
-            t = bench(fn, d, warmup=3, iters=10, repeats=3)
-            row[f"{d} GB/s"] = nb / t / 1e9
-            row[f"{d} us"] = t * 1e6
-        if "ocl GB/s" in row and "cuda GB/s" in row:
-            row["ocl/cuda"] = row["ocl GB/s"] / row["cuda GB/s"]
-        if "ocl GB/s" in row:
-            copy = rows[0]["ocl GB/s"] if rows else row["ocl GB/s"]
-            row["ocl % of copy"] = 100 * row["ocl GB/s"] / copy
-        rows.append(row)
-        print(row, flush=True)
+    for name, make, nbytes in all_cases:
+        if wanted is not None and name not in wanted:
+            continue
+        configs = args.rows if name in ROW_OPS else [""]
+        done = {}  # device -> (GB/s, us) of the devices --rows does not change
+        for cfg in configs:
+            row = {"op": name + (f" [{cfg}]" if cfg else "")}
+            for d in args.devices.split(","):
+                if d != "ocl" and d in done:
+                    row[f"{d} GB/s"], row[f"{d} us"] = done[d]
+                    continue
+                if d == "ocl":
+                    set_rows_config(cfg)
+                built = make(d)
+                fn, nb = built if isinstance(built, tuple) else (built, nbytes)
+                t = bench(fn, d, warmup=3, iters=10, repeats=3)
+                row[f"{d} GB/s"] = nb / t / 1e9
+                row[f"{d} us"] = t * 1e6
+                done[d] = (row[f"{d} GB/s"], row[f"{d} us"])
+            if "ocl GB/s" in row and "cuda GB/s" in row:
+                row["ocl/cuda"] = row["ocl GB/s"] / row["cuda GB/s"]
+            if "ocl GB/s" in row:
+                copy = rows[0]["ocl GB/s"] if rows else row["ocl GB/s"]
+                row["ocl % of copy"] = 100 * row["ocl GB/s"] / copy
+            rows.append(row)
+            print(row, flush=True)
+    if "ocl" in args.devices.split(","):
+        set_rows_config("")
     cols = ["op"] + [f"{d} GB/s" for d in args.devices.split(",")] + ["ocl/cuda", "ocl % of copy"]
     print_table(rows, cols)
     write_json("ops", rows)

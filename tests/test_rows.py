@@ -1,0 +1,112 @@
+"""The row kernels (softmax / log_softmax, LayerNorm / RMSNorm: csrc/kernels/softmax.cl, norm.cl)
+in each team-reduction mode, chosen in-process through the tuning entries "softmax/rows" and
+"norm/rows" (csrc/ops/softmax.cpp, norm.cpp). The default mode runs in test_ops.py; here every
+softmax and norm case runs again with the warp shuffles emulated through local memory (the code
+path NVIDIA's PTX shuffles take), and shapes aimed at the 4-element vector path, its scalar
+fallback (C % 4 != 0, misaligned views), teams wider than a warp and long rows run in the
+shuffle, scalar and local-tree modes."""
+import pytest
+import torch
+import torch.nn.functional as F
+
+from .cases import FLOATS, HALFS, OpCase, Sample, make
+from .opcases import norm as norm_cases
+from .opcases import softmax as softmax_cases
+from . import test_ops  # its test_op, not imported by name (pytest would collect it here)
+
+pytestmark = pytest.mark.skipif(not (hasattr(torch, "ocl") and torch.ocl.is_available()),
+                                reason="no OpenCL device")
+
+KEYS = ("softmax/rows", "norm/rows")
+
+
+@pytest.fixture
+def rows_mode():
+    """Sets both families' row configuration for one test, restores the default after."""
+    import torch_ocl._C as C
+
+    def set_mode(text):
+        for key in KEYS:
+            C._tuning_set(0, key, text)
+
+    yield set_mode
+    set_mode("")
+
+
+def _aligned_offset(shape, dtype, offset):
+    # A contiguous view whose first element sits `offset` elements into its storage.
+    n = 1
+    for s in shape:
+        n *= s
+    return make((n + offset,), dtype)[offset:].view(shape)
+
+
+def _softmax_samples(dtype):
+    yield Sample((make((6, 1000), dtype), -1), tag="team of 64, in registers")
+    yield Sample((make((3, 4096), dtype, low=-20, high=20), -1), tag="team of 256, in registers")
+    yield Sample((make((2, 4100), dtype), -1), tag="long rows, C % 4 != 0")
+    yield Sample((make((3, 4104), dtype, low=-20, high=20), -1), tag="long rows, vector tail")
+    yield Sample((make((5, 1028), dtype)[:, 4:], -1), tag="view, aligned rows (vector)")
+    yield Sample((make((5, 1025), dtype)[:, 1:], -1), tag="x[:, 1:] (scalar)")
+    yield Sample((_aligned_offset((4, 256), dtype, 2), -1), tag="misaligned start (scalar)")
+    yield Sample((_aligned_offset((4, 256), dtype, 4), -1), tag="offset start, aligned (vector)")
+    yield Sample((make((40, 12), dtype), -1), tag="short rows, several per warp")
+    yield Sample((make((3, 70, 5), dtype), 1), tag="strided dim (local tree)")
+
+
+def _norm_samples(dtype):
+    for shape, ns in (((6, 1000), (1000,)), ((3, 4096), (4096,)), ((2, 4100), (4100,)), ((3, 4104), (4104,)),
+                      ((40, 12), (12,)), ((9, 512), (512,))):
+        yield Sample((make(shape, dtype), ns, make(ns, dtype, seed=1), make(ns, dtype, seed=2)), tag=f"{shape}")
+    yield Sample((make((5, 1028), dtype)[:, 4:], (1024,), make((1024,), dtype), None), tag="x[:, 4:] (copied)")
+    yield Sample((_aligned_offset((4, 256), dtype, 2), (256,), make((256,), dtype), make((256,), dtype)),
+                 tag="misaligned start (scalar)")
+    yield Sample((_aligned_offset((4, 256), dtype, 4), (256,), make((256,), dtype), make((256,), dtype)),
+                 tag="offset start, aligned (vector)")
+
+
+ROW_CASES = [
+    OpCase("rows_softmax", [], lambda x, d: (torch.softmax(x, d), torch.log_softmax(x, d)), _softmax_samples,
+           dtypes=FLOATS, grad=True),
+    OpCase("rows_softmax_half", [], lambda x, d: (torch.softmax(x, d), torch.log_softmax(x, d)), _softmax_samples,
+           dtypes=HALFS, grad=True, atol=2e-2, rtol=2e-2),
+    OpCase("rows_layer_norm", [], lambda x, ns, w, b: F.layer_norm(x, ns, w, b, eps=1e-5), _norm_samples,
+           dtypes=FLOATS, grad=True, atol=1e-4, rtol=1e-4),
+    OpCase("rows_layer_norm_half", [], lambda x, ns, w, b: F.layer_norm(x, ns, w, b, eps=1e-5), _norm_samples,
+           dtypes=HALFS, grad=True, atol=3e-2, rtol=3e-2),
+    OpCase("rows_rms_norm", [], lambda x, ns, w, b: F.rms_norm(x, ns, w, eps=1e-6), _norm_samples,
+           dtypes=(torch.float32,), grad=True, atol=1e-4, rtol=1e-4),
+]
+
+# Modes: emulated shuffles (vector and scalar loads), ITEMS=4 (teams of up to 256 at these
+# sizes: the multi-warp step everywhere), and the local-memory tree.
+MODES = ["ROWRED=emu", "ROWRED=emu VEC=0", "ROWRED=emu ITEMS=4", "ROWRED=local ITEMS=4", "ROWRED=local VEC=0"]
+
+
+def _params(cases, modes):
+    for mode in modes:
+        for case in cases:
+            for dtype in case.dtypes:
+                yield pytest.param(mode, case, dtype,
+                                   id=f"{mode.replace(' ', '_')}-{case.name}-{str(dtype).replace('torch.', '')}")
+
+
+@pytest.mark.parametrize("mode,case,dtype", list(_params(ROW_CASES, MODES)))
+def test_rows_modes(rows_mode, mode, case, dtype):
+    rows_mode(mode)
+    test_ops.test_op(case, dtype)
+
+
+# Every softmax and norm case of the op table with the shuffles emulated.
+@pytest.mark.parametrize("mode,case,dtype", list(_params(softmax_cases.CASES + norm_cases.CASES, ["ROWRED=emu"])))
+def test_family_cases_emulated(rows_mode, mode, case, dtype):
+    rows_mode(mode)
+    test_ops.test_op(case, dtype)
+
+
+def test_bad_config_warns(rows_mode):
+    rows_mode("ROWRED=bogus")
+    x = torch.randn(4, 8)
+    with pytest.warns(UserWarning, match="softmax row configuration"):
+        y = torch.softmax(x.to("ocl"), -1)
+    torch.testing.assert_close(y.cpu(), torch.softmax(x, -1))
