@@ -1,6 +1,7 @@
 """Cases for losses (csrc/ops/loss.cpp): nll_loss / nll_loss2d (reductions, class weights,
 ignore_index hits, 0-dim/1-D inputs, empty batches, uint8 targets, out-of-range targets that
-must raise IndexError), cross_entropy (with label smoothing), mse_loss and
+must raise IndexError), the fused cross_entropy_loss (weights, label smoothing, ignore_index,
+spatial and no-batch inputs, out-of-range targets), mse_loss and
 binary_cross_entropy, all with gradients."""
 import torch
 import torch.nn.functional as F
@@ -76,12 +77,20 @@ def _cross_entropy(x, t, w=None, **kw):
 
 
 def _ce_samples(dtype):
+    w = make((5,), dtype, low=0.2, high=2)
     for r in REDUCTIONS:
         yield Sample((make((6, 5), dtype), _target((6,), 5, ignore=-100)), {"reduction": r}, tag=f"ignore {r}")
-        yield Sample((make((6, 5), dtype), _target((6,), 5)), {"reduction": r, "label_smoothing": 0.1},
-                     tag=f"label smoothing {r}")
+        yield Sample((make((6, 5), dtype), _target((6,), 5, ignore=-100), w), {"reduction": r, "label_smoothing": 0.1},
+                     tag=f"weights + label smoothing {r}")
+        yield Sample((make((5,), dtype), _target((), 5)), {"reduction": r}, tag=f"1-D input {r}")
+        yield Sample((make((0, 5), dtype), _target((0,), 5)), {"reduction": r}, tag=f"empty batch {r}")
     yield Sample((make((4, 5000), dtype, low=-10, high=10), _target((4,), 5000)), tag="long rows")
+    yield Sample((make((3, 64), dtype), _target((3,), 64)), {"label_smoothing": 0.2}, tag="C % 4 == 0")
+    yield Sample((make((5, 6), dtype).t(), _target((6,), 5)), {"reduction": "none"}, tag="transposed")
     yield Sample((make((2, 4, 3, 3), dtype), _target((2, 3, 3), 4)), tag="spatial")
+    yield Sample((make((2, 3, 5), dtype), _target((2, 5), 3, ignore=-100)), {"reduction": "none"}, tag="3-D input")
+    yield Sample((make((5, 3), dtype), _target((5,), 3, dtype=torch.uint8)), tag="uint8 target")
+    yield Sample((make((4, 3), dtype), torch.tensor([0, 3, 1, 2])), tag="target == C")
 
 
 def _mse_samples(dtype):
@@ -124,8 +133,12 @@ CASES = [
     OpCase("nll_loss2d_channels_last", NLL2D[:1], _nll,
            lambda dt: [Sample((make((2, 5, 3, 4), dt).permute(0, 3, 1, 2), _target((2, 5, 3), 4)), {"reduction": r})
                        for r in REDUCTIONS], dtypes=FLOATS),
-    OpCase("cross_entropy", NLL + ["aten::_log_softmax.out", "aten::_log_softmax_backward_data.out"], _cross_entropy,
-           _ce_samples, dtypes=(torch.float32,), grad=True, atol=1e-5, rtol=1e-4),
+    # Fused (csrc/ops/cross_entropy.cpp); tests/test_cross_entropy.py covers it in depth.
+    OpCase("cross_entropy", ["aten::cross_entropy_loss"], _raise_after_sync(_cross_entropy), _ce_samples,
+           dtypes=FLOATS, grad=True, atol=1e-5, rtol=1e-4),
+    OpCase("cross_entropy_half", ["aten::cross_entropy_loss"], _cross_entropy,
+           lambda dt: (s for s in _ce_samples(dt) if s.tag != "target == C"), dtypes=HALFS, grad=True, atol=1e-2,
+           rtol=1e-2),
     OpCase("mse_loss", MSE, _mse, _mse_samples, dtypes=FLOATS, grad=True),
     OpCase("mse_loss_half", MSE, _mse, lambda dt: (s for s in _mse_samples(dt) if s.tag != "large"), dtypes=HALFS,
            grad=True, atol=2e-2, rtol=2e-2),

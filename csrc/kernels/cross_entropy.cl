@@ -1,0 +1,356 @@
+// Fused cross-entropy with class-index targets (csrc/ops/cross_entropy.cpp). The input is
+// addressed as rows of C class scores: row r = n * S + s (S = product of the spatial dims) has
+// element c at r_base + c * s_c, r_base = n * s_n + s * s_s, so (N, C), (C,) and (N, C, d1, ...)
+// inputs of any collapsible strides are read in place.
+// Forward: one pass over each row (online max / sum of exponentials) gives logsumexp, the loss
+// of the row, and with reduction sum/mean a per-work-group partial; the last work-group to
+// finish adds the partials in a fixed order (deterministic, one launch).
+// Backward: one pass over each row writes d loss / d x from the saved logsumexp, with no zero
+// fill and no logits-sized intermediate.
+// An out-of-range target sets the device's sticky error flag and counts as ignored.
+#include "common.clh"
+
+#ifndef MAX_WG
+#define MAX_WG 256  // largest work-group the host launches (sizes the local reduction arrays)
+#endif
+#ifndef X_KIND
+#define X_KIND 0  // storage kind of input, weight, loss and grads: 0 float, 1 double, 2 half, 3 bfloat16
+#endif
+#ifndef TGT_T
+#define TGT_T long  // class-index type of the target (long or uchar)
+#endif
+#ifndef ACC
+#define ACC float  // accumulation type (double for double tensors, float otherwise)
+#endif
+#ifndef VEC
+#define VEC 1  // 4: rows are read (and grads written) as float4; float32 only, class stride 1,
+               // C % 4 == 0 and 16-byte aligned rows (the host checks)
+#endif
+
+#include "storage_kinds.clh"
+#define X_T CAT(ST_, X_KIND)
+#define LOAD_X(p, i) CAT(LD_, X_KIND)(p, i)
+#define STORE_X(p, i, v) CAT(SV_, X_KIND)(p, i, v)
+
+// flags (one int argument; every branch on them is uniform across the launch)
+#define F_HAS_W 1       // class weights given
+#define F_SMOOTH 2      // label_smoothing > 0
+#define F_SAVE_LSE 4    // forward: store each row's logsumexp in aux[row] (for backward)
+#define F_REDUCE 8      // forward: reduction sum or mean (else one loss per row)
+#define F_MEAN 16       // reduction mean
+#define F_PER_SAMPLE 32 // backward: grad_output holds one value per row (else one scalar)
+#define F_COUNTERS 64   // forward: the last work-group finishes (else ce_finish does)
+
+// Which row a work-item serves and its member index t in the row's team of T work-items.
+// c_fast: the team's members are adjacent work-items (the class dim has stride 1 for the
+// common (N, C) layout, so adjacent members read adjacent elements); otherwise adjacent
+// work-items serve adjacent rows (adjacent spatial positions, which are adjacent in memory).
+typedef struct {
+  long row;
+  int t, lane, lanes, T, c_fast;
+  bool active;
+} Team;
+
+inline Team team_of(long rows, int T, int c_fast) {
+  const int lid = (int)get_local_id(0);
+  Team tm;
+  tm.T = T;
+  tm.c_fast = c_fast;
+  tm.lanes = (int)get_local_size(0) / T;
+  tm.t = c_fast ? lid % T : lid / tm.lanes;
+  tm.lane = c_fast ? lid / T : lid % tm.lanes;
+  tm.row = (long)get_group_id(0) * tm.lanes + tm.lane;
+  tm.active = tm.row < rows;
+  return tm;
+}
+// Local-array slot of member u of tm's team.
+inline int slot(Team tm, int u) { return tm.c_fast ? tm.lane * tm.T + u : u * tm.lanes + tm.lane; }
+
+inline long row_base(long row, long S, long s_n, long s_s) {
+  if (S == 1) return row * s_n;  // the hot case: no 64-bit division
+  const long n = row / S;
+  return n * s_n + (row - n * S) * s_s;
+}
+
+// NaN-propagating max (a row holding a NaN has a NaN loss, as on the CPU).
+inline ACC max_nan(ACC a, ACC b) { return (isnan(a) || a > b) ? a : b; }
+
+// Folds values into a running (max m, sum s of exp(x - m)); -inf values add nothing, a NaN
+// or +inf makes s NaN (as log_softmax does). Several values share one rescale.
+inline void lse_rescale(ACC* m, ACC* s, ACC vmax) {
+  if (!(vmax <= *m)) {  // a new maximum, or NaN
+    *s *= exp(*m - vmax);
+    *m = vmax;
+  }
+}
+inline void lse_add1(ACC* m, ACC* s, ACC a) {
+  lse_rescale(m, s, a);
+  if (*m != -INFINITY) *s += exp(a - *m);
+}
+inline void lse_add4(ACC* m, ACC* s, ACC a, ACC b, ACC c, ACC d) {
+  lse_rescale(m, s, max_nan(max_nan(a, b), max_nan(c, d)));
+  if (*m != -INFINITY) *s += (exp(a - *m) + exp(b - *m)) + (exp(c - *m) + exp(d - *m));
+}
+// Merges the state (m2, s2) into (m, s).
+inline void lse_merge(ACC* m, ACC* s, ACC m2, ACC s2) {
+  const ACC mm = max_nan(*m, m2);
+  const ACC a = *m == -INFINITY ? (ACC)0 : *s * exp(*m - mm);
+  const ACC b = m2 == -INFINITY ? (ACC)0 : s2 * exp(m2 - mm);
+  *m = mm;
+  *s = a + b;
+}
+
+// The class of a target value, or -1 when it is ignored; an out-of-range class reports the
+// error (forward only, err != 0) and is treated as ignored.
+inline long ce_class(TGT_T raw, long C, long ignore_index, __global int* err) {
+  const long t = (long)raw;
+  if (t == ignore_index) return -1;
+  if (t < 0 || t >= C) {
+    if (err) report_error(err, ERR_INDEX_OUT_OF_RANGE);
+    return -1;
+  }
+  return t;
+}
+
+// Adds the partials ws[2k] (loss) and ws[2k + 1] (weight) of k < nparts in a fixed order and
+// stores the reduced loss (sum, or sum / total weight for mean) and aux[rows] = total weight.
+// Partials written by other work-groups of the same launch are read through volatile loads
+// (see last_group_arrive in common.clh).
+inline void ce_finish_parts(__global const ACC* ws, long nparts, __global X_T* out, __global ACC* aux, long rows,
+                            int flags, __local ACC* ra, __local ACC* rb) {
+  const int lid = (int)get_local_id(0), L = (int)get_local_size(0);
+  volatile __global const ACC* w = (volatile __global const ACC*)ws;
+  ACC a = 0, b = 0;
+  for (long k = lid; k < nparts; k += L) {
+    a += w[2 * k];
+    b += w[2 * k + 1];
+  }
+  ra[lid] = a;
+  rb[lid] = b;
+  barrier(CLK_LOCAL_MEM_FENCE);
+  for (int h = L >> 1; h > 0; h >>= 1) {
+    if (lid < h) {
+      ra[lid] += ra[lid + h];
+      rb[lid] += rb[lid + h];
+    }
+    barrier(CLK_LOCAL_MEM_FENCE);
+  }
+  if (lid == 0) {
+    STORE_X(out, 0, (flags & F_MEAN) ? ra[0] / rb[0] : ra[0]);
+    if (flags & F_SAVE_LSE) aux[rows] = rb[0];
+  }
+}
+
+// Forward. aux (ACC): [0, rows) logsumexp per row, [rows] total weight of the non-ignored rows
+// (reductions), [rows + 1] sum of the class weights (label smoothing with weights). With
+// reduction none, out[row] is the row's loss; else out[0] is the reduced loss and ws holds
+// one (loss, weight) pair per work-group.
+__kernel void ce_fwd(PTR_ARG(X_T, x), PTR_ARG(TGT_T, target), PTR_ARG(X_T, w), PTR_ARG(X_T, out), PTR_ARG(ACC, aux),
+                     PTR_ARG(ACC, ws), __global uint* counters, long rows, long S, long C, long xs_n, long xs_s,
+                     long xs_c, long ignore_index, ACC eps, int T, int c_fast, int flags, __global int* err) {
+  __local ACC red_m[MAX_WG];
+  __local ACC red_s[MAX_WG];
+  __local ACC red_x[MAX_WG];
+  __local ACC red_w[MAX_WG];
+  __local uint last_flag;
+  const Team tm = team_of(rows, T, c_fast);
+  const bool has_w = (flags & F_HAS_W) != 0, smooth = (flags & F_SMOOTH) != 0;
+  __global const X_T* xp = PTR(X_T, x);
+  __global const X_T* wp = PTR(X_T, w);
+  const long xb = tm.active ? row_base(tm.row, S, xs_n, xs_s) : 0;
+
+  // This member's share of the row: (max, sum of exp) and, for label smoothing,
+  // sum of w_c * x_c and of w_c.
+  ACC m = -INFINITY, s = 0, sx = 0, sw = 0;
+  if (tm.active) {
+#if VEC == 4
+    __global const float4* xr = (__global const float4*)(xp + xb);
+    const long nv = C >> 2;
+    long j = tm.t;
+    for (; j + T < nv; j += 2L * T) {  // two 16-byte loads in flight per step
+      const float4 v0 = xr[j], v1 = xr[j + T];
+      lse_add4(&m, &s, v0.x, v0.y, v0.z, v0.w);
+      lse_add4(&m, &s, v1.x, v1.y, v1.z, v1.w);
+      if (smooth) {
+        const float4 w0 = has_w ? vload4(j, wp) : (float4)(1.0f), w1 = has_w ? vload4(j + T, wp) : (float4)(1.0f);
+        sx += (w0.x * v0.x + w0.y * v0.y) + (w0.z * v0.z + w0.w * v0.w);
+        sx += (w1.x * v1.x + w1.y * v1.y) + (w1.z * v1.z + w1.w * v1.w);
+        sw += (w0.x + w0.y + w0.z + w0.w) + (w1.x + w1.y + w1.z + w1.w);
+      }
+    }
+    if (j < nv) {
+      const float4 v0 = xr[j];
+      lse_add4(&m, &s, v0.x, v0.y, v0.z, v0.w);
+      if (smooth) {
+        const float4 w0 = has_w ? vload4(j, wp) : (float4)(1.0f);
+        sx += (w0.x * v0.x + w0.y * v0.y) + (w0.z * v0.z + w0.w * v0.w);
+        sw += w0.x + w0.y + w0.z + w0.w;
+      }
+    }
+#else
+    long c = tm.t;
+    for (; c + 3L * T < C; c += 4L * T) {  // four independent loads in flight per step
+      const ACC a0 = LOAD_X(xp, xb + c * xs_c), a1 = LOAD_X(xp, xb + (c + T) * xs_c);
+      const ACC a2 = LOAD_X(xp, xb + (c + 2L * T) * xs_c), a3 = LOAD_X(xp, xb + (c + 3L * T) * xs_c);
+      lse_add4(&m, &s, a0, a1, a2, a3);
+      if (smooth) {
+        const ACC w0 = has_w ? LOAD_X(wp, c) : (ACC)1, w1 = has_w ? LOAD_X(wp, c + T) : (ACC)1;
+        const ACC w2 = has_w ? LOAD_X(wp, c + 2L * T) : (ACC)1, w3 = has_w ? LOAD_X(wp, c + 3L * T) : (ACC)1;
+        sx += (w0 * a0 + w1 * a1) + (w2 * a2 + w3 * a3);
+        sw += (w0 + w1) + (w2 + w3);
+      }
+    }
+    for (; c < C; c += T) {
+      const ACC a0 = LOAD_X(xp, xb + c * xs_c);
+      lse_add1(&m, &s, a0);
+      if (smooth) {
+        const ACC w0 = has_w ? LOAD_X(wp, c) : (ACC)1;
+        sx += w0 * a0;
+        sw += w0;
+      }
+    }
+#endif
+  }
+
+  // Combine the team's partial states (a local tree in a fixed order).
+  const int me = slot(tm, tm.t);
+  red_m[me] = m;
+  red_s[me] = s;
+  if (smooth) {
+    red_x[me] = sx;
+    red_w[me] = sw;
+  }
+  barrier(CLK_LOCAL_MEM_FENCE);
+  for (int h = T >> 1; h > 0; h >>= 1) {
+    if (tm.t < h) {
+      const int other = slot(tm, tm.t + h);
+      lse_merge(&m, &s, red_m[other], red_s[other]);
+      red_m[me] = m;
+      red_s[me] = s;
+      if (smooth) {
+        red_x[me] += red_x[other];
+        red_w[me] += red_w[other];
+      }
+    }
+    barrier(CLK_LOCAL_MEM_FENCE);
+  }
+
+  // The team's first member finishes the row.
+  ACC loss = 0, wt = 0;
+  if (tm.active && tm.t == 0) {
+    const ACC lse = m + log(s);
+    if (flags & F_SAVE_LSE) PTR(ACC, aux)[tm.row] = lse;
+    const long t = ce_class(PTR(TGT_T, target)[tm.row], C, ignore_index, err);
+    if (t >= 0) {
+      wt = has_w ? LOAD_X(wp, t) : (ACC)1;
+      loss = wt * (lse - LOAD_X(xp, xb + t * xs_c));
+      if (smooth) {
+        // -sum_c w_c * log_softmax_c = lse * sum_c w_c - sum_c w_c * x_c
+        const ACC wsum = has_w ? red_w[me] : (ACC)C;
+        loss = ((ACC)1 - eps) * loss + eps / (ACC)C * (lse * wsum - red_x[me]);
+      }
+    }
+    if (smooth && has_w && tm.row == 0 && (flags & F_SAVE_LSE)) PTR(ACC, aux)[rows + 1] = red_w[me];
+    if (!(flags & F_REDUCE)) STORE_X(PTR(X_T, out), tm.row, loss);
+  }
+  if (!(flags & F_REDUCE)) return;
+
+  // Reduction: the group's rows in a fixed order, then across groups.
+  const int lid = (int)get_local_id(0);
+  barrier(CLK_LOCAL_MEM_FENCE);  // every team has read its red_* slots
+  if (tm.t == 0) {
+    red_m[tm.lane] = loss;
+    red_s[tm.lane] = wt;
+  }
+  barrier(CLK_LOCAL_MEM_FENCE);
+  for (int h = tm.lanes >> 1; h > 0; h >>= 1) {
+    if (lid < h) {
+      red_m[lid] += red_m[lid + h];
+      red_s[lid] += red_s[lid + h];
+    }
+    barrier(CLK_LOCAL_MEM_FENCE);
+  }
+  const long ngroups = (long)get_num_groups(0);
+  if (ngroups == 1) {
+    // The sole partial is the total: the same bits ce_finish_parts would produce.
+    if (lid == 0) {
+      STORE_X(PTR(X_T, out), 0, (flags & F_MEAN) ? red_m[0] / red_s[0] : red_m[0]);
+      if (flags & F_SAVE_LSE) PTR(ACC, aux)[rows] = red_s[0];
+    }
+    return;
+  }
+  if (lid == 0) {
+    const long g = (long)get_group_id(0);
+    PTR(ACC, ws)[2 * g] = red_m[0];
+    PTR(ACC, ws)[2 * g + 1] = red_s[0];
+  }
+  if (!(flags & F_COUNTERS)) return;  // ce_finish adds the partials
+  if (!last_group_arrive(counters, (uint)ngroups, &last_flag)) return;
+  ce_finish_parts(PTR(ACC, ws), ngroups, PTR(X_T, out), PTR(ACC, aux), rows, flags, red_x, red_w);
+}
+
+// One work-group: the reduction of ce_fwd's partials when arrival counters are unavailable.
+__kernel void ce_finish(PTR_ARG(ACC, ws), long nparts, PTR_ARG(X_T, out), PTR_ARG(ACC, aux), long rows, int flags) {
+  __local ACC ra[MAX_WG];
+  __local ACC rb[MAX_WG];
+  ce_finish_parts(PTR(ACC, ws), nparts, PTR(X_T, out), PTR(ACC, aux), rows, flags, ra, rb);
+}
+
+// Backward: with p_c = exp(x_c - lse), g the row's grad_output (/ total weight for mean),
+//   d loss / d x_c = g * ((1 - eps) * w_t * (p_c - [c == t]) + eps / C * (p_c * sum_k w_k - w_c))
+//                  = cp * p_c - [c == t] * a - b * w_c,
+// a = g (1 - eps) w_t, b = g eps / C, cp = a + b * sum_k w_k (w = 1 without weights).
+// Ignored rows get 0. gx is addressed with its own strides (gs_*).
+__kernel void ce_bwd(PTR_ARG(X_T, x), PTR_ARG(TGT_T, target), PTR_ARG(X_T, w), PTR_ARG(X_T, go), PTR_ARG(ACC, aux),
+                     PTR_ARG(X_T, gx), long rows, long S, long C, long xs_n, long xs_s, long xs_c, long gs_n,
+                     long gs_s, long gs_c, long ignore_index, ACC eps, int T, int c_fast, int flags) {
+  const Team tm = team_of(rows, T, c_fast);
+  if (!tm.active) return;  // no barriers below
+  const bool has_w = (flags & F_HAS_W) != 0, smooth = (flags & F_SMOOTH) != 0;
+  __global const X_T* xp = PTR(X_T, x);
+  __global const X_T* wp = PTR(X_T, w);
+  __global X_T* gp = PTR(X_T, gx);
+  const long xb = row_base(tm.row, S, xs_n, xs_s), gb = row_base(tm.row, S, gs_n, gs_s);
+  const long t = ce_class(PTR(TGT_T, target)[tm.row], C, ignore_index, 0);
+  const bool valid = t >= 0;
+  ACC a = 0, b = 0, cp = 0, lse = 0;
+  if (valid) {
+    ACC g = LOAD_X(PTR(X_T, go), (flags & F_PER_SAMPLE) ? tm.row : 0);
+    if (flags & F_MEAN) g /= PTR(ACC, aux)[rows];
+    const ACC wt = has_w ? LOAD_X(wp, t) : (ACC)1;
+    a = g * ((ACC)1 - eps) * wt;
+    b = smooth ? g * eps / (ACC)C : (ACC)0;
+    cp = smooth ? a + b * (has_w ? PTR(ACC, aux)[rows + 1] : (ACC)C) : a;  // aux[rows + 1]: smoothing only
+    lse = PTR(ACC, aux)[tm.row];
+  }
+#if VEC == 4
+  __global const float4* xr = (__global const float4*)(xp + xb);
+  __global float4* gr = (__global float4*)(gp + gb);
+  const long nv = C >> 2;
+  if (!valid) {
+    for (long j = tm.t; j < nv; j += T) gr[j] = (float4)(0.0f);
+    return;
+  }
+  for (long j = tm.t; j < nv; j += T) {
+    float4 r = cp * exp(xr[j] - lse);
+    if (smooth) r -= b * (has_w ? vload4(j, wp) : (float4)(1.0f));
+    const long d = t - 4 * j;
+    if (d == 0) r.x -= a;
+    else if (d == 1) r.y -= a;
+    else if (d == 2) r.z -= a;
+    else if (d == 3) r.w -= a;
+    gr[j] = r;
+  }
+#else
+  if (!valid) {
+    for (long c = tm.t; c < C; c += T) STORE_X(gp, gb + c * gs_c, (ACC)0);
+    return;
+  }
+  for (long c = tm.t; c < C; c += T) {
+    ACC r = cp * exp(LOAD_X(xp, xb + c * xs_c) - lse);
+    if (c == t) r -= a;
+    if (smooth) r -= has_w ? b * LOAD_X(wp, c) : b;
+    STORE_X(gp, gb + c * gs_c, r);
+  }
+#endif
+}

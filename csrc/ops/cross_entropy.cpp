@@ -1,0 +1,353 @@
+// Fused cross_entropy_loss for class-index targets (kernels/cross_entropy.cl). ATen's
+// composite runs log_softmax (a logits-sized intermediate) + nll_loss forward, and backward a
+// zero fill + scatter + log_softmax backward; here the forward reads the logits once (saving
+// only each row's logsumexp) and the backward reads them once and writes the gradient once.
+// Registered for AutogradPrivateUse1 (a custom autograd Function) and PrivateUse1
+// (inference_mode / below autograd). Probability targets, weights that require grad, forward
+// AD, functorch transforms and inputs the CPU rejects go to ATen's composite, so the results,
+// gradients and errors are the CPU's.
+#include "../runtime/Launch.h"
+#include <ATen/FuncTorchTLS.h>
+#include <ATen/core/Reduction.h>
+#include <ATen/ops/cross_entropy_loss_native.h>
+#include <ATen/ops/empty.h>
+#include <ATen/ops/empty_like.h>
+#include <torch/csrc/autograd/autograd.h>
+#include <torch/csrc/autograd/custom_function.h>
+#include <torch/library.h>
+#include <limits>
+
+namespace torch_ocl {
+namespace {
+
+constexpr int kMaxWG = 256;  // MAX_WG of cross_entropy.cl: the largest work-group launched
+constexpr int kItems = 16;   // row elements per work-item the team size aims for
+
+// kernels/cross_entropy.cl flags
+enum : int {
+  kHasW = 1,
+  kSmooth = 2,
+  kSaveLse = 4,
+  kReduce = 8,
+  kMean = 16,
+  kPerSample = 32,
+  kCounters = 64,
+};
+
+int storage_kind(at::ScalarType t) {
+  switch (t) {
+    case at::kFloat: return 0;
+    case at::kDouble: return 1;
+    case at::kHalf: return 2;
+    case at::kBFloat16: return 3;
+    default: return -1;
+  }
+}
+at::ScalarType acc_type(at::ScalarType t) { return t == at::kDouble ? at::kDouble : at::kFloat; }
+
+// The arguments of a call the fused kernels serve, validated as the CPU would.
+struct CeCall {
+  at::Tensor self, target, weight;  // weight: contiguous or undefined
+  int64_t reduction = at::Reduction::Mean, ignore_index = -100;
+  double eps = 0;  // label smoothing in effect (the CPU ignores values <= 0)
+};
+
+bool same_device(const at::Tensor& a, const at::Tensor& b) { return a.device() == b.device(); }
+
+// The call as the fused path runs it, or nothing when ATen's composite must (it then raises
+// the CPU's error for bad input, or computes what the kernels do not: probability targets,
+// int32 targets, mixed dtypes, ...).
+std::optional<CeCall> fusable(const at::Tensor& self, const at::Tensor& target,
+                              const std::optional<at::Tensor>& weight_opt, int64_t reduction,
+                              const c10::SymInt& ignore_index, double label_smoothing) {
+  const int64_t dim = self.dim();
+  if (dim < 1 || self.sizes() == target.sizes() || !same_device(self, target)) return std::nullopt;
+  if (storage_kind(self.scalar_type()) < 0) return std::nullopt;
+  if (self.scalar_type() == at::kDouble && !ocl_device(self).info.fp64) return std::nullopt;
+  if (target.scalar_type() != at::kLong && target.scalar_type() != at::kByte) return std::nullopt;
+  if (reduction < at::Reduction::None || reduction >= at::Reduction::END) return std::nullopt;
+  if (label_smoothing > 1.0) return std::nullopt;  // "label_smoothing must be between 0.0 and 1.0"
+  const std::optional<int64_t> ignore = ignore_index.maybe_as_int();
+  if (!ignore) return std::nullopt;  // symbolic: ATen's composite handles it
+  const int64_t C = self.size(dim == 1 ? 0 : 1);
+  if (C == 0) return std::nullopt;
+  if (dim == 1) {
+    if (target.dim() != 0) return std::nullopt;
+  } else {
+    if (target.dim() != dim - 1 || target.size(0) != self.size(0)) return std::nullopt;
+    for (int64_t i = 2; i < dim; ++i)
+      if (target.size(i - 1) != self.size(i)) return std::nullopt;
+  }
+  CeCall c;
+  if (weight_opt.has_value() && weight_opt->defined()) {
+    const at::Tensor& w = *weight_opt;
+    if (w.dim() != 1 || w.numel() != C || w.scalar_type() != self.scalar_type() || !same_device(w, self))
+      return std::nullopt;
+    c.weight = w.contiguous();
+  }
+  c.self = self;
+  c.target = target.contiguous();
+  c.reduction = reduction;
+  c.ignore_index = *ignore;
+  c.eps = label_smoothing > 0 ? label_smoothing : 0.0;
+  return c;
+}
+
+// The input as rows: row r = n * S + s, element c at n * sn + s * ss + c * sc (elements).
+struct RowGeom {
+  int64_t N = 1, C = 1, S = 1, sn = 0, ss = 0, sc = 1;
+  int64_t rows() const { return N * S; }
+};
+// Whether t's spatial dims (2..) collapse to one stride; fills g.
+bool row_geom(const at::Tensor& t, RowGeom* g) {
+  if (t.dim() == 1) {
+    *g = RowGeom{1, t.size(0), 1, 0, 0, t.stride(0)};
+    return true;
+  }
+  g->N = t.size(0);
+  g->C = t.size(1);
+  g->sn = t.stride(0);
+  g->sc = t.stride(1);
+  g->S = 1;
+  g->ss = 0;
+  int64_t prev = -1;
+  for (int64_t d = t.dim() - 1; d >= 2; --d) {
+    g->S *= t.size(d);
+    if (t.size(d) == 1) continue;
+    if (prev < 0) {
+      g->ss = t.stride(d);
+    } else if (t.stride(d) != prev) {
+      return false;
+    }
+    prev = t.stride(d) * t.size(d);
+  }
+  return true;
+}
+// self itself, or a dense copy when its spatial dims do not collapse.
+at::Tensor addressable(const at::Tensor& self, RowGeom* g) {
+  if (row_geom(self, g)) return self;
+  at::Tensor x = self.contiguous();
+  row_geom(x, g);
+  return x;
+}
+
+int64_t next_pow2(int64_t v) {
+  int64_t p = 1;
+  while (p < v) p <<= 1;
+  return p;
+}
+
+// Work split: a team of T work-items per row, `local / T` rows per work-group.
+struct Teams {
+  int T = 1, local = 1, c_fast = 1;
+  size_t groups = 0;
+};
+Teams teams(const RowGeom& g) {
+  Teams k;
+  const int64_t team = std::min<int64_t>(next_pow2((g.C + kItems - 1) / kItems), kMaxWG);
+  // Adjacent work-items read adjacent classes, unless the rows are the unit-stride direction
+  // and the classes are not (a transposed (C, N) input, or class-strided spatial positions).
+  const int64_t row_stride = g.S == 1 ? g.sn : g.ss;
+  k.c_fast = g.sc == 1 || row_stride != 1;
+  if (k.c_fast) {
+    k.T = static_cast<int>(team);
+    k.local = kMaxWG;
+  } else {
+    const int64_t lanes = std::min<int64_t>(next_pow2(g.rows()), 32);
+    k.T = static_cast<int>(std::min<int64_t>(team, kMaxWG / lanes));
+    k.local = static_cast<int>(lanes * k.T);
+  }
+  const int64_t per_group = k.local / k.T;
+  k.groups = static_cast<size_t>((g.rows() + per_group - 1) / per_group);
+  return k;
+}
+
+// Whether rows of t (geometry g) can be read as float4: float32, class stride 1, C % 4 == 0
+// and every row start 16-byte aligned.
+bool vec4_ok(const at::Tensor& t, const RowGeom& g) {
+  if (t.scalar_type() != at::kFloat || g.sc != 1 || g.C % 4 != 0) return false;
+  if (buf(t).offset % 16 != 0) return false;
+  return (g.N == 1 || g.sn % 4 == 0) && (g.S == 1 || g.ss % 4 == 0);
+}
+
+std::string options(const at::Tensor& self, const at::Tensor& target, bool vec4) {
+  const int xk = storage_kind(self.scalar_type());
+  return "-DX_KIND=" + std::to_string(xk) + " -DTGT_T=" + (target.scalar_type() == at::kByte ? "uchar" : "long") +
+         " -DACC=" + (xk == 1 ? "double" : "float") + " -DMAX_WG=" + std::to_string(kMaxWG) +
+         " -DVEC=" + (vec4 ? "4" : "1");
+}
+
+// Calls f with eps as the kernels' ACC type.
+template <typename F>
+void with_acc(const at::Tensor& self, double eps, F&& f) {
+  if (acc_type(self.scalar_type()) == at::kDouble)
+    f(eps);
+  else
+    f(static_cast<float>(eps));
+}
+
+// The loss (target-shaped for reduction none, else 0-dim). With `aux`, also the state the
+// backward needs: per-row logsumexp, the total weight and the class-weight sum.
+at::Tensor ce_forward(const CeCall& c, at::Tensor* aux) {
+  Device& d = ocl_device(c.self);
+  RowGeom g;
+  const at::Tensor x = addressable(c.self, &g);
+  const int64_t rows = g.rows();
+  const bool reduce = c.reduction != at::Reduction::None;
+  const bool mean = c.reduction == at::Reduction::Mean;
+  at::Tensor loss = at::empty(reduce ? c10::IntArrayRef{} : c.target.sizes(), c.self.options());
+  at::Tensor ax;
+  if (aux) {
+    ax = at::empty({rows + 2}, c.self.options().dtype(acc_type(c.self.scalar_type())));
+    *aux = ax;
+  }
+  if (rows == 0) {
+    if (reduce) loss.fill_(mean ? std::numeric_limits<double>::quiet_NaN() : 0.0);
+    if (aux) ax.zero_();
+    return loss;
+  }
+  const Teams k = teams(g);
+  int flags = (c.weight.defined() ? kHasW : 0) | (c.eps > 0 ? kSmooth : 0) | (aux ? kSaveLse : 0) |
+              (reduce ? kReduce : 0) | (mean ? kMean : 0);
+  at::Tensor ws;
+  cl_mem counters = nullptr;
+  if (reduce && k.groups > 1) {
+    ws = at::empty({static_cast<int64_t>(2 * k.groups)}, c.self.options().dtype(acc_type(c.self.scalar_type())));
+    counters = d.arrival_counters(1);
+    if (counters) flags |= kCounters;
+  }
+  const bool vec4 = k.c_fast && vec4_ok(x, g);
+  const std::string opts = options(c.self, c.target, vec4);
+  Kernel& kf = get_kernel(d, "cross_entropy", opts, "ce_fwd");
+  const Buf wb = c.weight.defined() ? buf(c.weight) : Buf{nullptr, 0};
+  const Buf ab = aux ? buf(ax) : Buf{nullptr, 0};
+  const Buf wsb = ws.defined() ? buf(ws) : Buf{nullptr, 0};
+  with_acc(c.self, c.eps, [&](auto eps) {
+    launch(d, kf, Range(k.groups * k.local), Range(k.local), buf(x), buf(c.target), wb, buf(loss), ab, wsb, counters,
+           rows, g.S, g.C, g.sn, g.ss, g.sc, c.ignore_index, eps, cl_int(k.T), cl_int(k.c_fast), cl_int(flags),
+           d.error_buf);
+  });
+  if (ws.defined() && !counters) {
+    Kernel& kfin = get_kernel(d, "cross_entropy", opts, "ce_finish");
+    launch(d, kfin, Range(kMaxWG), Range(kMaxWG), wsb, static_cast<int64_t>(k.groups), buf(loss), ab, rows,
+           cl_int(flags));
+  }
+  return loss;
+}
+
+// d loss / d self from the forward's aux, in self's layout where it is dense.
+at::Tensor ce_backward(const at::Tensor& grad_out, const CeCall& c, const at::Tensor& aux) {
+  Device& d = ocl_device(c.self);
+  RowGeom g, gg;
+  const at::Tensor x = addressable(c.self, &g);
+  at::Tensor gx = at::empty_like(c.self);
+  if (!row_geom(gx, &gg)) {
+    gx = at::empty(c.self.sizes(), c.self.options());
+    row_geom(gx, &gg);
+  }
+  if (gx.numel() == 0) return gx;
+  const bool reduce = c.reduction != at::Reduction::None;
+  int flags = (c.weight.defined() ? kHasW : 0) | (c.eps > 0 ? kSmooth : 0) |
+              (c.reduction == at::Reduction::Mean ? kMean : 0);
+  at::Tensor go = grad_out;
+  if (!reduce) {
+    // One value per row, unless it is one value broadcast (the backward of loss.sum()).
+    const bool broadcast = go.numel() > 0 && std::all_of(go.strides().begin(), go.strides().end(),
+                                                         [](int64_t s) { return s == 0; });
+    if (!broadcast) {
+      go = go.contiguous();
+      flags |= kPerSample;
+    }
+  }
+  const Teams k = teams(g);
+  const bool vec4 = k.c_fast && vec4_ok(x, g) && vec4_ok(gx, gg);
+  Kernel& kb = get_kernel(d, "cross_entropy", options(c.self, c.target, vec4), "ce_bwd");
+  const Buf wb = c.weight.defined() ? buf(c.weight) : Buf{nullptr, 0};
+  with_acc(c.self, c.eps, [&](auto eps) {
+    launch(d, kb, Range(k.groups * k.local), Range(k.local), buf(x), buf(c.target), wb, buf(go), buf(aux), buf(gx),
+           g.rows(), g.S, g.C, g.sn, g.ss, g.sc, gg.sn, gg.ss, gg.sc, c.ignore_index, eps, cl_int(k.T),
+           cl_int(k.c_fast), cl_int(flags));
+  });
+  return gx;
+}
+
+// The autograd node of the fused path. Saves self, target, weight and the forward's aux
+// (rows + 2 accumulator values), never a logits-sized intermediate.
+struct CrossEntropyFunction : public torch::autograd::Function<CrossEntropyFunction> {
+  static at::Tensor forward(torch::autograd::AutogradContext* ctx, const at::Tensor& self, const CeCall& c) {
+    at::AutoDispatchBelowADInplaceOrView below;
+    at::Tensor aux;
+    at::Tensor loss = ce_forward(c, &aux);
+    ctx->save_for_backward({self, c.target, c.weight, aux});
+    ctx->saved_data["reduction"] = c.reduction;
+    ctx->saved_data["ignore_index"] = c.ignore_index;
+    ctx->saved_data["eps"] = c.eps;
+    return loss;
+  }
+
+  static torch::autograd::variable_list backward(torch::autograd::AutogradContext* ctx,
+                                                 torch::autograd::variable_list grads) {
+    const auto saved = ctx->get_saved_variables();
+    CeCall c;
+    c.self = saved[0];
+    c.target = saved[1];
+    c.weight = saved[2];
+    c.reduction = ctx->saved_data["reduction"].toInt();
+    c.ignore_index = ctx->saved_data["ignore_index"].toInt();
+    c.eps = ctx->saved_data["eps"].toDouble();
+    at::Tensor gx;
+    if (at::GradMode::is_enabled()) {
+      // create_graph=True: a gradient that is itself differentiable, from ATen's composite.
+      std::optional<at::Tensor> w = c.weight.defined() ? std::optional<at::Tensor>(c.weight) : std::nullopt;
+      at::Tensor loss = at::native::cross_entropy_loss_symint(c.self, c.target, w, c.reduction, c.ignore_index, c.eps);
+      gx = torch::autograd::grad({loss}, {c.self}, {grads[0]}, /*retain_graph=*/true, /*create_graph=*/true)[0];
+    } else {
+      gx = ce_backward(grads[0], c, saved[3]);
+    }
+    return {gx, at::Tensor()};
+  }
+};
+
+// Forward AD, functorch transforms and weights that require grad need ATen's composite.
+bool composite_needed_for_autograd(const at::Tensor& self, const std::optional<at::Tensor>& weight) {
+  if (weight.has_value() && weight->defined() && weight->requires_grad()) return true;
+  if (self._fw_grad(/*level=*/0).defined()) return true;
+  return at::functorch::functorchTLSAccessor() != nullptr;
+}
+
+}  // namespace
+
+// cross_entropy_loss(Tensor self, Tensor target, Tensor? weight=None, int reduction=Mean, SymInt ignore_index=-100, float label_smoothing=0.0) -> Tensor
+// Below autograd (inference_mode, or redispatched): the fused forward, else the composite.
+at::Tensor cross_entropy_loss_ocl(const at::Tensor& self, const at::Tensor& target,
+                                  const std::optional<at::Tensor>& weight, int64_t reduction, c10::SymInt ignore_index,
+                                  double label_smoothing) {
+  if (auto c = fusable(self, target, weight, reduction, ignore_index, label_smoothing)) return ce_forward(*c, nullptr);
+  return at::native::cross_entropy_loss_symint(self, target, weight, reduction, std::move(ignore_index),
+                                               label_smoothing);
+}
+
+// The AutogradPrivateUse1 kernel of cross_entropy_loss: the fused Function when self needs a
+// gradient, the fused forward when nothing does, and otherwise ATen's composite with autograd
+// recording its ops (no below-autograd guard), exactly as without this override.
+at::Tensor cross_entropy_loss_autograd_ocl(const at::Tensor& self, const at::Tensor& target,
+                                           const std::optional<at::Tensor>& weight, int64_t reduction,
+                                           c10::SymInt ignore_index, double label_smoothing) {
+  std::optional<CeCall> c;
+  if (!composite_needed_for_autograd(self, weight))
+    c = fusable(self, target, weight, reduction, ignore_index, label_smoothing);
+  if (!c)
+    return at::native::cross_entropy_loss_symint(self, target, weight, reduction, std::move(ignore_index),
+                                                 label_smoothing);
+  if (!(at::GradMode::is_enabled() && self.requires_grad())) {
+    at::AutoDispatchBelowADInplaceOrView below;
+    return ce_forward(*c, nullptr);
+  }
+  return CrossEntropyFunction::apply(self, *c);
+}
+
+TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) { m.impl("cross_entropy_loss", cross_entropy_loss_ocl); }
+
+TORCH_LIBRARY_IMPL(aten, AutogradPrivateUse1, m) { m.impl("cross_entropy_loss", cross_entropy_loss_autograd_ocl); }
+
+}  // namespace torch_ocl

@@ -1,0 +1,260 @@
+"""Fused cross-entropy (csrc/ops/cross_entropy.cpp): values and input gradients against the
+CPU for every option the fused kernels serve (dtypes, strides, spatial and no-batch inputs,
+weights, ignore_index, label smoothing, reductions, empty batches, uint8 targets), the
+dispatch paths (autograd, no_grad, inference_mode), double backward, the composite fallbacks
+(probability targets, weights that require grad) and the CPU's errors for bad input."""
+import pytest
+import torch
+import torch.nn.functional as F
+
+from .cases import make
+
+pytestmark = pytest.mark.skipif(not (hasattr(torch, "ocl") and torch.ocl.is_available()),
+                                reason="no OpenCL device")
+
+TOL = {torch.float32: (2e-5, 2e-5), torch.float64: (1e-10, 1e-10), torch.float16: (2e-3, 2e-3),
+       torch.bfloat16: (1.6e-2, 1.6e-2)}
+
+
+def _target(shape, C, ignore=None, seed=0, dtype=torch.int64):
+    t = make(shape, torch.int64, low=0, high=C, seed=seed)
+    if ignore is not None and t.numel():
+        t.view(-1)[::3] = ignore
+    return t.to(dtype)
+
+
+def _launches(name):
+    return torch.ocl._launch_counts().get(name, 0)
+
+
+def _check(x, t, w=None, dtype=None, grad=True, gout_seed=1, **kw):
+    """Compares F.cross_entropy(x, t, w, **kw) and its input gradient on ocl and on the CPU.
+    x keeps its strides on the device (a strided CPU view is rebuilt on the same layout)."""
+    dtype = dtype or x.dtype
+    atol, rtol = TOL[dtype]
+    xd = _like_on_device(x)
+    xc = x.detach().clone().requires_grad_(grad)
+    xd.requires_grad_(grad)
+    wd = None if w is None else w.to("ocl")
+    before = _launches("ce_fwd")
+    ref = F.cross_entropy(xc, t, weight=w, **kw)
+    out = F.cross_entropy(xd, t.to("ocl"), weight=wd, **kw)
+    if x.numel():
+        assert _launches("ce_fwd") == before + 1, "the fused forward did not run"
+    torch.testing.assert_close(out.cpu(), ref.detach(), atol=atol, rtol=rtol, equal_nan=True)
+    if grad:
+        g = torch.randn(ref.shape, generator=torch.Generator().manual_seed(gout_seed), dtype=torch.float64).to(dtype)
+        (gc,) = torch.autograd.grad(ref, xc, g)
+        (gd,) = torch.autograd.grad(out, xd, g.to("ocl"))
+        assert gd.shape == gc.shape and gd.dtype == gc.dtype
+        torch.testing.assert_close(gd.cpu(), gc, atol=atol * 5, rtol=rtol * 5, equal_nan=True)
+
+
+def _like_on_device(x):
+    """x's values on ocl with x's sizes, strides and storage offset (a leaf when x is dense)."""
+    if x.is_contiguous():
+        return x.detach().to("ocl")
+    n = x.untyped_storage().nbytes() // x.element_size()
+    base = torch.as_strided(x.detach(), (n,), (1,), 0).to("ocl")
+    return base.as_strided(x.size(), x.stride(), x.storage_offset()).detach()
+
+
+@pytest.mark.parametrize("dtype", [torch.float32, torch.float64, torch.float16, torch.bfloat16])
+@pytest.mark.parametrize("reduction", ["mean", "sum", "none"])
+def test_options(dtype, reduction):
+    w = make((7,), dtype, low=0.2, high=2.0, seed=5)
+    x = make((9, 7), dtype)
+    _check(x, _target((9,), 7), reduction=reduction)
+    _check(x, _target((9,), 7, ignore=-100), w, reduction=reduction)
+    _check(x, _target((9,), 7, ignore=3), reduction=reduction, ignore_index=3, label_smoothing=0.2)
+    _check(x, _target((9,), 7, ignore=-100), w, reduction=reduction, label_smoothing=0.15)
+
+
+@pytest.mark.parametrize("C", [1, 3, 1000, 8193])
+def test_class_counts(C):
+    x = make((5, C), torch.float32, low=-8, high=8)
+    _check(x, _target((5,), C, ignore=-100))
+    _check(x, _target((5,), C), reduction="none", label_smoothing=0.3)
+    if C % 4 == 0:  # the float4 path with weights
+        _check(x, _target((5,), C), make((C,), torch.float32, low=0.5, high=1.5), label_smoothing=0.1)
+
+
+def test_float4_rows():
+    # C % 4 == 0 with aligned rows (float4 loads and stores), and a row offset that is not
+    # 16-byte aligned (scalar path) from the same data.
+    x = make((6, 65), torch.float32)
+    t = _target((6,), 64)
+    _check(x[:, :64], t, label_smoothing=0.1)
+    _check(x[:, 1:], t, reduction="none")
+    _check(make((3, 1024), torch.float32, low=-30, high=30), _target((3,), 1024, ignore=-100), reduction="sum")
+
+
+def test_strided_inputs():
+    t = _target((6,), 5, ignore=-100)
+    _check(make((5, 6), torch.float32).t(), t)  # transposed: rows are the unit-stride direction
+    _check(make((6, 5), torch.float32, noncontig=True), t, label_smoothing=0.1)
+    _check(make((12, 5), torch.float32)[::2], t, reduction="none")
+    # spatial: (N, C, d1, ...), class dim 1
+    _check(make((2, 4, 3, 5), torch.float32), _target((2, 3, 5), 4, ignore=-100), label_smoothing=0.1)
+    _check(make((2, 4, 3, 5), torch.float32).contiguous(memory_format=torch.channels_last),
+           _target((2, 3, 5), 4), reduction="none")
+    _check(make((2, 5, 4, 3), torch.float32).permute(0, 3, 1, 2), _target((2, 5, 4), 3), reduction="sum")
+    _check(make((2, 3, 7), torch.float64), _target((2, 7), 3, ignore=1), ignore_index=1, reduction="none")
+    _check(make((2, 3, 2, 2, 3), torch.float32), _target((2, 2, 2, 3), 3), make((3,), torch.float32, low=0.5, high=2))
+
+
+def test_no_batch_dim():
+    for r in ("mean", "sum", "none"):
+        _check(make((6,), torch.float32), torch.tensor(4), reduction=r, label_smoothing=0.1)
+        _check(make((6,), torch.float32), torch.tensor(-100), reduction=r)
+
+
+def test_uint8_target():
+    _check(make((5, 6), torch.float32), _target((5,), 6, dtype=torch.uint8), reduction="none")
+    _check(make((5, 6), torch.float32), _target((5,), 6, dtype=torch.uint8), label_smoothing=0.2)
+
+
+@pytest.mark.parametrize("reduction", ["mean", "sum", "none"])
+def test_empty_batch(reduction):
+    _check(make((0, 5), torch.float32), _target((0,), 5), reduction=reduction)
+    _check(make((0, 5, 3), torch.float32), _target((0, 3), 5), reduction=reduction, label_smoothing=0.1)
+    _check(make((2, 5, 0), torch.float32), _target((2, 0), 5), reduction=reduction)
+
+
+def test_all_ignored():
+    x = make((4, 3), torch.float32)
+    t = torch.full((4,), -100)
+    for r in ("mean", "sum", "none"):
+        _check(x, t, reduction=r)
+        _check(x, t, reduction=r, label_smoothing=0.1)
+
+
+def test_many_rows_reduction_is_deterministic():
+    # Thousands of work-groups: the last one to finish adds the partials in a fixed order.
+    x = make((3000, 37), torch.float32).to("ocl")
+    t = _target((3000,), 37, ignore=-100).to("ocl")
+    a = F.cross_entropy(x, t, label_smoothing=0.1)
+    b = F.cross_entropy(x, t, label_smoothing=0.1)
+    assert torch.equal(a.cpu(), b.cpu())
+    _check(x.cpu(), t.cpu(), make((37,), torch.float32, low=0.5, high=2), label_smoothing=0.1)
+    _check(x.cpu(), t.cpu(), reduction="sum")
+
+
+def test_extreme_values():
+    x = torch.tensor([[0.0, float("-inf"), 1.0], [float("-inf")] * 3, [1e30, -1e30, 0.0], [float("nan"), 0.0, 1.0]])
+    _check(x, torch.tensor([0, 1, 0, 2]), reduction="none", grad=False)
+    _check(x[[0, 2]], torch.tensor([0, 1]), reduction="none")
+    _check(x[[0, 2]], torch.tensor([2, -100]), label_smoothing=0.1)
+
+
+def test_out_of_range_target_raises_at_sync():
+    x = make((4, 3), torch.float32).to("ocl")
+    for t in ([0, 3, 1, 2], [0, -1, 1, 2]):
+        with pytest.raises(IndexError):
+            F.cross_entropy(x, torch.tensor(t, device="ocl"))
+            torch.ocl.synchronize()
+    # the device stays usable
+    assert torch.isfinite(F.cross_entropy(x, torch.tensor([0, 1, 2, 0], device="ocl"))).item()
+
+
+@pytest.mark.parametrize("make_args", [
+    lambda: (torch.randn(3, 4), torch.tensor([0, 1])),                              # batch mismatch
+    lambda: (torch.randn(3, 4), torch.tensor([0, 1, 1], dtype=torch.int32)),        # target dtype
+    lambda: (torch.randn(3, 4), torch.tensor([0, 1, 1]), torch.ones(3)),            # weight size
+    lambda: (torch.randn(3, 4), torch.tensor([0, 1, 1]), torch.ones(4, dtype=torch.float64)),  # weight dtype
+    lambda: (torch.randn(3, 4, 5), torch.tensor([0, 1, 1])),                        # spatial target
+    lambda: (torch.randn(3, 4, 5, 6), torch.zeros(3, 5, 7, dtype=torch.long)),
+    lambda: (torch.randn(()), torch.zeros((), dtype=torch.long)),                   # 0-dim input
+    lambda: (torch.randn(3, 4), torch.tensor([0.0, 1.0, 1.0])),                    # float class targets
+])
+def test_bad_input_raises_like_cpu(make_args):
+    args = make_args()
+    with pytest.raises(Exception) as cpu:
+        F.cross_entropy(*args)
+    with pytest.raises(Exception) as dev:
+        F.cross_entropy(*(a.to("ocl") for a in args))
+        torch.ocl.synchronize()
+    assert dev.type is cpu.type, f"CPU raised {cpu.type.__name__}, ocl raised {dev.type.__name__}: {dev.value}"
+
+
+def test_label_smoothing_range_like_cpu():
+    x, t = torch.randn(3, 4), torch.tensor([0, 1, 2])
+    with pytest.raises(RuntimeError):
+        F.cross_entropy(x.to("ocl"), t.to("ocl"), label_smoothing=1.5)
+    # the CPU ignores a negative label smoothing for class targets
+    _check(x, t, label_smoothing=-0.5)
+    _check(x, t, label_smoothing=1.0)
+
+
+def test_dispatch_paths():
+    x = make((6, 5), torch.float32)
+    t = _target((6,), 5, ignore=-100)
+    ref = F.cross_entropy(x, t, label_smoothing=0.1)
+    xd, td = x.to("ocl"), t.to("ocl")
+    torch.ocl._reset_launch_counts()
+    with torch.no_grad():
+        a = F.cross_entropy(xd.requires_grad_(), td, label_smoothing=0.1)
+    with torch.inference_mode():
+        b = F.cross_entropy(x.to("ocl"), td, label_smoothing=0.1)
+        assert b.is_inference()
+    counts = torch.ocl._launch_counts()
+    assert counts.get("ce_fwd") == 2 and counts.get("softmax_fwd", 0) == 0, counts
+    assert a.grad_fn is None and not a.requires_grad
+    torch.testing.assert_close(a.cpu(), ref)
+    torch.testing.assert_close(b.cpu(), ref)
+    c = F.cross_entropy(xd, td)
+    assert "NllLoss" not in type(c.grad_fn).__name__
+
+
+def test_inference_mode_fallback_to_composite():
+    # probability targets under inference_mode: the PrivateUse1 kernel runs ATen's composite.
+    x, p = make((4, 5), torch.float32), torch.softmax(make((4, 5), torch.float32, seed=1), 1)
+    with torch.inference_mode():
+        out = F.cross_entropy(x.to("ocl"), p.to("ocl"), label_smoothing=0.1)
+    torch.testing.assert_close(out.cpu(), F.cross_entropy(x, p, label_smoothing=0.1))
+
+
+def test_double_backward():
+    x = make((5, 6), torch.float64)
+    t = _target((5,), 6, ignore=-100)
+    w = make((6,), torch.float64, low=0.5, high=2)
+    for kw in ({}, {"weight": w, "label_smoothing": 0.2, "reduction": "sum"}, {"reduction": "none"}):
+        res = []
+        for dev in ("cpu", "ocl"):
+            xd = x.to(dev).requires_grad_()
+            kwd = {k: (v.to(dev) if isinstance(v, torch.Tensor) else v) for k, v in kw.items()}
+            loss = F.cross_entropy(xd, t.to(dev), **kwd)
+            gout = torch.linspace(0.5, 1.5, loss.numel(), dtype=loss.dtype).reshape(loss.shape).to(dev)
+            (g,) = torch.autograd.grad(loss, xd, gout, create_graph=True)
+            (gg,) = torch.autograd.grad((g * g.detach().cos()).sum(), xd)
+            res.append((loss.detach().cpu(), g.detach().cpu(), gg.cpu()))
+        for a, b in zip(res[1], res[0]):
+            torch.testing.assert_close(a, b, atol=1e-10, rtol=1e-9)
+
+
+def test_probability_targets_and_weight_grad_use_composite():
+    x = make((4, 5), torch.float32)
+    p = torch.softmax(make((4, 5), torch.float32, seed=1), 1)
+    w = make((5,), torch.float32, low=0.5, high=2)
+    grads = []
+    for dev in ("cpu", "ocl"):
+        xd = x.to(dev).requires_grad_()
+        wd = w.to(dev).requires_grad_()
+        loss = F.cross_entropy(xd, p.to(dev), weight=wd, label_smoothing=0.1)
+        grads.append((loss.detach().cpu(),) + tuple(g.cpu() for g in torch.autograd.grad(loss, (xd, wd))))
+    for a, b in zip(grads[1], grads[0]):
+        torch.testing.assert_close(a, b, atol=1e-5, rtol=1e-5)
+    # class targets with a weight that requires grad: the CPU's nll_loss refuses it; so does ocl.
+    t = _target((4,), 5)
+    for dev in ("cpu", "ocl"):
+        with pytest.raises(RuntimeError, match="not differentiable"):
+            F.cross_entropy(x.to(dev).requires_grad_(), t.to(dev), weight=w.to(dev).requires_grad_())
+
+
+def test_saved_input_modified_in_place_is_detected():
+    x = make((3, 4), torch.float32).to("ocl").requires_grad_()
+    y = x * 1
+    loss = F.cross_entropy(y, torch.tensor([0, 1, 2], device="ocl"))
+    y.add_(1)
+    with pytest.raises(RuntimeError, match="modified by an inplace operation"):
+        loss.backward()
