@@ -49,10 +49,12 @@ void check_target_dtype(const at::Tensor& target) {
               "expected target dtype to be Long or Byte, but got ", target.scalar_type());
 }
 
-at::Tensor class_weight(const std::optional<at::Tensor>& w, int64_t C) {
+// The class weights as the kernels read them (dense, self's dtype), or undefined.
+at::Tensor class_weight(const std::optional<at::Tensor>& w, int64_t C, at::ScalarType dtype) {
   if (!w.has_value() || !w->defined()) return at::Tensor();
   TORCH_CHECK(w->dim() == 1 && w->numel() == C, "weight tensor should be defined either for all ", C,
               " classes or no classes but got weight tensor of shape: ", w->sizes());
+  TORCH_CHECK(w->scalar_type() == dtype, "expected scalar type ", dtype, " but found ", w->scalar_type());
   return w->contiguous();
 }
 
@@ -228,7 +230,7 @@ std::tuple<at::Tensor&, at::Tensor&> nll_loss_forward_output_ocl(const at::Tenso
   check_nll_inputs(self, target);
   reduction_checked(reduction);
   const NllGeom g = nll1d_geom(self);
-  const at::Tensor weight = class_weight(weight_opt, g.C);
+  const at::Tensor weight = class_weight(weight_opt, g.C, self.scalar_type());
   const bool per_sample = reduction == at::Reduction::None && self.dim() == 2;
   at::native::resize_output(output, per_sample ? c10::IntArrayRef{g.N} : c10::IntArrayRef{});
   at::native::resize_output(total_weight, {});
@@ -245,7 +247,7 @@ at::Tensor& nll_loss_backward_grad_input_ocl(const at::Tensor& grad_output, cons
   check_nll_inputs(self, target);
   reduction_checked(reduction);
   NllGeom g = nll1d_geom(self);
-  const at::Tensor weight = class_weight(weight_opt, g.C);
+  const at::Tensor weight = class_weight(weight_opt, g.C, self.scalar_type());
   const bool per_sample = reduction == at::Reduction::None && self.dim() == 2;
   if (per_sample) {
     TORCH_CHECK(grad_output.dim() == 1 && grad_output.size(0) == g.N,
@@ -274,7 +276,7 @@ std::tuple<at::Tensor&, at::Tensor&> nll_loss2d_forward_output_ocl(const at::Ten
   reduction_checked(reduction);
   const at::Tensor x = nll2d_addressable(self);
   const NllGeom g = nll2d_geom(x);
-  const at::Tensor weight = class_weight(weight_opt, g.C);
+  const at::Tensor weight = class_weight(weight_opt, g.C, self.scalar_type());
   const bool per_sample = reduction == at::Reduction::None;
   if (per_sample) at::native::resize_output(output, target.sizes());
   else at::native::resize_output(output, {});
@@ -303,7 +305,7 @@ at::Tensor& nll_loss2d_backward_grad_input_ocl(const at::Tensor& grad_output, co
   check_nll2d_inputs(self, target);
   reduction_checked(reduction);
   NllGeom g = nll2d_geom(self);
-  const at::Tensor weight = class_weight(weight_opt, g.C);
+  const at::Tensor weight = class_weight(weight_opt, g.C, self.scalar_type());
   const bool per_sample = reduction == at::Reduction::None;
   if (per_sample) {
     TORCH_CHECK(grad_output.sizes() == target.sizes(), "nll_loss2d_backward: grad_output shape ", grad_output.sizes(),
