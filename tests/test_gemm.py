@@ -86,7 +86,8 @@ def _mat(r, c, layout, dtype, offset=0):
     return x if layout == "n" else x.t()
 
 
-@pytest.mark.parametrize("cfg", [SMALL_TILED + " DOUBLE_BUFFER=1", SMALL_TILED + " DOUBLE_BUFFER=0"])
+@pytest.mark.parametrize("cfg", [SMALL_TILED + " DOUBLE_BUFFER=1", SMALL_TILED + " DOUBLE_BUFFER=0",
+                                 SMALL_TILED + " PACK_B=1"])
 def test_tiled_kernel_all_layouts_and_edges(cfg):
     problems = [(64, 32, 64), (37, 20, 45), (8, 4, 12), (100, 36, 68), (33, 0, 8)]
     with _forced(cfg):
@@ -123,6 +124,31 @@ def test_tiled_kernel_epilogue_and_batches():
         torch.testing.assert_close(outd.cpu(), torch.addmm(c.t(), a[0], b[0]))
         ab = torch.randn(1, 40, 24).expand(3, 40, 24)  # a broadcast (stride-0) batch
         torch.testing.assert_close(torch.bmm(ab.to("ocl"), bbd).cpu(), torch.bmm(ab, b))
+
+
+def test_pack_b_transposes_k_contiguous_b_first():
+    """PACK_B=1: a k-contiguous B (x @ W^T, a transposed batch) is packed n-contiguous by
+    gemm_pack_kn, then the NN product runs; other layouts and N % 4 != 0 are left alone."""
+    with _forced(SMALL_TILED + " PACK_B=1"):
+        for dtype in (torch.float32, torch.float64):
+            x, w, bias = torch.randn(2, 37, 24, dtype=dtype), torch.randn(68, 24, dtype=dtype), torch.randn(68, dtype=dtype)
+            out, counts = _launches(lambda: torch.nn.functional.linear(x.to("ocl"), w.to("ocl"), bias.to("ocl")))
+            assert counts.get("gemm_pack_kn") == 1 and counts.get("gemm_tiled_fwd") == 1, counts
+            torch.testing.assert_close(out.cpu(), torch.nn.functional.linear(x, w, bias))
+            # batched, B a transposed view with a batch stride; K not a multiple of the tile
+            a, b = torch.randn(3, 45, 36, dtype=dtype), torch.randn(3, 40, 36, dtype=dtype)
+            out, counts = _launches(lambda: torch.bmm(a.to("ocl"), b.to("ocl").transpose(1, 2)))
+            assert counts.get("gemm_pack_kn") == 1, counts
+            torch.testing.assert_close(out.cpu(), torch.bmm(a, b.transpose(1, 2)))
+            # N % 4 != 0: no packed workspace could take the vector path; NN needs no packing
+            w2 = torch.randn(30, 24, dtype=dtype)
+            out, counts = _launches(lambda: x.to("ocl") @ w2.to("ocl").t())
+            assert "gemm_pack_kn" not in counts, counts
+            torch.testing.assert_close(out.cpu(), x @ w2.t())
+            w3 = torch.randn(24, 68, dtype=dtype)
+            out, counts = _launches(lambda: x.to("ocl") @ w3.to("ocl"))
+            assert "gemm_pack_kn" not in counts, counts
+            torch.testing.assert_close(out.cpu(), x @ w3)
 
 
 def _write_tuning(path, entries, **fields):

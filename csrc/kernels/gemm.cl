@@ -421,6 +421,33 @@ void gemm_tiled_fwd(int M, int N, int K,
 }
 #endif
 
+// PACK_B of gemm.cpp: dst[b][k][n] = src[b*s_sb + n*s_sn + k] for a k-contiguous operand,
+// into a dense [batch][K][N] workspace. 32x32 tiles pass through local memory so that the
+// reads (along k) and the writes (along n) are both coalesced; the +1 column keeps the
+// transposed local reads free of bank conflicts. Elements are copied as stored.
+// NDRange (ceil(K/32)*32, ceil(N/32)*8, batch), local (32, 8, 1). Part of the programs that
+// hold gemm_tiled_fwd (float/double), the only kernel that reads the workspace.
+#if !defined(IS_HALF) && !defined(IS_BF16) && !defined(IS_INT) && !defined(NO_TILED_KERNEL)
+__kernel __attribute__((reqd_work_group_size(32, 8, 1)))
+void gemm_pack_kn(int K, int N, PTR_ARG(DTYPE, src), long s_sb, long s_sn, PTR_ARG(DTYPE, dst)) {
+  __local DTYPE tile[32][33];
+  const int k0 = get_group_id(0) * 32, n0 = get_group_id(1) * 32;
+  const int tx = get_local_id(0), ty = get_local_id(1);
+  const long batch = get_global_id(2);
+  __global const DTYPE* S = PTR(DTYPE, src) + batch * s_sb;
+  __global DTYPE* D = PTR(DTYPE, dst) + batch * (long)K * N;
+  for (int j = ty; j < 32; j += 8) {
+    const int n = n0 + j, k = k0 + tx;
+    if (n < N && k < K) tile[j][tx] = S[(long)n * s_sn + k];
+  }
+  barrier(CLK_LOCAL_MEM_FENCE);
+  for (int j = ty; j < 32; j += 8) {
+    const int k = k0 + j, n = n0 + tx;
+    if (k < K && n < N) D[(long)k * N + n] = tile[tx][j];
+  }
+}
+#endif
+
 // The same product for CPU OpenCL devices (PoCL and the like), where local-memory tiles
 // and barriers cost more than they save: each work-item accumulates a WPT_M x WPT_N
 // micro-tile straight from global memory (the caches do the staging), with clamped

@@ -38,6 +38,10 @@ struct GemmConfig {
   GemmKernel kernel = GemmKernel::Generic;
   int tile_m = 64, tile_n = 64, tile_k = 16, wpt_m = 4, wpt_n = 4, vec_width = 4;
   int double_buffer = 1;  // gemm_tiled_fwd only
+  // gemm_tiled_fwd only: a k-contiguous B (the weight of an nn.Linear forward, x @ W^T) is
+  // first transposed into an n-contiguous workspace, so the product runs as NN: the tile
+  // loads of a k-contiguous operand are transposed into local memory with scalar stores.
+  int pack_b = 0;
 };
 
 // Which class of problem a configuration is chosen for: big tiles only pay off when there
@@ -56,7 +60,8 @@ std::string config_string(const GemmConfig& c) {
   return std::string("KERNEL=") + kernel_name(c.kernel) + " TILE_M=" + std::to_string(c.tile_m) +
          " TILE_N=" + std::to_string(c.tile_n) + " TILE_K=" + std::to_string(c.tile_k) +
          " WPT_M=" + std::to_string(c.wpt_m) + " WPT_N=" + std::to_string(c.wpt_n) +
-         " VEC_WIDTH=" + std::to_string(c.vec_width) + " DOUBLE_BUFFER=" + std::to_string(c.double_buffer);
+         " VEC_WIDTH=" + std::to_string(c.vec_width) + " DOUBLE_BUFFER=" + std::to_string(c.double_buffer) +
+         " PACK_B=" + std::to_string(c.pack_b);
 }
 
 size_t dtype_bytes(at::ScalarType t) { return c10::elementSize(t); }
@@ -72,6 +77,7 @@ std::string config_error(const Device& d, at::ScalarType t, const GemmConfig& c)
     return "tile sizes must be in 1..1024";
   if (c.vec_width != 1 && c.vec_width != 2 && c.vec_width != 4 && c.vec_width != 8) return "VEC_WIDTH must be 1, 2, 4 or 8";
   if (c.double_buffer != 0 && c.double_buffer != 1) return "DOUBLE_BUFFER must be 0 or 1";
+  if (c.pack_b != 0 && c.pack_b != 1) return "PACK_B must be 0 or 1";
   if (c.tile_m % c.wpt_m || c.tile_n % c.wpt_n) return "TILE_M/TILE_N must be multiples of WPT_M/WPT_N";
   const int64_t threads = int64_t(c.tile_m / c.wpt_m) * (c.tile_n / c.wpt_n);
   if (threads > int64_t(d.info.max_work_group))
@@ -107,7 +113,7 @@ std::string apply_config(const std::string& text, GemmConfig& c) {
     }
     int* field = key == "TILE_M" ? &c.tile_m : key == "TILE_N" ? &c.tile_n : key == "TILE_K" ? &c.tile_k
                : key == "WPT_M" ? &c.wpt_m : key == "WPT_N" ? &c.wpt_n : key == "VEC_WIDTH" ? &c.vec_width
-               : key == "DOUBLE_BUFFER" ? &c.double_buffer : nullptr;
+               : key == "DOUBLE_BUFFER" ? &c.double_buffer : key == "PACK_B" ? &c.pack_b : nullptr;
     if (!field) return "unknown key '" + key + "'";
     if (!tuning::parse_int(key, val, field, &err)) return err;
   }
@@ -419,6 +425,15 @@ void run_tiled(Device& d, const at::Tensor& out, const at::Tensor& a, const at::
   if (cfg.kernel == GemmKernel::Tiled && has_tiled_kernel(t)) {
     const int flags = tiled_flags(out, a, b, c, bo, ba, bb, cb);
     Kernel* tk = flags >= 0 ? gemm_kernel(d, *rc, "gemm_tiled_fwd") : nullptr;
+    // PACK_B: B k-contiguous (flag 2) becomes a dense [B, K, N] copy, which qualifies for the
+    // n-contiguous path when N is a whole number of 4-vectors.
+    if (tk && cfg.pack_b && (flags & 2) && N % 4 == 0) {
+      at::Tensor packed = at::empty({B, K, N}, b.options());
+      Kernel& pk = get_kernel(d, "gemm", rc->options, "gemm_pack_kn");  // tk's program
+      launch(d, pk, Range(size_t((K + 31) / 32) * 32, size_t((N + 31) / 32) * 8, size_t(B)), Range(32, 8, 1), int(K),
+             int(N), bb, b.stride(0), b.stride(2), buf(packed));
+      return run_tiled(d, out, a, packed, c, alpha, beta);
+    }
     if (tk) return go(*tk, flags);
   }
   go(*gemm_kernel(d, *rc, cfg.kernel == GemmKernel::Direct ? "gemm_direct_fwd" : "gemm_fwd"));
