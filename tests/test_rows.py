@@ -3,8 +3,7 @@ in each team-reduction mode, chosen in-process through the tuning entries "softm
 "norm/rows" (csrc/ops/softmax.cpp, norm.cpp). The default mode runs in test_ops.py; here every
 softmax and norm case runs again with the warp shuffles emulated through local memory (the code
 path NVIDIA's PTX shuffles take), and shapes aimed at the 4-element vector path, its scalar
-fallback (C % 4 != 0, misaligned views), teams wider than a warp and long rows run in the
-shuffle, scalar and local-tree modes."""
+fallback (C % 4 != 0, misaligned views), teams wider than a warp and long rows run in both."""
 import pytest
 import torch
 import torch.nn.functional as F
@@ -78,9 +77,10 @@ ROW_CASES = [
            dtypes=(torch.float32,), grad=True, atol=1e-4, rtol=1e-4),
 ]
 
-# Modes: emulated shuffles (vector and scalar loads), ITEMS=4 (teams of up to 256 at these
-# sizes: the multi-warp step everywhere), and the local-memory tree.
-MODES = ["ROWRED=emu", "ROWRED=emu VEC=0", "ROWRED=emu ITEMS=4", "ROWRED=local ITEMS=4", "ROWRED=local VEC=0"]
+# The device default (the local-memory tree on CPU devices) and the emulated shuffles; each
+# sees vector (aligned, C % 4 == 0) and scalar samples, teams of 64 and 256 work-items (the
+# multi-warp step) and long rows (the merged partials).
+MODES = ["", "ROWRED=emu"]
 
 
 def _params(cases, modes):
@@ -88,7 +88,7 @@ def _params(cases, modes):
         for case in cases:
             for dtype in case.dtypes:
                 yield pytest.param(mode, case, dtype,
-                                   id=f"{mode.replace(' ', '_')}-{case.name}-{str(dtype).replace('torch.', '')}")
+                                   id=f"{mode.replace(' ', '_') or 'default'}-{case.name}-{str(dtype).replace('torch.', '')}")
 
 
 @pytest.mark.parametrize("mode,case,dtype", list(_params(ROW_CASES, MODES)))
