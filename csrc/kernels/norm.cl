@@ -31,6 +31,9 @@
 #ifndef FAN_IN
 #define FAN_IN 16  // partial rows summed by the last arrival of each team (weight/bias grads)
 #endif
+#ifndef BWD_PREFETCH
+#define BWD_PREFETCH 0  // 1: layer_norm_bwd loads the next tile's dy and x while it computes the current one
+#endif
 #ifndef X_KIND
 #define X_KIND 0  // storage kind of input/grad/output: 0 float, 1 double, 2 half, 3 bfloat16
 #endif
@@ -244,15 +247,31 @@ __kernel void layer_norm_bwd(PTR_ARG(X_T, dy), PTR_ARG(X_T, x), PTR_ARG(S_T, mea
   ACC wv[ITEMS];  // this item's weight columns: the same in every row
   if (has_w) load_w_regs(wv, wp, 0, N, t, T, true);
 
+  const long row0 = (long)get_group_id(0) * iters * L + lane;  // this lane's row of tile 0
+#if BWD_PREFETCH
+  ACC gn[ITEMS], xn[ITEMS];  // the next tile's dy and x, loaded while this tile computes
+  load_x_regs(gn, dyp, row0 * N, N, t, T, row0 < M);
+  load_x_regs(xn, xp, row0 * N, N, t, T, row0 < M);
+#endif
   for (int it = 0; it < iters; ++it) {
-    const long row = ((long)get_group_id(0) * iters + it) * L + lane;
+    const long row = row0 + (long)it * L;
     const bool active = row < M;
     const long base = active ? row * N : 0;
     const ACC mu = (active && !rms) ? LOAD_S(PTR(S_T, mean), row) : (ACC)0;
     const ACC rs = active ? LOAD_S(PTR(S_T, rstd), row) : (ACC)0;
-    ACC g[ITEMS], xh[ITEMS];
-    load_x_regs(g, dyp, base, N, t, T, active);  // dy for now (0 outside the row)
-    load_x_regs(xh, xp, base, N, t, T, active);  // x for now
+    ACC g[ITEMS], xh[ITEMS];  // dy and x for now (0 outside the row)
+#if BWD_PREFETCH
+#pragma unroll
+    for (int k = 0; k < ITEMS; ++k) g[k] = gn[k], xh[k] = xn[k];
+    if (it + 1 < iters) {
+      const long next = row + L;
+      load_x_regs(gn, dyp, next * N, N, t, T, next < M);
+      load_x_regs(xn, xp, next * N, N, t, T, next < M);
+    }
+#else
+    load_x_regs(g, dyp, base, N, t, T, active);
+    load_x_regs(xh, xp, base, N, t, T, active);
+#endif
     ACC a = 0, bsum = 0;
 #pragma unroll
     for (int k = 0; k < ITEMS; ++k) {

@@ -20,10 +20,8 @@ namespace {
 
 constexpr int kMaxWG = 256;  // MAX_WG of norm.cl
 constexpr int kCols = 32;    // COLS of norm.cl
-constexpr int kFanIn = 16;   // FAN_IN of norm.cl
 constexpr int kWbChunk = 4;  // WB_CHUNK of norm.cl
 constexpr int64_t kMinRows = 16;     // rows per layer_norm_bwd group at least, when it sums weight/bias grads
-constexpr int64_t kGroupsPerCU = 4;  // layer_norm_bwd groups per compute unit at most, when it sums them
 
 // How norm.cl's row teams reduce and read (its ROW_REDUCE, VEC and ITEMS options), as in
 // ops/softmax.cpp. Defaults: on NVIDIA, warp shuffles by inline PTX (no barrier for rows of
@@ -31,12 +29,16 @@ constexpr int64_t kGroupsPerCU = 4;  // layer_norm_bwd groups per compute unit a
 // where the tensors allow; 16 register elements per work-item. The tuning entry "norm/rows"
 // (a tuning file, or torch_ocl._C._tuning_set(device, "norm/rows", text) in-process, as the
 // tests and bench/bench_ops.py --rows do) overrides any of them: "ROWRED=local|ptx|khr|emu
-// VEC=0|1 ITEMS=4..64". emu (shuffles emulated through local memory) lets CPU devices run
-// the shuffle code paths in tests; ptx needs NVIDIA, khr cl_khr_subgroup_shuffle.
+// VEC=0|1 ITEMS=4..64", and the backward's "GROUPS_PER_CU=1..64 FAN_IN=4..32 PREFETCH=0|1". emu
+// (shuffles emulated through local memory) lets CPU devices run the shuffle code paths in
+// tests; ptx needs NVIDIA, khr cl_khr_subgroup_shuffle.
 struct RowsConfig {
-  int row_reduce = 0;  // ROW_REDUCE: 0 local tree, 1 ptx, 2 khr, 3 emu
-  int vec = 1;         // 1: VEC=4 where the tensors allow it; 0: scalar always
-  int items = 16;      // ITEMS: row elements a work-item keeps in registers
+  int row_reduce = 0;     // ROW_REDUCE: 0 local tree, 1 ptx, 2 khr, 3 emu
+  int vec = 1;            // 1: VEC=4 where the tensors allow it; 0: scalar always
+  int items = 16;         // ITEMS: row elements a work-item keeps in registers
+  int groups_per_cu = 4;  // layer_norm_bwd groups per compute unit at most, when it sums weight/bias grads
+  int fan_in = 16;        // FAN_IN: partials summed per last arrival (groups <= FAN_IN^2)
+  int prefetch = 0;       // BWD_PREFETCH: layer_norm_bwd loads the next rows during the current ones
 };
 
 std::string apply_rows(const Device& d, const std::string& text, RowsConfig& c) {
@@ -51,14 +53,20 @@ std::string apply_rows(const Device& d, const std::string& text, RowsConfig& c) 
       else if (value == "khr" && d.info.has_extension("cl_khr_subgroup_shuffle")) r.row_reduce = 2;
       else if (value == "emu") r.row_reduce = 3;
       else return "ROWRED=" + value + " is not local, emu, ptx (NVIDIA) or khr (cl_khr_subgroup_shuffle) here";
-    } else if (key == "VEC" || key == "ITEMS") {
+    } else if (key == "VEC" || key == "ITEMS" || key == "GROUPS_PER_CU" || key == "FAN_IN" || key == "PREFETCH") {
       int v = 0;
       if (!tuning::parse_int(key, value, &v, &err)) return err;
-      if (key == "VEC" && v != 0 && v != 1) return "VEC must be 0 or 1";
+      if ((key == "VEC" || key == "PREFETCH") && v != 0 && v != 1) return key + " must be 0 or 1";
       if (key == "ITEMS" && (v < 4 || v > 64 || (v & (v - 1)) != 0)) return "ITEMS must be 4, 8, 16, 32 or 64";
-      (key == "VEC" ? r.vec : r.items) = v;
+      if (key == "GROUPS_PER_CU" && (v < 1 || v > 64)) return "GROUPS_PER_CU must be 1..64";
+      if (key == "FAN_IN" && (v < 4 || v > 32)) return "FAN_IN must be 4..32";
+      (key == "VEC"        ? r.vec
+       : key == "ITEMS"    ? r.items
+       : key == "FAN_IN"   ? r.fan_in
+       : key == "PREFETCH" ? r.prefetch
+                           : r.groups_per_cu) = v;
     } else {
-      return "unknown key '" + key + "' (ROWRED, VEC, ITEMS)";
+      return "unknown key '" + key + "' (ROWRED, VEC, ITEMS, GROUPS_PER_CU, FAN_IN, PREFETCH)";
     }
   }
   c = r;
@@ -110,7 +118,8 @@ std::string options(Device& d, const Types& t, const RowsConfig& rc, const char*
          " -DACC=" + (dbl ? "double -DACC_IS_DOUBLE=1" : "float") + " -DMAX_WG=" + std::to_string(kMaxWG) +
          " -DITEMS=" + std::to_string(rc.items) + " -DROW_REDUCE=" + std::to_string(rc.row_reduce) +
          " -DCOLS=" + std::to_string(kCols) +
-         " -DFAN_IN=" + std::to_string(kFanIn) + " -DWB_CHUNK=" + std::to_string(kWbChunk);
+         " -DFAN_IN=" + std::to_string(rc.fan_in) + " -DWB_CHUNK=" + std::to_string(kWbChunk) +
+         (rc.prefetch ? " -DBWD_PREFETCH=1" : "");
 }
 
 // (M, N) of input for normalized_shape, after the same checks as the CPU implementation.
@@ -202,18 +211,18 @@ void norm_backward(Device& d, const std::string& opts, const RowsConfig& rc, con
     cl_mem counters = nullptr;
     if (fused_wb) {
       // Each group sums at least kMinRows rows (its partial row stays small next to them), and
-      // there are kGroupsPerCU groups per compute unit at most (each keeps 2 * ITEMS loads per
+      // there are groups_per_cu groups per compute unit at most (each keeps 2 * ITEMS loads per
       // item in flight: enough to fill the device's bandwidth), at least 64 and at most
-      // kFanIn^2, so the fan-in tree has at most two levels.
-      const int64_t max_groups =
-          std::clamp<int64_t>(kGroupsPerCU * int64_t(d.info.compute_units), 64, int64_t(kFanIn) * kFanIn);
+      // fan_in^2, so the fan-in tree has at most two levels.
+      const int64_t max_groups = std::min<int64_t>(
+          std::max<int64_t>(int64_t(rc.groups_per_cu) * d.info.compute_units, 64), int64_t(rc.fan_in) * rc.fan_in);
       iters = std::max((kMinRows + lanes - 1) / lanes, (tiles + max_groups - 1) / max_groups);
       iters = std::max<int64_t>(iters, 1);
       groups = std::max<int64_t>((tiles + iters - 1) / iters, 1);
       // Partial rows of every level of the fan-in tree, and one counter per team.
       int64_t slots = 0, teams = 0;
       for (int64_t n = groups;;) {
-        const int64_t nt = (n + kFanIn - 1) / kFanIn;
+        const int64_t nt = (n + rc.fan_in - 1) / rc.fan_in;
         slots += n;
         teams += nt;
         if (nt == 1) break;
