@@ -79,14 +79,16 @@ def test_class_counts(C):
         _check(x, _target((5,), C), make((C,), torch.float32, low=0.5, high=1.5), label_smoothing=0.1)
 
 
-def test_float4_rows():
-    # C % 4 == 0 with aligned rows (float4 loads and stores), and a row offset that is not
-    # 16-byte aligned (scalar path) from the same data.
-    x = make((6, 65), torch.float32)
+@pytest.mark.parametrize("dtype", [torch.float32, torch.float64, torch.float16, torch.bfloat16])
+def test_vector_rows(dtype):
+    # C % 4 == 0 with rows aligned to 4 elements (vector loads and stores), and a row offset
+    # that is not (scalar path) from the same data.
+    x = make((6, 68), dtype)
     t = _target((6,), 64)
-    _check(x[:, :64], t, label_smoothing=0.1)
-    _check(x[:, 1:], t, reduction="none")
-    _check(make((3, 1024), torch.float32, low=-30, high=30), _target((3,), 1024, ignore=-100), reduction="sum")
+    _check(x[:, 4:], t, label_smoothing=0.1)
+    _check(x[:, 1:65], t, reduction="none")
+    if dtype == torch.float32:
+        _check(make((3, 1024), dtype, low=-30, high=30), _target((3,), 1024, ignore=-100), reduction="sum")
 
 
 def test_strided_inputs():
@@ -258,3 +260,28 @@ def test_saved_input_modified_in_place_is_detected():
     y.add_(1)
     with pytest.raises(RuntimeError, match="modified by an inplace operation"):
         loss.backward()
+
+
+@pytest.fixture
+def rows_mode():
+    """Sets the cross-entropy row configuration (tuning entry "cross_entropy/rows") for one test."""
+    import torch_ocl._C as C
+
+    yield lambda text: C._tuning_set(0, "cross_entropy/rows", text)
+    C._tuning_set(0, "cross_entropy/rows", "")
+
+
+@pytest.mark.parametrize("mode", ["ROWRED=emu", "VEC=0"])
+def test_row_modes(rows_mode, mode):
+    # emu: the warp-shuffle team reductions (NVIDIA's default) emulated through local memory;
+    # VEC=0: the scalar loads where the float4 path would run.
+    rows_mode(mode)
+    w = make((1024,), torch.float32, low=0.5, high=2)
+    for C in (3, 40, 1024):  # teams of 1, 4 and 64 work-items
+        x = make((7, C), torch.float32, low=-10, high=10)
+        _check(x, _target((7,), C, ignore=-100), None if C != 1024 else w, label_smoothing=0.1)
+        _check(x, _target((7,), C), reduction="none")
+    _check(make((3, 8192), torch.float32), _target((3,), 8192), reduction="sum")  # a team of 256
+    _check(make((2, 64), torch.bfloat16), _target((2,), 64), dtype=torch.bfloat16, label_smoothing=0.2)
+    _check(make((2, 5, 3, 4), torch.float32), _target((2, 3, 4), 5))  # spatial rows: the local tree
+    _check(make((600, 9), torch.float32), _target((600,), 9, ignore=-100))  # several groups

@@ -7,6 +7,8 @@
 // finish adds the partials in a fixed order (deterministic, one launch).
 // Backward: one pass over each row writes d loss / d x from the saved logsumexp, with no zero
 // fill and no logits-sized intermediate.
+// A row's team combines its partial states with warp shuffles (ROW_REDUCE 1-3, teams of
+// consecutive work-items) or a local-memory tree (subgroup.clh: team_reduce).
 // An out-of-range target sets the device's sticky error flag and counts as ignored.
 #include "common.clh"
 
@@ -22,15 +24,27 @@
 #ifndef ACC
 #define ACC float  // accumulation type (double for double tensors, float otherwise)
 #endif
+#ifndef ACC_IS_DOUBLE
+#define ACC_IS_DOUBLE 0  // 1 when ACC is double
+#endif
 #ifndef VEC
-#define VEC 1  // 4: rows are read (and grads written) as float4; float32 only, class stride 1,
-               // C % 4 == 0 and 16-byte aligned rows (the host checks)
+#define VEC 1  // 4: rows are read (and grads written) as 4-element vectors: class stride 1,
+               // C % 4 == 0 and rows aligned to 4 elements (the host checks)
+#endif
+#ifndef ROW_REDUCE
+#define ROW_REDUCE 0  // team reductions: 0 local-memory tree, 1 PTX shuffles, 2 cl_khr_subgroup_shuffle,
+                      // 3 emulated shuffles (subgroup.clh); 1-3 need c_fast = 1
 #endif
 
 #include "storage_kinds.clh"
+#define ROW_TEAM_REDUCE
+#include "subgroup.clh"
+#define ACC4 CAT(ACC, 4)
 #define X_T CAT(ST_, X_KIND)
 #define LOAD_X(p, i) CAT(LD_, X_KIND)(p, i)
 #define STORE_X(p, i, v) CAT(SV_, X_KIND)(p, i, v)
+#define LOAD4_X(p, i) CAT(LD4_, X_KIND)(p, i)
+#define STORE4_X(p, i, v) CAT(SV4_, X_KIND)(p, i, v)
 
 // flags (one int argument; every branch on them is uniform across the launch)
 #define F_HAS_W 1       // class weights given
@@ -41,39 +55,33 @@
 #define F_PER_SAMPLE 32 // backward: grad_output holds one value per row (else one scalar)
 #define F_COUNTERS 64   // forward: the last work-group finishes (else ce_finish does)
 
-// Which row a work-item serves and its member index t in the row's team of T work-items.
-// c_fast: the team's members are adjacent work-items (the class dim has stride 1 for the
-// common (N, C) layout, so adjacent members read adjacent elements); otherwise adjacent
-// work-items serve adjacent rows (adjacent spatial positions, which are adjacent in memory).
+// Which row a work-item serves, its member index t in the row's team of T work-items, and the
+// local-id distance between members. c_fast: the team's members are adjacent work-items (the
+// class dim has stride 1 for the common (N, C) layout, so adjacent members read adjacent
+// elements); otherwise adjacent work-items serve adjacent rows (adjacent spatial positions).
 typedef struct {
   long row;
-  int t, lane, lanes, T, c_fast;
+  int t, lane, lanes, stride;
   bool active;
 } Team;
 
 inline Team team_of(long rows, int T, int c_fast) {
   const int lid = (int)get_local_id(0);
   Team tm;
-  tm.T = T;
-  tm.c_fast = c_fast;
   tm.lanes = (int)get_local_size(0) / T;
   tm.t = c_fast ? lid % T : lid / tm.lanes;
   tm.lane = c_fast ? lid / T : lid % tm.lanes;
+  tm.stride = c_fast ? 1 : tm.lanes;
   tm.row = (long)get_group_id(0) * tm.lanes + tm.lane;
   tm.active = tm.row < rows;
   return tm;
 }
-// Local-array slot of member u of tm's team.
-inline int slot(Team tm, int u) { return tm.c_fast ? tm.lane * tm.T + u : u * tm.lanes + tm.lane; }
 
 inline long row_base(long row, long S, long s_n, long s_s) {
   if (S == 1) return row * s_n;  // the hot case: no 64-bit division
   const long n = row / S;
   return n * s_n + (row - n * S) * s_s;
 }
-
-// NaN-propagating max (a row holding a NaN has a NaN loss, as on the CPU).
-inline ACC max_nan(ACC a, ACC b) { return (isnan(a) || a > b) ? a : b; }
 
 // Folds values into a running (max m, sum s of exp(x - m)); -inf values add nothing, a NaN
 // or +inf makes s NaN (as log_softmax does). Several values share one rescale.
@@ -91,13 +99,9 @@ inline void lse_add4(ACC* m, ACC* s, ACC a, ACC b, ACC c, ACC d) {
   lse_rescale(m, s, max_nan(max_nan(a, b), max_nan(c, d)));
   if (*m != -INFINITY) *s += (exp(a - *m) + exp(b - *m)) + (exp(c - *m) + exp(d - *m));
 }
-// Merges the state (m2, s2) into (m, s).
-inline void lse_merge(ACC* m, ACC* s, ACC m2, ACC s2) {
-  const ACC mm = max_nan(*m, m2);
-  const ACC a = *m == -INFINITY ? (ACC)0 : *s * exp(*m - mm);
-  const ACC b = m2 == -INFINITY ? (ACC)0 : s2 * exp(m2 - mm);
-  *m = mm;
-  *s = a + b;
+// Class weights c .. c + 3 (the weight vector's alignment is not checked: scalar loads).
+inline ACC4 load_w4(__global const X_T* wp, long c) {
+  return (ACC4)(LOAD_X(wp, c), LOAD_X(wp, c + 1), LOAD_X(wp, c + 2), LOAD_X(wp, c + 3));
 }
 
 // The class of a target value, or -1 when it is ignored; an out-of-range class reports the
@@ -148,9 +152,10 @@ inline void ce_finish_parts(__global const ACC* ws, long nparts, __global X_T* o
 __kernel void ce_fwd(PTR_ARG(X_T, x), PTR_ARG(TGT_T, target), PTR_ARG(X_T, w), PTR_ARG(X_T, out), PTR_ARG(ACC, aux),
                      PTR_ARG(ACC, ws), __global uint* counters, long rows, long S, long C, long xs_n, long xs_s,
                      long xs_c, long ignore_index, ACC eps, int T, int c_fast, int flags, __global int* err) {
-  __local ACC red_m[MAX_WG];
-  __local ACC red_s[MAX_WG];
-  __local ACC red_x[MAX_WG];
+  ROW_XCHG_DECL;
+  __local Part red_a[ROW_RED_SLOTS];
+  __local Part red_b[ROW_RED_SLOTS];
+  __local ACC red_l[MAX_WG];
   __local ACC red_w[MAX_WG];
   __local uint last_flag;
   const Team tm = team_of(rows, T, c_fast);
@@ -164,25 +169,24 @@ __kernel void ce_fwd(PTR_ARG(X_T, x), PTR_ARG(TGT_T, target), PTR_ARG(X_T, w), P
   ACC m = -INFINITY, s = 0, sx = 0, sw = 0;
   if (tm.active) {
 #if VEC == 4
-    __global const float4* xr = (__global const float4*)(xp + xb);
     const long nv = C >> 2;
     long j = tm.t;
-    for (; j + T < nv; j += 2L * T) {  // two 16-byte loads in flight per step
-      const float4 v0 = xr[j], v1 = xr[j + T];
+    for (; j + T < nv; j += 2L * T) {  // two vector loads in flight per step
+      const ACC4 v0 = LOAD4_X(xp, xb + 4 * j), v1 = LOAD4_X(xp, xb + 4 * (j + T));
       lse_add4(&m, &s, v0.x, v0.y, v0.z, v0.w);
       lse_add4(&m, &s, v1.x, v1.y, v1.z, v1.w);
       if (smooth) {
-        const float4 w0 = has_w ? vload4(j, wp) : (float4)(1.0f), w1 = has_w ? vload4(j + T, wp) : (float4)(1.0f);
+        const ACC4 w0 = has_w ? load_w4(wp, 4 * j) : (ACC4)(1), w1 = has_w ? load_w4(wp, 4 * (j + T)) : (ACC4)(1);
         sx += (w0.x * v0.x + w0.y * v0.y) + (w0.z * v0.z + w0.w * v0.w);
         sx += (w1.x * v1.x + w1.y * v1.y) + (w1.z * v1.z + w1.w * v1.w);
         sw += (w0.x + w0.y + w0.z + w0.w) + (w1.x + w1.y + w1.z + w1.w);
       }
     }
     if (j < nv) {
-      const float4 v0 = xr[j];
+      const ACC4 v0 = LOAD4_X(xp, xb + 4 * j);
       lse_add4(&m, &s, v0.x, v0.y, v0.z, v0.w);
       if (smooth) {
-        const float4 w0 = has_w ? vload4(j, wp) : (float4)(1.0f);
+        const ACC4 w0 = has_w ? load_w4(wp, 4 * j) : (ACC4)(1);
         sx += (w0.x * v0.x + w0.y * v0.y) + (w0.z * v0.z + w0.w * v0.w);
         sw += w0.x + w0.y + w0.z + w0.w;
       }
@@ -212,33 +216,15 @@ __kernel void ce_fwd(PTR_ARG(X_T, x), PTR_ARG(TGT_T, target), PTR_ARG(X_T, w), P
 #endif
   }
 
-  // Combine the team's partial states (a local tree in a fixed order).
-  const int me = slot(tm, tm.t);
-  red_m[me] = m;
-  red_s[me] = s;
-  if (smooth) {
-    red_x[me] = sx;
-    red_w[me] = sw;
-  }
-  barrier(CLK_LOCAL_MEM_FENCE);
-  for (int h = T >> 1; h > 0; h >>= 1) {
-    if (tm.t < h) {
-      const int other = slot(tm, tm.t + h);
-      lse_merge(&m, &s, red_m[other], red_s[other]);
-      red_m[me] = m;
-      red_s[me] = s;
-      if (smooth) {
-        red_x[me] += red_x[other];
-        red_w[me] += red_w[other];
-      }
-    }
-    barrier(CLK_LOCAL_MEM_FENCE);
-  }
+  // The team's combined state, in a fixed order (every member gets the same bits).
+  const Part ms = team_reduce(part3(m, s, (ACC)0), OP_SOFTMAX, 2, tm.t, T, tm.stride, red_a, ROW_XCHG);
+  Part xw = part3(sx, sw, (ACC)0);
+  if (smooth) xw = team_reduce(xw, OP_SUM, 2, tm.t, T, tm.stride, red_b, ROW_XCHG);
 
   // The team's first member finishes the row.
   ACC loss = 0, wt = 0;
   if (tm.active && tm.t == 0) {
-    const ACC lse = m + log(s);
+    const ACC lse = ms.x + log(ms.y);
     if (flags & F_SAVE_LSE) PTR(ACC, aux)[tm.row] = lse;
     const long t = ce_class(PTR(TGT_T, target)[tm.row], C, ignore_index, err);
     if (t >= 0) {
@@ -246,27 +232,26 @@ __kernel void ce_fwd(PTR_ARG(X_T, x), PTR_ARG(TGT_T, target), PTR_ARG(X_T, w), P
       loss = wt * (lse - LOAD_X(xp, xb + t * xs_c));
       if (smooth) {
         // -sum_c w_c * log_softmax_c = lse * sum_c w_c - sum_c w_c * x_c
-        const ACC wsum = has_w ? red_w[me] : (ACC)C;
-        loss = ((ACC)1 - eps) * loss + eps / (ACC)C * (lse * wsum - red_x[me]);
+        const ACC wsum = has_w ? xw.y : (ACC)C;
+        loss = ((ACC)1 - eps) * loss + eps / (ACC)C * (lse * wsum - xw.x);
       }
     }
-    if (smooth && has_w && tm.row == 0 && (flags & F_SAVE_LSE)) PTR(ACC, aux)[rows + 1] = red_w[me];
+    if (smooth && has_w && tm.row == 0 && (flags & F_SAVE_LSE)) PTR(ACC, aux)[rows + 1] = xw.y;
     if (!(flags & F_REDUCE)) STORE_X(PTR(X_T, out), tm.row, loss);
   }
   if (!(flags & F_REDUCE)) return;
 
   // Reduction: the group's rows in a fixed order, then across groups.
   const int lid = (int)get_local_id(0);
-  barrier(CLK_LOCAL_MEM_FENCE);  // every team has read its red_* slots
   if (tm.t == 0) {
-    red_m[tm.lane] = loss;
-    red_s[tm.lane] = wt;
+    red_l[tm.lane] = loss;
+    red_w[tm.lane] = wt;
   }
   barrier(CLK_LOCAL_MEM_FENCE);
   for (int h = tm.lanes >> 1; h > 0; h >>= 1) {
     if (lid < h) {
-      red_m[lid] += red_m[lid + h];
-      red_s[lid] += red_s[lid + h];
+      red_l[lid] += red_l[lid + h];
+      red_w[lid] += red_w[lid + h];
     }
     barrier(CLK_LOCAL_MEM_FENCE);
   }
@@ -274,19 +259,19 @@ __kernel void ce_fwd(PTR_ARG(X_T, x), PTR_ARG(TGT_T, target), PTR_ARG(X_T, w), P
   if (ngroups == 1) {
     // The sole partial is the total: the same bits ce_finish_parts would produce.
     if (lid == 0) {
-      STORE_X(PTR(X_T, out), 0, (flags & F_MEAN) ? red_m[0] / red_s[0] : red_m[0]);
-      if (flags & F_SAVE_LSE) PTR(ACC, aux)[rows] = red_s[0];
+      STORE_X(PTR(X_T, out), 0, (flags & F_MEAN) ? red_l[0] / red_w[0] : red_l[0]);
+      if (flags & F_SAVE_LSE) PTR(ACC, aux)[rows] = red_w[0];
     }
     return;
   }
   if (lid == 0) {
     const long g = (long)get_group_id(0);
-    PTR(ACC, ws)[2 * g] = red_m[0];
-    PTR(ACC, ws)[2 * g + 1] = red_s[0];
+    PTR(ACC, ws)[2 * g] = red_l[0];
+    PTR(ACC, ws)[2 * g + 1] = red_w[0];
   }
   if (!(flags & F_COUNTERS)) return;  // ce_finish adds the partials
   if (!last_group_arrive(counters, (uint)ngroups, &last_flag)) return;
-  ce_finish_parts(PTR(ACC, ws), ngroups, PTR(X_T, out), PTR(ACC, aux), rows, flags, red_x, red_w);
+  ce_finish_parts(PTR(ACC, ws), ngroups, PTR(X_T, out), PTR(ACC, aux), rows, flags, red_l, red_w);
 }
 
 // One work-group: the reduction of ce_fwd's partials when arrival counters are unavailable.
@@ -324,22 +309,21 @@ __kernel void ce_bwd(PTR_ARG(X_T, x), PTR_ARG(TGT_T, target), PTR_ARG(X_T, w), P
     lse = PTR(ACC, aux)[tm.row];
   }
 #if VEC == 4
-  __global const float4* xr = (__global const float4*)(xp + xb);
-  __global float4* gr = (__global float4*)(gp + gb);
   const long nv = C >> 2;
   if (!valid) {
-    for (long j = tm.t; j < nv; j += T) gr[j] = (float4)(0.0f);
+    for (long j = tm.t; j < nv; j += T) STORE4_X(gp, gb + 4 * j, (ACC4)(0));
     return;
   }
   for (long j = tm.t; j < nv; j += T) {
-    float4 r = cp * exp(xr[j] - lse);
-    if (smooth) r -= b * (has_w ? vload4(j, wp) : (float4)(1.0f));
-    const long d = t - 4 * j;
+    const long c = 4 * j;
+    ACC4 r = cp * exp(LOAD4_X(xp, xb + c) - lse);
+    if (smooth) r -= b * (has_w ? load_w4(wp, c) : (ACC4)(1));
+    const long d = t - c;
     if (d == 0) r.x -= a;
     else if (d == 1) r.y -= a;
     else if (d == 2) r.z -= a;
     else if (d == 3) r.w -= a;
-    gr[j] = r;
+    STORE4_X(gp, gb + c, r);
   }
 #else
   if (!valid) {

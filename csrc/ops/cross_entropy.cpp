@@ -5,8 +5,10 @@
 // Registered for AutogradPrivateUse1 (a custom autograd Function) and PrivateUse1
 // (inference_mode / below autograd). Probability targets, weights that require grad, forward
 // AD, functorch transforms and inputs the CPU rejects go to ATen's composite, so the results,
-// gradients and errors are the CPU's.
+// gradients and errors are the CPU's. Team reductions and vector loads come from
+// rows_config() (device defaults, overridable through the tuning entry "cross_entropy/rows").
 #include "../runtime/Launch.h"
+#include "../runtime/Tuning.h"
 #include <ATen/FuncTorchTLS.h>
 #include <ATen/core/Reduction.h>
 #include <ATen/ops/cross_entropy_loss_native.h>
@@ -16,6 +18,8 @@
 #include <torch/csrc/autograd/custom_function.h>
 #include <torch/library.h>
 #include <limits>
+#include <mutex>
+#include <unordered_map>
 
 namespace torch_ocl {
 namespace {
@@ -33,6 +37,61 @@ enum : int {
   kPerSample = 32,
   kCounters = 64,
 };
+
+// How cross_entropy.cl's row teams reduce and read (its ROW_REDUCE and VEC options). Defaults:
+// warp shuffles by inline PTX on NVIDIA (one barrier per row instead of log2(T)), else the
+// local-memory tree; 4-element vector loads where the layout allows. The tuning entry
+// "cross_entropy/rows" (runtime/Tuning.h: a tuning file, or in-process
+// torch_ocl._C._tuning_set(device, "cross_entropy/rows", text) as the tests do) overrides
+// them: "ROWRED=local|ptx|khr|emu VEC=0|1" (emu: shuffles emulated through local memory, so
+// CPU devices run the shuffle code path; ptx needs NVIDIA, khr cl_khr_subgroup_shuffle).
+struct RowsConfig {
+  int row_reduce = 0;  // ROW_REDUCE: 0 local tree, 1 ptx, 2 khr, 3 emu
+  bool vec = true;     // VEC=4 where the rows allow it
+};
+
+bool is_nvidia(const Device& d) { return d.info.vendor.find("NVIDIA") != std::string::npos; }
+
+std::string apply_rows(const Device& d, const std::string& text, RowsConfig& c) {
+  std::vector<std::pair<std::string, std::string>> items;
+  std::string err;
+  if (!tuning::parse_items(text, &items, &err)) return err;
+  RowsConfig r = c;
+  for (const auto& [key, value] : items) {
+    if (key == "ROWRED") {
+      if (value == "local") r.row_reduce = 0;
+      else if (value == "ptx" && is_nvidia(d)) r.row_reduce = 1;
+      else if (value == "khr" && d.info.has_extension("cl_khr_subgroup_shuffle")) r.row_reduce = 2;
+      else if (value == "emu") r.row_reduce = 3;
+      else return "ROWRED=" + value + " is not local, emu, ptx (NVIDIA) or khr (cl_khr_subgroup_shuffle) here";
+    } else if (key == "VEC") {
+      int v = 0;
+      if (!tuning::parse_int(key, value, &v, &err)) return err;
+      if (v != 0 && v != 1) return "VEC must be 0 or 1";
+      r.vec = v == 1;
+    } else {
+      return "unknown key '" + key + "' (ROWRED, VEC)";
+    }
+  }
+  c = r;
+  return "";
+}
+
+RowsConfig rows_config(const Device& d) {
+  static std::mutex mu;
+  static std::unordered_map<int, std::pair<uint64_t, RowsConfig>> cache;  // device -> (generation, config)
+  const uint64_t gen = tuning::generation();
+  std::lock_guard<std::mutex> lock(mu);
+  auto it = cache.find(d.index);
+  if (it == cache.end() || it->second.first != gen) {
+    RowsConfig c;
+    if (is_nvidia(d)) c.row_reduce = 1;
+    tuning::apply_override(d, "cross_entropy/rows", "", "", "cross_entropy row configuration",
+                           [&](const std::string& text) { return apply_rows(d, text, c); });
+    it = cache.insert_or_assign(d.index, std::make_pair(gen, c)).first;
+  }
+  return it->second.second;
+}
 
 int storage_kind(at::ScalarType t) {
   switch (t) {
@@ -162,19 +221,20 @@ Teams teams(const RowGeom& g) {
   return k;
 }
 
-// Whether rows of t (geometry g) can be read as float4: float32, class stride 1, C % 4 == 0
-// and every row start 16-byte aligned.
+// Whether rows of t (geometry g) can be read as aligned 4-element vectors: class stride 1,
+// C % 4 == 0 and every row start aligned to 4 elements.
 bool vec4_ok(const at::Tensor& t, const RowGeom& g) {
-  if (t.scalar_type() != at::kFloat || g.sc != 1 || g.C % 4 != 0) return false;
-  if (buf(t).offset % 16 != 0) return false;
+  if (g.sc != 1 || g.C % 4 != 0) return false;
+  if (buf(t).offset % (4 * t.element_size()) != 0) return false;
   return (g.N == 1 || g.sn % 4 == 0) && (g.S == 1 || g.ss % 4 == 0);
 }
 
-std::string options(const at::Tensor& self, const at::Tensor& target, bool vec4) {
+std::string options(const at::Tensor& self, const at::Tensor& target, const RowsConfig& rc, const Teams& k,
+                    bool vec4) {
   const int xk = storage_kind(self.scalar_type());
   return "-DX_KIND=" + std::to_string(xk) + " -DTGT_T=" + (target.scalar_type() == at::kByte ? "uchar" : "long") +
-         " -DACC=" + (xk == 1 ? "double" : "float") + " -DMAX_WG=" + std::to_string(kMaxWG) +
-         " -DVEC=" + (vec4 ? "4" : "1");
+         " -DACC=" + (xk == 1 ? "double -DACC_IS_DOUBLE=1" : "float") + " -DMAX_WG=" + std::to_string(kMaxWG) +
+         " -DVEC=" + (vec4 ? "4" : "1") + " -DROW_REDUCE=" + std::to_string(k.c_fast ? rc.row_reduce : 0);
 }
 
 // Calls f with eps as the kernels' ACC type.
@@ -216,8 +276,9 @@ at::Tensor ce_forward(const CeCall& c, at::Tensor* aux) {
     counters = d.arrival_counters(1);
     if (counters) flags |= kCounters;
   }
-  const bool vec4 = k.c_fast && vec4_ok(x, g);
-  const std::string opts = options(c.self, c.target, vec4);
+  const RowsConfig rc = rows_config(d);
+  const bool vec4 = rc.vec && vec4_ok(x, g);
+  const std::string opts = options(c.self, c.target, rc, k, vec4);
   Kernel& kf = get_kernel(d, "cross_entropy", opts, "ce_fwd");
   const Buf wb = c.weight.defined() ? buf(c.weight) : Buf{nullptr, 0};
   const Buf ab = aux ? buf(ax) : Buf{nullptr, 0};
@@ -260,8 +321,10 @@ at::Tensor ce_backward(const at::Tensor& grad_out, const CeCall& c, const at::Te
     }
   }
   const Teams k = teams(g);
-  const bool vec4 = k.c_fast && vec4_ok(x, g) && vec4_ok(gx, gg);
-  Kernel& kb = get_kernel(d, "cross_entropy", options(c.self, c.target, vec4), "ce_bwd");
+  const RowsConfig rc = rows_config(d);
+  const bool vec4 = rc.vec && vec4_ok(x, g) && vec4_ok(gx, gg);
+  // ce_bwd has no team reduction: ROW_REDUCE 0 shares the program of forwards without shuffles.
+  Kernel& kb = get_kernel(d, "cross_entropy", options(c.self, c.target, RowsConfig{0, rc.vec}, k, vec4), "ce_bwd");
   const Buf wb = c.weight.defined() ? buf(c.weight) : Buf{nullptr, 0};
   with_acc(c.self, c.eps, [&](auto eps) {
     launch(d, kb, Range(k.groups * k.local), Range(k.local), buf(x), buf(c.target), wb, buf(go), buf(aux), buf(gx),
