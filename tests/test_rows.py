@@ -115,6 +115,6 @@ def test_family_cases_emulated(rows_mode, mode, case, dtype):
 def test_bad_config_warns(rows_mode):
     rows_mode("ROWRED=bogus")
     x = torch.randn(4, 8)
-    with pytest.warns(UserWarning, match="softmax row configuration"):
+    with pytest.warns(UserWarning, match="softmax/rows"):
         y = torch.softmax(x.to("ocl"), -1)
     torch.testing.assert_close(y.cpu(), torch.softmax(x, -1))

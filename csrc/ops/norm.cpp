@@ -1,19 +1,17 @@
 // Normalization: native_layer_norm (+ backward) and _fused_rms_norm (+ backward), registered
 // for PrivateUse1 so F.layer_norm / F.rms_norm do not decompose into batch_norm or a chain
 // of pointwise ops. Inputs are made dense ([M, N] row-major, N = prod(normalized_shape));
-// kernels live in kernels/norm.cl. Team reductions, vector width and register elements per
-// work-item come from rows_config() (device defaults, overridable through the tuning entry
-// "norm/rows", see below).
+// kernels live in kernels/norm.cl. Team reductions, vector width, register elements per
+// work-item and the backward's grid come from rows::config() (ops/rows.h: device defaults,
+// overridable through the tuning entry "norm/rows").
 #include "../runtime/Launch.h"
-#include "../runtime/Tuning.h"
+#include "rows.h"
 #include <ATen/ops/empty.h>
 #include <ATen/ops/empty_like.h>
 #include <ATen/ops/zeros.h>
 #include <torch/library.h>
 
 #include <algorithm>
-#include <mutex>
-#include <unordered_map>
 
 namespace torch_ocl {
 namespace {
@@ -22,72 +20,6 @@ constexpr int kMaxWG = 256;  // MAX_WG of norm.cl
 constexpr int kCols = 32;    // COLS of norm.cl
 constexpr int kWbChunk = 4;  // WB_CHUNK of norm.cl
 constexpr int64_t kMinRows = 16;     // rows per layer_norm_bwd group at least, when it sums weight/bias grads
-
-// How norm.cl's row teams reduce and read (its ROW_REDUCE, VEC and ITEMS options), as in
-// ops/softmax.cpp. Defaults: on NVIDIA, warp shuffles by inline PTX (no barrier for rows of
-// up to 32 * ITEMS elements, one beyond), else the local-memory tree; 4-element vector loads
-// where the tensors allow; 16 register elements per work-item. The tuning entry "norm/rows"
-// (a tuning file, or torch_ocl._C._tuning_set(device, "norm/rows", text) in-process, as the
-// tests and bench/bench_ops.py --rows do) overrides any of them: "ROWRED=local|ptx|khr|emu
-// VEC=0|1 ITEMS=4..64", and the backward's "GROUPS_PER_CU=1..64 FAN_IN=4..32 PREFETCH=0|1". emu
-// (shuffles emulated through local memory) lets CPU devices run the shuffle code paths in
-// tests; ptx needs NVIDIA, khr cl_khr_subgroup_shuffle.
-struct RowsConfig {
-  int row_reduce = 0;     // ROW_REDUCE: 0 local tree, 1 ptx, 2 khr, 3 emu
-  int vec = 1;            // 1: VEC=4 where the tensors allow it; 0: scalar always
-  int items = 16;         // ITEMS: row elements a work-item keeps in registers
-  int groups_per_cu = 4;  // layer_norm_bwd groups per compute unit at most, when it sums weight/bias grads
-  int fan_in = 16;        // FAN_IN: partials summed per last arrival (groups <= FAN_IN^2)
-  int prefetch = 0;       // BWD_PREFETCH: layer_norm_bwd loads the next rows during the current ones
-};
-
-std::string apply_rows(const Device& d, const std::string& text, RowsConfig& c) {
-  std::vector<std::pair<std::string, std::string>> items;
-  std::string err;
-  if (!tuning::parse_items(text, &items, &err)) return err;
-  RowsConfig r = c;
-  for (const auto& [key, value] : items) {
-    if (key == "ROWRED") {
-      if (value == "local") r.row_reduce = 0;
-      else if (value == "ptx" && d.info.vendor.find("NVIDIA") != std::string::npos) r.row_reduce = 1;
-      else if (value == "khr" && d.info.has_extension("cl_khr_subgroup_shuffle")) r.row_reduce = 2;
-      else if (value == "emu") r.row_reduce = 3;
-      else return "ROWRED=" + value + " is not local, emu, ptx (NVIDIA) or khr (cl_khr_subgroup_shuffle) here";
-    } else if (key == "VEC" || key == "ITEMS" || key == "GROUPS_PER_CU" || key == "FAN_IN" || key == "PREFETCH") {
-      int v = 0;
-      if (!tuning::parse_int(key, value, &v, &err)) return err;
-      if ((key == "VEC" || key == "PREFETCH") && v != 0 && v != 1) return key + " must be 0 or 1";
-      if (key == "ITEMS" && (v < 4 || v > 64 || (v & (v - 1)) != 0)) return "ITEMS must be 4, 8, 16, 32 or 64";
-      if (key == "GROUPS_PER_CU" && (v < 1 || v > 64)) return "GROUPS_PER_CU must be 1..64";
-      if (key == "FAN_IN" && (v < 4 || v > 32)) return "FAN_IN must be 4..32";
-      (key == "VEC"        ? r.vec
-       : key == "ITEMS"    ? r.items
-       : key == "FAN_IN"   ? r.fan_in
-       : key == "PREFETCH" ? r.prefetch
-                           : r.groups_per_cu) = v;
-    } else {
-      return "unknown key '" + key + "' (ROWRED, VEC, ITEMS, GROUPS_PER_CU, FAN_IN, PREFETCH)";
-    }
-  }
-  c = r;
-  return "";
-}
-
-RowsConfig rows_config(const Device& d) {
-  static std::mutex mu;
-  static std::unordered_map<int, std::pair<uint64_t, RowsConfig>> cache;  // device -> (generation, config)
-  const uint64_t gen = tuning::generation();
-  std::lock_guard<std::mutex> lock(mu);
-  auto& slot = cache[d.index];
-  if (slot.first != gen) {
-    RowsConfig c;
-    if (d.info.vendor.find("NVIDIA") != std::string::npos) c.row_reduce = 1;
-    tuning::apply_override(d, "norm/rows", "", "", "norm row configuration",
-                           [&](const std::string& text) { return apply_rows(d, text, c); });
-    slot = {gen, c};
-  }
-  return slot.second;
-}
 
 int storage_kind(at::ScalarType t, const char* op) {
   switch (t) {
@@ -110,7 +42,7 @@ struct Types {
   at::ScalarType x, w, s;
 };
 // Build options but VEC (norm_forward / norm_backward add it per call).
-std::string options(Device& d, const Types& t, const RowsConfig& rc, const char* op) {
+std::string options(Device& d, const Types& t, const rows::Config& rc, const char* op) {
   for (auto s : {t.x, t.w, t.s}) check_dtype_supported(d, s, op);
   const int xk = storage_kind(t.x, op), wk = storage_kind(t.w, op), sk = storage_kind(t.s, op);
   const bool dbl = xk == 1 || wk == 1 || sk == 1;
@@ -157,7 +89,7 @@ Buf buf_or_none(const at::Tensor& t) { return t.defined() ? buf(t) : Buf{}; }
 
 // Whether the dense row-major tensors (bufs[i] of ts[i], rows of N elements; undefined ones
 // ignored) can be read as aligned 4-element vectors: N % 4 == 0 and 4-element aligned starts.
-bool vec_rows(const RowsConfig& rc, int64_t N, std::initializer_list<std::pair<const at::Tensor*, Buf>> ts) {
+bool vec_rows(const rows::Config& rc, int64_t N, std::initializer_list<std::pair<const at::Tensor*, Buf>> ts) {
   if (!rc.vec || N % 4 != 0) return false;
   for (const auto& [t, b] : ts)
     if (t->defined() && b.offset % (4 * t->element_size()) != 0) return false;
@@ -165,12 +97,12 @@ bool vec_rows(const RowsConfig& rc, int64_t N, std::initializer_list<std::pair<c
 }
 
 // Team width of a row of N elements: enough work-items for ITEMS elements each, at most a group.
-int team_width(const RowsConfig& rc, int64_t N) {
+int team_width(const rows::Config& rc, int64_t N) {
   return static_cast<int>(std::min<int64_t>(next_pow2((N + rc.items - 1) / rc.items), kMaxWG));
 }
 
 // Launches layer_norm_fwd (rms=true: RMSNorm, mean not written).
-void norm_forward(Device& d, const std::string& opts, const RowsConfig& rc, const at::Tensor& x, const at::Tensor& w,
+void norm_forward(Device& d, const std::string& opts, const rows::Config& rc, const at::Tensor& x, const at::Tensor& w,
                   const at::Tensor& b, const at::Tensor& y, const at::Tensor& mean, const at::Tensor& rstd, int64_t M,
                   int64_t N, double eps, bool rms) {
   if (M == 0) return;
@@ -193,7 +125,7 @@ void norm_forward(Device& d, const std::string& opts, const RowsConfig& rc, cons
 // grad_input and the weight/bias grads, whose per-group partials the last groups to finish sum
 // (a fan-in tree over Device::arrival_counters). Longer rows add layer_norm_bwd_wb, whose last
 // row block per column group finishes the column sums.
-void norm_backward(Device& d, const std::string& opts, const RowsConfig& rc, const at::Tensor& dy, const at::Tensor& x,
+void norm_backward(Device& d, const std::string& opts, const rows::Config& rc, const at::Tensor& dy, const at::Tensor& x,
                    const at::Tensor& mean, const at::Tensor& rstd, const at::Tensor& w, const at::Tensor& dx,
                    const at::Tensor& dw, const at::Tensor& db, int64_t M, int64_t N, bool rms) {
   if (N == 0) return;
@@ -278,7 +210,7 @@ std::tuple<at::Tensor, at::Tensor, at::Tensor> native_layer_norm_ocl(const at::T
   // Like the CPU: statistics are float when a 16-bit input meets float parameters.
   const bool mixed = is_reduced(x.scalar_type()) && wt == at::kFloat;
   const Types types{x.scalar_type(), wt, mixed ? at::kFloat : x.scalar_type()};
-  const RowsConfig rc = rows_config(d);
+  const rows::Config rc = rows::config(d, rows::kNorm);
   const std::string opts = options(d, types, rc, "native_layer_norm");
   at::Tensor y = at::empty_like(x, at::MemoryFormat::Contiguous);
   auto ss = stat_shape(input, normalized_shape.size());
@@ -301,7 +233,7 @@ std::tuple<at::Tensor, at::Tensor, at::Tensor> native_layer_norm_backward_ocl(
   const at::Tensor mu = mean.contiguous(), rs = rstd.contiguous();
   const at::ScalarType wt = weight.defined() ? weight.scalar_type() : bias.defined() ? bias.scalar_type() : x.scalar_type();
   const Types types{x.scalar_type(), wt, rs.scalar_type()};
-  const RowsConfig rc = rows_config(d);
+  const rows::Config rc = rows::config(d, rows::kNorm);
   const std::string opts = options(d, types, rc, "native_layer_norm_backward");
   at::Tensor dx, dw, db;
   if (output_mask[0]) dx = at::empty_like(x, at::MemoryFormat::Contiguous);
@@ -324,7 +256,7 @@ std::tuple<at::Tensor, at::Tensor> _fused_rms_norm_ocl(const at::Tensor& input, 
   // rstd is kept in the accumulation type (float for 16-bit inputs), like the composite.
   const at::ScalarType st = x.scalar_type() == at::kDouble ? at::kDouble : at::kFloat;
   const Types types{x.scalar_type(), wt, st};
-  const RowsConfig rc = rows_config(d);
+  const rows::Config rc = rows::config(d, rows::kNorm);
   const std::string opts = options(d, types, rc, "_fused_rms_norm");
   // Default eps: the machine epsilon of the accumulation type, as the CPU composite uses.
   const double eps = eps_opt.has_value() ? *eps_opt
@@ -348,7 +280,7 @@ std::tuple<at::Tensor, at::Tensor> _fused_rms_norm_backward_ocl(const at::Tensor
   const at::Tensor x = input.contiguous(), dy = grad_out.contiguous(), rs = rstd.contiguous();
   const at::ScalarType wt = weight.defined() ? weight.scalar_type() : x.scalar_type();
   const Types types{x.scalar_type(), wt, rs.scalar_type()};
-  const RowsConfig rc = rows_config(d);
+  const rows::Config rc = rows::config(d, rows::kNorm);
   const std::string opts = options(d, types, rc, "_fused_rms_norm_backward");
   at::Tensor dx, dw;
   if (output_mask[0]) dx = at::empty_like(x, at::MemoryFormat::Contiguous);

@@ -2,79 +2,20 @@
 // _safe_softmax (SDPA's math path). Kernels (kernels/softmax.cl) read and write each tensor
 // through (outer, inner, dim) strides, so any dim of any tensor whose non-dim dims collapse
 // to one outer and one inner stride runs in place; other layouts go through a dense copy.
-// Team reductions and vector width come from rows_config() (device defaults, overridable
-// through the tuning entry "softmax/rows", see below).
+// Team reductions, vector width and register elements per work-item come from rows::config()
+// (ops/rows.h: device defaults, overridable through the tuning entry "softmax/rows").
 #include "../runtime/Launch.h"
-#include "../runtime/Tuning.h"
+#include "rows.h"
 #include <ATen/native/Resize.h>
 #include <ATen/ops/empty.h>
 #include <ATen/ops/empty_like.h>
 #include <c10/core/WrapDimMinimal.h>
 #include <torch/library.h>
 
-#include <mutex>
-#include <unordered_map>
-
 namespace torch_ocl {
 namespace {
 
 constexpr int kMaxWG = 256;  // MAX_WG of softmax.cl: work-group size for rows along the innermost dim
-
-// How softmax.cl's row teams reduce and read (its ROW_REDUCE, VEC and ITEMS options). Defaults:
-// on NVIDIA, warp shuffles by inline PTX (shfl.sync; one barrier instead of log2(T)), else the
-// local-memory tree; 4-element vector loads where the layout allows; 16 register elements per
-// work-item. The tuning entry "softmax/rows" (runtime/Tuning.h: a tuning file, or
-// torch_ocl._C._tuning_set(device, "softmax/rows", text) in-process, as the tests and
-// bench/bench_ops.py --rows do) overrides any of them: "ROWRED=local|ptx|khr|emu VEC=0|1
-// ITEMS=4..64". emu (shuffles emulated through local memory) exists so CPU devices run the
-// shuffle code paths in tests; ptx needs NVIDIA, khr cl_khr_subgroup_shuffle.
-struct RowsConfig {
-  int row_reduce = 0;  // ROW_REDUCE: 0 local tree, 1 ptx, 2 khr, 3 emu
-  int vec = 1;         // 1: VEC=4 where the rows allow it; 0: scalar always
-  int items = 16;      // ITEMS: row elements a work-item keeps in registers
-};
-
-std::string apply_rows(const Device& d, const std::string& text, RowsConfig& c) {
-  std::vector<std::pair<std::string, std::string>> items;
-  std::string err;
-  if (!tuning::parse_items(text, &items, &err)) return err;
-  RowsConfig r = c;
-  for (const auto& [key, value] : items) {
-    if (key == "ROWRED") {
-      if (value == "local") r.row_reduce = 0;
-      else if (value == "ptx" && d.info.vendor.find("NVIDIA") != std::string::npos) r.row_reduce = 1;
-      else if (value == "khr" && d.info.has_extension("cl_khr_subgroup_shuffle")) r.row_reduce = 2;
-      else if (value == "emu") r.row_reduce = 3;
-      else return "ROWRED=" + value + " is not local, emu, ptx (NVIDIA) or khr (cl_khr_subgroup_shuffle) here";
-    } else if (key == "VEC" || key == "ITEMS") {
-      int v = 0;
-      if (!tuning::parse_int(key, value, &v, &err)) return err;
-      if (key == "VEC" && v != 0 && v != 1) return "VEC must be 0 or 1";
-      if (key == "ITEMS" && (v < 4 || v > 64 || (v & (v - 1)) != 0)) return "ITEMS must be 4, 8, 16, 32 or 64";
-      (key == "VEC" ? r.vec : r.items) = v;
-    } else {
-      return "unknown key '" + key + "' (ROWRED, VEC, ITEMS)";
-    }
-  }
-  c = r;
-  return "";
-}
-
-RowsConfig rows_config(const Device& d) {
-  static std::mutex mu;
-  static std::unordered_map<int, std::pair<uint64_t, RowsConfig>> cache;  // device -> (generation, config)
-  const uint64_t gen = tuning::generation();
-  std::lock_guard<std::mutex> lock(mu);
-  auto& slot = cache[d.index];
-  if (slot.first != gen) {
-    RowsConfig c;
-    if (d.info.vendor.find("NVIDIA") != std::string::npos) c.row_reduce = 1;
-    tuning::apply_override(d, "softmax/rows", "", "", "softmax row configuration",
-                           [&](const std::string& text) { return apply_rows(d, text, c); });
-    slot = {gen, c};
-  }
-  return slot.second;
-}
 
 // Storage kind of a floating dtype as softmax.cl's X_KIND / Y_KIND understand it.
 int storage_kind(at::ScalarType t, const char* op) {
@@ -149,7 +90,7 @@ Geometry geometry(const at::Tensor& t, int64_t dim, int items) {
 }
 
 // Build options; the shuffle reductions serve teams of adjacent work-items only (c_fast).
-std::string options(int x_kind, int y_kind, const RowsConfig& rc, const Geometry& g, bool vec) {
+std::string options(int x_kind, int y_kind, const rows::Config& rc, const Geometry& g, bool vec) {
   const bool dbl = x_kind == 1 || y_kind == 1;
   return "-DX_KIND=" + std::to_string(x_kind) + " -DY_KIND=" + std::to_string(y_kind) +
          " -DACC=" + (dbl ? "double -DACC_IS_DOUBLE=1" : "float") + " -DMAX_WG=" + std::to_string(kMaxWG) +
@@ -189,7 +130,7 @@ void softmax_forward(const at::Tensor& x, int64_t dim, const at::Tensor& out, Mo
   std::optional<RowStrides> direct = row_strides(out, dim);
   at::Tensor y = direct ? out : at::empty_like(out, at::MemoryFormat::Contiguous);
   ys = direct ? *direct : *row_strides(y, dim);
-  const RowsConfig rc = rows_config(d);
+  const rows::Config rc = rows::config(d, rows::kSoftmax);
   const Geometry g = geometry(x, dim, rc.items);
   const Buf xb = buf(xin), yb = buf(y);
   const bool vec = rc.vec && vec_rows(xin, xs, xb, g.C, g.inner) && vec_rows(y, ys, yb, g.C, g.inner);
@@ -217,7 +158,7 @@ void softmax_backward(const at::Tensor& grad, const at::Tensor& output, int64_t 
   std::optional<RowStrides> direct = row_strides(grad_input, dim);
   at::Tensor gx = direct ? grad_input : at::empty_like(grad_input, at::MemoryFormat::Contiguous);
   xs = direct ? *direct : *row_strides(gx, dim);
-  const RowsConfig rc = rows_config(d);
+  const rows::Config rc = rows::config(d, rows::kSoftmax);
   const Geometry g = geometry(grad, dim, rc.items);
   const Buf gb = buf(gin), yb = buf(yin), xb = buf(gx);
   const bool vec = rc.vec && vec_rows(gin, gs, gb, g.C, g.inner) && vec_rows(yin, ys, yb, g.C, g.inner) &&

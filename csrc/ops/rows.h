@@ -1,0 +1,90 @@
+// Configuration of the row kernels (kernels/softmax.cl, kernels/norm.cl), shared by ops/softmax.cpp
+// and ops/norm.cpp: how the team of work-items that shares a row reduces (ROW_REDUCE, see
+// kernels/subgroup.clh), whether rows are read as 4-element vectors, how many elements each
+// work-item keeps in registers, and the LayerNorm backward's grid. Each family reads its own
+// tuning entry ("softmax/rows", "norm/rows"; runtime/Tuning.h), so the two can be tuned apart.
+#pragma once
+#include "../runtime/Tuning.h"
+
+#include <mutex>
+#include <string>
+#include <unordered_map>
+#include <utility>
+#include <vector>
+
+namespace torch_ocl::rows {
+
+// Defaults: on NVIDIA, warp shuffles by inline PTX (shfl.sync: at most one barrier per reduction
+// instead of log2(T)), else the local-memory tree; 4-element vectors where the layout allows;
+// 16 register elements per work-item. Text "ROWRED=local|ptx|khr|emu VEC=0|1 ITEMS=4..64" (and,
+// for norm, "GROUPS_PER_CU=1..64 FAN_IN=4..32 PREFETCH=0|1") overrides any of them, from the
+// tuning file or in-process through torch_ocl._C._tuning_set(device, key, text) (the tests and
+// bench/bench_ops.py --rows do). emu (shuffles emulated through local memory) lets CPU devices
+// run the shuffle code paths in tests; ptx needs NVIDIA, khr cl_khr_subgroup_shuffle.
+struct Config {
+  int row_reduce = 0;     // ROW_REDUCE: 0 local tree, 1 ptx, 2 khr, 3 emu
+  int vec = 1;            // 1: VEC=4 where the tensors allow it; 0: scalar always
+  int items = 16;         // ITEMS: row elements a work-item keeps in registers
+  int groups_per_cu = 4;  // norm: layer_norm_bwd groups per compute unit at most, when it sums weight/bias grads
+  int fan_in = 16;        // norm: FAN_IN, partials summed per last arrival (groups <= FAN_IN^2)
+  int prefetch = 0;       // norm: BWD_PREFETCH, layer_norm_bwd loads the next rows during the current ones
+};
+
+inline bool is_nvidia(const Device& d) { return d.info.vendor.find("NVIDIA") != std::string::npos; }
+
+// Applies `text` to c; "" or what is wrong with it. norm_keys: the LayerNorm backward's keys too.
+inline std::string apply(const Device& d, const std::string& text, bool norm_keys, Config& c) {
+  std::vector<std::pair<std::string, std::string>> items;
+  std::string err;
+  if (!tuning::parse_items(text, &items, &err)) return err;
+  Config r = c;
+  for (const auto& [key, value] : items) {
+    if (key == "ROWRED") {
+      if (value == "local") r.row_reduce = 0;
+      else if (value == "ptx" && is_nvidia(d)) r.row_reduce = 1;
+      else if (value == "khr" && d.info.has_extension("cl_khr_subgroup_shuffle")) r.row_reduce = 2;
+      else if (value == "emu") r.row_reduce = 3;
+      else return "ROWRED=" + value + " is not local, emu, ptx (NVIDIA) or khr (cl_khr_subgroup_shuffle) here";
+      continue;
+    }
+    int* field = key == "VEC"                           ? &r.vec
+                 : key == "ITEMS"                       ? &r.items
+                 : norm_keys && key == "GROUPS_PER_CU" ? &r.groups_per_cu
+                 : norm_keys && key == "FAN_IN"        ? &r.fan_in
+                 : norm_keys && key == "PREFETCH"      ? &r.prefetch
+                                                        : nullptr;
+    if (!field)
+      return "unknown key '" + key + "' (ROWRED, VEC, ITEMS" +
+             (norm_keys ? ", GROUPS_PER_CU, FAN_IN, PREFETCH)" : ")");
+    if (!tuning::parse_int(key, value, field, &err)) return err;
+  }
+  if (r.vec != 0 && r.vec != 1) return "VEC must be 0 or 1";
+  if (r.prefetch != 0 && r.prefetch != 1) return "PREFETCH must be 0 or 1";
+  if (r.items < 4 || r.items > 64 || (r.items & (r.items - 1)) != 0) return "ITEMS must be 4, 8, 16, 32 or 64";
+  if (r.groups_per_cu < 1 || r.groups_per_cu > 64) return "GROUPS_PER_CU must be 1..64";
+  if (r.fan_in < 4 || r.fan_in > 32) return "FAN_IN must be 4..32";
+  c = r;
+  return "";
+}
+
+enum Family { kSoftmax = 0, kNorm = 1 };
+
+// The configuration of `family` for device d (tuning entry "softmax/rows" or "norm/rows"),
+// derived once per device and tuning generation. An invalid entry warns and keeps the defaults.
+inline Config config(const Device& d, Family family) {
+  static std::mutex mu;
+  static std::unordered_map<int, std::pair<uint64_t, Config>> cache[2];  // device -> (generation, config)
+  const uint64_t gen = tuning::generation();
+  std::lock_guard<std::mutex> lock(mu);
+  auto& slot = cache[family][d.index];
+  if (slot.first != gen) {
+    Config c;
+    if (is_nvidia(d)) c.row_reduce = 1;
+    tuning::apply_override(d, family == kNorm ? "norm/rows" : "softmax/rows", "", "", "row kernel configuration",
+                           [&](const std::string& text) { return apply(d, text, family == kNorm, c); });
+    slot = {gen, c};
+  }
+  return slot.second;
+}
+
+}  // namespace torch_ocl::rows
