@@ -271,10 +271,10 @@ def rows_mode():
     C._tuning_set(0, "cross_entropy/rows", "")
 
 
-@pytest.mark.parametrize("mode", ["ROWRED=emu", "VEC=0"])
+@pytest.mark.parametrize("mode", ["ROWRED=emu", "VEC=0 ITEMS=4"])
 def test_row_modes(rows_mode, mode):
     # emu: the warp-shuffle team reductions (NVIDIA's default) emulated through local memory;
-    # VEC=0: the scalar loads where the float4 path would run.
+    # VEC=0 ITEMS=4: the scalar loads where the vector path would run, in wider teams.
     rows_mode(mode)
     w = make((1024,), torch.float32, low=0.5, high=2)
     for C in (3, 40, 1024):  # teams of 1, 4 and 64 work-items

@@ -25,7 +25,6 @@ namespace torch_ocl {
 namespace {
 
 constexpr int kMaxWG = 256;  // MAX_WG of cross_entropy.cl: the largest work-group launched
-constexpr int kItems = 16;   // row elements per work-item the team size aims for
 
 // kernels/cross_entropy.cl flags
 enum : int {
@@ -43,11 +42,12 @@ enum : int {
 // local-memory tree; 4-element vector loads where the layout allows. The tuning entry
 // "cross_entropy/rows" (runtime/Tuning.h: a tuning file, or in-process
 // torch_ocl._C._tuning_set(device, "cross_entropy/rows", text) as the tests do) overrides
-// them: "ROWRED=local|ptx|khr|emu VEC=0|1" (emu: shuffles emulated through local memory, so
+// them: "ROWRED=local|ptx|khr|emu VEC=0|1 ITEMS=4..64" (emu: shuffles emulated through local memory, so
 // CPU devices run the shuffle code path; ptx needs NVIDIA, khr cl_khr_subgroup_shuffle).
 struct RowsConfig {
   int row_reduce = 0;  // ROW_REDUCE: 0 local tree, 1 ptx, 2 khr, 3 emu
   bool vec = true;     // VEC=4 where the rows allow it
+  int items = 16;      // row elements per work-item the team size aims for (teams of at most MAX_WG)
 };
 
 bool is_nvidia(const Device& d) { return d.info.vendor.find("NVIDIA") != std::string::npos; }
@@ -64,13 +64,15 @@ std::string apply_rows(const Device& d, const std::string& text, RowsConfig& c) 
       else if (value == "khr" && d.info.has_extension("cl_khr_subgroup_shuffle")) r.row_reduce = 2;
       else if (value == "emu") r.row_reduce = 3;
       else return "ROWRED=" + value + " is not local, emu, ptx (NVIDIA) or khr (cl_khr_subgroup_shuffle) here";
-    } else if (key == "VEC") {
+    } else if (key == "VEC" || key == "ITEMS") {
       int v = 0;
       if (!tuning::parse_int(key, value, &v, &err)) return err;
-      if (v != 0 && v != 1) return "VEC must be 0 or 1";
-      r.vec = v == 1;
+      if (key == "VEC" && v != 0 && v != 1) return "VEC must be 0 or 1";
+      if (key == "ITEMS" && (v < 4 || v > 64 || (v & (v - 1)) != 0)) return "ITEMS must be 4, 8, 16, 32 or 64";
+      if (key == "VEC") r.vec = v == 1;
+      else r.items = v;
     } else {
-      return "unknown key '" + key + "' (ROWRED, VEC)";
+      return "unknown key '" + key + "' (ROWRED, VEC, ITEMS)";
     }
   }
   c = r;
@@ -201,9 +203,9 @@ struct Teams {
   int T = 1, local = 1, c_fast = 1;
   size_t groups = 0;
 };
-Teams teams(const RowGeom& g) {
+Teams teams(const RowGeom& g, int items) {
   Teams k;
-  const int64_t team = std::min<int64_t>(next_pow2((g.C + kItems - 1) / kItems), kMaxWG);
+  const int64_t team = std::min<int64_t>(next_pow2((g.C + items - 1) / items), kMaxWG);
   // Adjacent work-items read adjacent classes, unless the rows are the unit-stride direction
   // and the classes are not (a transposed (C, N) input, or class-strided spatial positions).
   const int64_t row_stride = g.S == 1 ? g.sn : g.ss;
@@ -266,7 +268,8 @@ at::Tensor ce_forward(const CeCall& c, at::Tensor* aux) {
     if (aux) ax.zero_();
     return loss;
   }
-  const Teams k = teams(g);
+  const RowsConfig rc = rows_config(d);
+  const Teams k = teams(g, rc.items);
   int flags = (c.weight.defined() ? kHasW : 0) | (c.eps > 0 ? kSmooth : 0) | (aux ? kSaveLse : 0) |
               (reduce ? kReduce : 0) | (mean ? kMean : 0);
   at::Tensor ws;
@@ -276,7 +279,6 @@ at::Tensor ce_forward(const CeCall& c, at::Tensor* aux) {
     counters = d.arrival_counters(1);
     if (counters) flags |= kCounters;
   }
-  const RowsConfig rc = rows_config(d);
   const bool vec4 = rc.vec && vec4_ok(x, g);
   const std::string opts = options(c.self, c.target, rc, k, vec4);
   Kernel& kf = get_kernel(d, "cross_entropy", opts, "ce_fwd");
@@ -320,8 +322,8 @@ at::Tensor ce_backward(const at::Tensor& grad_out, const CeCall& c, const at::Te
       flags |= kPerSample;
     }
   }
-  const Teams k = teams(g);
   const RowsConfig rc = rows_config(d);
+  const Teams k = teams(g, rc.items);
   const bool vec4 = rc.vec && vec4_ok(x, g) && vec4_ok(gx, gg);
   // ce_bwd has no team reduction: ROW_REDUCE 0 shares the program of forwards without shuffles.
   Kernel& kb = get_kernel(d, "cross_entropy", options(c.self, c.target, RowsConfig{0, rc.vec}, k, vec4), "ce_bwd");
