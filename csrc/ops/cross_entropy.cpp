@@ -9,6 +9,7 @@
 // rows_config() (device defaults, overridable through the tuning entry "cross_entropy/rows").
 #include "../runtime/Launch.h"
 #include "../runtime/Tuning.h"
+#include "rows.h"
 #include <ATen/FuncTorchTLS.h>
 #include <ATen/core/Reduction.h>
 #include <ATen/ops/cross_entropy_loss_native.h>
@@ -37,47 +38,12 @@ enum : int {
   kCounters = 64,
 };
 
-// How cross_entropy.cl's row teams reduce and read (its ROW_REDUCE and VEC options). Defaults:
-// warp shuffles by inline PTX on NVIDIA (one barrier per row instead of log2(T)), else the
-// local-memory tree; 4-element vector loads where the layout allows. The tuning entry
-// "cross_entropy/rows" (runtime/Tuning.h: a tuning file, or in-process
-// torch_ocl._C._tuning_set(device, "cross_entropy/rows", text) as the tests do) overrides
-// them: "ROWRED=local|ptx|khr|emu VEC=0|1 ITEMS=4..64" (emu: shuffles emulated through local memory, so
-// CPU devices run the shuffle code path; ptx needs NVIDIA, khr cl_khr_subgroup_shuffle).
-struct RowsConfig {
-  int row_reduce = 0;  // ROW_REDUCE: 0 local tree, 1 ptx, 2 khr, 3 emu
-  bool vec = true;     // VEC=4 where the rows allow it
-  int items = 16;      // row elements per work-item the team size aims for (teams of at most MAX_WG)
-};
-
-bool is_nvidia(const Device& d) { return d.info.vendor.find("NVIDIA") != std::string::npos; }
-
-std::string apply_rows(const Device& d, const std::string& text, RowsConfig& c) {
-  std::vector<std::pair<std::string, std::string>> items;
-  std::string err;
-  if (!tuning::parse_items(text, &items, &err)) return err;
-  RowsConfig r = c;
-  for (const auto& [key, value] : items) {
-    if (key == "ROWRED") {
-      if (value == "local") r.row_reduce = 0;
-      else if (value == "ptx" && is_nvidia(d)) r.row_reduce = 1;
-      else if (value == "khr" && d.info.has_extension("cl_khr_subgroup_shuffle")) r.row_reduce = 2;
-      else if (value == "emu") r.row_reduce = 3;
-      else return "ROWRED=" + value + " is not local, emu, ptx (NVIDIA) or khr (cl_khr_subgroup_shuffle) here";
-    } else if (key == "VEC" || key == "ITEMS") {
-      int v = 0;
-      if (!tuning::parse_int(key, value, &v, &err)) return err;
-      if (key == "VEC" && v != 0 && v != 1) return "VEC must be 0 or 1";
-      if (key == "ITEMS" && (v < 4 || v > 64 || (v & (v - 1)) != 0)) return "ITEMS must be 4, 8, 16, 32 or 64";
-      if (key == "VEC") r.vec = v == 1;
-      else r.items = v;
-    } else {
-      return "unknown key '" + key + "' (ROWRED, VEC, ITEMS)";
-    }
-  }
-  c = r;
-  return "";
-}
+// How cross_entropy.cl's row teams reduce and read: rows.h's configuration (ROW_REDUCE, VEC,
+// ITEMS; warp shuffles by inline PTX on NVIDIA, else the local-memory tree) from this family's
+// own tuning entry "cross_entropy/rows": "ROWRED=local|ptx|khr|emu VEC=0|1 ITEMS=4..64"
+// (in-process: torch_ocl._C._tuning_set(device, "cross_entropy/rows", text), as the tests do).
+// ITEMS: the row elements per work-item the team size aims for (teams of at most MAX_WG).
+using RowsConfig = rows::Config;
 
 RowsConfig rows_config(const Device& d) {
   static std::mutex mu;
@@ -87,9 +53,9 @@ RowsConfig rows_config(const Device& d) {
   auto it = cache.find(d.index);
   if (it == cache.end() || it->second.first != gen) {
     RowsConfig c;
-    if (is_nvidia(d)) c.row_reduce = 1;
+    if (rows::is_nvidia(d)) c.row_reduce = 1;
     tuning::apply_override(d, "cross_entropy/rows", "", "", "cross_entropy row configuration",
-                           [&](const std::string& text) { return apply_rows(d, text, c); });
+                           [&](const std::string& text) { return rows::apply(d, text, false, c); });
     it = cache.insert_or_assign(d.index, std::make_pair(gen, c)).first;
   }
   return it->second.second;
@@ -231,12 +197,12 @@ bool vec4_ok(const at::Tensor& t, const RowGeom& g) {
   return (g.N == 1 || g.sn % 4 == 0) && (g.S == 1 || g.ss % 4 == 0);
 }
 
-std::string options(const at::Tensor& self, const at::Tensor& target, const RowsConfig& rc, const Teams& k,
-                    bool vec4) {
+// Build options; row_reduce: ROW_REDUCE (0 unless the teams are consecutive work-items).
+std::string options(const at::Tensor& self, const at::Tensor& target, int row_reduce, bool vec4) {
   const int xk = storage_kind(self.scalar_type());
   return "-DX_KIND=" + std::to_string(xk) + " -DTGT_T=" + (target.scalar_type() == at::kByte ? "uchar" : "long") +
          " -DACC=" + (xk == 1 ? "double -DACC_IS_DOUBLE=1" : "float") + " -DMAX_WG=" + std::to_string(kMaxWG) +
-         " -DVEC=" + (vec4 ? "4" : "1") + " -DROW_REDUCE=" + std::to_string(k.c_fast ? rc.row_reduce : 0);
+         " -DVEC=" + (vec4 ? "4" : "1") + " -DROW_REDUCE=" + std::to_string(row_reduce);
 }
 
 // Calls f with eps as the kernels' ACC type.
@@ -279,8 +245,8 @@ at::Tensor ce_forward(const CeCall& c, at::Tensor* aux) {
     counters = d.arrival_counters(1);
     if (counters) flags |= kCounters;
   }
-  const bool vec4 = rc.vec && vec4_ok(x, g);
-  const std::string opts = options(c.self, c.target, rc, k, vec4);
+  const bool vec4 = rc.vec == 1 && vec4_ok(x, g);
+  const std::string opts = options(c.self, c.target, k.c_fast ? rc.row_reduce : 0, vec4);
   Kernel& kf = get_kernel(d, "cross_entropy", opts, "ce_fwd");
   const Buf wb = c.weight.defined() ? buf(c.weight) : Buf{nullptr, 0};
   const Buf ab = aux ? buf(ax) : Buf{nullptr, 0};
@@ -324,9 +290,9 @@ at::Tensor ce_backward(const at::Tensor& grad_out, const CeCall& c, const at::Te
   }
   const RowsConfig rc = rows_config(d);
   const Teams k = teams(g, rc.items);
-  const bool vec4 = rc.vec && vec4_ok(x, g) && vec4_ok(gx, gg);
+  const bool vec4 = rc.vec == 1 && vec4_ok(x, g) && vec4_ok(gx, gg);
   // ce_bwd has no team reduction: ROW_REDUCE 0 shares the program of forwards without shuffles.
-  Kernel& kb = get_kernel(d, "cross_entropy", options(c.self, c.target, RowsConfig{0, rc.vec}, k, vec4), "ce_bwd");
+  Kernel& kb = get_kernel(d, "cross_entropy", options(c.self, c.target, 0, vec4), "ce_bwd");
   const Buf wb = c.weight.defined() ? buf(c.weight) : Buf{nullptr, 0};
   with_acc(c.self, c.eps, [&](auto eps) {
     launch(d, kb, Range(k.groups * k.local), Range(k.local), buf(x), buf(c.target), wb, buf(go), buf(aux), buf(gx),
