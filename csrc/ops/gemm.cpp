@@ -138,6 +138,11 @@ GemmConfig default_config(const Device& d, at::ScalarType t, ShapeClass shape) {
     // with 8x8 accumulators (128 work-items) won both shape classes: geomean 39.8 TFLOP/s vs
     // 34.5 for 128x128 on the large problems, 24.4 vs 22.4 for 64x64 4x4 on the small ones.
     c = {GemmKernel::Tiled, 64, 128, 16, 8, 8, 4, 1};
+    // Same card, bench_step_gemms.py large32 with PACK_B=1 against 0 in one session: the NT
+    // products (every nn.Linear forward) 1-16% faster (8192x512x512 150 -> 126 us, the head
+    // 1634 -> 1570 us), per-step GEMM 36.55 -> 35.55 ms. Large problems only: in the small
+    // class (GPTMini small, host-bound) the packing launch would cost more than it saves.
+    c.pack_b = large ? 1 : 0;
   } else if (nvidia || amd) {
     // 128x128 tiles with 8x8 accumulators per work-item once there are enough tiles to fill
     // the device (33.8 KiB of local memory double-buffered in float32); 64x64 otherwise.
