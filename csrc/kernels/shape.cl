@@ -39,16 +39,15 @@
 
 #ifndef TYPED_PROGRAM
 // ---- cat ------------------------------------------------------------------------------------
-// Output viewed as contiguous [outer, total, inner]; this launch fills positions
-// [start, start + end[n_in - 1] / inner) along the cat dim from n_in <= SLOTS non-empty
-// contiguous inputs, input k covering [end[k-1], end[k]) of each outer row's span (in
-// elements: sizes along the cat dim times inner, summed).
+// Output viewed as contiguous [outer, row] words (a word: T, one element or a whole vector of
+// them; row: the cat dim's size times the inner size, in words); this launch fills words
+// [start, start + end[n_in - 1]) of every output row from n_in <= SLOTS non-empty contiguous
+// inputs, input k covering [end[k-1], end[k]) of each row's span.
 typedef struct {
   long end[SLOTS];
 } CatTable;
 
-__kernel void cat_fwd(PTR_ARG(T, out) SLOT_PTRS(T, in), long outer, long total, long inner, long start, int n_in,
-                      CatTable tab) {
+__kernel void cat_fwd(PTR_ARG(T, out) SLOT_PTRS(T, in), long outer, long row, long start, int n_in, CatTable tab) {
   __global T* o = PTR(T, out);
   const long span = tab.end[n_in - 1];
   // Position arithmetic in 32 bits when it fits (64-bit division is slow on GPUs).
@@ -65,9 +64,9 @@ __kernel void cat_fwd(PTR_ARG(T, out) SLOT_PTRS(T, in), long outer, long total, 
     const long first = lo == 0 ? 0 : tab.end[lo - 1];                                     \
     __global const T* src;                                                                \
     SLOT_SELECT(src, T, in, lo);                                                          \
-    o[(long)ob * total * inner + start * inner + r] = src[(long)ob * (tab.end[lo] - first) + (r - first)]; \
+    o[(long)ob * row + start + r] = src[(long)ob * (tab.end[lo] - first) + (r - first)];   \
   }
-  if (outer * total * inner < (1L << 31)) {
+  if (outer * row < (1L << 31)) {
     CAT_LOOP(uint)
   } else {
     CAT_LOOP(long)

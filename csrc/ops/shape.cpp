@@ -16,8 +16,8 @@ namespace torch_ocl {
 namespace {
 
 constexpr int kMaxDims = 12;   // MAXD in kernels/shape.cl
-// cat_fwd's parameters besides the input list and its table: out, four longs and an int.
-constexpr size_t kCatFixedBytes = 16 + 5 * 8;
+// cat_fwd's parameters besides the input list and its table: out, three longs and an int.
+constexpr size_t kCatFixedBytes = 16 + 4 * 8;
 constexpr size_t kWG = 256;
 constexpr size_t kMaxGroups = 16384;
 
@@ -88,27 +88,40 @@ at::Tensor& cat_out_ocl(const at::ITensorListRef& tensors_ref, int64_t dim, at::
     if (skipped(t) || t.size(dim) == 0) continue;
     ins.push_back(t.to(out.scalar_type()).contiguous());
   }
+  // The kernel moves words: 16-byte vectors when every input's span of an outer row (its size
+  // along dim times inner), the output row and every buffer offset are whole 16-byte words
+  // (its per-word index arithmetic, not memory, bounds the element-wise copy), else elements.
+  const int64_t isz = static_cast<int64_t>(out.itemsize());
+  int64_t per_word = 1;  // elements per word
+  if (16 % isz == 0) {
+    const int64_t w = 16 / isz;
+    bool whole = (total * inner) % w == 0 && buf(res).offset % 16 == 0;
+    for (const at::Tensor& t : ins) whole = whole && (t.size(dim) * inner) % w == 0 && buf(t).offset % 16 == 0;
+    if (whole) per_word = w;
+  }
+  const std::string word = per_word > 1 ? std::string("-DT=uint4") : move_opts(out);
   // Up to `slots` inputs per launch; the table holds each input's end along an outer row.
   const int most = multi_tensor::slots_for(d, 1, sizeof(int64_t), kCatFixedBytes);
   const int slots = multi_tensor::slot_bucket(ins.size(), most);
-  Kernel& k = get_kernel(d, "shape", move_opts(out) + " -DSLOTS=" + std::to_string(slots), "cat_fwd");
+  Kernel& k = get_kernel(d, "shape", word + " -DSLOTS=" + std::to_string(slots), "cat_fwd");
   multi_tensor::ArgBytes tab;
   tab.bytes.resize(slots * sizeof(int64_t));
-  int64_t start = 0;
+  const int64_t row = total * inner / per_word;  // output row, in words
+  int64_t start = 0;                             // words of each row filled by earlier launches
   for (size_t b = 0; b < ins.size(); b += slots) {
     const size_t cnt = std::min<size_t>(slots, ins.size() - b);
     multi_tensor::SlotBufs bufs = multi_tensor::null_bufs(slots);
     int64_t acc = 0;
     for (size_t j = 0; j < static_cast<size_t>(slots); ++j) {
       if (j < cnt) {
-        acc += ins[b + j].size(dim);
+        acc += ins[b + j].size(dim) * inner / per_word;
         bufs[j] = buf(ins[b + j]);
       }
-      tab.put(j * sizeof(int64_t), acc * inner);
+      tab.put(j * sizeof(int64_t), acc);
     }
-    const size_t groups = grid(outer * acc * inner).sz[0] / kWG;
-    multi_tensor::launch_groups(d, k, groups, kWG, buf(res), bufs, outer, total, inner, start,
-                                static_cast<cl_int>(cnt), tab);
+    const size_t groups = grid(outer * acc).sz[0] / kWG;
+    multi_tensor::launch_groups(d, k, groups, kWG, buf(res), bufs, outer, row, start, static_cast<cl_int>(cnt),
+                                tab);
     start += acc;
   }
   if (!res.is_same(out)) out.copy_(res);

@@ -17,6 +17,11 @@ def _cat_samples(dtype):
     yield Sample(([make((3, 2), dtype), make((3, 2), torch.int32, seed=2)], 0), tag="promotion")
     yield Sample(([make((65, 129), dtype), make((65, 7), dtype, seed=1)], 1), tag="large")
     yield Sample(([make((0,), dtype)], 0), tag="only empty")
+    # 16-byte words (float32: spans of whole 4-element groups), as the qkv-gradient cat
+    yield Sample(([make((2, 3, 8), dtype), make((2, 3, 4), dtype, seed=1), make((2, 3, 16), dtype, seed=2)], -1),
+                 tag="word spans last dim")
+    yield Sample(([make((3, 4, 2), dtype), make((5, 4, 2), dtype, seed=1)], 0), tag="word spans dim0")
+    yield Sample(([make((4, 9), dtype)[:, 1:], make((4, 8), dtype, seed=1)], 1), tag="word spans misaligned view")
 
 
 def _cat(ts, d):
