@@ -7,9 +7,10 @@ python bench/bench_ops.py [--devices ocl,cuda] [--size N] [--ops softmax,layer_n
 
 --ops keeps the cases whose names are listed (copy always runs first: "% of copy" needs it).
 --rows times the softmax and LayerNorm rows on ocl once per row-kernel configuration (the
-tuning entries "softmax/rows" and "norm/rows", see csrc/ops/softmax.cpp: ROWRED=local|ptx|khr|emu,
-VEC=0|1, ITEMS=4..64); "" or "default" is the device default. Also settable through the
-environment: BENCH_ROWS="ROWRED=local;ROWRED=ptx".
+tuning entries "softmax/rows" and "norm/rows", see csrc/ops/rows.h: ROWRED=local|ptx|khr|emu,
+VEC=0|1, ITEMS=4..64, and for LayerNorm only GROUPS_PER_CU, FAN_IN, PREFETCH=0|1); "" or
+"default" is the device default. Also settable through the environment:
+BENCH_ROWS="ROWRED=local;ROWRED=ptx".
 """
 import argparse
 import os
@@ -73,12 +74,17 @@ def cases(n):
     yield "adamw_fused", adamw, None
 
 
+NORM_ONLY_KEYS = ("GROUPS_PER_CU", "FAN_IN", "PREFETCH")  # LayerNorm backward options (csrc/ops/rows.h)
+
+
 def set_rows_config(text):
-    """Points the softmax and norm row kernels of ocl:0 at configuration `text` ("" = default)."""
+    """Points the softmax and norm row kernels of ocl:0 at configuration `text` ("" = default);
+    softmax gets it without the LayerNorm-only keys."""
     import torch_ocl._C as C
 
-    for key in ("softmax/rows", "norm/rows"):
-        C._tuning_set(0, key, text)
+    softmax_text = " ".join(i for i in text.split() if i.split("=")[0] not in NORM_ONLY_KEYS)
+    C._tuning_set(0, "softmax/rows", softmax_text)
+    C._tuning_set(0, "norm/rows", text)
 
 
 def main():
