@@ -97,11 +97,13 @@ def test_rows_modes(rows_mode, mode, case, dtype):
 
 
 # LayerNorm backward's options: the next rows prefetched, and a fan-in of 4 with few groups per
-# compute unit, so the weight/bias partials of (333, 512) take a two-level fan-in tree.
+# compute unit, so the weight/bias partials of (333, 512) take a two-level fan-in tree; and the
+# backward's own register elements per work-item (BWD_ITEMS: other team widths than the forward).
+@pytest.mark.parametrize("extra", ["PREFETCH=1 FAN_IN=4 GROUPS_PER_CU=1", "BWD_ITEMS=32", "BWD_ITEMS=4"])
 @pytest.mark.parametrize("case", [c for c in ROW_CASES if c.name in ("rows_layer_norm", "rows_rms_norm")],
                          ids=lambda c: c.name)
-def test_norm_backward_options(rows_mode, case):
-    rows_mode("ROWRED=emu", "PREFETCH=1 FAN_IN=4 GROUPS_PER_CU=1")
+def test_norm_backward_options(rows_mode, case, extra):
+    rows_mode("ROWRED=emu", extra)
     test_ops.test_op(case, torch.float32)
 
 

@@ -41,14 +41,16 @@ int64_t next_pow2(int64_t v) {
 struct Types {
   at::ScalarType x, w, s;
 };
-// Build options but VEC (norm_forward / norm_backward add it per call).
-std::string options(Device& d, const Types& t, const rows::Config& rc, const char* op) {
+int team_width(const rows::Config& rc, int64_t N);
+
+// Build options but VEC (norm_forward / norm_backward add it per call), for rows of N elements.
+std::string options(Device& d, const Types& t, const rows::Config& rc, int64_t N, const char* op) {
   for (auto s : {t.x, t.w, t.s}) check_dtype_supported(d, s, op);
   const int xk = storage_kind(t.x, op), wk = storage_kind(t.w, op), sk = storage_kind(t.s, op);
   const bool dbl = xk == 1 || wk == 1 || sk == 1;
   return "-DX_KIND=" + std::to_string(xk) + " -DW_KIND=" + std::to_string(wk) + " -DS_KIND=" + std::to_string(sk) +
          " -DACC=" + (dbl ? "double -DACC_IS_DOUBLE=1" : "float") + " -DMAX_WG=" + std::to_string(kMaxWG) +
-         " -DITEMS=" + std::to_string(rc.items) + " -DROW_REDUCE=" + std::to_string(rc.row_reduce) +
+         " -DITEMS=" + std::to_string(rc.items) + " -DROW_REDUCE=" + std::to_string(rows::reduce_for(rc, team_width(rc, N))) +
          " -DCOLS=" + std::to_string(kCols) +
          " -DFAN_IN=" + std::to_string(rc.fan_in) + " -DWB_CHUNK=" + std::to_string(kWbChunk) +
          (rc.prefetch ? " -DBWD_PREFETCH=1" : "");
@@ -211,7 +213,7 @@ std::tuple<at::Tensor, at::Tensor, at::Tensor> native_layer_norm_ocl(const at::T
   const bool mixed = is_reduced(x.scalar_type()) && wt == at::kFloat;
   const Types types{x.scalar_type(), wt, mixed ? at::kFloat : x.scalar_type()};
   const rows::Config rc = rows::config(d, rows::kNorm);
-  const std::string opts = options(d, types, rc, "native_layer_norm");
+  const std::string opts = options(d, types, rc, N, "native_layer_norm");
   at::Tensor y = at::empty_like(x, at::MemoryFormat::Contiguous);
   auto ss = stat_shape(input, normalized_shape.size());
   at::Tensor mean = at::empty(ss, x.options().dtype(types.s));
@@ -233,8 +235,8 @@ std::tuple<at::Tensor, at::Tensor, at::Tensor> native_layer_norm_backward_ocl(
   const at::Tensor mu = mean.contiguous(), rs = rstd.contiguous();
   const at::ScalarType wt = weight.defined() ? weight.scalar_type() : bias.defined() ? bias.scalar_type() : x.scalar_type();
   const Types types{x.scalar_type(), wt, rs.scalar_type()};
-  const rows::Config rc = rows::config(d, rows::kNorm);
-  const std::string opts = options(d, types, rc, "native_layer_norm_backward");
+  const rows::Config rc = rows::backward(rows::config(d, rows::kNorm));
+  const std::string opts = options(d, types, rc, N, "native_layer_norm_backward");
   at::Tensor dx, dw, db;
   if (output_mask[0]) dx = at::empty_like(x, at::MemoryFormat::Contiguous);
   if (output_mask[1] && weight.defined()) dw = at::empty_like(weight, at::MemoryFormat::Contiguous);
@@ -257,7 +259,7 @@ std::tuple<at::Tensor, at::Tensor> _fused_rms_norm_ocl(const at::Tensor& input, 
   const at::ScalarType st = x.scalar_type() == at::kDouble ? at::kDouble : at::kFloat;
   const Types types{x.scalar_type(), wt, st};
   const rows::Config rc = rows::config(d, rows::kNorm);
-  const std::string opts = options(d, types, rc, "_fused_rms_norm");
+  const std::string opts = options(d, types, rc, N, "_fused_rms_norm");
   // Default eps: the machine epsilon of the accumulation type, as the CPU composite uses.
   const double eps = eps_opt.has_value() ? *eps_opt
                      : st == at::kDouble ? std::numeric_limits<double>::epsilon()
@@ -280,8 +282,8 @@ std::tuple<at::Tensor, at::Tensor> _fused_rms_norm_backward_ocl(const at::Tensor
   const at::Tensor x = input.contiguous(), dy = grad_out.contiguous(), rs = rstd.contiguous();
   const at::ScalarType wt = weight.defined() ? weight.scalar_type() : x.scalar_type();
   const Types types{x.scalar_type(), wt, rs.scalar_type()};
-  const rows::Config rc = rows::config(d, rows::kNorm);
-  const std::string opts = options(d, types, rc, "_fused_rms_norm_backward");
+  const rows::Config rc = rows::backward(rows::config(d, rows::kNorm));
+  const std::string opts = options(d, types, rc, N, "_fused_rms_norm_backward");
   at::Tensor dx, dw;
   if (output_mask[0]) dx = at::empty_like(x, at::MemoryFormat::Contiguous);
   if (output_mask[1] && weight.defined()) dw = at::empty_like(weight, at::MemoryFormat::Contiguous);

@@ -14,15 +14,22 @@
 
 namespace torch_ocl::rows {
 
-// Defaults: on NVIDIA, warp shuffles by inline PTX (shfl.sync: at most one barrier per reduction
-// instead of log2(T)), else the local-memory tree; 4-element vectors where the layout allows;
-// 16 register elements per work-item. Text "ROWRED=local|ptx|khr|emu VEC=0|1 ITEMS=4..64" (and,
-// for norm, "GROUPS_PER_CU=1..64 FAN_IN=4..32 PREFETCH=0|1") overrides any of them, from the
+// Defaults: on NVIDIA, warp shuffles by inline PTX (shfl.sync) for teams of at most one warp
+// (no barrier at all), the local-memory tree for wider teams and on other devices; 4-element
+// vectors where the layout allows; 16 register elements per work-item (norm backward on
+// NVIDIA: 32). Measured on an H200 (bench/RESULTS.md, two runs): LayerNorm over 512-wide rows
+// (32-wide teams) 82% of copy with shuffles against 68% with the tree; softmax over 4096-wide
+// rows (256-wide teams: shuffles, one barrier, then 8 partials per work-item) 86-93% with
+// shuffles against 95-98% with the tree; the LayerNorm backward 93% with 32 elements per
+// work-item against 85% with 16. Text "ROWRED=local|ptx|khr|emu VEC=0|1 ITEMS=4..64" (and,
+// for norm, "BWD_ITEMS=4..64 GROUPS_PER_CU=1..64 FAN_IN=4..32 PREFETCH=0|1") overrides any of them, from the
 // tuning file or in-process through torch_ocl._C._tuning_set(device, key, text) (the tests and
 // bench/bench_ops.py --rows do). emu (shuffles emulated through local memory) lets CPU devices
 // run the shuffle code paths in tests; ptx needs NVIDIA, khr cl_khr_subgroup_shuffle.
 struct Config {
   int row_reduce = 0;     // ROW_REDUCE: 0 local tree, 1 ptx, 2 khr, 3 emu
+  int shuffle_team_max = 1 << 30;  // wider teams take the local tree instead of row_reduce (reduce_for)
+  int bwd_items = 0;      // norm: BWD_ITEMS, ITEMS of the backward kernels (0: ITEMS)
   int vec = 1;            // 1: VEC=4 where the tensors allow it; 0: scalar always
   int items = 16;         // ITEMS: row elements a work-item keeps in registers
   int groups_per_cu = 4;  // norm: layer_norm_bwd groups per compute unit at most, when it sums weight/bias grads
@@ -45,26 +52,39 @@ inline std::string apply(const Device& d, const std::string& text, bool norm_key
       else if (value == "khr" && d.info.has_extension("cl_khr_subgroup_shuffle")) r.row_reduce = 2;
       else if (value == "emu") r.row_reduce = 3;
       else return "ROWRED=" + value + " is not local, emu, ptx (NVIDIA) or khr (cl_khr_subgroup_shuffle) here";
+      r.shuffle_team_max = 1 << 30;  // a chosen mode serves every team width
       continue;
     }
     int* field = key == "VEC"                           ? &r.vec
                  : key == "ITEMS"                       ? &r.items
+                 : norm_keys && key == "BWD_ITEMS"     ? &r.bwd_items
                  : norm_keys && key == "GROUPS_PER_CU" ? &r.groups_per_cu
                  : norm_keys && key == "FAN_IN"        ? &r.fan_in
                  : norm_keys && key == "PREFETCH"      ? &r.prefetch
                                                         : nullptr;
     if (!field)
       return "unknown key '" + key + "' (ROWRED, VEC, ITEMS" +
-             (norm_keys ? ", GROUPS_PER_CU, FAN_IN, PREFETCH)" : ")");
+             (norm_keys ? ", BWD_ITEMS, GROUPS_PER_CU, FAN_IN, PREFETCH)" : ")");
     if (!tuning::parse_int(key, value, field, &err)) return err;
   }
   if (r.vec != 0 && r.vec != 1) return "VEC must be 0 or 1";
   if (r.prefetch != 0 && r.prefetch != 1) return "PREFETCH must be 0 or 1";
   if (r.items < 4 || r.items > 64 || (r.items & (r.items - 1)) != 0) return "ITEMS must be 4, 8, 16, 32 or 64";
+  if (r.bwd_items != 0 && (r.bwd_items < 4 || r.bwd_items > 64 || (r.bwd_items & (r.bwd_items - 1)) != 0))
+    return "BWD_ITEMS must be 4, 8, 16, 32 or 64";
   if (r.groups_per_cu < 1 || r.groups_per_cu > 64) return "GROUPS_PER_CU must be 1..64";
   if (r.fan_in < 4 || r.fan_in > 32) return "FAN_IN must be 4..32";
   c = r;
   return "";
+}
+
+// The ROW_REDUCE for teams of `team` work-items under c.
+inline int reduce_for(const Config& c, int64_t team) { return team > c.shuffle_team_max ? 0 : c.row_reduce; }
+// c for the norm backward kernels: BWD_ITEMS in place of ITEMS when set.
+inline Config backward(const Config& c) {
+  Config b = c;
+  if (c.bwd_items) b.items = c.bwd_items;
+  return b;
 }
 
 enum Family { kSoftmax = 0, kNorm = 1 };
@@ -79,7 +99,11 @@ inline Config config(const Device& d, Family family) {
   auto& slot = cache[family][d.index];
   if (slot.first != gen) {
     Config c;
-    if (is_nvidia(d)) c.row_reduce = 1;
+    if (is_nvidia(d)) {
+      c.row_reduce = 1;
+      c.shuffle_team_max = 32;
+      if (family == kNorm) c.bwd_items = 32;
+    }
     tuning::apply_override(d, family == kNorm ? "norm/rows" : "softmax/rows", "", "", "row kernel configuration",
                            [&](const std::string& text) { return apply(d, text, family == kNorm, c); });
     slot = {gen, c};
