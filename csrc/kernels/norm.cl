@@ -148,7 +148,8 @@ __kernel void layer_norm_fwd(PTR_ARG(X_T, x), PTR_ARG(W_T, w), PTR_ARG(W_T, b), 
       ACC s = 0;
 #pragma unroll
       for (int k = 0; k < ITEMS; ++k) s += v[k];
-      mu = team_reduce(part3(s, 0, 0), OP_SUM, 1, t, T, 1, red_a, ROW_XCHG).x / (ACC)N;
+      const ACC total = team_reduce(part3(s, 0, 0), OP_SUM, 1, t, T, 1, red_a, ROW_XCHG).x;
+      mu = N > 0 ? total / (ACC)N : (ACC)0;  // empty rows: mean 0 (and rstd NaN), as the CPU
     }
 #pragma unroll
     for (int k = 0; k < ITEMS; ++k) {

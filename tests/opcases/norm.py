@@ -19,6 +19,7 @@ def _shapes(dtype, affine=True, bias=True):
         ((33, 129), (129,)),
         ((3, 5000), (5000,)),  # longer than a work-group keeps in registers
         ((130, 2), (2,)),      # many rows of a tiny team
+        ((3, 0), (0,)),        # empty rows: mean 0, rstd NaN (as the CPU)
     ]
     for i, (shape, ns) in enumerate(cases):
         w = make(ns, dtype, seed=10 + i) if affine else None
