@@ -25,13 +25,19 @@ static const char* src =
     "  if (get_global_id(0) == 0) a[o0] += alpha * (float)(s0 + s11 + m + n + k) + beta; }\n";
 
 /* "wide": 48 buffer arguments, as a multi-tensor launch (6 lists x 8 tensors) has. */
-static char wide_src[8192];
+static char wide_src[16384];
 static void make_wide_src(void) {
   char* p = wide_src;
   p += sprintf(p, "__kernel void wide(");
   for (int i = 0; i < 48; ++i) p += sprintf(p, "%s__global float* b%d", i ? ", " : "", i);
   p += sprintf(p, ") { if (get_global_id(0) == 0) { b0[0] += 1.0f");
   for (int i = 1; i < 48; ++i) p += sprintf(p, " + b%d[1]", i);
+  p += sprintf(p, "; } }\n");
+  /* the same signature with b1..b47 null (unused multi-tensor slots): pointers only compared */
+  p += sprintf(p, "__kernel void wide_null(");
+  for (int i = 0; i < 48; ++i) p += sprintf(p, "%s__global float* b%d", i ? ", " : "", i);
+  p += sprintf(p, ") { if (get_global_id(0) == 0) { b0[0] += 1.0f");
+  for (int i = 1; i < 48; ++i) p += sprintf(p, " + (b%d != 0)", i);
   p += sprintf(p, "; } }\n");
 }
 
@@ -110,7 +116,24 @@ int main(void) {
       t_wide[same] = (now_us() - t0) / (N / 4);
       clFinish(q);
     }
-    printf("  48 buffer args + enqueue: distinct %.3f us, all the same buffer %.3f us\n", t_wide[0], t_wide[1]);
+    /* 1 buffer and 47 null arguments */
+    cl_kernel k4 = clCreateKernel(p, "wide_null", &err);
+    CHECK(err);
+    cl_mem nul = NULL;
+    CHECK(clSetKernelArg(k4, 0, sizeof(cl_mem), &many_bufs[0]));
+    for (int j = 1; j < 48; ++j) CHECK(clSetKernelArg(k4, j, sizeof(cl_mem), &nul));
+    for (int i = 0; i < 200; ++i) clEnqueueNDRangeKernel(q, k4, 1, NULL, &g, &l, 0, NULL, NULL);
+    clFinish(q);
+    t0 = now_us();
+    for (int i = 0; i < N / 4; ++i) {
+      clSetKernelArg(k4, 1 + i % 47, sizeof(cl_mem), &nul);
+      clEnqueueNDRangeKernel(q, k4, 1, NULL, &g, &l, 0, NULL, NULL);
+    }
+    const double t_null = (now_us() - t0) / (N / 4);
+    clFinish(q);
+    clReleaseKernel(k4);
+    printf("  48 buffer args + enqueue: distinct %.3f us, all the same buffer %.3f us, 1 buffer + 47 null %.3f us\n",
+           t_wide[0], t_wide[1], t_null);
     t0 = now_us();
     for (int i = 0; i < 2000; ++i) { clEnqueueNDRangeKernel(q, k1, 1, NULL, &g, &l, 0, NULL, NULL); clFinish(q); }
     double t_rt = (now_us() - t0) / 2000;
