@@ -2,11 +2,14 @@
 // addressed as rows of C class scores: row r = n * S + s (S = product of the spatial dims) has
 // element c at r_base + c * s_c, r_base = n * s_n + s * s_s, so (N, C), (C,) and (N, C, d1, ...)
 // inputs of any collapsible strides are read in place.
-// Forward: one pass over each row (online max / sum of exponentials) gives logsumexp, the loss
-// of the row, and with reduction sum/mean a per-work-group partial; the last work-group to
+// A team of T work-items serves a row; each member keeps up to ITEMS of the row's elements in
+// registers, issuing all of its loads before using any (rows of up to T * ITEMS elements).
+// Forward: a row held in registers takes its max, then one sum of exp(x - max) (no rescaling);
+// a longer row is streamed once with an online (max, sum) update. Either gives logsumexp, the
+// loss of the row, and with reduction sum/mean a per-work-group partial; the last work-group to
 // finish adds the partials in a fixed order (deterministic, one launch).
-// Backward: one pass over each row writes d loss / d x from the saved logsumexp, with no zero
-// fill and no logits-sized intermediate.
+// Backward: one pass over each row (registers first, then any streamed tail) writes
+// d loss / d x from the saved logsumexp, with no zero fill and no logits-sized intermediate.
 // A row's team combines its partial states with warp shuffles (ROW_REDUCE 1-3, teams of
 // consecutive work-items) or a local-memory tree (subgroup.clh: team_reduce).
 // An out-of-range target sets the device's sticky error flag and counts as ignored.
@@ -30,6 +33,12 @@
 #ifndef VEC
 #define VEC 1  // 4: rows are read (and grads written) as 4-element vectors: class stride 1,
                // C % 4 == 0 and rows aligned to 4 elements (the host checks)
+#endif
+#ifndef ITEMS
+#define ITEMS 32  // row elements each work-item keeps in registers (a multiple of VEC)
+#endif
+#if ITEMS % VEC != 0 || (VEC != 1 && VEC != 4)
+#error "VEC must be 1 or 4 and divide ITEMS"
 #endif
 #ifndef ROW_REDUCE
 #define ROW_REDUCE 0  // team reductions: 0 local-memory tree, 1 PTX shuffles, 2 cl_khr_subgroup_shuffle,
@@ -81,6 +90,32 @@ inline long row_base(long row, long S, long s_n, long s_s) {
   if (S == 1) return row * s_n;  // the hot case: no 64-bit division
   const long n = row / S;
   return n * s_n + (row - n * S) * s_s;
+}
+
+// Row element held in register k by member t of a team of T: elements t, t + T, ... (VEC 1) or
+// the 4-element vectors t, t + T, ... (VEC 4), so adjacent members read adjacent memory.
+#define COL(t, T, k) ((long)VEC * ((t) + (long)((k) / VEC) * (T)) + (k) % VEC)
+// First element past the registers: where the streamed tail of a long row begins.
+#define TAIL(t, T) ((long)VEC * ((t) + (long)(ITEMS / VEC) * (T)))
+
+// Member t's register elements of the row at base (class stride s_c; 1 with VEC 4), `pad`
+// where the row has none or the member is inactive. All loads are issued before any is used.
+inline void load_regs(ACC* v, __global const X_T* p, long base, long s_c, long C, int t, int T, bool active,
+                      ACC pad) {
+#if VEC == 4
+#pragma unroll
+  for (int j = 0; j < ITEMS / 4; ++j) {
+    const long c = COL(t, T, 4 * j);
+    const ACC4 a = (active && c < C) ? LOAD4_X(p, base + c) : (ACC4)(pad);
+    v[4 * j] = a.x, v[4 * j + 1] = a.y, v[4 * j + 2] = a.z, v[4 * j + 3] = a.w;
+  }
+#else
+#pragma unroll
+  for (int k = 0; k < ITEMS; ++k) {
+    const long c = COL(t, T, k);
+    v[k] = (active && c < C) ? LOAD_X(p, base + c * s_c) : pad;
+  }
+#endif
 }
 
 // Folds values into a running (max m, sum s of exp(x - m)); -inf values add nothing, a NaN
@@ -164,62 +199,87 @@ __kernel void ce_fwd(PTR_ARG(X_T, x), PTR_ARG(TGT_T, target), PTR_ARG(X_T, w), P
   __global const X_T* wp = PTR(X_T, w);
   const long xb = tm.active ? row_base(tm.row, S, xs_n, xs_s) : 0;
 
-  // This member's share of the row: (max, sum of exp) and, for label smoothing,
-  // sum of w_c * x_c and of w_c.
-  ACC m = -INFINITY, s = 0, sx = 0, sw = 0;
-  if (tm.active) {
+  // The row's (max, sum of exp(x - max)) and, for label smoothing, sum of w_c * x_c and of
+  // w_c, combined over the team in a fixed order (every member gets the same bits).
+  Part ms, xw = part3((ACC)0, (ACC)0, (ACC)0);
+  if (C <= (long)T * ITEMS) {  // the same for every work-item: the row fits the registers
+    ACC v[ITEMS];
+    load_regs(v, xp, xb, xs_c, C, tm.t, T, tm.active, -INFINITY);
+    ACC m = -INFINITY, s = 0, sx = 0, sw = 0;
+#pragma unroll
+    for (int k = 0; k < ITEMS; ++k) m = max_nan(m, v[k]);
+    m = team_reduce(part3(m, (ACC)0, (ACC)0), OP_MAX, 1, tm.t, T, tm.stride, red_a, ROW_XCHG).x;
+    // exp(-inf - m) = 0 for padding; a row of -inf only gives NaN (lse - x_t is NaN either way)
+#pragma unroll
+    for (int k = 0; k < ITEMS; ++k) s += exp(v[k] - m);
+    if (smooth) {
+#pragma unroll
+      for (int k = 0; k < ITEMS; ++k) {
+        const long c = COL(tm.t, T, k);
+        if (tm.active && c < C) {
+          const ACC wc = has_w ? LOAD_X(wp, c) : (ACC)1;
+          sx += wc * v[k];
+          sw += wc;
+        }
+      }
+    }
+    const Part p = team_reduce(part3(s, sx, sw), OP_SUM, smooth ? 3 : 1, tm.t, T, tm.stride, red_b, ROW_XCHG);
+    ms = part3(m, p.x, (ACC)0);
+    xw = part3(p.y, p.z, (ACC)0);
+  } else {
+    // A longer row: one streamed pass with an online (max, sum) update.
+    ACC m = -INFINITY, s = 0, sx = 0, sw = 0;
+    if (tm.active) {
 #if VEC == 4
-    const long nv = C >> 2;
-    long j = tm.t;
-    for (; j + T < nv; j += 2L * T) {  // two vector loads in flight per step
-      const ACC4 v0 = LOAD4_X(xp, xb + 4 * j), v1 = LOAD4_X(xp, xb + 4 * (j + T));
-      lse_add4(&m, &s, v0.x, v0.y, v0.z, v0.w);
-      lse_add4(&m, &s, v1.x, v1.y, v1.z, v1.w);
-      if (smooth) {
-        const ACC4 w0 = has_w ? load_w4(wp, 4 * j) : (ACC4)(1), w1 = has_w ? load_w4(wp, 4 * (j + T)) : (ACC4)(1);
-        sx += (w0.x * v0.x + w0.y * v0.y) + (w0.z * v0.z + w0.w * v0.w);
-        sx += (w1.x * v1.x + w1.y * v1.y) + (w1.z * v1.z + w1.w * v1.w);
-        sw += (w0.x + w0.y + w0.z + w0.w) + (w1.x + w1.y + w1.z + w1.w);
+      const long nv = C >> 2;
+      long j = tm.t;
+      for (; j + T < nv; j += 2L * T) {  // two vector loads in flight per step
+        const ACC4 v0 = LOAD4_X(xp, xb + 4 * j), v1 = LOAD4_X(xp, xb + 4 * (j + T));
+        lse_add4(&m, &s, v0.x, v0.y, v0.z, v0.w);
+        lse_add4(&m, &s, v1.x, v1.y, v1.z, v1.w);
+        if (smooth) {
+          const ACC4 w0 = has_w ? load_w4(wp, 4 * j) : (ACC4)(1), w1 = has_w ? load_w4(wp, 4 * (j + T)) : (ACC4)(1);
+          sx += (w0.x * v0.x + w0.y * v0.y) + (w0.z * v0.z + w0.w * v0.w);
+          sx += (w1.x * v1.x + w1.y * v1.y) + (w1.z * v1.z + w1.w * v1.w);
+          sw += (w0.x + w0.y + w0.z + w0.w) + (w1.x + w1.y + w1.z + w1.w);
+        }
       }
-    }
-    if (j < nv) {
-      const ACC4 v0 = LOAD4_X(xp, xb + 4 * j);
-      lse_add4(&m, &s, v0.x, v0.y, v0.z, v0.w);
-      if (smooth) {
-        const ACC4 w0 = has_w ? load_w4(wp, 4 * j) : (ACC4)(1);
-        sx += (w0.x * v0.x + w0.y * v0.y) + (w0.z * v0.z + w0.w * v0.w);
-        sw += w0.x + w0.y + w0.z + w0.w;
+      if (j < nv) {
+        const ACC4 v0 = LOAD4_X(xp, xb + 4 * j);
+        lse_add4(&m, &s, v0.x, v0.y, v0.z, v0.w);
+        if (smooth) {
+          const ACC4 w0 = has_w ? load_w4(wp, 4 * j) : (ACC4)(1);
+          sx += (w0.x * v0.x + w0.y * v0.y) + (w0.z * v0.z + w0.w * v0.w);
+          sw += w0.x + w0.y + w0.z + w0.w;
+        }
       }
-    }
 #else
-    long c = tm.t;
-    for (; c + 3L * T < C; c += 4L * T) {  // four independent loads in flight per step
-      const ACC a0 = LOAD_X(xp, xb + c * xs_c), a1 = LOAD_X(xp, xb + (c + T) * xs_c);
-      const ACC a2 = LOAD_X(xp, xb + (c + 2L * T) * xs_c), a3 = LOAD_X(xp, xb + (c + 3L * T) * xs_c);
-      lse_add4(&m, &s, a0, a1, a2, a3);
-      if (smooth) {
-        const ACC w0 = has_w ? LOAD_X(wp, c) : (ACC)1, w1 = has_w ? LOAD_X(wp, c + T) : (ACC)1;
-        const ACC w2 = has_w ? LOAD_X(wp, c + 2L * T) : (ACC)1, w3 = has_w ? LOAD_X(wp, c + 3L * T) : (ACC)1;
-        sx += (w0 * a0 + w1 * a1) + (w2 * a2 + w3 * a3);
-        sw += (w0 + w1) + (w2 + w3);
+      long c = tm.t;
+      for (; c + 3L * T < C; c += 4L * T) {  // four independent loads in flight per step
+        const ACC a0 = LOAD_X(xp, xb + c * xs_c), a1 = LOAD_X(xp, xb + (c + T) * xs_c);
+        const ACC a2 = LOAD_X(xp, xb + (c + 2L * T) * xs_c), a3 = LOAD_X(xp, xb + (c + 3L * T) * xs_c);
+        lse_add4(&m, &s, a0, a1, a2, a3);
+        if (smooth) {
+          const ACC w0 = has_w ? LOAD_X(wp, c) : (ACC)1, w1 = has_w ? LOAD_X(wp, c + T) : (ACC)1;
+          const ACC w2 = has_w ? LOAD_X(wp, c + 2L * T) : (ACC)1, w3 = has_w ? LOAD_X(wp, c + 3L * T) : (ACC)1;
+          sx += (w0 * a0 + w1 * a1) + (w2 * a2 + w3 * a3);
+          sw += (w0 + w1) + (w2 + w3);
+        }
       }
-    }
-    for (; c < C; c += T) {
-      const ACC a0 = LOAD_X(xp, xb + c * xs_c);
-      lse_add1(&m, &s, a0);
-      if (smooth) {
-        const ACC w0 = has_w ? LOAD_X(wp, c) : (ACC)1;
-        sx += w0 * a0;
-        sw += w0;
+      for (; c < C; c += T) {
+        const ACC a0 = LOAD_X(xp, xb + c * xs_c);
+        lse_add1(&m, &s, a0);
+        if (smooth) {
+          const ACC w0 = has_w ? LOAD_X(wp, c) : (ACC)1;
+          sx += w0 * a0;
+          sw += w0;
+        }
       }
-    }
 #endif
+    }
+    ms = team_reduce(part3(m, s, (ACC)0), OP_SOFTMAX, 2, tm.t, T, tm.stride, red_a, ROW_XCHG);
+    if (smooth) xw = team_reduce(part3(sx, sw, (ACC)0), OP_SUM, 2, tm.t, T, tm.stride, red_b, ROW_XCHG);
   }
-
-  // The team's combined state, in a fixed order (every member gets the same bits).
-  const Part ms = team_reduce(part3(m, s, (ACC)0), OP_SOFTMAX, 2, tm.t, T, tm.stride, red_a, ROW_XCHG);
-  Part xw = part3(sx, sw, (ACC)0);
-  if (smooth) xw = team_reduce(xw, OP_SUM, 2, tm.t, T, tm.stride, red_b, ROW_XCHG);
 
   // The team's first member finishes the row.
   ACC loss = 0, wt = 0;
@@ -296,6 +356,10 @@ __kernel void ce_bwd(PTR_ARG(X_T, x), PTR_ARG(TGT_T, target), PTR_ARG(X_T, w), P
   __global const X_T* wp = PTR(X_T, w);
   __global X_T* gp = PTR(X_T, gx);
   const long xb = row_base(tm.row, S, xs_n, xs_s), gb = row_base(tm.row, S, gs_n, gs_s);
+  // The register part of the row is requested first, so it is in flight during the row's
+  // scalar loads (target, grad_output, logsumexp, target weight).
+  ACC v[ITEMS];
+  load_regs(v, xp, xb, xs_c, C, tm.t, T, true, (ACC)0);
   const long t = ce_class(PTR(TGT_T, target)[tm.row], C, ignore_index, 0);
   const bool valid = t >= 0;
   ACC a = 0, b = 0, cp = 0, lse = 0;
@@ -308,14 +372,28 @@ __kernel void ce_bwd(PTR_ARG(X_T, x), PTR_ARG(TGT_T, target), PTR_ARG(X_T, w), P
     cp = smooth ? a + b * (has_w ? PTR(ACC, aux)[rows + 1] : (ACC)C) : a;  // aux[rows + 1]: smoothing only
     lse = PTR(ACC, aux)[tm.row];
   }
+  // Ignored rows get exact zeros (not 0 * exp(x - lse), which is NaN for x = +inf).
+#pragma unroll
+  for (int k = 0; k < ITEMS; ++k) {
+    const long c = COL(tm.t, T, k);
+    ACC r = cp * exp(v[k] - lse);
+    if (c == t) r -= a;
+    if (smooth && c < C) r -= has_w ? b * LOAD_X(wp, c) : b;
+    v[k] = valid ? r : (ACC)0;
+  }
 #if VEC == 4
-  const long nv = C >> 2;
+#pragma unroll
+  for (int j = 0; j < ITEMS / 4; ++j) {
+    const long c = COL(tm.t, T, 4 * j);
+    if (c < C) STORE4_X(gp, gb + c, ((ACC4)(v[4 * j], v[4 * j + 1], v[4 * j + 2], v[4 * j + 3])));
+  }
+  // The tail of a row longer than T * ITEMS.
   if (!valid) {
-    for (long j = tm.t; j < nv; j += T) STORE4_X(gp, gb + 4 * j, (ACC4)(0));
+    for (long c = TAIL(tm.t, T); c < C; c += 4L * T) STORE4_X(gp, gb + c, (ACC4)(0));
     return;
   }
-  for (long j = tm.t; j < nv; j += T) {
-    const long c = 4 * j;
+#pragma unroll 2
+  for (long c = TAIL(tm.t, T); c < C; c += 4L * T) {
     ACC4 r = cp * exp(LOAD4_X(xp, xb + c) - lse);
     if (smooth) r -= b * (has_w ? load_w4(wp, c) : (ACC4)(1));
     const long d = t - c;
@@ -326,11 +404,18 @@ __kernel void ce_bwd(PTR_ARG(X_T, x), PTR_ARG(TGT_T, target), PTR_ARG(X_T, w), P
     STORE4_X(gp, gb + c, r);
   }
 #else
+#pragma unroll
+  for (int k = 0; k < ITEMS; ++k) {
+    const long c = COL(tm.t, T, k);
+    if (c < C) STORE_X(gp, gb + c * gs_c, v[k]);
+  }
+  // The tail of a row longer than T * ITEMS.
   if (!valid) {
-    for (long c = tm.t; c < C; c += T) STORE_X(gp, gb + c * gs_c, (ACC)0);
+    for (long c = TAIL(tm.t, T); c < C; c += T) STORE_X(gp, gb + c * gs_c, (ACC)0);
     return;
   }
-  for (long c = tm.t; c < C; c += T) {
+#pragma unroll 4
+  for (long c = TAIL(tm.t, T); c < C; c += T) {
     ACC r = cp * exp(LOAD_X(xp, xb + c * xs_c) - lse);
     if (c == t) r -= a;
     if (smooth) r -= has_w ? b * LOAD_X(wp, c) : b;

@@ -42,8 +42,12 @@ enum : int {
 // ITEMS; warp shuffles by inline PTX on NVIDIA, else the local-memory tree) from this family's
 // own tuning entry "cross_entropy/rows": "ROWRED=local|ptx|khr|emu VEC=0|1 ITEMS=4..64"
 // (in-process: torch_ocl._C._tuning_set(device, "cross_entropy/rows", text), as the tests do).
-// ITEMS: the row elements per work-item the team size aims for (teams of at most MAX_WG).
+// ITEMS: the row elements each work-item keeps in registers, which also sizes the teams
+// (at most MAX_WG work-items): rows of up to 256 * ITEMS classes are read once with every
+// load in flight, longer rows stream the rest. Default 32, so that 8192 classes (GPT-2-sized
+// vocabularies, bench_ops.py's case) fit a team of 256 in registers.
 using RowsConfig = rows::Config;
+constexpr int kDefaultItems = 32;
 
 RowsConfig rows_config(const Device& d) {
   static std::mutex mu;
@@ -53,6 +57,7 @@ RowsConfig rows_config(const Device& d) {
   auto it = cache.find(d.index);
   if (it == cache.end() || it->second.first != gen) {
     RowsConfig c;
+    c.items = kDefaultItems;
     if (rows::is_nvidia(d)) c.row_reduce = 1;
     tuning::apply_override(d, "cross_entropy/rows", "", "", "cross_entropy row configuration",
                            [&](const std::string& text) { return rows::apply(d, text, false, c); });
@@ -198,11 +203,12 @@ bool vec4_ok(const at::Tensor& t, const RowGeom& g) {
 }
 
 // Build options; row_reduce: ROW_REDUCE (0 unless the teams are consecutive work-items).
-std::string options(const at::Tensor& self, const at::Tensor& target, int row_reduce, bool vec4) {
+std::string options(const at::Tensor& self, const at::Tensor& target, int row_reduce, bool vec4, int items) {
   const int xk = storage_kind(self.scalar_type());
   return "-DX_KIND=" + std::to_string(xk) + " -DTGT_T=" + (target.scalar_type() == at::kByte ? "uchar" : "long") +
          " -DACC=" + (xk == 1 ? "double -DACC_IS_DOUBLE=1" : "float") + " -DMAX_WG=" + std::to_string(kMaxWG) +
-         " -DVEC=" + (vec4 ? "4" : "1") + " -DROW_REDUCE=" + std::to_string(row_reduce);
+         " -DVEC=" + (vec4 ? "4" : "1") + " -DITEMS=" + std::to_string(items) +
+         " -DROW_REDUCE=" + std::to_string(row_reduce);
 }
 
 // Calls f with eps as the kernels' ACC type.
@@ -246,7 +252,7 @@ at::Tensor ce_forward(const CeCall& c, at::Tensor* aux) {
     if (counters) flags |= kCounters;
   }
   const bool vec4 = rc.vec == 1 && vec4_ok(x, g);
-  const std::string opts = options(c.self, c.target, k.c_fast ? rc.row_reduce : 0, vec4);
+  const std::string opts = options(c.self, c.target, k.c_fast ? rc.row_reduce : 0, vec4, rc.items);
   Kernel& kf = get_kernel(d, "cross_entropy", opts, "ce_fwd");
   const Buf wb = c.weight.defined() ? buf(c.weight) : Buf{nullptr, 0};
   const Buf ab = aux ? buf(ax) : Buf{nullptr, 0};
@@ -292,7 +298,7 @@ at::Tensor ce_backward(const at::Tensor& grad_out, const CeCall& c, const at::Te
   const Teams k = teams(g, rc.items);
   const bool vec4 = rc.vec == 1 && vec4_ok(x, g) && vec4_ok(gx, gg);
   // ce_bwd has no team reduction: ROW_REDUCE 0 shares the program of forwards without shuffles.
-  Kernel& kb = get_kernel(d, "cross_entropy", options(c.self, c.target, 0, vec4), "ce_bwd");
+  Kernel& kb = get_kernel(d, "cross_entropy", options(c.self, c.target, 0, vec4, rc.items), "ce_bwd");
   const Buf wb = c.weight.defined() ? buf(c.weight) : Buf{nullptr, 0};
   with_acc(c.self, c.eps, [&](auto eps) {
     launch(d, kb, Range(k.groups * k.local), Range(k.local), buf(x), buf(c.target), wb, buf(go), buf(aux), buf(gx),
