@@ -6,8 +6,8 @@ python bench/bench_ops.py [--devices ocl,cuda] [--size N] [--ops softmax,layer_n
                           [--rows "ROWRED=local" "ROWRED=ptx" ...]
 
 --ops keeps the cases whose names are listed (copy always runs first: "% of copy" needs it).
---rows times the softmax and LayerNorm rows on ocl once per row-kernel configuration (the
-tuning entries "softmax/rows" and "norm/rows", see csrc/ops/rows.h: ROWRED=local|ptx|khr|emu,
+--rows times the softmax, LayerNorm and cross-entropy rows on ocl once per row-kernel configuration
+(the tuning entries "softmax/rows", "norm/rows" and "cross_entropy/rows", see csrc/ops/rows.h: ROWRED=local|ptx|khr|emu,
 VEC=0|1, ITEMS=4..64, and for LayerNorm only GROUPS_PER_CU, FAN_IN, PREFETCH=0|1); "" or
 "default" is the device default. Also settable through the environment:
 BENCH_ROWS="ROWRED=local;ROWRED=ptx".
@@ -23,7 +23,8 @@ sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."
 from bench.common import bench, devices, ocl_is_cpu, print_table, write_json  # noqa: E402
 
 
-ROW_OPS = ("softmax", "softmax_bwd", "layer_norm", "layer_norm_bwd")  # the row kernels --rows configures
+ROW_OPS = ("softmax", "softmax_bwd", "layer_norm", "layer_norm_bwd", "cross_entropy",
+           "cross_entropy_bwd")  # the row kernels --rows configures
 
 
 def cases(n):
@@ -45,6 +46,12 @@ def cases(n):
         nbytes = 3 * 4 * n + 2 * 4 * r + 3 * 4 * c
         return (lambda: torch.ops.aten.native_layer_norm_backward(dy, x, [c], mean, rstd, w, b,
                                                                   [True, True, True])), nbytes
+
+    def cross_entropy_bwd(d, c=8192):
+        a = mat(d, n // c, c).requires_grad_()
+        loss = F.cross_entropy(a, torch.randint(0, c, (n // c,), device=d))
+        # read the logits, write their gradient
+        return (lambda: torch.autograd.grad(loss, a, retain_graph=True)), 2 * 4 * n
 
     def adamw(d):
         # ~25M parameters in 8-layer-like shapes, as in GPTMini large
@@ -71,6 +78,7 @@ def cases(n):
     yield "layer_norm_bwd", layer_norm_bwd, None
     yield "cross_entropy", lambda d: (lambda a=mat(d, n // 8192, 8192), t=torch.randint(0, 8192, (n // 8192,), device=d):
                                       (lambda: F.cross_entropy(a, t)))(), 4 * n
+    yield "cross_entropy_bwd", cross_entropy_bwd, None
     yield "adamw_fused", adamw, None
 
 
@@ -78,12 +86,13 @@ NORM_ONLY_KEYS = ("GROUPS_PER_CU", "FAN_IN", "PREFETCH")  # LayerNorm backward o
 
 
 def set_rows_config(text):
-    """Points the softmax and norm row kernels of ocl:0 at configuration `text` ("" = default);
-    softmax gets it without the LayerNorm-only keys."""
+    """Points the softmax, norm and cross-entropy row kernels of ocl:0 at configuration `text`
+    ("" = default); softmax and cross-entropy get it without the LayerNorm-only keys."""
     import torch_ocl._C as C
 
     softmax_text = " ".join(i for i in text.split() if i.split("=")[0] not in NORM_ONLY_KEYS)
     C._tuning_set(0, "softmax/rows", softmax_text)
+    C._tuning_set(0, "cross_entropy/rows", softmax_text)
     C._tuning_set(0, "norm/rows", text)
 
 

@@ -39,12 +39,13 @@ enum : int {
 };
 
 // How cross_entropy.cl's row teams reduce and read: rows.h's configuration (ROW_REDUCE, VEC,
-// ITEMS; warp shuffles by inline PTX on NVIDIA, else the local-memory tree) from this family's
+// ITEMS; on NVIDIA warp shuffles by inline PTX for teams within one warp, the local-memory tree
+// for wider teams and elsewhere, as softmax/rows) from this family's
 // own tuning entry "cross_entropy/rows": "ROWRED=local|ptx|khr|emu VEC=0|1 ITEMS=4..64"
 // (in-process: torch_ocl._C._tuning_set(device, "cross_entropy/rows", text), as the tests do).
 // ITEMS: the row elements each work-item keeps in registers, which also sizes the teams
 // (at most MAX_WG work-items): rows of up to 256 * ITEMS classes are read once with every
-// load in flight, longer rows stream the rest. Default 32, so that 8192 classes (GPT-2-sized
+// load in flight, longer rows stream once with an online (max, sum). Default 32, so that 8192 classes (GPT-2-sized
 // vocabularies, bench_ops.py's case) fit a team of 256 in registers.
 using RowsConfig = rows::Config;
 constexpr int kDefaultItems = 32;
@@ -58,7 +59,10 @@ RowsConfig rows_config(const Device& d) {
   if (it == cache.end() || it->second.first != gen) {
     RowsConfig c;
     c.items = kDefaultItems;
-    if (rows::is_nvidia(d)) c.row_reduce = 1;
+    if (rows::is_nvidia(d)) {  // as softmax/rows: PTX shuffles for teams within one warp
+      c.row_reduce = 1;
+      c.shuffle_team_max = 32;
+    }
     tuning::apply_override(d, "cross_entropy/rows", "", "", "cross_entropy row configuration",
                            [&](const std::string& text) { return rows::apply(d, text, false, c); });
     it = cache.insert_or_assign(d.index, std::make_pair(gen, c)).first;
@@ -252,7 +256,7 @@ at::Tensor ce_forward(const CeCall& c, at::Tensor* aux) {
     if (counters) flags |= kCounters;
   }
   const bool vec4 = rc.vec == 1 && vec4_ok(x, g);
-  const std::string opts = options(c.self, c.target, k.c_fast ? rc.row_reduce : 0, vec4, rc.items);
+  const std::string opts = options(c.self, c.target, k.c_fast ? rows::reduce_for(rc, k.T) : 0, vec4, rc.items);
   Kernel& kf = get_kernel(d, "cross_entropy", opts, "ce_fwd");
   const Buf wb = c.weight.defined() ? buf(c.weight) : Buf{nullptr, 0};
   const Buf ab = aux ? buf(ax) : Buf{nullptr, 0};
