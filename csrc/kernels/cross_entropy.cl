@@ -151,6 +151,18 @@ inline long ce_class(TGT_T raw, long C, long ignore_index, __global int* err) {
   return t;
 }
 
+// The target class of a row (-1: ignored), its logit *xt and its weight *wt, for the team's
+// first member (first) after it loaded the raw target value: these dependent loads are issued
+// right after the row's own loads, so that they overlap them rather than follow the reductions.
+inline long target_loads(bool first, TGT_T raw, long C, long ignore_index, __global int* err,
+                         __global const X_T* xp, long xb, long xs_c, __global const X_T* wp, bool has_w, ACC* xt,
+                         ACC* wt) {
+  const long t = first ? ce_class(raw, C, ignore_index, err) : -1;
+  *xt = t >= 0 ? LOAD_X(xp, xb + t * xs_c) : (ACC)0;
+  *wt = t < 0 ? (ACC)0 : has_w ? LOAD_X(wp, t) : (ACC)1;
+  return t;
+}
+
 // Adds the partials ws[2k] (loss) and ws[2k + 1] (weight) of k < nparts in a fixed order and
 // stores the reduced loss (sum, or sum / total weight for mean) and aux[rows] = total weight.
 // Partials written by other work-groups of the same launch are read through volatile loads
@@ -198,6 +210,10 @@ __kernel void ce_fwd(PTR_ARG(X_T, x), PTR_ARG(TGT_T, target), PTR_ARG(X_T, w), P
   __global const X_T* xp = PTR(X_T, x);
   __global const X_T* wp = PTR(X_T, w);
   const long xb = tm.active ? row_base(tm.row, S, xs_n, xs_s) : 0;
+  const bool first = tm.active && tm.t == 0;  // the member that finishes the row
+  const TGT_T traw = first ? PTR(TGT_T, target)[tm.row] : (TGT_T)0;
+  long tcls;
+  ACC xt, wt;
 
   // The row's (max, sum of exp(x - max)) and, for label smoothing, sum of w_c * x_c and of
   // w_c, combined over the team in a fixed order (every member gets the same bits).
@@ -205,6 +221,7 @@ __kernel void ce_fwd(PTR_ARG(X_T, x), PTR_ARG(TGT_T, target), PTR_ARG(X_T, w), P
   if (C <= (long)T * ITEMS) {  // the same for every work-item: the row fits the registers
     ACC v[ITEMS];
     load_regs(v, xp, xb, xs_c, C, tm.t, T, tm.active, -INFINITY);
+    tcls = target_loads(first, traw, C, ignore_index, err, xp, xb, xs_c, wp, has_w, &xt, &wt);
     ACC m = -INFINITY, s = 0, sx = 0, sw = 0;
 #pragma unroll
     for (int k = 0; k < ITEMS; ++k) m = max_nan(m, v[k]);
@@ -228,6 +245,7 @@ __kernel void ce_fwd(PTR_ARG(X_T, x), PTR_ARG(TGT_T, target), PTR_ARG(X_T, w), P
     xw = part3(p.y, p.z, (ACC)0);
   } else {
     // A longer row: one streamed pass with an online (max, sum) update.
+    tcls = target_loads(first, traw, C, ignore_index, err, xp, xb, xs_c, wp, has_w, &xt, &wt);
     ACC m = -INFINITY, s = 0, sx = 0, sw = 0;
     if (tm.active) {
 #if VEC == 4
@@ -282,14 +300,12 @@ __kernel void ce_fwd(PTR_ARG(X_T, x), PTR_ARG(TGT_T, target), PTR_ARG(X_T, w), P
   }
 
   // The team's first member finishes the row.
-  ACC loss = 0, wt = 0;
-  if (tm.active && tm.t == 0) {
+  ACC loss = 0;
+  if (first) {
     const ACC lse = ms.x + log(ms.y);
     if (flags & F_SAVE_LSE) PTR(ACC, aux)[tm.row] = lse;
-    const long t = ce_class(PTR(TGT_T, target)[tm.row], C, ignore_index, err);
-    if (t >= 0) {
-      wt = has_w ? LOAD_X(wp, t) : (ACC)1;
-      loss = wt * (lse - LOAD_X(xp, xb + t * xs_c));
+    if (tcls >= 0) {
+      loss = wt * (lse - xt);
       if (smooth) {
         // -sum_c w_c * log_softmax_c = lse * sum_c w_c - sum_c w_c * x_c
         const ACC wsum = has_w ? xw.y : (ACC)C;
