@@ -8,7 +8,7 @@ python bench/bench_ops.py [--devices ocl,cuda] [--size N] [--ops softmax,layer_n
 --ops keeps the cases whose names are listed (copy always runs first: "% of copy" needs it).
 --rows times the softmax, LayerNorm and cross-entropy rows on ocl once per row-kernel configuration
 (the tuning entries "softmax/rows", "norm/rows" and "cross_entropy/rows", see csrc/ops/rows.h: ROWRED=local|ptx|khr|emu,
-VEC=0|1, ITEMS=4..64, and for LayerNorm only GROUPS_PER_CU, FAN_IN, PREFETCH=0|1); "" or
+VEC=0|1, ITEMS=4..64, and for LayerNorm only BWD_ITEMS, GROUPS_PER_CU, FAN_IN, PREFETCH=0|1); "" or
 "default" is the device default. Also settable through the environment:
 BENCH_ROWS="ROWRED=local;ROWRED=ptx".
 """
@@ -82,7 +82,7 @@ def cases(n):
     yield "adamw_fused", adamw, None
 
 
-NORM_ONLY_KEYS = ("GROUPS_PER_CU", "FAN_IN", "PREFETCH")  # LayerNorm backward options (csrc/ops/rows.h)
+NORM_ONLY_KEYS = ("BWD_ITEMS", "GROUPS_PER_CU", "FAN_IN", "PREFETCH")  # LayerNorm backward options (csrc/ops/rows.h)
 
 
 def set_rows_config(text):
