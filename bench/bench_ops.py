@@ -48,6 +48,8 @@ def cases(n):
                                                                   [True, True, True])), nbytes
 
     def cross_entropy_bwd(d, c=8192):
+        if d == "cuda":
+            return None  # torch 2.11's CUDA autograd asserts in a process that loaded torch_ocl
         a = mat(d, n // c, c).requires_grad_()
         loss = F.cross_entropy(a, torch.randint(0, c, (n // c,), device=d))
         # read the logits, write their gradient
@@ -130,6 +132,8 @@ def main():
                 if d == "ocl":
                     set_rows_config(cfg)
                 built = make(d)
+                if built is None:  # the case does not run on d
+                    continue
                 fn, nb = built if isinstance(built, tuple) else (built, nbytes)
                 t = bench(fn, d, warmup=3, iters=10, repeats=3)
                 row[f"{d} GB/s"] = nb / t / 1e9
