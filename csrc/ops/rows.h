@@ -16,12 +16,13 @@ namespace torch_ocl::rows {
 
 // Defaults: on NVIDIA, warp shuffles by inline PTX (shfl.sync) for teams of at most one warp
 // (no barrier at all), the local-memory tree for wider teams and on other devices; 4-element
-// vectors where the layout allows; 16 register elements per work-item (norm backward on
-// NVIDIA: 32). Measured on an H200 (bench/RESULTS.md, two runs): LayerNorm over 512-wide rows
-// (32-wide teams) 82% of copy with shuffles against 68% with the tree; softmax over 4096-wide
-// rows (256-wide teams: shuffles, one barrier, then 8 partials per work-item) 86-93% with
-// shuffles against 95-98% with the tree; the LayerNorm backward 93% with 32 elements per
-// work-item against 85% with 16. Text "ROWRED=local|ptx|khr|emu VEC=0|1 ITEMS=4..64" (and,
+// vectors where the layout allows; 16 register elements per work-item. Measured on an H200
+// (bench/RESULTS.md, two runs): LayerNorm over 512-wide rows (32-wide teams) 82% of copy with
+// shuffles against 68% with the tree; softmax over 4096-wide rows (256-wide teams: shuffles,
+// one barrier, then 8 partials per work-item) 86-93% with shuffles against 95-98% with the
+// tree. BWD_ITEMS=32 ran the LayerNorm backward over 131072 x 512 at 93% of copy against 85%
+// with 16, but GPTMini large's 8192 x 512 backward slower (17 calls: 0.64 against 0.48 ms per
+// step), so the default stays 16. Text "ROWRED=local|ptx|khr|emu VEC=0|1 ITEMS=4..64" (and,
 // for norm, "BWD_ITEMS=4..64 GROUPS_PER_CU=1..64 FAN_IN=4..32 PREFETCH=0|1") overrides any of them, from the
 // tuning file or in-process through torch_ocl._C._tuning_set(device, key, text) (the tests and
 // bench/bench_ops.py --rows do). emu (shuffles emulated through local memory) lets CPU devices
@@ -102,7 +103,6 @@ inline Config config(const Device& d, Family family) {
     if (is_nvidia(d)) {
       c.row_reduce = 1;
       c.shuffle_team_max = 32;
-      if (family == kNorm) c.bwd_items = 32;
     }
     tuning::apply_override(d, family == kNorm ? "norm/rows" : "softmax/rows", "", "", "row kernel configuration",
                            [&](const std::string& text) { return apply(d, text, family == kNorm, c); });
