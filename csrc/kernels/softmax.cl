@@ -58,6 +58,27 @@
 // First element past the registers: where the streamed tail of a long row begins.
 #define TAIL(t, T) ((long)VEC * ((t) + (long)(ITEMS / VEC) * (T)))
 
+// Stores this work-item's register share r[ITEMS] of a row (r[k] is element COL(t, T, k), those
+// below C) at p[base + c * sc]: 4-element vectors on the VEC path (where sc is 1). Uses the
+// enclosing kernel's tm, T and C.
+#if VEC == 4
+#define STORE_SHARE(p, base, sc, r)                                                                \
+  do {                                                                                             \
+    _Pragma("unroll") for (int j_ = 0; j_ < ITEMS / 4; ++j_) {                                     \
+      const long c_ = COL(tm.t, T, 4 * j_);                                                        \
+      if (c_ < C) STORE4_Y(p, (base) + c_, ((ACC4)(r[4 * j_], r[4 * j_ + 1], r[4 * j_ + 2], r[4 * j_ + 3]))); \
+    }                                                                                              \
+  } while (0)
+#else
+#define STORE_SHARE(p, base, sc, r)                                                                \
+  do {                                                                                             \
+    _Pragma("unroll") for (int k_ = 0; k_ < ITEMS; ++k_) {                                         \
+      const long c_ = COL(tm.t, T, k_);                                                            \
+      if (c_ < C) STORE_Y(p, (base) + c_ * (sc), r[k_]);                                           \
+    }                                                                                              \
+  } while (0)
+#endif
+
 // Row geometry shared by the kernels: which row this work-item serves, its member index t in
 // the team, and the local-id distance between members. c_fast: the team's members are
 // adjacent work-items (dim is the innermost, so adjacent members read adjacent elements);
@@ -192,23 +213,14 @@ __kernel void softmax_fwd(PTR_ARG(X_T, x), PTR_ARG(Y_T, y), long rows, long inne
     const ACC e = fits ? v[k] : exp(v[k] - shift);
     r[k] = mode == MODE_LOG_SOFTMAX ? v[k] - shift : (zero_row ? (ACC)0 : e * inv);
   }
+  STORE_SHARE(yp, yb, ys_c, r);
 #if VEC == 4
-#pragma unroll
-  for (int j = 0; j < ITEMS / 4; ++j) {
-    const long c = COL(tm.t, T, 4 * j);
-    if (c < C) STORE4_Y(yp, yb + c, ((ACC4)(r[4 * j], r[4 * j + 1], r[4 * j + 2], r[4 * j + 3])));
-  }
   for (long c = TAIL(tm.t, T); c < C; c += 4L * T) {
     const ACC4 a = LOAD4_X(xp, xb + c);
     const ACC4 o = mode == MODE_LOG_SOFTMAX ? a - shift : (zero_row ? (ACC4)(0) : exp(a - shift) * inv);
     STORE4_Y(yp, yb + c, o);
   }
 #else
-#pragma unroll
-  for (int k = 0; k < ITEMS; ++k) {
-    const long c = COL(tm.t, T, k);
-    if (c < C) STORE_Y(yp, yb + c * ys_c, r[k]);
-  }
 #pragma unroll 4
   for (long c = TAIL(tm.t, T); c < C; c += T) {
     ACC xv = LOAD_X(xp, xb + c * xs_c);
@@ -265,22 +277,13 @@ __kernel void softmax_bwd(PTR_ARG(X_T, gy), PTR_ARG(X_T, y), PTR_ARG(Y_T, gx), l
   ACC r[ITEMS];
 #pragma unroll
   for (int k = 0; k < ITEMS; ++k) r[k] = is_log ? g[k] - exp(o[k]) * s : o[k] * (g[k] - s);
+  STORE_SHARE(gxp, xb, xs_c, r);
 #if VEC == 4
-#pragma unroll
-  for (int j = 0; j < ITEMS / 4; ++j) {
-    const long c = COL(tm.t, T, 4 * j);
-    if (c < C) STORE4_Y(gxp, xb + c, ((ACC4)(r[4 * j], r[4 * j + 1], r[4 * j + 2], r[4 * j + 3])));
-  }
   for (long c = TAIL(tm.t, T); c < C; c += 4L * T) {
     const ACC4 gv = LOAD4_X(gyp, gb + c), ov = LOAD4_X(yp, yb + c);
     STORE4_Y(gxp, xb + c, is_log ? gv - exp(ov) * s : ov * (gv - s));
   }
 #else
-#pragma unroll
-  for (int k = 0; k < ITEMS; ++k) {
-    const long c = COL(tm.t, T, k);
-    if (c < C) STORE_Y(gxp, xb + c * xs_c, r[k]);
-  }
 #pragma unroll 4
   for (long c = TAIL(tm.t, T); c < C; c += T) {
     ACC gv = LOAD_X(gyp, gb + c * gs_c);
