@@ -73,10 +73,12 @@ sys.exit(0 if here in url and built else 1)
 EOF
 then
   log "torch_ocl installed (editable); refreshing the extension"
-  "$PYTHON" setup.py -q build_ext --inplace
+  TORCH_DEVICE_BACKEND_AUTOLOAD=0 "$PYTHON" setup.py -q build_ext --inplace
 else
+  # setup.py imports torch: an installed torch_ocl that cannot load (say, an editable install
+  # of a checkout that was moved or deleted) must not stop this one from building.
   log "installing torch_ocl (pip install --no-build-isolation -e ., MAX_JOBS=$MAX_JOBS)"
-  "${PIP[@]}" --no-build-isolation -e .
+  TORCH_DEVICE_BACKEND_AUTOLOAD=0 "${PIP[@]}" --no-build-isolation -e .
 fi
 
 TORCH_DEVICE_BACKEND_AUTOLOAD=1 "$PYTHON" -c "import torch; print('[setup] ocl devices:', torch.ocl.device_count(), '-', torch.ocl.get_device_name() if torch.ocl.is_available() else 'none')"
