@@ -15,40 +15,16 @@
 // An out-of-range target sets the device's sticky error flag and counts as ignored.
 #include "common.clh"
 
-#ifndef MAX_WG
-#define MAX_WG 256  // largest work-group the host launches (sizes the local reduction arrays)
-#endif
 #ifndef X_KIND
 #define X_KIND 0  // storage kind of input, weight, loss and grads: 0 float, 1 double, 2 half, 3 bfloat16
 #endif
 #ifndef TGT_T
 #define TGT_T long  // class-index type of the target (long or uchar)
 #endif
-#ifndef ACC
-#define ACC float  // accumulation type (double for double tensors, float otherwise)
-#endif
-#ifndef ACC_IS_DOUBLE
-#define ACC_IS_DOUBLE 0  // 1 when ACC is double
-#endif
-#ifndef VEC
-#define VEC 1  // 4: rows are read (and grads written) as 4-element vectors: class stride 1,
-               // C % 4 == 0 and rows aligned to 4 elements (the host checks)
-#endif
 #ifndef ITEMS
 #define ITEMS 32  // row elements each work-item keeps in registers (a multiple of VEC)
 #endif
-#if ITEMS % VEC != 0 || (VEC != 1 && VEC != 4)
-#error "VEC must be 1 or 4 and divide ITEMS"
-#endif
-#ifndef ROW_REDUCE
-#define ROW_REDUCE 0  // team reductions: 0 local-memory tree, 1 PTX shuffles, 2 cl_khr_subgroup_shuffle,
-                      // 3 emulated shuffles (subgroup.clh); 1-3 need c_fast = 1
-#endif
-
-#include "storage_kinds.clh"
-#define ROW_TEAM_REDUCE
-#include "subgroup.clh"
-#define ACC4 CAT(ACC, 4)
+#include "rows.clh"  // VEC, ACC, ROW_REDUCE, row teams, register loads
 #define X_T CAT(ST_, X_KIND)
 #define LOAD_X(p, i) CAT(LD_, X_KIND)(p, i)
 #define STORE_X(p, i, v) CAT(SV_, X_KIND)(p, i, v)
@@ -64,59 +40,7 @@
 #define F_PER_SAMPLE 32 // backward: grad_output holds one value per row (else one scalar)
 #define F_COUNTERS 64   // forward: the last work-group finishes (else ce_finish does)
 
-// Which row a work-item serves, its member index t in the row's team of T work-items, and the
-// local-id distance between members. c_fast: the team's members are adjacent work-items (the
-// class dim has stride 1 for the common (N, C) layout, so adjacent members read adjacent
-// elements); otherwise adjacent work-items serve adjacent rows (adjacent spatial positions).
-typedef struct {
-  long row;
-  int t, lane, lanes, stride;
-  bool active;
-} Team;
-
-inline Team team_of(long rows, int T, int c_fast) {
-  const int lid = (int)get_local_id(0);
-  Team tm;
-  tm.lanes = (int)get_local_size(0) / T;
-  tm.t = c_fast ? lid % T : lid / tm.lanes;
-  tm.lane = c_fast ? lid / T : lid % tm.lanes;
-  tm.stride = c_fast ? 1 : tm.lanes;
-  tm.row = (long)get_group_id(0) * tm.lanes + tm.lane;
-  tm.active = tm.row < rows;
-  return tm;
-}
-
-inline long row_base(long row, long S, long s_n, long s_s) {
-  if (S == 1) return row * s_n;  // the hot case: no 64-bit division
-  const long n = row / S;
-  return n * s_n + (row - n * S) * s_s;
-}
-
-// Row element held in register k by member t of a team of T: elements t, t + T, ... (VEC 1) or
-// the 4-element vectors t, t + T, ... (VEC 4), so adjacent members read adjacent memory.
-#define COL(t, T, k) ((long)VEC * ((t) + (long)((k) / VEC) * (T)) + (k) % VEC)
-// First element past the registers: where the streamed tail of a long row begins.
-#define TAIL(t, T) ((long)VEC * ((t) + (long)(ITEMS / VEC) * (T)))
-
-// Member t's register elements of the row at base (class stride s_c; 1 with VEC 4), `pad`
-// where the row has none or the member is inactive. All loads are issued before any is used.
-inline void load_regs(ACC* v, __global const X_T* p, long base, long s_c, long C, int t, int T, bool active,
-                      ACC pad) {
-#if VEC == 4
-#pragma unroll
-  for (int j = 0; j < ITEMS / 4; ++j) {
-    const long c = COL(t, T, 4 * j);
-    const ACC4 a = (active && c < C) ? LOAD4_X(p, base + c) : (ACC4)(pad);
-    v[4 * j] = a.x, v[4 * j + 1] = a.y, v[4 * j + 2] = a.z, v[4 * j + 3] = a.w;
-  }
-#else
-#pragma unroll
-  for (int k = 0; k < ITEMS; ++k) {
-    const long c = COL(t, T, k);
-    v[k] = (active && c < C) ? LOAD_X(p, base + c * s_c) : pad;
-  }
-#endif
-}
+DEFINE_LOAD_REGS(load_regs, X_T, LOAD_X, LOAD4_X)
 
 // Folds values into a running (max m, sum s of exp(x - m)); -inf values add nothing, a NaN
 // or +inf makes s NaN (as log_softmax does). Several values share one rescale.

@@ -10,18 +10,6 @@
 // rms != 0 selects RMSNorm: the mean is taken as 0 and only rstd is saved.
 #include "common.clh"
 
-#ifndef MAX_WG
-#define MAX_WG 256  // largest work-group the host launches (sizes the local reduction arrays)
-#endif
-#ifndef ITEMS
-#define ITEMS 16  // row elements each work-item keeps in registers (a multiple of VEC)
-#endif
-#ifndef VEC
-#define VEC 1  // 4: rows (and weight/bias) read and written as aligned 4-element vectors (host checks N % 4 == 0 and 4-element aligned tensors); 1: scalar
-#endif
-#ifndef ROW_REDUCE
-#define ROW_REDUCE 0  // team reductions: 0 local-memory tree, 1 PTX shuffles, 2 cl_khr_subgroup_shuffle, 3 emulated shuffles (subgroup.clh)
-#endif
 #ifndef COLS
 #define COLS 32  // columns per work-group in the grad_weight/grad_bias partial-sum kernel
 #endif
@@ -43,20 +31,7 @@
 #ifndef S_KIND
 #define S_KIND 0  // storage kind of the saved mean/rstd
 #endif
-#ifndef ACC
-#define ACC float  // accumulation type (double for double tensors, float otherwise)
-#endif
-#ifndef ACC_IS_DOUBLE
-#define ACC_IS_DOUBLE 0  // 1 when ACC is double
-#endif
-#if ITEMS % VEC != 0 || (VEC != 1 && VEC != 4)
-#error "VEC must be 1 or 4 and divide ITEMS"
-#endif
-
-#include "storage_kinds.clh"
-#define ROW_TEAM_REDUCE
-#include "subgroup.clh"
-#define ACC4 CAT(ACC, 4)
+#include "rows.clh"  // ITEMS, VEC (rows and weight/bias), ACC, ROW_REDUCE, row teams, register loads
 #define X_T CAT(ST_, X_KIND)
 #define W_T CAT(ST_, W_KIND)
 #define S_T CAT(ST_, S_KIND)
@@ -70,32 +45,6 @@
 #define LOAD4_W(p, i) CAT(LD4_, W_KIND)(p, i)
 #define STORE4_X(p, i, v) CAT(SV4_, X_KIND)(p, i, v)
 
-// Row element held in register k by team member t (the team's members are consecutive
-// work-items): elements t, t + T, ... (VEC 1) or 4-element vectors t, t + T, ... (VEC 4).
-#define COL(t, T, k) ((long)VEC * ((t) + (long)((k) / VEC) * (T)) + (k) % VEC)
-// First element past the registers: a long row's tail, walked in steps of VEC * T.
-#define TAIL(t, T) ((long)VEC * ((t) + (long)(ITEMS / VEC) * (T)))
-
-// Member t's register elements of a row at p + base (0 where the row has none): all loads are
-// issued before any is used.
-#if VEC == 4
-#define DEFINE_LOAD_REGS(name, type, load, load4)                                                             \
-  inline void name(ACC* v, __global const type* p, long base, long N, int t, int T, bool active) {      \
-    _Pragma("unroll") for (int j = 0; j < ITEMS / 4; ++j) {                                             \
-      const long c = COL(t, T, 4 * j);                                                                  \
-      const ACC4 a = (active && c < N) ? load4(p, base + c) : (ACC4)((ACC)0);                          \
-      v[4 * j] = a.s0, v[4 * j + 1] = a.s1, v[4 * j + 2] = a.s2, v[4 * j + 3] = a.s3;                   \
-    }                                                                                                   \
-  }
-#else
-#define DEFINE_LOAD_REGS(name, type, load, load4)                                                             \
-  inline void name(ACC* v, __global const type* p, long base, long N, int t, int T, bool active) {      \
-    _Pragma("unroll") for (int k = 0; k < ITEMS; ++k) {                                                 \
-      const long c = COL(t, T, k);                                                                      \
-      v[k] = (active && c < N) ? load(p, base + c) : (ACC)0;                                             \
-    }                                                                                                   \
-  }
-#endif
 DEFINE_LOAD_REGS(load_x_regs, X_T, LOAD_X, LOAD4_X)
 DEFINE_LOAD_REGS(load_w_regs, W_T, LOAD_W, LOAD4_W)
 
@@ -137,11 +86,11 @@ __kernel void layer_norm_fwd(PTR_ARG(X_T, x), PTR_ARG(W_T, w), PTR_ARG(W_T, b), 
   const bool fits = N <= (long)T * ITEMS;  // the same for every work-item
 
   ACC v[ITEMS], wv[ITEMS], bv[ITEMS];
-  load_x_regs(v, xp, base, N, t, T, active);
+  load_x_regs(v, xp, base, 1, N, t, T, active, (ACC)0);
   // The weight and bias columns (shared by every row, so mostly cache hits) are on their way
   // during the reductions.
-  if (has_w) load_w_regs(wv, wp, 0, N, t, T, true);
-  if (has_b) load_w_regs(bv, bp, 0, N, t, T, true);
+  if (has_w) load_w_regs(wv, wp, 0, 1, N, t, T, true, (ACC)0);
+  if (has_b) load_w_regs(bv, bp, 0, 1, N, t, T, true, (ACC)0);
   ACC mu = 0, m2 = 0;
   if (fits) {
     if (!rms) {
@@ -246,13 +195,13 @@ __kernel void layer_norm_bwd(PTR_ARG(X_T, dy), PTR_ARG(X_T, x), PTR_ARG(S_T, mea
 #pragma unroll
   for (int k = 0; k < ITEMS; ++k) pw[k] = pb[k] = 0;
   ACC wv[ITEMS];  // this item's weight columns: the same in every row
-  if (has_w) load_w_regs(wv, wp, 0, N, t, T, true);
+  if (has_w) load_w_regs(wv, wp, 0, 1, N, t, T, true, (ACC)0);
 
   const long row0 = (long)get_group_id(0) * iters * L + lane;  // this lane's row of tile 0
 #if BWD_PREFETCH
   ACC gn[ITEMS], xn[ITEMS];  // the next tile's dy and x, loaded while this tile computes
-  load_x_regs(gn, dyp, row0 * N, N, t, T, row0 < M);
-  load_x_regs(xn, xp, row0 * N, N, t, T, row0 < M);
+  load_x_regs(gn, dyp, row0 * N, 1, N, t, T, row0 < M, (ACC)0);
+  load_x_regs(xn, xp, row0 * N, 1, N, t, T, row0 < M, (ACC)0);
 #endif
   for (int it = 0; it < iters; ++it) {
     const long row = row0 + (long)it * L;
@@ -266,12 +215,12 @@ __kernel void layer_norm_bwd(PTR_ARG(X_T, dy), PTR_ARG(X_T, x), PTR_ARG(S_T, mea
     for (int k = 0; k < ITEMS; ++k) g[k] = gn[k], xh[k] = xn[k];
     if (it + 1 < iters) {
       const long next = row + L;
-      load_x_regs(gn, dyp, next * N, N, t, T, next < M);
-      load_x_regs(xn, xp, next * N, N, t, T, next < M);
+      load_x_regs(gn, dyp, next * N, 1, N, t, T, next < M, (ACC)0);
+      load_x_regs(xn, xp, next * N, 1, N, t, T, next < M, (ACC)0);
     }
 #else
-    load_x_regs(g, dyp, base, N, t, T, active);
-    load_x_regs(xh, xp, base, N, t, T, active);
+    load_x_regs(g, dyp, base, 1, N, t, T, active, (ACC)0);
+    load_x_regs(xh, xp, base, 1, N, t, T, active, (ACC)0);
 #endif
     ACC a = 0, bsum = 0;
 #pragma unroll

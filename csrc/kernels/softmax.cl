@@ -9,38 +9,13 @@
 // (ROW_REDUCE 1-3), else a local-memory tree (subgroup.clh: team_reduce).
 #include "common.clh"
 
-#ifndef MAX_WG
-#define MAX_WG 256  // largest work-group the host launches (sizes the local reduction arrays)
-#endif
-#ifndef ITEMS
-#define ITEMS 16  // row elements each work-item keeps in registers (a multiple of VEC)
-#endif
-#ifndef VEC
-#define VEC 1  // 4: rows read and written as aligned 4-element vectors (host checks dim innermost, stride 1, C % 4 == 0, 4-element aligned row bases); 1: scalar
-#endif
 #ifndef X_KIND
 #define X_KIND 0  // storage kind of the input(s): 0 float, 1 double, 2 half, 3 bfloat16
 #endif
 #ifndef Y_KIND
 #define Y_KIND 0  // storage kind of the output
 #endif
-#ifndef ACC
-#define ACC float  // accumulation type (double for double tensors, float otherwise)
-#endif
-#ifndef ACC_IS_DOUBLE
-#define ACC_IS_DOUBLE 0  // 1 when ACC is double
-#endif
-#ifndef ROW_REDUCE
-#define ROW_REDUCE 0  // team reductions: 0 local-memory tree, 1 PTX shuffles, 2 cl_khr_subgroup_shuffle, 3 emulated shuffles (subgroup.clh); 1-3 need c_fast = 1
-#endif
-#if ITEMS % VEC != 0 || (VEC != 1 && VEC != 4)
-#error "VEC must be 1 or 4 and divide ITEMS"
-#endif
-
-#include "storage_kinds.clh"
-#define ROW_TEAM_REDUCE
-#include "subgroup.clh"
-#define ACC4 CAT(ACC, 4)
+#include "rows.clh"  // ITEMS, VEC, ACC, ROW_REDUCE, row teams, register loads
 #define X_T CAT(ST_, X_KIND)
 #define Y_T CAT(ST_, Y_KIND)
 #define LOAD_X(p, i) CAT(LD_, X_KIND)(p, i)
@@ -51,12 +26,6 @@
 #define MODE_SOFTMAX 0
 #define MODE_LOG_SOFTMAX 1
 #define MODE_SAFE_SOFTMAX 2  // rows that are entirely -inf give 0 instead of NaN
-
-// Row element held in register k by team member t: elements t, t + T, ... (VEC 1) or the
-// 4-element vectors t, t + T, ... (VEC 4), so adjacent members always read adjacent memory.
-#define COL(t, T, k) ((long)VEC * ((t) + (long)((k) / VEC) * (T)) + (k) % VEC)
-// First element past the registers: where the streamed tail of a long row begins.
-#define TAIL(t, T) ((long)VEC * ((t) + (long)(ITEMS / VEC) * (T)))
 
 // Stores this work-item's register share r[ITEMS] of a row (r[k] is element COL(t, T, k), those
 // below C) at p[base + c * sc]: 4-element vectors on the VEC path (where sc is 1). Uses the
@@ -79,52 +48,7 @@
   } while (0)
 #endif
 
-// Row geometry shared by the kernels: which row this work-item serves, its member index t in
-// the team, and the local-id distance between members. c_fast: the team's members are
-// adjacent work-items (dim is the innermost, so adjacent members read adjacent elements);
-// otherwise adjacent work-items serve adjacent rows (adjacent inner positions).
-typedef struct {
-  long row;
-  int t, T, stride;
-  bool active;
-} Team;
-
-inline Team team_of(long rows, int T, int c_fast) {
-  Team tm;
-  const int lid = (int)get_local_id(0), lanes = (int)get_local_size(0) / T;
-  const int lane = c_fast ? lid / T : lid % lanes;
-  tm.T = T;
-  tm.t = c_fast ? lid % T : lid / lanes;
-  tm.stride = c_fast ? 1 : lanes;
-  tm.row = (long)get_group_id(0) * lanes + lane;
-  tm.active = tm.row < rows;
-  return tm;
-}
-
-inline long row_base(long row, long inner, long s_o, long s_i) {
-  if (inner == 1) return row * s_o;  // the hot case: skip the 64-bit division
-  long o = row / inner;
-  return o * s_o + (row - o * inner) * s_i;
-}
-
-// This member's register elements of a row (base, element stride s_c; s_c == 1 with VEC 4),
-// `pad` where the row has none. All loads are issued before any is used.
-inline void load_regs(ACC* v, __global const X_T* p, long base, long s_c, long C, Team tm, ACC pad) {
-#if VEC == 4
-#pragma unroll
-  for (int j = 0; j < ITEMS / 4; ++j) {
-    const long c = COL(tm.t, tm.T, 4 * j);
-    const ACC4 a = (tm.active && c < C) ? LOAD4_X(p, base + c) : (ACC4)(pad);
-    v[4 * j] = a.s0, v[4 * j + 1] = a.s1, v[4 * j + 2] = a.s2, v[4 * j + 3] = a.s3;
-  }
-#else
-#pragma unroll
-  for (int k = 0; k < ITEMS; ++k) {
-    const long c = COL(tm.t, tm.T, k);
-    v[k] = (tm.active && c < C) ? LOAD_X(p, base + c * s_c) : pad;
-  }
-#endif
-}
+DEFINE_LOAD_REGS(load_regs, X_T, LOAD_X, LOAD4_X)
 
 // Folds one element into a running (max, sum of exp(x - max)); -inf elements add nothing.
 inline void online_add(ACC* m, ACC* s, ACC v) {
@@ -157,7 +81,7 @@ __kernel void softmax_fwd(PTR_ARG(X_T, x), PTR_ARG(Y_T, y), long rows, long inne
   const bool fits = C <= (long)T * ITEMS;  // the same for every work-item
 
   ACC v[ITEMS];
-  load_regs(v, xp, xb, xs_c, C, tm, -INFINITY);
+  load_regs(v, xp, xb, xs_c, C, tm.t, T, tm.active, -INFINITY);
   ACC m = -INFINITY, s = 0;
 #pragma unroll
   for (int k = 0; k < ITEMS; ++k) m = max_nan(m, v[k]);
@@ -251,8 +175,8 @@ __kernel void softmax_bwd(PTR_ARG(X_T, gy), PTR_ARG(X_T, y), PTR_ARG(Y_T, gx), l
   }
 
   ACC g[ITEMS], o[ITEMS];
-  load_regs(g, gyp, gb, gs_c, C, tm, (ACC)0);
-  load_regs(o, yp, yb, ys_c, C, tm, (ACC)0);
+  load_regs(g, gyp, gb, gs_c, C, tm.t, T, tm.active, (ACC)0);
+  load_regs(o, yp, yb, ys_c, C, tm.t, T, tm.active, (ACC)0);
   ACC s = 0;
 #pragma unroll
   for (int k = 0; k < ITEMS; ++k) s += is_log ? g[k] : g[k] * o[k];
