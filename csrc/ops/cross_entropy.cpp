@@ -19,13 +19,11 @@
 #include <torch/csrc/autograd/custom_function.h>
 #include <torch/library.h>
 #include <limits>
-#include <mutex>
-#include <unordered_map>
 
 namespace torch_ocl {
 namespace {
 
-constexpr int kMaxWG = 256;  // MAX_WG of cross_entropy.cl: the largest work-group launched
+constexpr int kMaxWG = rows::kMaxWG;  // MAX_WG of cross_entropy.cl (rows.clh)
 
 // kernels/cross_entropy.cl flags
 enum : int {
@@ -38,37 +36,14 @@ enum : int {
   kCounters = 64,
 };
 
-// How cross_entropy.cl's row teams reduce and read: rows.h's configuration (ROW_REDUCE, VEC,
-// ITEMS; on NVIDIA warp shuffles by inline PTX for teams within one warp, the local-memory tree
-// for wider teams and elsewhere, as softmax/rows) from this family's
-// own tuning entry "cross_entropy/rows": "ROWRED=local|ptx|khr|emu VEC=0|1 ITEMS=4..64"
-// (in-process: torch_ocl._C._tuning_set(device, "cross_entropy/rows", text), as the tests do).
-// ITEMS: the row elements each work-item keeps in registers, which also sizes the teams
-// (at most MAX_WG work-items): rows of up to 256 * ITEMS classes are read once with every
-// load in flight, longer rows stream once with an online (max, sum). Default 32, so that 8192 classes (GPT-2-sized
-// vocabularies, bench_ops.py's case) fit a team of 256 in registers.
+// How cross_entropy.cl's row teams reduce and read: rows::config(d, rows::kCrossEntropy), the
+// tuning entry "cross_entropy/rows" ("ROWRED=local|ptx|khr|emu VEC=0|1 ITEMS=4..64"; in-process:
+// torch_ocl._C._tuning_set(device, "cross_entropy/rows", text), as the tests do). ITEMS: the
+// row elements each work-item keeps in registers, which also sizes the teams (at most MAX_WG
+// work-items): rows of up to 256 * ITEMS classes are read once with every load in flight,
+// longer rows stream once with an online (max, sum).
 using RowsConfig = rows::Config;
-constexpr int kDefaultItems = 32;
-
-RowsConfig rows_config(const Device& d) {
-  static std::mutex mu;
-  static std::unordered_map<int, std::pair<uint64_t, RowsConfig>> cache;  // device -> (generation, config)
-  const uint64_t gen = tuning::generation();
-  std::lock_guard<std::mutex> lock(mu);
-  auto it = cache.find(d.index);
-  if (it == cache.end() || it->second.first != gen) {
-    RowsConfig c;
-    c.items = kDefaultItems;
-    if (rows::is_nvidia(d)) {  // as softmax/rows: PTX shuffles for teams within one warp
-      c.row_reduce = 1;
-      c.shuffle_team_max = 32;
-    }
-    tuning::apply_override(d, "cross_entropy/rows", "", "", "cross_entropy row configuration",
-                           [&](const std::string& text) { return rows::apply(d, text, false, c); });
-    it = cache.insert_or_assign(d.index, std::make_pair(gen, c)).first;
-  }
-  return it->second.second;
-}
+RowsConfig rows_config(const Device& d) { return rows::config(d, rows::kCrossEntropy); }
 
 int storage_kind(at::ScalarType t) {
   switch (t) {
@@ -167,35 +142,13 @@ at::Tensor addressable(const at::Tensor& self, RowGeom* g) {
   return x;
 }
 
-int64_t next_pow2(int64_t v) {
-  int64_t p = 1;
-  while (p < v) p <<= 1;
-  return p;
-}
-
-// Work split: a team of T work-items per row, `local / T` rows per work-group.
-struct Teams {
-  int T = 1, local = 1, c_fast = 1;
-  size_t groups = 0;
-};
+// Work split: a team of T work-items per row, `local / T` rows per work-group. Adjacent
+// work-items read adjacent classes, unless the rows are the unit-stride direction and the
+// classes are not (a transposed (C, N) input, or class-strided spatial positions).
+using Teams = rows::Split;
 Teams teams(const RowGeom& g, int items) {
-  Teams k;
-  const int64_t team = std::min<int64_t>(next_pow2((g.C + items - 1) / items), kMaxWG);
-  // Adjacent work-items read adjacent classes, unless the rows are the unit-stride direction
-  // and the classes are not (a transposed (C, N) input, or class-strided spatial positions).
   const int64_t row_stride = g.S == 1 ? g.sn : g.ss;
-  k.c_fast = g.sc == 1 || row_stride != 1;
-  if (k.c_fast) {
-    k.T = static_cast<int>(team);
-    k.local = kMaxWG;
-  } else {
-    const int64_t lanes = std::min<int64_t>(next_pow2(g.rows()), 32);
-    k.T = static_cast<int>(std::min<int64_t>(team, kMaxWG / lanes));
-    k.local = static_cast<int>(lanes * k.T);
-  }
-  const int64_t per_group = k.local / k.T;
-  k.groups = static_cast<size_t>((g.rows() + per_group - 1) / per_group);
-  return k;
+  return rows::split(g.rows(), g.C, items, g.sc == 1 || row_stride != 1, g.rows());
 }
 
 // Whether rows of t (geometry g) can be read as aligned 4-element vectors: class stride 1,

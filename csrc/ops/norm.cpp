@@ -16,7 +16,7 @@
 namespace torch_ocl {
 namespace {
 
-constexpr int kMaxWG = 256;  // MAX_WG of norm.cl
+constexpr int kMaxWG = rows::kMaxWG;  // MAX_WG of norm.cl (rows.clh)
 constexpr int kCols = 32;    // COLS of norm.cl
 constexpr int kWbChunk = 4;  // WB_CHUNK of norm.cl
 constexpr int64_t kMinRows = 16;     // rows per layer_norm_bwd group at least, when it sums weight/bias grads
@@ -32,17 +32,10 @@ int storage_kind(at::ScalarType t, const char* op) {
 }
 bool is_reduced(at::ScalarType t) { return t == at::kHalf || t == at::kBFloat16; }
 
-int64_t next_pow2(int64_t v) {
-  int64_t p = 1;
-  while (p < v) p <<= 1;
-  return p;
-}
 
 struct Types {
   at::ScalarType x, w, s;
 };
-int team_width(const rows::Config& rc, int64_t N);
-
 // Build options but VEC (norm_forward / norm_backward add it per call), for rows of N elements.
 std::string options(Device& d, const Types& t, const rows::Config& rc, int64_t N, const char* op) {
   for (auto s : {t.x, t.w, t.s}) check_dtype_supported(d, s, op);
@@ -50,7 +43,8 @@ std::string options(Device& d, const Types& t, const rows::Config& rc, int64_t N
   const bool dbl = xk == 1 || wk == 1 || sk == 1;
   return "-DX_KIND=" + std::to_string(xk) + " -DW_KIND=" + std::to_string(wk) + " -DS_KIND=" + std::to_string(sk) +
          " -DACC=" + (dbl ? "double -DACC_IS_DOUBLE=1" : "float") + " -DMAX_WG=" + std::to_string(kMaxWG) +
-         " -DITEMS=" + std::to_string(rc.items) + " -DROW_REDUCE=" + std::to_string(rows::reduce_for(rc, team_width(rc, N))) +
+         " -DITEMS=" + std::to_string(rc.items) +
+         " -DROW_REDUCE=" + std::to_string(rows::reduce_for(rc, rows::team_width(N, rc.items))) +
          " -DCOLS=" + std::to_string(kCols) +
          " -DFAN_IN=" + std::to_string(rc.fan_in) + " -DWB_CHUNK=" + std::to_string(kWbChunk) +
          (rc.prefetch ? " -DBWD_PREFETCH=1" : "");
@@ -98,17 +92,12 @@ bool vec_rows(const rows::Config& rc, int64_t N, std::initializer_list<std::pair
   return true;
 }
 
-// Team width of a row of N elements: enough work-items for ITEMS elements each, at most a group.
-int team_width(const rows::Config& rc, int64_t N) {
-  return static_cast<int>(std::min<int64_t>(next_pow2((N + rc.items - 1) / rc.items), kMaxWG));
-}
-
 // Launches layer_norm_fwd (rms=true: RMSNorm, mean not written).
 void norm_forward(Device& d, const std::string& opts, const rows::Config& rc, const at::Tensor& x, const at::Tensor& w,
                   const at::Tensor& b, const at::Tensor& y, const at::Tensor& mean, const at::Tensor& rstd, int64_t M,
                   int64_t N, double eps, bool rms) {
   if (M == 0) return;
-  const int T = team_width(rc, N);
+  const int T = rows::team_width(N, rc.items);
   const size_t groups = static_cast<size_t>((M + kMaxWG / T - 1) / (kMaxWG / T));
   const Buf bx = buf(x), bw = buf_or_none(w), bb = buf_or_none(b), by = buf(y);
   const bool vec = vec_rows(rc, N, {{&x, bx}, {&w, bw}, {&b, bb}, {&y, by}});
@@ -136,7 +125,7 @@ void norm_backward(Device& d, const std::string& opts, const rows::Config& rc, c
   Buf mean_b = rms ? Buf{} : buf(mean);
   Buf dw_b = dw.defined() ? buf(dw) : Buf{}, db_b = db.defined() ? buf(db) : Buf{};
   const at::ScalarType acc = x.scalar_type() == at::kDouble ? at::kDouble : at::kFloat;
-  const int T = team_width(rc, N);
+  const int T = rows::team_width(N, rc.items);
   const int64_t lanes = kMaxWG / T, tiles = (M + lanes - 1) / lanes;
   const bool fused_wb = want_wb && N <= int64_t(T) * rc.items;
   if (want_dx || fused_wb) {

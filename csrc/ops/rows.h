@@ -6,6 +6,8 @@
 #pragma once
 #include "../runtime/Tuning.h"
 
+#include <algorithm>
+#include <cstdint>
 #include <mutex>
 #include <string>
 #include <unordered_map>
@@ -13,6 +15,44 @@
 #include <vector>
 
 namespace torch_ocl::rows {
+
+constexpr int kMaxWG = 256;  // MAX_WG of kernels/rows.clh: the largest work-group a row kernel launches
+
+inline int64_t next_pow2(int64_t v) {
+  int64_t p = 1;
+  while (p < v) p <<= 1;
+  return p;
+}
+
+// Team width for rows of C elements: enough work-items for `items` elements each, at most a group.
+inline int team_width(int64_t C, int items) {
+  return static_cast<int>(std::min<int64_t>(next_pow2((C + items - 1) / items), kMaxWG));
+}
+
+// How a launch over `rows` rows of C elements splits them among work-groups. c_fast: a team of
+// consecutive work-items per row, kMaxWG / T rows per group. Otherwise adjacent work-items
+// serve adjacent rows (`adjacent`: how many rows lie next to each other in memory, so at most
+// 32 lanes of them) and the team spans the row with a stride of `lanes` work-items.
+struct Split {
+  int T = 1, local = 1, c_fast = 1;
+  size_t groups = 0;
+};
+inline Split split(int64_t rows, int64_t C, int items, bool c_fast, int64_t adjacent) {
+  Split s;
+  const int team = team_width(C, items);
+  s.c_fast = c_fast ? 1 : 0;
+  if (c_fast) {
+    s.T = team;
+    s.local = kMaxWG;
+  } else {
+    const int64_t lanes = std::min<int64_t>(next_pow2(adjacent), 32);
+    s.T = static_cast<int>(std::min<int64_t>(team, kMaxWG / lanes));
+    s.local = static_cast<int>(lanes * s.T);
+  }
+  const int64_t per_group = s.local / s.T;
+  s.groups = static_cast<size_t>((rows + per_group - 1) / per_group);
+  return s;
+}
 
 // Defaults: on NVIDIA, warp shuffles by inline PTX (shfl.sync) for teams of at most one warp
 // (no barrier at all), the local-memory tree for wider teams and on other devices; 4-element
@@ -88,23 +128,27 @@ inline Config backward(const Config& c) {
   return b;
 }
 
-enum Family { kSoftmax = 0, kNorm = 1 };
+enum Family { kSoftmax = 0, kNorm = 1, kCrossEntropy = 2 };
 
-// The configuration of `family` for device d (tuning entry "softmax/rows" or "norm/rows"),
-// derived once per device and tuning generation. An invalid entry warns and keeps the defaults.
+// The configuration of `family` for device d (tuning entry "softmax/rows", "norm/rows" or
+// "cross_entropy/rows"), derived once per device and tuning generation. An invalid entry
+// warns and keeps the defaults. Cross-entropy keeps 32 elements per work-item by default, so
+// rows of 8192 classes (GPT-2-sized vocabularies) fit a team of 256 in registers.
 inline Config config(const Device& d, Family family) {
+  static const char* const keys[] = {"softmax/rows", "norm/rows", "cross_entropy/rows"};
   static std::mutex mu;
-  static std::unordered_map<int, std::pair<uint64_t, Config>> cache[2];  // device -> (generation, config)
+  static std::unordered_map<int, std::pair<uint64_t, Config>> cache[3];  // device -> (generation, config)
   const uint64_t gen = tuning::generation();
   std::lock_guard<std::mutex> lock(mu);
   auto& slot = cache[family][d.index];
   if (slot.first != gen) {
     Config c;
+    if (family == kCrossEntropy) c.items = 32;
     if (is_nvidia(d)) {
       c.row_reduce = 1;
       c.shuffle_team_max = 32;
     }
-    tuning::apply_override(d, family == kNorm ? "norm/rows" : "softmax/rows", "", "", "row kernel configuration",
+    tuning::apply_override(d, keys[family], "", "", "row kernel configuration",
                            [&](const std::string& text) { return apply(d, text, family == kNorm, c); });
     slot = {gen, c};
   }

@@ -15,7 +15,7 @@
 namespace torch_ocl {
 namespace {
 
-constexpr int kMaxWG = 256;  // MAX_WG of softmax.cl: work-group size for rows along the innermost dim
+constexpr int kMaxWG = rows::kMaxWG;  // MAX_WG of softmax.cl (rows.clh)
 
 // Storage kind of a floating dtype as softmax.cl's X_KIND / Y_KIND understand it.
 int storage_kind(at::ScalarType t, const char* op) {
@@ -53,16 +53,12 @@ std::optional<RowStrides> row_strides(const at::Tensor& t, int64_t dim) {
   return r;
 }
 
-struct Geometry {
+// A tensor viewed as [outer, C, inner] around dim, and how the launch splits its rows: rows
+// along the innermost dim get a team of consecutive work-items each; otherwise adjacent
+// work-items take adjacent inner positions (coalesced) and the team spans dim.
+struct Geometry : rows::Split {
   int64_t outer = 1, C = 1, inner = 1;
-  int T = 1, local = 1, c_fast = 1;
-  size_t groups = 0;
 };
-int64_t next_pow2(int64_t v) {
-  int64_t p = 1;
-  while (p < v) p <<= 1;
-  return p;
-}
 Geometry geometry(const at::Tensor& t, int64_t dim, int items) {
   Geometry g;
   if (t.dim() > 0) {
@@ -70,22 +66,7 @@ Geometry geometry(const at::Tensor& t, int64_t dim, int items) {
     g.C = t.size(dim);
     for (int64_t d = dim + 1; d < t.dim(); ++d) g.inner *= t.size(d);
   }
-  const int64_t rows = g.outer * g.inner;
-  const int64_t team = std::min<int64_t>(next_pow2((g.C + items - 1) / items), kMaxWG);
-  if (g.inner == 1) {
-    // Rows are contiguous along dim: a team per row, as many rows per group as fit.
-    g.c_fast = 1;
-    g.T = static_cast<int>(team);
-    g.local = kMaxWG;
-  } else {
-    // Adjacent work-items take adjacent inner positions (coalesced); the team spans dim.
-    g.c_fast = 0;
-    const int64_t lanes = std::min<int64_t>(next_pow2(g.inner), 32);
-    g.T = static_cast<int>(std::min<int64_t>(team, kMaxWG / lanes));
-    g.local = static_cast<int>(lanes * g.T);
-  }
-  const int64_t per_group = g.local / g.T;
-  g.groups = static_cast<size_t>((rows + per_group - 1) / per_group);
+  static_cast<rows::Split&>(g) = rows::split(g.outer * g.inner, g.C, items, g.inner == 1, g.inner);
   return g;
 }
 
