@@ -26,6 +26,7 @@ const std::string& cache_dir() {
   return v;
 }
 const std::string& extra_build_options() { static const std::string v = read("TORCH_OCL_BUILD_OPTIONS", ""); return v; }
+bool print_build_logs() { static const bool v = read("TORCH_OCL_BUILD_LOG", "0") == "1"; return v; }
 const std::string& gemm_impl() { static const std::string v = read("TORCH_OCL_GEMM", "auto"); return v; }
 const std::string& attn_config() { static const std::string v = read("TORCH_OCL_ATTN_CONFIG", ""); return v; }
 int64_t gemm_split_k() {

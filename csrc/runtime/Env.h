@@ -20,6 +20,9 @@ const std::string& kernel_dir();
 const std::string& cache_dir();
 // TORCH_OCL_BUILD_OPTIONS: extra options appended to every clBuildProgram.
 const std::string& extra_build_options();
+// TORCH_OCL_BUILD_LOG=1: print every program's build log to stderr after building it from
+// source (with TORCH_OCL_BUILD_OPTIONS=-cl-nv-verbose, NVIDIA's per-kernel registers and spills).
+bool print_build_logs();
 // TORCH_OCL_GEMM=auto|clblast|own: which GEMM implementation to use.
 const std::string& gemm_impl();
 // TORCH_OCL_GEMM_SPLIT_K=auto|off|N: split-K slicing of long-K products (N forces N slices).

@@ -182,7 +182,8 @@ std::string build_log(Device& d, cl_program p) {
 }
 
 // Called with g_mutex held.
-Program& program_for(Device& d, const std::string& source, const std::string& options) {
+// label names the program in build logs (a kernel file's stem, or the kernel of a generated source).
+Program& program_for(Device& d, const std::string& source, const std::string& options, const std::string& label) {
   std::string opts = options;
   if (!env::extra_build_options().empty()) opts += " " + env::extra_build_options();
   const std::string src_hash = hex64(fnv1a(source));
@@ -210,6 +211,9 @@ Program& program_for(Device& d, const std::string& source, const std::string& op
                   ") with ", cl_error_name(err), "\noptions: ", opts, "\nbuild log:\n", log);
     }
     g_stats.built_from_source++;
+    if (env::print_build_logs())
+      std::fprintf(stderr, "torch_ocl: built %s on ocl:%d with options '%s'; build log:\n%s\n", label.c_str(),
+                   d.index, opts.c_str(), build_log(d, p).c_str());
     if (disk_enabled()) store_binary(d, p, path, disk_key);
   }
   auto prog = std::make_unique<Program>();
@@ -247,7 +251,7 @@ const std::string& kernel_source(const std::string& stem) {
 Kernel& get_kernel_from_source(Device& d, const std::string& source, const std::string& options,
                                const std::string& name) {
   std::lock_guard<std::mutex> g(g_mutex);
-  return kernel_in(d, program_for(d, source, options), name);
+  return kernel_in(d, program_for(d, source, options, name), name);
 }
 
 Kernel& get_kernel(Device& d, const std::string& stem, const std::string& options, const std::string& name) {
@@ -267,7 +271,7 @@ Kernel& get_kernel(Device& d, const std::string& stem, const std::string& option
   }
   const std::string& src = kernel_source(stem);
   std::lock_guard<std::mutex> g(g_mutex);
-  Kernel& k = kernel_in(d, program_for(d, src, options), name);
+  Kernel& k = kernel_in(d, program_for(d, src, options, stem), name);
   g_by_stem.emplace(key, &k);
   return k;
 }
