@@ -114,8 +114,9 @@ def test_family_cases_emulated(rows_mode, mode, case, dtype):
     test_ops.test_op(case, dtype)
 
 
-def test_bad_config_warns(rows_mode):
-    rows_mode("ROWRED=bogus")
+@pytest.mark.parametrize("bad", ["ROWRED=bogus", "MAXRREG=8"])
+def test_bad_config_warns(rows_mode, bad):
+    rows_mode(bad)
     x = torch.randn(4, 8)
     with pytest.warns(UserWarning, match="softmax/rows"):
         y = torch.softmax(x.to("ocl"), -1)

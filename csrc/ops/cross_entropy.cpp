@@ -160,12 +160,12 @@ bool vec4_ok(const at::Tensor& t, const RowGeom& g) {
 }
 
 // Build options; row_reduce: ROW_REDUCE (0 unless the teams are consecutive work-items).
-std::string options(const at::Tensor& self, const at::Tensor& target, int row_reduce, bool vec4, int items) {
+std::string options(const at::Tensor& self, const at::Tensor& target, int row_reduce, bool vec4, const RowsConfig& rc) {
   const int xk = storage_kind(self.scalar_type());
   return "-DX_KIND=" + std::to_string(xk) + " -DTGT_T=" + (target.scalar_type() == at::kByte ? "uchar" : "long") +
          " -DACC=" + (xk == 1 ? "double -DACC_IS_DOUBLE=1" : "float") + " -DMAX_WG=" + std::to_string(kMaxWG) +
-         " -DVEC=" + (vec4 ? "4" : "1") + " -DITEMS=" + std::to_string(items) +
-         " -DROW_REDUCE=" + std::to_string(row_reduce);
+         " -DVEC=" + (vec4 ? "4" : "1") + " -DITEMS=" + std::to_string(rc.items) +
+         " -DROW_REDUCE=" + std::to_string(row_reduce) + rows::build_options(rc);
 }
 
 // Calls f with eps as the kernels' ACC type.
@@ -209,7 +209,7 @@ at::Tensor ce_forward(const CeCall& c, at::Tensor* aux) {
     if (counters) flags |= kCounters;
   }
   const bool vec4 = rc.vec == 1 && vec4_ok(x, g);
-  const std::string opts = options(c.self, c.target, k.c_fast ? rows::reduce_for(rc, k.T) : 0, vec4, rc.items);
+  const std::string opts = options(c.self, c.target, k.c_fast ? rows::reduce_for(rc, k.T) : 0, vec4, rc);
   Kernel& kf = get_kernel(d, "cross_entropy", opts, "ce_fwd");
   const Buf wb = c.weight.defined() ? buf(c.weight) : Buf{nullptr, 0};
   const Buf ab = aux ? buf(ax) : Buf{nullptr, 0};
@@ -255,7 +255,7 @@ at::Tensor ce_backward(const at::Tensor& grad_out, const CeCall& c, const at::Te
   const Teams k = teams(g, rc.items);
   const bool vec4 = rc.vec == 1 && vec4_ok(x, g) && vec4_ok(gx, gg);
   // ce_bwd has no team reduction: ROW_REDUCE 0 shares the program of forwards without shuffles.
-  Kernel& kb = get_kernel(d, "cross_entropy", options(c.self, c.target, 0, vec4, rc.items), "ce_bwd");
+  Kernel& kb = get_kernel(d, "cross_entropy", options(c.self, c.target, 0, vec4, rc), "ce_bwd");
   const Buf wb = c.weight.defined() ? buf(c.weight) : Buf{nullptr, 0};
   with_acc(c.self, c.eps, [&](auto eps) {
     launch(d, kb, Range(k.groups * k.local), Range(k.local), buf(x), buf(c.target), wb, buf(go), buf(aux), buf(gx),

@@ -62,7 +62,7 @@ inline Split split(int64_t rows, int64_t C, int items, bool c_fast, int64_t adja
 // one barrier, then 8 partials per work-item) 86-93% with shuffles against 95-98% with the
 // tree. BWD_ITEMS=32 ran the LayerNorm backward over 131072 x 512 at 93% of copy against 85%
 // with 16, but GPTMini large's 8192 x 512 backward slower (17 calls: 0.64 against 0.48 ms per
-// step), so the default stays 16. Text "ROWRED=local|ptx|khr|emu VEC=0|1 ITEMS=4..64" (and,
+// step), so the default stays 16. Text "ROWRED=local|ptx|khr|emu VEC=0|1 ITEMS=4..64 MAXRREG=0|16..255" (and,
 // for norm, "BWD_ITEMS=4..64 GROUPS_PER_CU=1..64 FAN_IN=4..32 PREFETCH=0|1") overrides any of them, from the
 // tuning file or in-process through torch_ocl._C._tuning_set(device, key, text) (the tests and
 // bench/bench_ops.py --rows do). emu (shuffles emulated through local memory) lets CPU devices
@@ -76,6 +76,7 @@ struct Config {
   int groups_per_cu = 4;  // norm: layer_norm_bwd groups per compute unit at most, when it sums weight/bias grads
   int fan_in = 16;        // norm: FAN_IN, partials summed per last arrival (groups <= FAN_IN^2)
   int prefetch = 0;       // norm: BWD_PREFETCH, layer_norm_bwd loads the next rows during the current ones
+  int max_regs = 0;       // MAXRREG: NVIDIA's per-work-item register cap for the family's programs (0: the compiler's choice)
 };
 
 inline bool is_nvidia(const Device& d) { return d.info.vendor.find("NVIDIA") != std::string::npos; }
@@ -98,13 +99,14 @@ inline std::string apply(const Device& d, const std::string& text, bool norm_key
     }
     int* field = key == "VEC"                           ? &r.vec
                  : key == "ITEMS"                       ? &r.items
+                 : key == "MAXRREG"                     ? &r.max_regs
                  : norm_keys && key == "BWD_ITEMS"     ? &r.bwd_items
                  : norm_keys && key == "GROUPS_PER_CU" ? &r.groups_per_cu
                  : norm_keys && key == "FAN_IN"        ? &r.fan_in
                  : norm_keys && key == "PREFETCH"      ? &r.prefetch
                                                         : nullptr;
     if (!field)
-      return "unknown key '" + key + "' (ROWRED, VEC, ITEMS" +
+      return "unknown key '" + key + "' (ROWRED, VEC, ITEMS, MAXRREG" +
              (norm_keys ? ", BWD_ITEMS, GROUPS_PER_CU, FAN_IN, PREFETCH)" : ")");
     if (!tuning::parse_int(key, value, field, &err)) return err;
   }
@@ -115,8 +117,15 @@ inline std::string apply(const Device& d, const std::string& text, bool norm_key
     return "BWD_ITEMS must be 4, 8, 16, 32 or 64";
   if (r.groups_per_cu < 1 || r.groups_per_cu > 64) return "GROUPS_PER_CU must be 1..64";
   if (r.fan_in < 4 || r.fan_in > 32) return "FAN_IN must be 4..32";
+  if (r.max_regs != 0 && (r.max_regs < 16 || r.max_regs > 255)) return "MAXRREG must be 0 or 16..255";
+  if (r.max_regs != 0 && !is_nvidia(d)) return "MAXRREG needs NVIDIA's compiler (-cl-nv-maxrregcount)";
   c = r;
   return "";
+}
+
+// Build options c adds to every program of its family: NVIDIA's register cap.
+inline std::string build_options(const Config& c) {
+  return c.max_regs ? " -cl-nv-maxrregcount=" + std::to_string(c.max_regs) : std::string();
 }
 
 // The ROW_REDUCE for teams of `team` work-items under c.
@@ -147,6 +156,12 @@ inline Config config(const Device& d, Family family) {
     if (is_nvidia(d)) {
       c.row_reduce = 1;
       c.shuffle_team_max = 32;
+      // Cross-entropy's kernels take 88 (forward) and 96 (backward) registers on their own,
+      // which leaves room for only two 256-wide work-groups per SM: too few rows in flight to
+      // hide a row's load-reduce-reduce chain. Capped at 64 (four groups), [8192, 8192] fp32
+      // ran at 65% of copy forward (48% uncapped) and 102% backward (87%), same H200 run;
+      // a cap of 48 spilled too much (49% / 47%). bench/RESULTS.md, session 5.
+      if (family == kCrossEntropy) c.max_regs = 64;
     }
     tuning::apply_override(d, keys[family], "", "", "row kernel configuration",
                            [&](const std::string& text) { return apply(d, text, family == kNorm, c); });
