@@ -13,6 +13,13 @@
 // A row's team combines its partial states with warp shuffles (ROW_REDUCE 1-3, teams of
 // consecutive work-items) or a local-memory tree (subgroup.clh: team_reduce).
 // An out-of-range target sets the device's sticky error flag and counts as ignored.
+// Forward variants (build options, from the tuning entry "cross_entropy/rows", csrc/ops/rows.h):
+// LSE_PAIR 1: each member folds its registers into its own (max, sum of exp) and the team
+// reduces that pair once (one team reduction instead of a max and then a sum). CE_SPLIT 1:
+// a long row is cut into nchunks chunks of `chunk` classes, each served by its own team (more,
+// shorter, independent chains, fewer registers per work-item); each team stores its chunk's
+// state in the workspace and the last to arrive for the row (per-row arrival counters)
+// combines them in chunk order and finishes the row.
 #include "common.clh"
 
 #ifndef X_KIND
@@ -23,6 +30,12 @@
 #endif
 #ifndef ITEMS
 #define ITEMS 32  // row elements each work-item keeps in registers (a multiple of VEC)
+#endif
+#ifndef LSE_PAIR
+#define LSE_PAIR 0  // 1: the register path reduces each member's (max, sum of exp) pair once
+#endif
+#ifndef CE_SPLIT
+#define CE_SPLIT 0  // 1: ce_fwd serves rows in chunks (nchunks > 1) finished by the last arrival
 #endif
 #include "rows.clh"  // VEC, ACC, ROW_REDUCE, row teams, register loads
 #define X_T CAT(ST_, X_KIND)
@@ -75,15 +88,18 @@ inline long ce_class(TGT_T raw, long C, long ignore_index, __global int* err) {
   return t;
 }
 
-// The target class of a row (-1: ignored), its logit *xt and its weight *wt, for the team's
-// first member (first) after it loaded the raw target value: these dependent loads are issued
-// right after the row's own loads, so that they overlap them rather than follow the reductions.
+// The target class of a row (-1: ignored), and for the team's first member (first) after it
+// loaded the raw target value, the target's logit *xt and weight *wt when the target lies in
+// the team's classes [c0, c0 + n) (else 0): these dependent loads are issued right after the
+// row's own loads, so that they overlap them rather than follow the reductions. xb: the
+// element offset of class c0.
 inline long target_loads(bool first, TGT_T raw, long C, long ignore_index, __global int* err,
-                         __global const X_T* xp, long xb, long xs_c, __global const X_T* wp, bool has_w, ACC* xt,
-                         ACC* wt) {
+                         __global const X_T* xp, long xb, long xs_c, long c0, long n, __global const X_T* wp,
+                         bool has_w, ACC* xt, ACC* wt) {
   const long t = first ? ce_class(raw, C, ignore_index, err) : -1;
-  *xt = t >= 0 ? LOAD_X(xp, xb + t * xs_c) : (ACC)0;
-  *wt = t < 0 ? (ACC)0 : has_w ? LOAD_X(wp, t) : (ACC)1;
+  const bool here = t >= c0 && t - c0 < n;
+  *xt = here ? LOAD_X(xp, xb + (t - c0) * xs_c) : (ACC)0;
+  *wt = !here ? (ACC)0 : has_w ? LOAD_X(wp, t) : (ACC)1;
   return t;
 }
 
@@ -120,36 +136,57 @@ inline void ce_finish_parts(__global const ACC* ws, long nparts, __global X_T* o
 // (reductions), [rows + 1] sum of the class weights (label smoothing with weights). With
 // reduction none, out[row] is the row's loss; else out[0] is the reduced loss and ws holds
 // one (loss, weight) pair per work-group.
+// CE_SPLIT with nchunks > 1: team u = row * nchunks + k serves classes [k * chunk, (k + 1) *
+// chunk) of the row (the last chunk may be shorter); ws holds one (loss, weight) pair per row
+// (reductions: the last row to finish adds them), then CE_PART values per team (its chunk's
+// state); counters[row] counts the row's arrived chunks, counters[rows] the finished rows.
+#define CE_PART 6  // a chunk's state: max, sum of exp(x - max), sum w_c x_c, sum w_c, target logit, target weight
 __kernel void ce_fwd(PTR_ARG(X_T, x), PTR_ARG(TGT_T, target), PTR_ARG(X_T, w), PTR_ARG(X_T, out), PTR_ARG(ACC, aux),
                      PTR_ARG(ACC, ws), __global uint* counters, long rows, long S, long C, long xs_n, long xs_s,
-                     long xs_c, long ignore_index, ACC eps, int T, int c_fast, int flags, __global int* err) {
+                     long xs_c, long ignore_index, ACC eps, int T, int c_fast, int flags, __global int* err,
+                     long chunk, int nchunks) {
   ROW_XCHG_DECL;
   __local Part red_a[ROW_RED_SLOTS];
   __local Part red_b[ROW_RED_SLOTS];
   __local ACC red_l[MAX_WG];
   __local ACC red_w[MAX_WG];
   __local uint last_flag;
+#if CE_SPLIT
+  __local uint nfin;  // rows this group finished (reductions)
+  const bool split = nchunks > 1;
+  const Team tm = team_of(split ? rows * nchunks : rows, T, c_fast);
+  // The team's row and its classes [c0, c0 + n); seg: the longest n of the launch.
+  const long row = split ? tm.row / nchunks : tm.row;
+  const long c0 = split ? (tm.row - row * nchunks) * chunk : 0;
+  const long n = split ? min(chunk, C - c0) : C, seg = split ? chunk : C;
+#else
   const Team tm = team_of(rows, T, c_fast);
+  const long row = tm.row, c0 = 0, n = C, seg = C;
+#endif
   const bool has_w = (flags & F_HAS_W) != 0, smooth = (flags & F_SMOOTH) != 0;
   __global const X_T* xp = PTR(X_T, x);
   __global const X_T* wp = PTR(X_T, w);
-  const long xb = tm.active ? row_base(tm.row, S, xs_n, xs_s) : 0;
-  const bool first = tm.active && tm.t == 0;  // the member that finishes the row
-  const TGT_T traw = first ? PTR(TGT_T, target)[tm.row] : (TGT_T)0;
+  __global const X_T* wq = has_w ? wp + c0 : wp;  // the weights of the team's classes
+  const long xb = tm.active ? row_base(row, S, xs_n, xs_s) + c0 * xs_c : 0;  // class c0 of the row
+  const bool first = tm.active && tm.t == 0;  // the member that finishes the team's part
+  const TGT_T traw = first ? PTR(TGT_T, target)[row] : (TGT_T)0;
+  __global int* terr = c0 == 0 ? err : 0;  // one report per row
   long tcls;
   ACC xt, wt;
 
-  // The row's (max, sum of exp(x - max)) and, for label smoothing, sum of w_c * x_c and of
+  // The team's (max, sum of exp(x - max)) and, for label smoothing, sum of w_c * x_c and of
   // w_c, combined over the team in a fixed order (every member gets the same bits).
   Part ms, xw = part3((ACC)0, (ACC)0, (ACC)0);
-  if (C <= (long)T * ITEMS) {  // the same for every work-item: the row fits the registers
+  if (seg <= (long)T * ITEMS) {  // the same for every work-item: the classes fit the registers
     ACC v[ITEMS];
-    load_regs(v, xp, xb, xs_c, C, tm.t, T, tm.active, -INFINITY);
-    tcls = target_loads(first, traw, C, ignore_index, err, xp, xb, xs_c, wp, has_w, &xt, &wt);
+    load_regs(v, xp, xb, xs_c, n, tm.t, T, tm.active, -INFINITY);
+    tcls = target_loads(first, traw, C, ignore_index, terr, xp, xb, xs_c, c0, n, wp, has_w, &xt, &wt);
     ACC m = -INFINITY, s = 0, sx = 0, sw = 0;
 #pragma unroll
     for (int k = 0; k < ITEMS; ++k) m = max_nan(m, v[k]);
+#if !LSE_PAIR
     m = team_reduce(part3(m, (ACC)0, (ACC)0), OP_MAX, 1, tm.t, T, tm.stride, red_a, ROW_XCHG).x;
+#endif
     // exp(-inf - m) = 0 for padding; a row of -inf only gives NaN (lse - x_t is NaN either way)
 #pragma unroll
     for (int k = 0; k < ITEMS; ++k) s += exp(v[k] - m);
@@ -157,30 +194,37 @@ __kernel void ce_fwd(PTR_ARG(X_T, x), PTR_ARG(TGT_T, target), PTR_ARG(X_T, w), P
 #pragma unroll
       for (int k = 0; k < ITEMS; ++k) {
         const long c = COL(tm.t, T, k);
-        if (tm.active && c < C) {
-          const ACC wc = has_w ? LOAD_X(wp, c) : (ACC)1;
+        if (tm.active && c < n) {
+          const ACC wc = has_w ? LOAD_X(wq, c) : (ACC)1;
           sx += wc * v[k];
           sw += wc;
         }
       }
     }
+#if LSE_PAIR
+    // This member's own pair (no elements, or only -inf: max -inf, sum 0), reduced once.
+    if (m == -INFINITY) s = 0;
+    ms = team_reduce(part3(m, s, (ACC)0), OP_SOFTMAX, 2, tm.t, T, tm.stride, red_a, ROW_XCHG);
+    if (smooth) xw = team_reduce(part3(sx, sw, (ACC)0), OP_SUM, 2, tm.t, T, tm.stride, red_b, ROW_XCHG);
+#else
     const Part p = team_reduce(part3(s, sx, sw), OP_SUM, smooth ? 3 : 1, tm.t, T, tm.stride, red_b, ROW_XCHG);
     ms = part3(m, p.x, (ACC)0);
     xw = part3(p.y, p.z, (ACC)0);
+#endif
   } else {
-    // A longer row: one streamed pass with an online (max, sum) update.
-    tcls = target_loads(first, traw, C, ignore_index, err, xp, xb, xs_c, wp, has_w, &xt, &wt);
+    // Longer: one streamed pass with an online (max, sum) update.
+    tcls = target_loads(first, traw, C, ignore_index, terr, xp, xb, xs_c, c0, n, wp, has_w, &xt, &wt);
     ACC m = -INFINITY, s = 0, sx = 0, sw = 0;
     if (tm.active) {
 #if VEC == 4
-      const long nv = C >> 2;
+      const long nv = n >> 2;
       long j = tm.t;
       for (; j + T < nv; j += 2L * T) {  // two vector loads in flight per step
         const ACC4 v0 = LOAD4_X(xp, xb + 4 * j), v1 = LOAD4_X(xp, xb + 4 * (j + T));
         lse_add4(&m, &s, v0.x, v0.y, v0.z, v0.w);
         lse_add4(&m, &s, v1.x, v1.y, v1.z, v1.w);
         if (smooth) {
-          const ACC4 w0 = has_w ? load_w4(wp, 4 * j) : (ACC4)(1), w1 = has_w ? load_w4(wp, 4 * (j + T)) : (ACC4)(1);
+          const ACC4 w0 = has_w ? load_w4(wq, 4 * j) : (ACC4)(1), w1 = has_w ? load_w4(wq, 4 * (j + T)) : (ACC4)(1);
           sx += (w0.x * v0.x + w0.y * v0.y) + (w0.z * v0.z + w0.w * v0.w);
           sx += (w1.x * v1.x + w1.y * v1.y) + (w1.z * v1.z + w1.w * v1.w);
           sw += (w0.x + w0.y + w0.z + w0.w) + (w1.x + w1.y + w1.z + w1.w);
@@ -190,29 +234,29 @@ __kernel void ce_fwd(PTR_ARG(X_T, x), PTR_ARG(TGT_T, target), PTR_ARG(X_T, w), P
         const ACC4 v0 = LOAD4_X(xp, xb + 4 * j);
         lse_add4(&m, &s, v0.x, v0.y, v0.z, v0.w);
         if (smooth) {
-          const ACC4 w0 = has_w ? load_w4(wp, 4 * j) : (ACC4)(1);
+          const ACC4 w0 = has_w ? load_w4(wq, 4 * j) : (ACC4)(1);
           sx += (w0.x * v0.x + w0.y * v0.y) + (w0.z * v0.z + w0.w * v0.w);
           sw += w0.x + w0.y + w0.z + w0.w;
         }
       }
 #else
       long c = tm.t;
-      for (; c + 3L * T < C; c += 4L * T) {  // four independent loads in flight per step
+      for (; c + 3L * T < n; c += 4L * T) {  // four independent loads in flight per step
         const ACC a0 = LOAD_X(xp, xb + c * xs_c), a1 = LOAD_X(xp, xb + (c + T) * xs_c);
         const ACC a2 = LOAD_X(xp, xb + (c + 2L * T) * xs_c), a3 = LOAD_X(xp, xb + (c + 3L * T) * xs_c);
         lse_add4(&m, &s, a0, a1, a2, a3);
         if (smooth) {
-          const ACC w0 = has_w ? LOAD_X(wp, c) : (ACC)1, w1 = has_w ? LOAD_X(wp, c + T) : (ACC)1;
-          const ACC w2 = has_w ? LOAD_X(wp, c + 2L * T) : (ACC)1, w3 = has_w ? LOAD_X(wp, c + 3L * T) : (ACC)1;
+          const ACC w0 = has_w ? LOAD_X(wq, c) : (ACC)1, w1 = has_w ? LOAD_X(wq, c + T) : (ACC)1;
+          const ACC w2 = has_w ? LOAD_X(wq, c + 2L * T) : (ACC)1, w3 = has_w ? LOAD_X(wq, c + 3L * T) : (ACC)1;
           sx += (w0 * a0 + w1 * a1) + (w2 * a2 + w3 * a3);
           sw += (w0 + w1) + (w2 + w3);
         }
       }
-      for (; c < C; c += T) {
+      for (; c < n; c += T) {
         const ACC a0 = LOAD_X(xp, xb + c * xs_c);
         lse_add1(&m, &s, a0);
         if (smooth) {
-          const ACC w0 = has_w ? LOAD_X(wp, c) : (ACC)1;
+          const ACC w0 = has_w ? LOAD_X(wq, c) : (ACC)1;
           sx += w0 * a0;
           sw += w0;
         }
@@ -223,11 +267,39 @@ __kernel void ce_fwd(PTR_ARG(X_T, x), PTR_ARG(TGT_T, target), PTR_ARG(X_T, w), P
     if (smooth) xw = team_reduce(part3(sx, sw, (ACC)0), OP_SUM, 2, tm.t, T, tm.stride, red_b, ROW_XCHG);
   }
 
-  // The team's first member finishes the row.
+  // The member that finishes the row: the team's first, or with chunks, the first of the
+  // row's last team to arrive, which combines the chunks' states in chunk order.
+  bool fin = first;
+#if CE_SPLIT
+  if (split) {
+    fin = false;
+    if (first) {
+      __global ACC* mine = PTR(ACC, ws) + 2 * rows + CE_PART * tm.row;
+      mine[0] = ms.x, mine[1] = ms.y, mine[2] = xw.x, mine[3] = xw.y, mine[4] = xt, mine[5] = wt;
+      mem_fence(CLK_GLOBAL_MEM_FENCE);
+      volatile __global uint* cnt = (volatile __global uint*)counters + row;
+      fin = atomic_inc(cnt) == (uint)nchunks - 1u;
+      if (fin) {
+        atomic_xchg(cnt, 0u);  // every chunk has arrived
+        mem_fence(CLK_GLOBAL_MEM_FENCE);
+        // Chunks' targets: one logit and weight, zeros elsewhere (exact sums).
+        volatile __global const ACC* q = (volatile __global const ACC*)(PTR(ACC, ws) + 2 * rows + CE_PART * row * nchunks);
+        ms = part3(q[0], q[1], (ACC)0);
+        xw = part3(q[2], q[3], (ACC)0);
+        xt = q[4], wt = q[5];
+        for (int k = 1; k < nchunks; ++k) {
+          q += CE_PART;
+          ms = combine(ms, part3(q[0], q[1], (ACC)0), OP_SOFTMAX, 2);
+          xw.x += q[2], xw.y += q[3], xt += q[4], wt += q[5];
+        }
+      }
+    }
+  }
+#endif
   ACC loss = 0;
-  if (first) {
+  if (fin) {
     const ACC lse = ms.x + log(ms.y);
-    if (flags & F_SAVE_LSE) PTR(ACC, aux)[tm.row] = lse;
+    if (flags & F_SAVE_LSE) PTR(ACC, aux)[row] = lse;
     if (tcls >= 0) {
       loss = wt * (lse - xt);
       if (smooth) {
@@ -236,13 +308,41 @@ __kernel void ce_fwd(PTR_ARG(X_T, x), PTR_ARG(TGT_T, target), PTR_ARG(X_T, w), P
         loss = ((ACC)1 - eps) * loss + eps / (ACC)C * (lse * wsum - xw.x);
       }
     }
-    if (smooth && has_w && tm.row == 0 && (flags & F_SAVE_LSE)) PTR(ACC, aux)[rows + 1] = xw.y;
-    if (!(flags & F_REDUCE)) STORE_X(PTR(X_T, out), tm.row, loss);
+    if (smooth && has_w && row == 0 && (flags & F_SAVE_LSE)) PTR(ACC, aux)[rows + 1] = xw.y;
+    if (!(flags & F_REDUCE)) STORE_X(PTR(X_T, out), row, loss);
   }
   if (!(flags & F_REDUCE)) return;
+  const int lid = (int)get_local_id(0);
+
+#if CE_SPLIT
+  if (split) {
+    // Reduction over rows finished by different work-groups: one (loss, weight) pair per row,
+    // added in row order by the group that finishes the last row.
+    if (fin) {
+      PTR(ACC, ws)[2 * row] = loss;
+      PTR(ACC, ws)[2 * row + 1] = wt;
+    }
+    if (lid == 0) nfin = 0;
+    barrier(CLK_LOCAL_MEM_FENCE);
+    if (fin) atomic_inc(&nfin);
+    mem_fence(CLK_GLOBAL_MEM_FENCE | CLK_LOCAL_MEM_FENCE);
+    barrier(CLK_LOCAL_MEM_FENCE | CLK_GLOBAL_MEM_FENCE);
+    if (lid == 0) {
+      const uint k = nfin;
+      volatile __global uint* done = (volatile __global uint*)counters + rows;
+      const bool last = k != 0u && atomic_add(done, k) + k == (uint)rows;
+      if (last) atomic_xchg(done, 0u);  // every row is finished
+      last_flag = last;
+    }
+    barrier(CLK_LOCAL_MEM_FENCE);
+    if (!last_flag) return;
+    mem_fence(CLK_GLOBAL_MEM_FENCE | CLK_LOCAL_MEM_FENCE);
+    ce_finish_parts(PTR(ACC, ws), rows, PTR(X_T, out), PTR(ACC, aux), rows, flags, red_l, red_w);
+    return;
+  }
+#endif
 
   // Reduction: the group's rows in a fixed order, then across groups.
-  const int lid = (int)get_local_id(0);
   if (tm.t == 0) {
     red_l[tm.lane] = loss;
     red_w[tm.lane] = wt;
