@@ -292,35 +292,39 @@ def test_row_modes(rows_mode, mode):
 # The forward's variants (csrc/ops/rows.h, cross-entropy keys): PAIR=1, one team reduction of
 # each work-item's (max, sum of exp) pair; SPLIT, rows cut into chunks served by separate teams
 # and finished by the last to arrive (SPLIT_MIN=4 so that short rows split too); FWD_ITEMS=4,
-# chunks too long for the registers (the streamed path); ROWRED=emu, the shuffle reductions.
-@pytest.mark.parametrize("mode", ["PAIR=1", "SPLIT=4 SPLIT_MIN=4", "SPLIT=3 SPLIT_MIN=4 PAIR=1 ROWRED=emu",
+# chunks too long for the registers (the streamed path). (ROWRED=emu is left to test_row_modes:
+# PoCL takes ~20 s to build each emulated-shuffle program of these variants; on NVIDIA the teams
+# within a warp run PAIR=1 with its shuffles here.)
+@pytest.mark.parametrize("mode", ["PAIR=1", "SPLIT=4 SPLIT_MIN=4", "SPLIT=3 SPLIT_MIN=4 PAIR=1",
                                   "SPLIT=2 SPLIT_MIN=4 FWD_ITEMS=4"])
 def test_forward_variants(rows_mode, mode):
     rows_mode(mode)
-    w = make((1024,), torch.float32, low=0.5, high=2)
+    lean = "PAIR=1" in mode and "SPLIT" in mode  # the pair reduction and the chunks, each tested more above
     # C 3: not split; 37: uneven chunks (12/12/12/1, 16/16/5, 20/17), scalar loads; 1024: vector chunks
+    w = make((1024,), torch.float32, low=0.5, high=2)
     for C in (3, 37, 1024):
         x = make((7, C), torch.float32, low=-10, high=10)
         _check(x, _target((7,), C, ignore=-100), None if C != 1024 else w, label_smoothing=0.1)
-        _check(x, _target((7,), C), reduction="none")
-        _check(x, _target((7,), C, ignore=2, seed=3), reduction="sum", ignore_index=2)
+        if not lean:
+            _check(x, _target((7,), C, ignore=2, seed=3), reduction="none", ignore_index=2)
     # long rows that do not divide evenly (streamed chunks with FWD_ITEMS=4), weights
     w = make((8193,), torch.float32, low=0.5, high=2)
     _check(make((3, 8193), torch.float32), _target((3,), 8193), w, reduction="sum", label_smoothing=0.2)
-    _check(make((3, 8192), torch.float32), _target((3,), 8192, ignore=-100), w[:8192])
     # many rows, several work-groups: the last row to finish adds the per-row pairs in order
     x = make((600, 40), torch.float32).to("ocl")
     t = _target((600,), 40, ignore=-100).to("ocl")
     a = F.cross_entropy(x, t, label_smoothing=0.1)
     assert torch.equal(a.cpu(), F.cross_entropy(x, t, label_smoothing=0.1).cpu())
-    _check(x.cpu(), t.cpu(), make((40,), torch.float32, low=0.5, high=2), label_smoothing=0.1)
-    _check(x.cpu(), t.cpu(), reduction="sum")
+    _check(x.cpu(), t.cpu(), make((40,), torch.float32, low=0.5, high=2), reduction="sum", label_smoothing=0.1)
+    if lean:
+        return
+    _check(x.cpu(), t.cpu(), grad=False)
     # 16-bit storage, a row view at an aligned offset (vector chunks), a transposed input (not split)
-    if "emu" not in mode:
+    if mode.startswith("SPLIT=4"):
         _check(make((5, 64), torch.float16), _target((5,), 64, ignore=-100), dtype=torch.float16, label_smoothing=0.2)
         _check(make((5, 64), torch.bfloat16), _target((5,), 64), dtype=torch.bfloat16, reduction="none")
     _check(make((6, 68), torch.float32)[:, 4:], _target((6,), 64), label_smoothing=0.1)
-    _check(make((40, 6), torch.float32).t(), _target((6,), 40, ignore=-100))
+    _check(make((40, 6), torch.float32).t(), _target((6,), 40, ignore=-100), grad=False)
     # a chunk of only -inf, a NaN in a later chunk, huge values
     inf, nan = float("inf"), float("nan")
     x = torch.tensor([[-inf] * 4 + [0.0, 1.0, 2.0, 3.0], [0.0] * 7 + [nan], [1e30, -1e30] * 4, [-inf] * 8])

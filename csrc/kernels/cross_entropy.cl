@@ -15,11 +15,11 @@
 // An out-of-range target sets the device's sticky error flag and counts as ignored.
 // Forward variants (build options, from the tuning entry "cross_entropy/rows", csrc/ops/rows.h):
 // LSE_PAIR 1: each member folds its registers into its own (max, sum of exp) and the team
-// reduces that pair once (one team reduction instead of a max and then a sum). CE_SPLIT 1:
-// a long row is cut into nchunks chunks of `chunk` classes, each served by its own team (more,
-// shorter, independent chains, fewer registers per work-item); each team stores its chunk's
-// state in the workspace and the last to arrive for the row (per-row arrival counters)
-// combines them in chunk order and finishes the row.
+// reduces that pair once (one team reduction instead of a max and then a sum). CE_SPLIT > 1: a
+// long row is cut into nchunks <= CE_SPLIT chunks of `chunk` classes, each served by its own
+// team (more, shorter, independent chains, fewer registers per work-item); each team stores
+// its chunk's state in the workspace and the last to arrive for the row (per-row arrival
+// counters) combines them in chunk order and finishes the row.
 #include "common.clh"
 
 #ifndef X_KIND
@@ -35,7 +35,10 @@
 #define LSE_PAIR 0  // 1: the register path reduces each member's (max, sum of exp) pair once
 #endif
 #ifndef CE_SPLIT
-#define CE_SPLIT 0  // 1: ce_fwd serves rows in chunks (nchunks > 1) finished by the last arrival
+#define CE_SPLIT 0  // > 1: ce_fwd serves rows in up to CE_SPLIT chunks (nchunks), finished by the last arrival
+#endif
+#ifndef FIN_BATCH
+#define FIN_BATCH 8  // partials each work-item of a reduction's last work-group requests at once
 #endif
 #include "rows.clh"  // VEC, ACC, ROW_REDUCE, row teams, register loads
 #define X_T CAT(ST_, X_KIND)
@@ -111,10 +114,20 @@ inline void ce_finish_parts(__global const ACC* ws, long nparts, __global X_T* o
                             int flags, __local ACC* ra, __local ACC* rb) {
   const int lid = (int)get_local_id(0), L = (int)get_local_size(0);
   volatile __global const ACC* w = (volatile __global const ACC*)ws;
+  // Work-item lid adds partials lid, lid + L, ... in that order, FIN_BATCH of them requested
+  // at a time (volatile loads stay in program order: loaded one by one between the additions,
+  // each would wait for the previous one).
   ACC a = 0, b = 0;
-  for (long k = lid; k < nparts; k += L) {
-    a += w[2 * k];
-    b += w[2 * k + 1];
+  for (long k0 = lid; k0 < nparts; k0 += (long)FIN_BATCH * L) {
+    ACC pa[FIN_BATCH], pb[FIN_BATCH];
+#pragma unroll
+    for (int j = 0; j < FIN_BATCH; ++j) {
+      const long k = k0 + (long)j * L;
+      pa[j] = k < nparts ? w[2 * k] : (ACC)0;  // + 0 leaves a sum's bits unchanged
+      pb[j] = k < nparts ? w[2 * k + 1] : (ACC)0;
+    }
+#pragma unroll
+    for (int j = 0; j < FIN_BATCH; ++j) a += pa[j], b += pb[j];
   }
   ra[lid] = a;
   rb[lid] = b;
@@ -282,15 +295,23 @@ __kernel void ce_fwd(PTR_ARG(X_T, x), PTR_ARG(TGT_T, target), PTR_ARG(X_T, w), P
       if (fin) {
         atomic_xchg(cnt, 0u);  // every chunk has arrived
         mem_fence(CLK_GLOBAL_MEM_FENCE);
-        // Chunks' targets: one logit and weight, zeros elsewhere (exact sums).
+        // Every chunk's state requested at once, then combined in chunk order. The chunks'
+        // target terms: one logit and weight, zeros elsewhere (exact sums).
         volatile __global const ACC* q = (volatile __global const ACC*)(PTR(ACC, ws) + 2 * rows + CE_PART * row * nchunks);
-        ms = part3(q[0], q[1], (ACC)0);
-        xw = part3(q[2], q[3], (ACC)0);
-        xt = q[4], wt = q[5];
-        for (int k = 1; k < nchunks; ++k) {
-          q += CE_PART;
-          ms = combine(ms, part3(q[0], q[1], (ACC)0), OP_SOFTMAX, 2);
-          xw.x += q[2], xw.y += q[3], xt += q[4], wt += q[5];
+        ACC st[CE_SPLIT][CE_PART];
+#pragma unroll
+        for (int k = 0; k < CE_SPLIT; ++k)
+#pragma unroll
+          for (int i = 0; i < CE_PART; ++i) st[k][i] = k < nchunks ? q[CE_PART * k + i] : (ACC)0;
+        ms = part3(st[0][0], st[0][1], (ACC)0);
+        xw = part3(st[0][2], st[0][3], (ACC)0);
+        xt = st[0][4], wt = st[0][5];
+#pragma unroll
+        for (int k = 1; k < CE_SPLIT; ++k) {
+          if (k < nchunks) {
+            ms = combine(ms, part3(st[k][0], st[k][1], (ACC)0), OP_SOFTMAX, 2);
+            xw.x += st[k][2], xw.y += st[k][3], xt += st[k][4], wt += st[k][5];
+          }
         }
       }
     }

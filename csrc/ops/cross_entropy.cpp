@@ -161,16 +161,17 @@ bool vec4_ok(const at::Tensor& t, const RowGeom& g) {
 }
 
 // Build options; row_reduce: ROW_REDUCE (0 unless the teams are consecutive work-items);
-// items: ITEMS; pair / split: the forward's LSE_PAIR and CE_SPLIT (0 for the backward, whose
-// program then is the default forward's).
+// items: ITEMS; pair / split: the forward's LSE_PAIR and CE_SPLIT (the most chunks a row is
+// cut into; 0 and 1: whole rows). The backward passes neither: its program is the default
+// forward's.
 std::string options(const at::Tensor& self, const at::Tensor& target, int row_reduce, bool vec4, int items,
-                    const RowsConfig& rc, bool pair = false, bool split = false) {
+                    const RowsConfig& rc, bool pair = false, int split = 0) {
   const int xk = storage_kind(self.scalar_type());
   return "-DX_KIND=" + std::to_string(xk) + " -DTGT_T=" + (target.scalar_type() == at::kByte ? "uchar" : "long") +
          " -DACC=" + (xk == 1 ? "double -DACC_IS_DOUBLE=1" : "float") + " -DMAX_WG=" + std::to_string(kMaxWG) +
          " -DVEC=" + (vec4 ? "4" : "1") + " -DITEMS=" + std::to_string(items) +
-         " -DROW_REDUCE=" + std::to_string(row_reduce) + (pair ? " -DLSE_PAIR=1" : "") + (split ? " -DCE_SPLIT=1" : "") +
-         rows::build_options(rc);
+         " -DROW_REDUCE=" + std::to_string(row_reduce) + (pair ? " -DLSE_PAIR=1" : "") +
+         (split > 1 ? " -DCE_SPLIT=" + std::to_string(split) : "") + rows::build_options(rc);
 }
 
 // How the forward cuts rows into chunks (SPLIT / SPLIT_MIN of the configuration): nchunks
@@ -247,7 +248,7 @@ at::Tensor ce_forward(const CeCall& c, at::Tensor* aux) {
   }
   const bool vec4 = rc.vec == 1 && vec4_ok(x, g);
   const std::string opts = options(c.self, c.target, k.c_fast ? rows::reduce_for(rc, k.T) : 0, vec4, items, rc,
-                                   rc.pair == 1, ch.nchunks > 1);
+                                   rc.pair == 1, ch.nchunks > 1 ? rc.split : 0);
   Kernel& kf = get_kernel(d, "cross_entropy", opts, "ce_fwd");
   const Buf wb = c.weight.defined() ? buf(c.weight) : Buf{nullptr, 0};
   const Buf ab = aux ? buf(ax) : Buf{nullptr, 0};
