@@ -171,7 +171,7 @@ std::string options(const at::Tensor& self, const at::Tensor& target, int row_re
          " -DACC=" + (xk == 1 ? "double -DACC_IS_DOUBLE=1" : "float") + " -DMAX_WG=" + std::to_string(kMaxWG) +
          " -DVEC=" + (vec4 ? "4" : "1") + " -DITEMS=" + std::to_string(items) +
          " -DROW_REDUCE=" + std::to_string(row_reduce) + (pair ? " -DLSE_PAIR=1" : "") +
-         (split > 1 ? " -DCE_SPLIT=" + std::to_string(split) : "") + rows::build_options(rc);
+         (split > 1 ? " -DCE_SPLIT=" + std::to_string(split) : "") + rows::build_options(rc, xk == 1);
 }
 
 // How the forward cuts rows into chunks (SPLIT / SPLIT_MIN of the configuration): nchunks

@@ -47,7 +47,7 @@ std::string options(Device& d, const Types& t, const rows::Config& rc, int64_t N
          " -DROW_REDUCE=" + std::to_string(rows::reduce_for(rc, rows::team_width(N, rc.items))) +
          " -DCOLS=" + std::to_string(kCols) +
          " -DFAN_IN=" + std::to_string(rc.fan_in) + " -DWB_CHUNK=" + std::to_string(kWbChunk) +
-         (rc.prefetch ? " -DBWD_PREFETCH=1" : "") + rows::build_options(rc);
+         (rc.prefetch ? " -DBWD_PREFETCH=1" : "") + rows::build_options(rc, dbl);
 }
 
 // (M, N) of input for normalized_shape, after the same checks as the CPU implementation.

@@ -142,9 +142,12 @@ inline std::string apply(const Device& d, const std::string& text, bool norm_key
   return "";
 }
 
-// Build options c adds to every program of its family: NVIDIA's register cap.
-inline std::string build_options(const Config& c) {
-  return c.max_regs ? " -cl-nv-maxrregcount=" + std::to_string(c.max_regs) : std::string();
+// Build options c adds to every program of its family: NVIDIA's register cap. The cap is sized
+// for 32-bit accumulation; kernels accumulating in double (acc_double) hold every element in two
+// registers and get twice the cap (at most 255).
+inline std::string build_options(const Config& c, bool acc_double) {
+  if (!c.max_regs) return std::string();
+  return " -cl-nv-maxrregcount=" + std::to_string(std::min(acc_double ? 2 * c.max_regs : c.max_regs, 255));
 }
 
 // The ROW_REDUCE for teams of `team` work-items under c.

@@ -76,7 +76,7 @@ std::string options(int x_kind, int y_kind, const rows::Config& rc, const Geomet
   return "-DX_KIND=" + std::to_string(x_kind) + " -DY_KIND=" + std::to_string(y_kind) +
          " -DACC=" + (dbl ? "double -DACC_IS_DOUBLE=1" : "float") + " -DMAX_WG=" + std::to_string(kMaxWG) +
          " -DITEMS=" + std::to_string(rc.items) + " -DVEC=" + (vec ? "4" : "1") +
-         " -DROW_REDUCE=" + std::to_string(g.c_fast ? rows::reduce_for(rc, g.T) : 0) + rows::build_options(rc);
+         " -DROW_REDUCE=" + std::to_string(g.c_fast ? rows::reduce_for(rc, g.T) : 0) + rows::build_options(rc, dbl);
 }
 
 // Whether t's rows (strides r, C elements) can be read as aligned 4-element vectors: dim is
