@@ -36,11 +36,12 @@ def _check(x, t, w=None, dtype=None, grad=True, gout_seed=1, **kw):
     xc = x.detach().clone().requires_grad_(grad)
     xd.requires_grad_(grad)
     wd = None if w is None else w.to("ocl")
-    before = _launches("ce_fwd")
+    fwd = lambda: _launches("ce_fwd") + _launches("ce_fwd_loop")  # noqa: E731
+    before = fwd()
     ref = F.cross_entropy(xc, t, weight=w, **kw)
     out = F.cross_entropy(xd, t.to("ocl"), weight=wd, **kw)
     if x.numel():
-        assert _launches("ce_fwd") == before + 1, "the fused forward did not run"
+        assert fwd() == before + 1, "the fused forward did not run"
     torch.testing.assert_close(out.cpu(), ref.detach(), atol=atol, rtol=rtol, equal_nan=True)
     if grad:
         g = torch.randn(ref.shape, generator=torch.Generator().manual_seed(gout_seed), dtype=torch.float64).to(dtype)
@@ -291,15 +292,18 @@ def test_row_modes(rows_mode, mode):
 
 # The forward's variants (csrc/ops/rows.h, cross-entropy keys): PAIR=1, one team reduction of
 # each work-item's (max, sum of exp) pair; SPLIT, rows cut into chunks served by separate teams
-# and finished by the last to arrive (SPLIT_MIN=4 so that short rows split too); FWD_ITEMS=4,
-# chunks too long for the registers (the streamed path). (ROWRED=emu is left to test_row_modes:
+# and finished by the last to arrive (SPLIT_MIN=4 so that short rows split too); LOOP=1, one
+# work-group per compute unit serving blocks of chunks in turn; FWD_ITEMS=4, chunks too long
+# for the registers (the streamed path). (ROWRED=emu is left to test_row_modes:
 # PoCL takes ~20 s to build each emulated-shuffle program of these variants; on NVIDIA the teams
 # within a warp run PAIR=1 with its shuffles here.)
 @pytest.mark.parametrize("mode", ["PAIR=1", "SPLIT=4 SPLIT_MIN=4", "SPLIT=3 SPLIT_MIN=4 PAIR=1",
-                                  "SPLIT=2 SPLIT_MIN=4 FWD_ITEMS=4"])
+                                  "SPLIT=2 SPLIT_MIN=4 FWD_ITEMS=4", "SPLIT=4 SPLIT_MIN=4 LOOP=1"])
 def test_forward_variants(rows_mode, mode):
     rows_mode(mode)
     lean = "PAIR=1" in mode and "SPLIT" in mode  # the pair reduction and the chunks, each tested more above
+    if "LOOP" in mode:
+        torch.ocl._reset_launch_counts()
     # C 3: not split; 37: uneven chunks (12/12/12/1, 16/16/5, 20/17), scalar loads; 1024: vector chunks
     w = make((1024,), torch.float32, low=0.5, high=2)
     for C in (3, 37, 1024):
@@ -330,3 +334,5 @@ def test_forward_variants(rows_mode, mode):
     x = torch.tensor([[-inf] * 4 + [0.0, 1.0, 2.0, 3.0], [0.0] * 7 + [nan], [1e30, -1e30] * 4, [-inf] * 8])
     _check(x, torch.tensor([5, 0, 1, 3]), reduction="none", grad=False)
     _check(x[:3], torch.tensor([5, 0, -100]), label_smoothing=0.1)
+    if "LOOP" in mode:
+        assert _launches("ce_fwd_loop") > 0

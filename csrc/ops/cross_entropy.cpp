@@ -38,7 +38,7 @@ enum : int {
 
 // How cross_entropy.cl's row teams reduce and read: rows::config(d, rows::kCrossEntropy), the
 // tuning entry "cross_entropy/rows" ("ROWRED=local|ptx|khr|emu VEC=0|1 ITEMS=4..64 MAXRREG=0|16..255",
-// and the forward's SPLIT, SPLIT_MIN, FWD_ITEMS, PAIR; in-process:
+// and the forward's SPLIT, SPLIT_MIN, FWD_ITEMS, PAIR, LOOP; in-process:
 // torch_ocl._C._tuning_set(device, "cross_entropy/rows", text), as the tests do). ITEMS: the
 // row elements each work-item keeps in registers, which also sizes the teams (at most MAX_WG
 // work-items): rows of up to 256 * ITEMS classes are read once with every load in flight,
@@ -161,17 +161,18 @@ bool vec4_ok(const at::Tensor& t, const RowGeom& g) {
 }
 
 // Build options; row_reduce: ROW_REDUCE (0 unless the teams are consecutive work-items);
-// items: ITEMS; pair / split: the forward's LSE_PAIR and CE_SPLIT (the most chunks a row is
-// cut into; 0 and 1: whole rows). The backward passes neither: its program is the default
-// forward's.
+// items: ITEMS; pair / split / loop: the forward's LSE_PAIR, CE_SPLIT (the most chunks a row
+// is cut into; 0 and 1: whole rows) and CE_LOOP. The backward passes none: its program is the
+// default forward's.
 std::string options(const at::Tensor& self, const at::Tensor& target, int row_reduce, bool vec4, int items,
-                    const RowsConfig& rc, bool pair = false, int split = 0) {
+                    const RowsConfig& rc, bool pair = false, int split = 0, bool loop = false) {
   const int xk = storage_kind(self.scalar_type());
   return "-DX_KIND=" + std::to_string(xk) + " -DTGT_T=" + (target.scalar_type() == at::kByte ? "uchar" : "long") +
          " -DACC=" + (xk == 1 ? "double -DACC_IS_DOUBLE=1" : "float") + " -DMAX_WG=" + std::to_string(kMaxWG) +
          " -DVEC=" + (vec4 ? "4" : "1") + " -DITEMS=" + std::to_string(items) +
          " -DROW_REDUCE=" + std::to_string(row_reduce) + (pair ? " -DLSE_PAIR=1" : "") +
-         (split > 1 ? " -DCE_SPLIT=" + std::to_string(split) : "") + rows::build_options(rc, xk == 1);
+         (split > 1 ? " -DCE_SPLIT=" + std::to_string(split) : "") + (loop ? " -DCE_LOOP=1" : "") +
+         rows::build_options(rc, xk == 1);
 }
 
 // How the forward cuts rows into chunks (SPLIT / SPLIT_MIN of the configuration): nchunks
@@ -246,10 +247,15 @@ at::Tensor ce_forward(const CeCall& c, at::Tensor* aux) {
     counters = d.arrival_counters(1);
     if (counters) flags |= kCounters;
   }
+  // LOOP: chunks held in registers served by at most LOOP work-groups per compute unit, each
+  // taking several blocks of them in turn (ce_fwd_loop).
+  const bool loop = ch.nchunks > 1 && rc.loop > 0 && ch.chunk <= static_cast<int64_t>(k.T) * items &&
+                    k.groups > static_cast<size_t>(rc.loop) * std::max<cl_uint>(d.info.compute_units, 1);
+  if (loop) k.groups = static_cast<size_t>(rc.loop) * std::max<cl_uint>(d.info.compute_units, 1);
   const bool vec4 = rc.vec == 1 && vec4_ok(x, g);
   const std::string opts = options(c.self, c.target, k.c_fast ? rows::reduce_for(rc, k.T) : 0, vec4, items, rc,
-                                   rc.pair == 1, ch.nchunks > 1 ? rc.split : 0);
-  Kernel& kf = get_kernel(d, "cross_entropy", opts, "ce_fwd");
+                                   rc.pair == 1, ch.nchunks > 1 ? rc.split : 0, loop);
+  Kernel& kf = get_kernel(d, "cross_entropy", opts, loop ? "ce_fwd_loop" : "ce_fwd");
   const Buf wb = c.weight.defined() ? buf(c.weight) : Buf{nullptr, 0};
   const Buf ab = aux ? buf(ax) : Buf{nullptr, 0};
   const Buf wsb = ws.defined() ? buf(ws) : Buf{nullptr, 0};
