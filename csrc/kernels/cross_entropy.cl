@@ -150,17 +150,12 @@ inline void ce_finish_parts(__global const ACC* ws, long nparts, __global X_T* o
   }
 }
 
-// Forward. aux (ACC): [0, rows) logsumexp per row, [rows] total weight of the non-ignored rows
-// (reductions), [rows + 1] sum of the class weights (label smoothing with weights). With
-// reduction none, out[row] is the row's loss; else out[0] is the reduced loss and ws holds
-// one (loss, weight) pair per work-group.
-// CE_SPLIT with nchunks > 1: team u = row * nchunks + k serves classes [k * chunk, (k + 1) *
-// chunk) of the row (the last chunk may be shorter); ws holds one (loss, weight) pair per row
-// (reductions: the last row to finish adds them), then CE_PART values per team (its chunk's
-// state); counters[row] counts the row's arrived chunks, counters[rows] the finished rows.
-#define CE_PART 6  // a chunk's state: max, sum of exp(x - max), sum w_c x_c, sum w_c, target logit, target weight
+// A chunk's state in the workspace (CE_SPLIT): max, sum of exp(x - max), sum of w_c x_c, sum of
+// w_c, target logit, target weight.
+#define CE_PART 6
+
 // The (max, sum of exp(x - max)) *ms and, for label smoothing, *xw = (sum of w_c * x_c, sum of
-// w_c) of a team's register elements v (n classes from the team's first, weights wq), combined
+// w_c) of a team's register elements v (n classes, weights wq from the team's first class), combined
 // over the team in a fixed order (every member gets the same bits).
 inline void regs_state(const ACC* v, long n, Team tm, bool smooth, bool has_w, __global const X_T* wq,
                        __local Part* red_a, __local Part* red_b, __local ACC* RowX, Part* ms, Part* xw) {
@@ -277,6 +272,14 @@ inline void rows_reduce_tail(uint mine, __global ACC* ws, __global uint* counter
 }
 #endif
 
+// Forward. aux (ACC): [0, rows) logsumexp per row, [rows] total weight of the non-ignored rows
+// (reductions), [rows + 1] sum of the class weights (label smoothing with weights). With
+// reduction none, out[row] is the row's loss; else out[0] is the reduced loss and ws holds
+// one (loss, weight) pair per work-group.
+// CE_SPLIT with nchunks > 1: team u = row * nchunks + k serves classes [k * chunk, (k + 1) *
+// chunk) of the row (the last chunk may be shorter); ws holds one (loss, weight) pair per row
+// (reductions: the last row to finish adds them), then CE_PART values per team (its chunk's
+// state); counters[row] counts the row's arrived chunks, counters[rows] the finished rows.
 __kernel void ce_fwd(PTR_ARG(X_T, x), PTR_ARG(TGT_T, target), PTR_ARG(X_T, w), PTR_ARG(X_T, out), PTR_ARG(ACC, aux),
                      PTR_ARG(ACC, ws), __global uint* counters, long rows, long S, long C, long xs_n, long xs_s,
                      long xs_c, long ignore_index, ACC eps, int T, int c_fast, int flags, __global int* err,
