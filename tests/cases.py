@@ -12,7 +12,9 @@ dtype tolerances; with grad=True, the gradients of all floating inputs are compa
 """
 import dataclasses
 import importlib
+import os
 import pkgutil
+import zlib
 from typing import Callable, Iterable, Optional, Sequence
 
 import torch
@@ -76,10 +78,24 @@ def all_cases():
 
 # ---- sample helpers ---------------------------------------------------------------------
 
+# Inputs must be the same in every process: Python's hash() of a str is salted per process
+# (PYTHONHASHSEED), so seeding from hash((shape, str(dtype), seed)) gave every pytest run (and
+# every xdist worker) different random inputs, and a case whose tolerance only covers most
+# draws failed now and then (nll_loss_half[bfloat16], ~3% of runs). crc32 of the repr is
+# stable. TORCH_OCL_TEST_SEED=k (default 0) draws a different, equally reproducible set of
+# inputs: loop it to see whether a case's tolerance covers more than the one draw it sees.
+_SEED_SALT = int(os.environ.get("TORCH_OCL_TEST_SEED", "0"))
+
+
+def _seed_of(shape, dtype, seed):
+    key = repr((tuple(shape), str(dtype), seed) + ((_SEED_SALT,) if _SEED_SALT else ()))
+    return zlib.crc32(key.encode())
+
+
 def make(shape, dtype, *, low=None, high=None, noncontig=False, seed=0, requires_grad=False):
     """A deterministic random CPU tensor. noncontig=True returns a strided view (every other
     element of a larger tensor along the last dim) with the same values distribution."""
-    g = torch.Generator().manual_seed(hash((tuple(shape), str(dtype), seed)) & 0xFFFFFFFF)
+    g = torch.Generator().manual_seed(_seed_of(shape, dtype, seed))
     full = list(shape)
     if noncontig and full:
         full[-1] = full[-1] * 2
