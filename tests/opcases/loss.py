@@ -28,6 +28,16 @@ def _nll(x, t, w=None, reduction="mean", ignore_index=-100):
     return F.nll_loss(x, t, weight=None if w is None else w.detach(), reduction=reduction, ignore_index=ignore_index)
 
 
+def _nll_half(x, t, w=None, reduction="mean", ignore_index=-100):
+    # The CPU's nll_loss keeps its partial sums in the input's 16-bit type: its bfloat16 'sum'
+    # of 6 samples was up to 0.09 off the exact sum (2-3 ulps), where the device, which sums in
+    # float, stays within rounding (0.03), so a CPU result in bfloat16 failed the tolerance for
+    # ~3% of random inputs. The reference is the CPU computed in float32 and rounded once.
+    if x.device.type == "cpu":
+        return _nll(x.float(), t, None if w is None else w.float(), reduction, ignore_index).to(x.dtype)
+    return _nll(x, t, w, reduction, ignore_index)
+
+
 def _nll_samples(dtype):
     for r in REDUCTIONS:
         yield Sample((make((6, 5), dtype), _target((6,), 5)), {"reduction": r}, tag=f"plain {r}")
@@ -125,7 +135,7 @@ def _bce_samples(dtype):
 
 CASES = [
     OpCase("nll_loss", NLL, _nll, _nll_samples, dtypes=FLOATS, grad=True),
-    OpCase("nll_loss_half", NLL, _nll, lambda dt: (s for s in _nll_samples(dt) if "1-D" not in s.tag),
+    OpCase("nll_loss_half", NLL, _nll_half, lambda dt: (s for s in _nll_samples(dt) if "1-D" not in s.tag),
            dtypes=HALFS, grad=True, atol=1e-2, rtol=1e-2),
     OpCase("nll_loss_bad_target", NLL + NLL2D[:2], _raise_after_sync(_nll), _bad_target_samples),
     OpCase("nll_loss2d", NLL2D + NLL, _nll, _nll2d_samples, dtypes=FLOATS, grad=True),
