@@ -107,7 +107,12 @@ void mkdirs(const std::string& path) {
   }
 }
 
-bool try_load_binary(Device& d, const std::string& path, const std::string& key, cl_program* out) {
+// opts: the build options the binary was compiled with. A binary is still built with them: a
+// vendor JIT takes its code-generation options there (NVIDIA's binary is PTX, and ptxas options
+// such as -cl-nv-maxrregcount apply when it becomes machine code), so a program loaded from the
+// cache must get the options a fresh build got.
+bool try_load_binary(Device& d, const std::string& path, const std::string& key, const std::string& opts,
+                     cl_program* out) {
   bool ok = false;
   std::string blob = read_file(path, &ok);
   if (!ok) return false;
@@ -137,7 +142,7 @@ bool try_load_binary(Device& d, const std::string& path, const std::string& key,
   cl_int status = CL_SUCCESS, err = CL_SUCCESS;
   cl_program p = clCreateProgramWithBinary(d.ctx, 1, &d.id, &bsize, &bptr, &status, &err);
   if (err != CL_SUCCESS || status != CL_SUCCESS) return fail();
-  if (clBuildProgram(p, 1, &d.id, "", nullptr, nullptr) != CL_SUCCESS) {
+  if (clBuildProgram(p, 1, &d.id, opts.c_str(), nullptr, nullptr) != CL_SUCCESS) {
     clReleaseProgram(p);
     return fail();
   }
@@ -173,13 +178,16 @@ void store_binary(Device& d, cl_program p, const std::string& path, const std::s
   else unlink(tmp.c_str());
 }
 
-std::string build_log(Device& d, cl_program p) {
+// CL_PROGRAM_BUILD_LOG, or CL_PROGRAM_BUILD_OPTIONS (the options the driver was given) of p.
+std::string build_info(Device& d, cl_program p, cl_program_build_info what = CL_PROGRAM_BUILD_LOG) {
   size_t n = 0;
-  clGetProgramBuildInfo(p, d.id, CL_PROGRAM_BUILD_LOG, 0, nullptr, &n);
-  std::string log(n, '\0');
-  if (n) clGetProgramBuildInfo(p, d.id, CL_PROGRAM_BUILD_LOG, n, log.data(), nullptr);
-  return log;
+  clGetProgramBuildInfo(p, d.id, what, 0, nullptr, &n);
+  std::string text(n, '\0');
+  if (n) clGetProgramBuildInfo(p, d.id, what, n, text.data(), nullptr);
+  while (!text.empty() && text.back() == '\0') text.pop_back();
+  return text;
 }
+std::string build_log(Device& d, cl_program p) { return build_info(d, p); }
 
 // Called with g_mutex held.
 // label names the program in build logs (a kernel file's stem, or the kernel of a generated source).
@@ -195,8 +203,11 @@ Program& program_for(Device& d, const std::string& source, const std::string& op
                                d.info.opencl_version + "|" + src_hash + "|" + hex64(fnv1a(source, 7)) + "|" + opts;
   const std::string path = env::cache_dir() + "/" + hex64(fnv1a(disk_key)) + ".bin";
   cl_program p = nullptr;
-  if (disk_enabled() && try_load_binary(d, path, disk_key, &p)) {
+  if (disk_enabled() && try_load_binary(d, path, disk_key, opts, &p)) {
     g_stats.loaded_from_disk++;
+    if (env::print_build_logs())  // a binary's build runs the vendor's back end (ptxas on NVIDIA) again
+      std::fprintf(stderr, "torch_ocl: loaded %s on ocl:%d from the disk cache with options '%s'; build log:\n%s\n",
+                   label.c_str(), d.index, build_info(d, p, CL_PROGRAM_BUILD_OPTIONS).c_str(), build_log(d, p).c_str());
   } else {
     const char* s = source.c_str();
     size_t len = source.size();
@@ -213,7 +224,7 @@ Program& program_for(Device& d, const std::string& source, const std::string& op
     g_stats.built_from_source++;
     if (env::print_build_logs())
       std::fprintf(stderr, "torch_ocl: built %s on ocl:%d with options '%s'; build log:\n%s\n", label.c_str(),
-                   d.index, opts.c_str(), build_log(d, p).c_str());
+                   d.index, build_info(d, p, CL_PROGRAM_BUILD_OPTIONS).c_str(), build_log(d, p).c_str());
     if (disk_enabled()) store_binary(d, p, path, disk_key);
   }
   auto prog = std::make_unique<Program>();
