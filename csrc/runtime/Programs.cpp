@@ -1,6 +1,7 @@
 #include "Programs.h"
 #include "Env.h"
 #include <cerrno>
+#include <cstdlib>
 #include <cstring>
 #include <cstdio>
 #include <fstream>
@@ -158,21 +159,25 @@ void store_binary(Device& d, cl_program p, const std::string& path, const std::s
   unsigned char* bptr = reinterpret_cast<unsigned char*>(bin.data());
   if (clGetProgramInfo(p, CL_PROGRAM_BINARIES, sizeof(bptr), &bptr, nullptr) != CL_SUCCESS) return;
   mkdirs(env::cache_dir());
-  std::string tmp = path + ".tmp." + std::to_string(getpid());
-  {
-    std::ofstream f(tmp, std::ios::binary);
-    if (!f) return;
-    uint64_t klen = key.size(), blen = bin.size(), h = fnv1a(bin);
-    f.write(kMagic, 8);
-    f.write(reinterpret_cast<const char*>(&klen), 8);
-    f.write(key.data(), key.size());
-    f.write(reinterpret_cast<const char*>(&blen), 8);
-    f.write(reinterpret_cast<const char*>(&h), 8);
-    f.write(bin.data(), bin.size());
-    if (!f) {
-      unlink(tmp.c_str());
-      return;
-    }
+  // Written to a unique temporary name, then renamed over path (atomic): a reader in another
+  // process sees no file or a whole one. mkstemp, not the pid: processes in different
+  // containers sharing one cache dir can have the same pid.
+  std::string tmp = path + ".tmp.XXXXXX";
+  const int fd = mkstemp(tmp.data());
+  if (fd < 0) return;
+  FILE* f = fdopen(fd, "wb");
+  if (!f) {
+    close(fd);
+    unlink(tmp.c_str());
+    return;
+  }
+  const uint64_t klen = key.size(), blen = bin.size(), h = fnv1a(bin);
+  bool ok = fwrite(kMagic, 8, 1, f) == 1 && fwrite(&klen, 8, 1, f) == 1 && fwrite(key.data(), 1, klen, f) == klen &&
+            fwrite(&blen, 8, 1, f) == 1 && fwrite(&h, 8, 1, f) == 1 && fwrite(bin.data(), 1, blen, f) == blen;
+  ok = fclose(f) == 0 && ok;
+  if (!ok) {
+    unlink(tmp.c_str());
+    return;
   }
   if (rename(tmp.c_str(), path.c_str()) == 0) g_stats.disk_written++;
   else unlink(tmp.c_str());
