@@ -335,4 +335,9 @@ def test_forward_variants(rows_mode, mode):
     _check(x, torch.tensor([5, 0, 1, 3]), reduction="none", grad=False)
     _check(x[:3], torch.tensor([5, 0, -100]), label_smoothing=0.1)
     if "LOOP" in mode:
+        # ce_fwd_loop serves a launch only when it has more work-groups than LOOP x compute units
+        # (132 units on an H200: none of the shapes above qualify there): 1024-wide rows cut in 4
+        # chunks of 256 fill a group with 32 chunks, so 16 rows per unit give 2 groups per unit.
+        rows = 16 * torch.ocl.get_device_properties(0).compute_units + 3
+        _check(make((rows, 1024), torch.float32), _target((rows,), 1024, ignore=-100), label_smoothing=0.1)
         assert _launches("ce_fwd_loop") > 0
