@@ -13,15 +13,6 @@
 // A row's team combines its partial states with warp shuffles (ROW_REDUCE 1-3, teams of
 // consecutive work-items) or a local-memory tree (subgroup.clh: team_reduce).
 // An out-of-range target sets the device's sticky error flag and counts as ignored.
-// Forward variants (build options, from the tuning entry "cross_entropy/rows", csrc/ops/rows.h):
-// LSE_PAIR 1: each member folds its registers into its own (max, sum of exp) and the team
-// reduces that pair once (one team reduction instead of a max and then a sum). CE_SPLIT > 1: a
-// long row is cut into nchunks <= CE_SPLIT chunks of `chunk` classes, each served by its own
-// team (more, shorter, independent chains, fewer registers per work-item); each team stores
-// its chunk's state in the workspace and the last to arrive for the row (per-row arrival
-// counters) combines them in chunk order and finishes the row. CE_LOOP 1 (with chunks):
-// ce_fwd_loop, fewer work-groups each serving several blocks of chunks, the next block's loads
-// in flight while the current one is reduced.
 #include "common.clh"
 
 #ifndef X_KIND
@@ -32,15 +23,6 @@
 #endif
 #ifndef ITEMS
 #define ITEMS 32  // row elements each work-item keeps in registers (a multiple of VEC)
-#endif
-#ifndef LSE_PAIR
-#define LSE_PAIR 0  // 1: the register path reduces each member's (max, sum of exp) pair once
-#endif
-#ifndef CE_SPLIT
-#define CE_SPLIT 0  // > 1: ce_fwd serves rows in up to CE_SPLIT chunks (nchunks), finished by the last arrival
-#endif
-#ifndef CE_LOOP
-#define CE_LOOP 0  // 1 (with CE_SPLIT): defines ce_fwd_loop, work-groups that serve several blocks of chunks in turn
 #endif
 #ifndef FIN_BATCH
 #define FIN_BATCH 8  // partials each work-item of a reduction's last work-group requests at once
@@ -96,18 +78,15 @@ inline long ce_class(TGT_T raw, long C, long ignore_index, __global int* err) {
   return t;
 }
 
-// The target class of a row (-1: ignored), and for the team's first member (first) after it
-// loaded the raw target value, the target's logit *xt and weight *wt when the target lies in
-// the team's classes [c0, c0 + n) (else 0): these dependent loads are issued right after the
-// row's own loads, so that they overlap them rather than follow the reductions. xb: the
-// element offset of class c0.
+// The target class of a row (-1: ignored), its logit *xt and its weight *wt, for the team's
+// first member (first) after it loaded the raw target value: these dependent loads are issued
+// right after the row's own loads, so that they overlap them rather than follow the reductions.
 inline long target_loads(bool first, TGT_T raw, long C, long ignore_index, __global int* err,
-                         __global const X_T* xp, long xb, long xs_c, long c0, long n, __global const X_T* wp,
-                         bool has_w, ACC* xt, ACC* wt) {
+                         __global const X_T* xp, long xb, long xs_c, __global const X_T* wp, bool has_w, ACC* xt,
+                         ACC* wt) {
   const long t = first ? ce_class(raw, C, ignore_index, err) : -1;
-  const bool here = t >= c0 && t - c0 < n;
-  *xt = here ? LOAD_X(xp, xb + (t - c0) * xs_c) : (ACC)0;
-  *wt = !here ? (ACC)0 : has_w ? LOAD_X(wp, t) : (ACC)1;
+  *xt = t >= 0 ? LOAD_X(xp, xb + t * xs_c) : (ACC)0;
+  *wt = t < 0 ? (ACC)0 : has_w ? LOAD_X(wp, t) : (ACC)1;
   return t;
 }
 
@@ -150,191 +129,71 @@ inline void ce_finish_parts(__global const ACC* ws, long nparts, __global X_T* o
   }
 }
 
-// A chunk's state in the workspace (CE_SPLIT): max, sum of exp(x - max), sum of w_c x_c, sum of
-// w_c, target logit, target weight.
-#define CE_PART 6
-
-// The (max, sum of exp(x - max)) *ms and, for label smoothing, *xw = (sum of w_c * x_c, sum of
-// w_c) of a team's register elements v (n classes, weights wq from the team's first class), combined
-// over the team in a fixed order (every member gets the same bits).
-inline void regs_state(const ACC* v, long n, Team tm, bool smooth, bool has_w, __global const X_T* wq,
-                       __local Part* red_a, __local Part* red_b, __local ACC* RowX, Part* ms, Part* xw) {
-  const int T = tm.T;
-  ACC m = -INFINITY, s = 0, sx = 0, sw = 0;
-#pragma unroll
-  for (int k = 0; k < ITEMS; ++k) m = max_nan(m, v[k]);
-#if !LSE_PAIR
-  m = team_reduce(part3(m, (ACC)0, (ACC)0), OP_MAX, 1, tm.t, T, tm.stride, red_a, RowX).x;
-#endif
-  // exp(-inf - m) = 0 for padding; a row of -inf only gives NaN (lse - x_t is NaN either way)
-#pragma unroll
-  for (int k = 0; k < ITEMS; ++k) s += exp(v[k] - m);
-  if (smooth) {
-#pragma unroll
-    for (int k = 0; k < ITEMS; ++k) {
-      const long c = COL(tm.t, T, k);
-      if (tm.active && c < n) {
-        const ACC wc = has_w ? LOAD_X(wq, c) : (ACC)1;
-        sx += wc * v[k];
-        sw += wc;
-      }
-    }
-  }
-#if LSE_PAIR
-  // This member's own pair (no elements, or only -inf: max -inf, sum 0), reduced once.
-  if (m == -INFINITY) s = 0;
-  *ms = team_reduce(part3(m, s, (ACC)0), OP_SOFTMAX, 2, tm.t, T, tm.stride, red_a, RowX);
-  *xw = smooth ? team_reduce(part3(sx, sw, (ACC)0), OP_SUM, 2, tm.t, T, tm.stride, red_b, RowX)
-               : part3((ACC)0, (ACC)0, (ACC)0);
-#else
-  const Part p = team_reduce(part3(s, sx, sw), OP_SUM, smooth ? 3 : 1, tm.t, T, tm.stride, red_b, RowX);
-  *ms = part3(m, p.x, (ACC)0);
-  *xw = part3(p.y, p.z, (ACC)0);
-#endif
-}
-
-// The loss of a row from its state (0 when ignored: tcls < 0), storing its logsumexp (and, on
-// row 0 with weights and smoothing, the weights' sum) in aux as the flags ask.
-inline ACC row_loss(Part ms, Part xw, ACC xt, ACC wt, long tcls, long row, long rows, long C, ACC eps, int flags,
-                    __global ACC* aux) {
-  const bool has_w = (flags & F_HAS_W) != 0, smooth = (flags & F_SMOOTH) != 0;
-  const ACC lse = ms.x + log(ms.y);
-  if (flags & F_SAVE_LSE) aux[row] = lse;
-  ACC loss = 0;
-  if (tcls >= 0) {
-    loss = wt * (lse - xt);
-    if (smooth) {
-      // -sum_c w_c * log_softmax_c = lse * sum_c w_c - sum_c w_c * x_c
-      const ACC wsum = has_w ? xw.y : (ACC)C;
-      loss = ((ACC)1 - eps) * loss + eps / (ACC)C * (lse * wsum - xw.x);
-    }
-  }
-  if (smooth && has_w && row == 0 && (flags & F_SAVE_LSE)) aux[rows + 1] = xw.y;
-  return loss;
-}
-
-#if CE_SPLIT
-// A chunk team's first member: stores the chunk's state (ws + 2 * rows + CE_PART * unit) and
-// counts its arrival at the row. The last to arrive returns true with the row's state in ms,
-// xw, xt, wt: every chunk's state requested at once, then combined in chunk order (the target
-// terms: one logit and weight, zeros elsewhere, so exact sums).
-inline bool chunk_arrive(__global ACC* ws, long rows, __global uint* counters, long unit, long row, int nchunks,
-                         Part* ms, Part* xw, ACC* xt, ACC* wt) {
-  __global ACC* mine = ws + 2 * rows + CE_PART * unit;
-  mine[0] = ms->x, mine[1] = ms->y, mine[2] = xw->x, mine[3] = xw->y, mine[4] = *xt, mine[5] = *wt;
-  mem_fence(CLK_GLOBAL_MEM_FENCE);
-  volatile __global uint* cnt = (volatile __global uint*)counters + row;
-  if (atomic_inc(cnt) != (uint)nchunks - 1u) return false;
-  atomic_xchg(cnt, 0u);  // every chunk has arrived
-  mem_fence(CLK_GLOBAL_MEM_FENCE);
-  volatile __global const ACC* q = (volatile __global const ACC*)(ws + 2 * rows + CE_PART * row * nchunks);
-  ACC st[CE_SPLIT][CE_PART];
-#pragma unroll
-  for (int k = 0; k < CE_SPLIT; ++k)
-#pragma unroll
-    for (int i = 0; i < CE_PART; ++i) st[k][i] = k < nchunks ? q[CE_PART * k + i] : (ACC)0;
-  *ms = part3(st[0][0], st[0][1], (ACC)0);
-  *xw = part3(st[0][2], st[0][3], (ACC)0);
-  *xt = st[0][4], *wt = st[0][5];
-#pragma unroll
-  for (int k = 1; k < CE_SPLIT; ++k) {
-    if (k < nchunks) {
-      *ms = combine(*ms, part3(st[k][0], st[k][1], (ACC)0), OP_SOFTMAX, 2);
-      xw->x += st[k][2], xw->y += st[k][3], *xt += st[k][4], *wt += st[k][5];
-    }
-  }
-  return true;
-}
-
-// The reduction of chunked rows, finished by different work-groups: each finished row's
-// (loss, weight) pair is in ws[2 row]; `mine` of them were finished by this work-item. The
-// group that finishes the last row adds the pairs in row order. Call from every work-item.
-inline void rows_reduce_tail(uint mine, __global ACC* ws, __global uint* counters, long rows, __global X_T* out,
-                             __global ACC* aux, int flags, __local uint* nfin, __local uint* last_flag,
-                             __local ACC* ra, __local ACC* rb) {
-  const int lid = (int)get_local_id(0);
-  if (lid == 0) *nfin = 0;
-  barrier(CLK_LOCAL_MEM_FENCE);
-  if (mine) atomic_add(nfin, mine);
-  mem_fence(CLK_GLOBAL_MEM_FENCE | CLK_LOCAL_MEM_FENCE);
-  barrier(CLK_LOCAL_MEM_FENCE | CLK_GLOBAL_MEM_FENCE);
-  if (lid == 0) {
-    const uint k = *nfin;
-    volatile __global uint* done = (volatile __global uint*)counters + rows;
-    const bool last = k != 0u && atomic_add(done, k) + k == (uint)rows;
-    if (last) atomic_xchg(done, 0u);  // every row is finished
-    *last_flag = last;
-  }
-  barrier(CLK_LOCAL_MEM_FENCE);
-  if (!*last_flag) return;
-  mem_fence(CLK_GLOBAL_MEM_FENCE | CLK_LOCAL_MEM_FENCE);
-  ce_finish_parts(ws, rows, out, aux, rows, flags, ra, rb);
-}
-#endif
-
 // Forward. aux (ACC): [0, rows) logsumexp per row, [rows] total weight of the non-ignored rows
 // (reductions), [rows + 1] sum of the class weights (label smoothing with weights). With
 // reduction none, out[row] is the row's loss; else out[0] is the reduced loss and ws holds
 // one (loss, weight) pair per work-group.
-// CE_SPLIT with nchunks > 1: team u = row * nchunks + k serves classes [k * chunk, (k + 1) *
-// chunk) of the row (the last chunk may be shorter); ws holds one (loss, weight) pair per row
-// (reductions: the last row to finish adds them), then CE_PART values per team (its chunk's
-// state); counters[row] counts the row's arrived chunks, counters[rows] the finished rows.
 __kernel void ce_fwd(PTR_ARG(X_T, x), PTR_ARG(TGT_T, target), PTR_ARG(X_T, w), PTR_ARG(X_T, out), PTR_ARG(ACC, aux),
                      PTR_ARG(ACC, ws), __global uint* counters, long rows, long S, long C, long xs_n, long xs_s,
-                     long xs_c, long ignore_index, ACC eps, int T, int c_fast, int flags, __global int* err,
-                     long chunk, int nchunks) {
+                     long xs_c, long ignore_index, ACC eps, int T, int c_fast, int flags, __global int* err) {
   ROW_XCHG_DECL;
   __local Part red_a[ROW_RED_SLOTS];
   __local Part red_b[ROW_RED_SLOTS];
   __local ACC red_l[MAX_WG];
   __local ACC red_w[MAX_WG];
   __local uint last_flag;
-#if CE_SPLIT
-  __local uint nfin;  // rows this group finished (reductions)
-  const bool split = nchunks > 1;
-  const Team tm = team_of(split ? rows * nchunks : rows, T, c_fast);
-  // The team's row and its classes [c0, c0 + n); seg: the longest n of the launch.
-  const long row = split ? tm.row / nchunks : tm.row;
-  const long c0 = split ? (tm.row - row * nchunks) * chunk : 0;
-  const long n = split ? min(chunk, C - c0) : C, seg = split ? chunk : C;
-#else
   const Team tm = team_of(rows, T, c_fast);
-  const long row = tm.row, c0 = 0, n = C, seg = C;
-#endif
   const bool has_w = (flags & F_HAS_W) != 0, smooth = (flags & F_SMOOTH) != 0;
   __global const X_T* xp = PTR(X_T, x);
   __global const X_T* wp = PTR(X_T, w);
-  __global const X_T* wq = has_w ? wp + c0 : wp;  // the weights of the team's classes
-  const long xb = tm.active ? row_base(row, S, xs_n, xs_s) + c0 * xs_c : 0;  // class c0 of the row
-  const bool first = tm.active && tm.t == 0;  // the member that finishes the team's part
-  const TGT_T traw = first ? PTR(TGT_T, target)[row] : (TGT_T)0;
-  __global int* terr = c0 == 0 ? err : 0;  // one report per row
+  const long xb = tm.active ? row_base(tm.row, S, xs_n, xs_s) : 0;
+  const bool first = tm.active && tm.t == 0;  // the member that finishes the row
+  const TGT_T traw = first ? PTR(TGT_T, target)[tm.row] : (TGT_T)0;
   long tcls;
   ACC xt, wt;
 
-  // The team's (max, sum of exp(x - max)) and, for label smoothing, sum of w_c * x_c and of
-  // w_c (regs_state).
+  // The row's (max, sum of exp(x - max)) and, for label smoothing, sum of w_c * x_c and of
+  // w_c, combined over the team in a fixed order (every member gets the same bits).
   Part ms, xw = part3((ACC)0, (ACC)0, (ACC)0);
-  if (seg <= (long)T * ITEMS) {  // the same for every work-item: the classes fit the registers
+  if (C <= (long)T * ITEMS) {  // the same for every work-item: the row fits the registers
     ACC v[ITEMS];
-    load_regs(v, xp, xb, xs_c, n, tm.t, T, tm.active, -INFINITY);
-    tcls = target_loads(first, traw, C, ignore_index, terr, xp, xb, xs_c, c0, n, wp, has_w, &xt, &wt);
-    regs_state(v, n, tm, smooth, has_w, wq, red_a, red_b, ROW_XCHG, &ms, &xw);
+    load_regs(v, xp, xb, xs_c, C, tm.t, T, tm.active, -INFINITY);
+    tcls = target_loads(first, traw, C, ignore_index, err, xp, xb, xs_c, wp, has_w, &xt, &wt);
+    ACC m = -INFINITY, s = 0, sx = 0, sw = 0;
+#pragma unroll
+    for (int k = 0; k < ITEMS; ++k) m = max_nan(m, v[k]);
+    m = team_reduce(part3(m, (ACC)0, (ACC)0), OP_MAX, 1, tm.t, T, tm.stride, red_a, ROW_XCHG).x;
+    // exp(-inf - m) = 0 for padding; a row of -inf only gives NaN (lse - x_t is NaN either way)
+#pragma unroll
+    for (int k = 0; k < ITEMS; ++k) s += exp(v[k] - m);
+    if (smooth) {
+#pragma unroll
+      for (int k = 0; k < ITEMS; ++k) {
+        const long c = COL(tm.t, T, k);
+        if (tm.active && c < C) {
+          const ACC wc = has_w ? LOAD_X(wp, c) : (ACC)1;
+          sx += wc * v[k];
+          sw += wc;
+        }
+      }
+    }
+    const Part p = team_reduce(part3(s, sx, sw), OP_SUM, smooth ? 3 : 1, tm.t, T, tm.stride, red_b, ROW_XCHG);
+    ms = part3(m, p.x, (ACC)0);
+    xw = part3(p.y, p.z, (ACC)0);
   } else {
-    // Longer: one streamed pass with an online (max, sum) update.
-    tcls = target_loads(first, traw, C, ignore_index, terr, xp, xb, xs_c, c0, n, wp, has_w, &xt, &wt);
+    // A longer row: one streamed pass with an online (max, sum) update.
+    tcls = target_loads(first, traw, C, ignore_index, err, xp, xb, xs_c, wp, has_w, &xt, &wt);
     ACC m = -INFINITY, s = 0, sx = 0, sw = 0;
     if (tm.active) {
 #if VEC == 4
-      const long nv = n >> 2;
+      const long nv = C >> 2;
       long j = tm.t;
       for (; j + T < nv; j += 2L * T) {  // two vector loads in flight per step
         const ACC4 v0 = LOAD4_X(xp, xb + 4 * j), v1 = LOAD4_X(xp, xb + 4 * (j + T));
         lse_add4(&m, &s, v0.x, v0.y, v0.z, v0.w);
         lse_add4(&m, &s, v1.x, v1.y, v1.z, v1.w);
         if (smooth) {
-          const ACC4 w0 = has_w ? load_w4(wq, 4 * j) : (ACC4)(1), w1 = has_w ? load_w4(wq, 4 * (j + T)) : (ACC4)(1);
+          const ACC4 w0 = has_w ? load_w4(wp, 4 * j) : (ACC4)(1), w1 = has_w ? load_w4(wp, 4 * (j + T)) : (ACC4)(1);
           sx += (w0.x * v0.x + w0.y * v0.y) + (w0.z * v0.z + w0.w * v0.w);
           sx += (w1.x * v1.x + w1.y * v1.y) + (w1.z * v1.z + w1.w * v1.w);
           sw += (w0.x + w0.y + w0.z + w0.w) + (w1.x + w1.y + w1.z + w1.w);
@@ -344,29 +203,29 @@ __kernel void ce_fwd(PTR_ARG(X_T, x), PTR_ARG(TGT_T, target), PTR_ARG(X_T, w), P
         const ACC4 v0 = LOAD4_X(xp, xb + 4 * j);
         lse_add4(&m, &s, v0.x, v0.y, v0.z, v0.w);
         if (smooth) {
-          const ACC4 w0 = has_w ? load_w4(wq, 4 * j) : (ACC4)(1);
+          const ACC4 w0 = has_w ? load_w4(wp, 4 * j) : (ACC4)(1);
           sx += (w0.x * v0.x + w0.y * v0.y) + (w0.z * v0.z + w0.w * v0.w);
           sw += w0.x + w0.y + w0.z + w0.w;
         }
       }
 #else
       long c = tm.t;
-      for (; c + 3L * T < n; c += 4L * T) {  // four independent loads in flight per step
+      for (; c + 3L * T < C; c += 4L * T) {  // four independent loads in flight per step
         const ACC a0 = LOAD_X(xp, xb + c * xs_c), a1 = LOAD_X(xp, xb + (c + T) * xs_c);
         const ACC a2 = LOAD_X(xp, xb + (c + 2L * T) * xs_c), a3 = LOAD_X(xp, xb + (c + 3L * T) * xs_c);
         lse_add4(&m, &s, a0, a1, a2, a3);
         if (smooth) {
-          const ACC w0 = has_w ? LOAD_X(wq, c) : (ACC)1, w1 = has_w ? LOAD_X(wq, c + T) : (ACC)1;
-          const ACC w2 = has_w ? LOAD_X(wq, c + 2L * T) : (ACC)1, w3 = has_w ? LOAD_X(wq, c + 3L * T) : (ACC)1;
+          const ACC w0 = has_w ? LOAD_X(wp, c) : (ACC)1, w1 = has_w ? LOAD_X(wp, c + T) : (ACC)1;
+          const ACC w2 = has_w ? LOAD_X(wp, c + 2L * T) : (ACC)1, w3 = has_w ? LOAD_X(wp, c + 3L * T) : (ACC)1;
           sx += (w0 * a0 + w1 * a1) + (w2 * a2 + w3 * a3);
           sw += (w0 + w1) + (w2 + w3);
         }
       }
-      for (; c < n; c += T) {
+      for (; c < C; c += T) {
         const ACC a0 = LOAD_X(xp, xb + c * xs_c);
         lse_add1(&m, &s, a0);
         if (smooth) {
-          const ACC w0 = has_w ? LOAD_X(wq, c) : (ACC)1;
+          const ACC w0 = has_w ? LOAD_X(wp, c) : (ACC)1;
           sx += w0 * a0;
           sw += w0;
         }
@@ -377,33 +236,26 @@ __kernel void ce_fwd(PTR_ARG(X_T, x), PTR_ARG(TGT_T, target), PTR_ARG(X_T, w), P
     if (smooth) xw = team_reduce(part3(sx, sw, (ACC)0), OP_SUM, 2, tm.t, T, tm.stride, red_b, ROW_XCHG);
   }
 
-  // The member that finishes the row: the team's first, or with chunks, the first of the
-  // row's last team to arrive, which combines the chunks' states in chunk order.
-  bool fin = first;
-#if CE_SPLIT
-  if (split) fin = first && chunk_arrive(PTR(ACC, ws), rows, counters, tm.row, row, nchunks, &ms, &xw, &xt, &wt);
-#endif
+  // The team's first member finishes the row.
   ACC loss = 0;
-  if (fin) {
-    loss = row_loss(ms, xw, xt, wt, tcls, row, rows, C, eps, flags, PTR(ACC, aux));
-    if (!(flags & F_REDUCE)) STORE_X(PTR(X_T, out), row, loss);
+  if (first) {
+    const ACC lse = ms.x + log(ms.y);
+    if (flags & F_SAVE_LSE) PTR(ACC, aux)[tm.row] = lse;
+    if (tcls >= 0) {
+      loss = wt * (lse - xt);
+      if (smooth) {
+        // -sum_c w_c * log_softmax_c = lse * sum_c w_c - sum_c w_c * x_c
+        const ACC wsum = has_w ? xw.y : (ACC)C;
+        loss = ((ACC)1 - eps) * loss + eps / (ACC)C * (lse * wsum - xw.x);
+      }
+    }
+    if (smooth && has_w && tm.row == 0 && (flags & F_SAVE_LSE)) PTR(ACC, aux)[rows + 1] = xw.y;
+    if (!(flags & F_REDUCE)) STORE_X(PTR(X_T, out), tm.row, loss);
   }
   if (!(flags & F_REDUCE)) return;
-  const int lid = (int)get_local_id(0);
-
-#if CE_SPLIT
-  if (split) {
-    if (fin) {
-      PTR(ACC, ws)[2 * row] = loss;
-      PTR(ACC, ws)[2 * row + 1] = wt;
-    }
-    rows_reduce_tail(fin ? 1u : 0u, PTR(ACC, ws), counters, rows, PTR(X_T, out), PTR(ACC, aux), flags, &nfin,
-                     &last_flag, red_l, red_w);
-    return;
-  }
-#endif
 
   // Reduction: the group's rows in a fixed order, then across groups.
+  const int lid = (int)get_local_id(0);
   if (tm.t == 0) {
     red_l[tm.lane] = loss;
     red_w[tm.lane] = wt;
@@ -434,79 +286,6 @@ __kernel void ce_fwd(PTR_ARG(X_T, x), PTR_ARG(TGT_T, target), PTR_ARG(X_T, w), P
   if (!last_group_arrive(counters, (uint)ngroups, &last_flag)) return;
   ce_finish_parts(PTR(ACC, ws), ngroups, PTR(X_T, out), PTR(ACC, aux), rows, flags, red_l, red_w);
 }
-
-#if CE_SPLIT && CE_LOOP
-// CE_LOOP: chunked rows whose chunks fit the registers (chunk <= T * ITEMS), teams of
-// consecutive work-items. Work-group g serves the blocks of `lanes` teams g, g + G, ... (G
-// work-groups), requesting the next block's registers and targets before it reduces the
-// current block, so that its loads are in flight during the reductions; it joins the
-// reduction (rows_reduce_tail) once, at the end. Same arguments as ce_fwd.
-__kernel void ce_fwd_loop(PTR_ARG(X_T, x), PTR_ARG(TGT_T, target), PTR_ARG(X_T, w), PTR_ARG(X_T, out),
-                          PTR_ARG(ACC, aux), PTR_ARG(ACC, ws), __global uint* counters, long rows, long S, long C,
-                          long xs_n, long xs_s, long xs_c, long ignore_index, ACC eps, int T, int c_fast, int flags,
-                          __global int* err, long chunk, int nchunks) {
-  ROW_XCHG_DECL;
-  __local Part red_a[ROW_RED_SLOTS];
-  __local Part red_b[ROW_RED_SLOTS];
-  __local ACC red_l[MAX_WG];
-  __local ACC red_w[MAX_WG];
-  __local uint last_flag, nfin;
-  const long units = rows * nchunks;
-  Team tm = team_of(units, T, 1);
-  const long step = (long)get_num_groups(0) * tm.lanes;  // teams between a team's consecutive blocks
-  const bool has_w = (flags & F_HAS_W) != 0, smooth = (flags & F_SMOOTH) != 0;
-  __global const X_T* xp = PTR(X_T, x);
-  __global const X_T* wp = PTR(X_T, w);
-  __global const TGT_T* tp = PTR(TGT_T, target);
-  ACC v[ITEMS];  // the registers of the block to serve next
-  TGT_T traw = 0;
-  {
-    const long row = tm.row / nchunks, c0 = (tm.row - row * nchunks) * chunk;
-    const long xb = tm.active ? row_base(row, S, xs_n, xs_s) + c0 * xs_c : 0;
-    load_regs(v, xp, xb, xs_c, min(chunk, C - c0), tm.t, T, tm.active, -INFINITY);
-    if (tm.active && tm.t == 0) traw = tp[row];
-  }
-  uint mine = 0;  // rows this work-item finished
-  for (long u = tm.row; u - tm.lane < units; u += step) {  // u - lane: the block's first team (uniform)
-    tm.row = u;
-    tm.active = u < units;
-    const long row = u / nchunks, c0 = (u - row * nchunks) * chunk, n = min(chunk, C - c0);
-    const long xb = tm.active ? row_base(row, S, xs_n, xs_s) + c0 * xs_c : 0;
-    const bool first = tm.active && tm.t == 0;
-    ACC cur[ITEMS];
-#pragma unroll
-    for (int k = 0; k < ITEMS; ++k) cur[k] = v[k];
-    const TGT_T tcur = traw;
-    const long un = u + step;
-    if (un - tm.lane < units) {  // the next block's loads
-      const bool na = un < units;
-      const long nrow = un / nchunks, nc0 = (un - nrow * nchunks) * chunk;
-      const long nxb = na ? row_base(nrow, S, xs_n, xs_s) + nc0 * xs_c : 0;
-      load_regs(v, xp, nxb, xs_c, min(chunk, C - nc0), tm.t, T, na, -INFINITY);
-      traw = na && tm.t == 0 ? tp[nrow] : (TGT_T)0;
-    }
-    ACC xt, wt;
-    const long tcls =
-        target_loads(first, tcur, C, ignore_index, c0 == 0 ? err : 0, xp, xb, xs_c, c0, n, wp, has_w, &xt, &wt);
-    Part ms, xw;
-    regs_state(cur, n, tm, smooth, has_w, has_w ? wp + c0 : wp, red_a, red_b, ROW_XCHG, &ms, &xw);
-    if (first && chunk_arrive(PTR(ACC, ws), rows, counters, u, row, nchunks, &ms, &xw, &xt, &wt)) {
-      const ACC loss = row_loss(ms, xw, xt, wt, tcls, row, rows, C, eps, flags, PTR(ACC, aux));
-      if (flags & F_REDUCE) {
-        PTR(ACC, ws)[2 * row] = loss;
-        PTR(ACC, ws)[2 * row + 1] = wt;
-        ++mine;
-      } else {
-        STORE_X(PTR(X_T, out), row, loss);
-      }
-    }
-    barrier(CLK_LOCAL_MEM_FENCE);  // the next block's team reductions reuse red_a and red_b
-  }
-  if (flags & F_REDUCE)
-    rows_reduce_tail(mine, PTR(ACC, ws), counters, rows, PTR(X_T, out), PTR(ACC, aux), flags, &nfin, &last_flag,
-                     red_l, red_w);
-}
-#endif
 
 // One work-group: the reduction of ce_fwd's partials when arrival counters are unavailable.
 __kernel void ce_finish(PTR_ARG(ACC, ws), long nparts, PTR_ARG(X_T, out), PTR_ARG(ACC, aux), long rows, int flags) {

@@ -37,8 +37,7 @@ enum : int {
 };
 
 // How cross_entropy.cl's row teams reduce and read: rows::config(d, rows::kCrossEntropy), the
-// tuning entry "cross_entropy/rows" ("ROWRED=local|ptx|khr|emu VEC=0|1 ITEMS=4..64 MAXRREG=0|16..255",
-// and the forward's SPLIT, SPLIT_MIN, FWD_ITEMS, PAIR, LOOP; in-process:
+// tuning entry "cross_entropy/rows" ("ROWRED=local|ptx|khr|emu VEC=0|1 ITEMS=4..64 MAXRREG=0|16..255"; in-process:
 // torch_ocl._C._tuning_set(device, "cross_entropy/rows", text), as the tests do). ITEMS: the
 // row elements each work-item keeps in registers, which also sizes the teams (at most MAX_WG
 // work-items): rows of up to 256 * ITEMS classes are read once with every load in flight,
@@ -160,37 +159,13 @@ bool vec4_ok(const at::Tensor& t, const RowGeom& g) {
   return (g.N == 1 || g.sn % 4 == 0) && (g.S == 1 || g.ss % 4 == 0);
 }
 
-// Build options; row_reduce: ROW_REDUCE (0 unless the teams are consecutive work-items);
-// items: ITEMS; pair / split / loop: the forward's LSE_PAIR, CE_SPLIT (the most chunks a row
-// is cut into; 0 and 1: whole rows) and CE_LOOP. The backward passes none: its program is the
-// default forward's.
-std::string options(const at::Tensor& self, const at::Tensor& target, int row_reduce, bool vec4, int items,
-                    const RowsConfig& rc, bool pair = false, int split = 0, bool loop = false) {
+// Build options; row_reduce: ROW_REDUCE (0 unless the teams are consecutive work-items).
+std::string options(const at::Tensor& self, const at::Tensor& target, int row_reduce, bool vec4, const RowsConfig& rc) {
   const int xk = storage_kind(self.scalar_type());
   return "-DX_KIND=" + std::to_string(xk) + " -DTGT_T=" + (target.scalar_type() == at::kByte ? "uchar" : "long") +
          " -DACC=" + (xk == 1 ? "double -DACC_IS_DOUBLE=1" : "float") + " -DMAX_WG=" + std::to_string(kMaxWG) +
-         " -DVEC=" + (vec4 ? "4" : "1") + " -DITEMS=" + std::to_string(items) +
-         " -DROW_REDUCE=" + std::to_string(row_reduce) + (pair ? " -DLSE_PAIR=1" : "") +
-         (split > 1 ? " -DCE_SPLIT=" + std::to_string(split) : "") + (loop ? " -DCE_LOOP=1" : "") +
-         rows::build_options(rc, xk == 1);
-}
-
-// How the forward cuts rows into chunks (SPLIT / SPLIT_MIN of the configuration): nchunks
-// teams per row, each over `chunk` classes (a multiple of 4, so vector rows stay aligned; the
-// last chunk may be shorter). nchunks 1: whole rows.
-struct Chunks {
-  int64_t chunk = 0;
-  int nchunks = 1;
-};
-Chunks chunks(const RowGeom& g, const RowsConfig& rc) {
-  Chunks ch;
-  ch.chunk = g.C;
-  const int64_t s = std::min<int64_t>(rc.split, g.C / rc.split_min);
-  if (s < 2) return ch;
-  ch.chunk = ((g.C + s - 1) / s + 3) / 4 * 4;
-  ch.nchunks = static_cast<int>((g.C + ch.chunk - 1) / ch.chunk);
-  if (ch.nchunks < 2) ch = Chunks{g.C, 1};
-  return ch;
+         " -DVEC=" + (vec4 ? "4" : "1") + " -DITEMS=" + std::to_string(rc.items) +
+         " -DROW_REDUCE=" + std::to_string(row_reduce) + rows::build_options(rc, xk == 1);
 }
 
 // Calls f with eps as the kernels' ACC type.
@@ -223,48 +198,28 @@ at::Tensor ce_forward(const CeCall& c, at::Tensor* aux) {
     return loss;
   }
   const RowsConfig rc = rows_config(d);
-  const int items = rc.fwd_items ? rc.fwd_items : rc.items;
-  Teams k = teams(g, items);
+  const Teams k = teams(g, rc.items);
   int flags = (c.weight.defined() ? kHasW : 0) | (c.eps > 0 ? kSmooth : 0) | (aux ? kSaveLse : 0) |
               (reduce ? kReduce : 0) | (mean ? kMean : 0);
   at::Tensor ws;
   cl_mem counters = nullptr;
-  // Chunked rows need teams of consecutive work-items (adjacent chunks of a row are not
-  // adjacent rows) and a counter per row, plus one for the finished rows.
-  Chunks ch;
-  if (rc.split > 1 && k.c_fast) {
-    ch = chunks(g, rc);
-    if (ch.nchunks > 1 && (counters = d.arrival_counters(static_cast<size_t>(rows) + 1)) != nullptr) {
-      k = rows::split(rows * ch.nchunks, ch.chunk, items, true, rows * ch.nchunks);
-      // (loss, weight) per row, then each chunk's state (CE_PART = 6 values)
-      ws = at::empty({2 * rows + 6 * rows * ch.nchunks}, c.self.options().dtype(acc_type(c.self.scalar_type())));
-    } else {
-      ch = Chunks{g.C, 1};
-    }
-  }
-  if (ch.nchunks == 1 && reduce && k.groups > 1) {
+  if (reduce && k.groups > 1) {
     ws = at::empty({static_cast<int64_t>(2 * k.groups)}, c.self.options().dtype(acc_type(c.self.scalar_type())));
     counters = d.arrival_counters(1);
     if (counters) flags |= kCounters;
   }
-  // LOOP: chunks held in registers served by at most LOOP work-groups per compute unit, each
-  // taking several blocks of them in turn (ce_fwd_loop).
-  const bool loop = ch.nchunks > 1 && rc.loop > 0 && ch.chunk <= static_cast<int64_t>(k.T) * items &&
-                    k.groups > static_cast<size_t>(rc.loop) * std::max<cl_uint>(d.info.compute_units, 1);
-  if (loop) k.groups = static_cast<size_t>(rc.loop) * std::max<cl_uint>(d.info.compute_units, 1);
   const bool vec4 = rc.vec == 1 && vec4_ok(x, g);
-  const std::string opts = options(c.self, c.target, k.c_fast ? rows::reduce_for(rc, k.T) : 0, vec4, items, rc,
-                                   rc.pair == 1, ch.nchunks > 1 ? rc.split : 0, loop);
-  Kernel& kf = get_kernel(d, "cross_entropy", opts, loop ? "ce_fwd_loop" : "ce_fwd");
+  const std::string opts = options(c.self, c.target, k.c_fast ? rows::reduce_for(rc, k.T) : 0, vec4, rc);
+  Kernel& kf = get_kernel(d, "cross_entropy", opts, "ce_fwd");
   const Buf wb = c.weight.defined() ? buf(c.weight) : Buf{nullptr, 0};
   const Buf ab = aux ? buf(ax) : Buf{nullptr, 0};
   const Buf wsb = ws.defined() ? buf(ws) : Buf{nullptr, 0};
   with_acc(c.self, c.eps, [&](auto eps) {
     launch(d, kf, Range(k.groups * k.local), Range(k.local), buf(x), buf(c.target), wb, buf(loss), ab, wsb, counters,
            rows, g.S, g.C, g.sn, g.ss, g.sc, c.ignore_index, eps, cl_int(k.T), cl_int(k.c_fast), cl_int(flags),
-           d.error_buf, ch.chunk, cl_int(ch.nchunks));
+           d.error_buf);
   });
-  if (ch.nchunks == 1 && ws.defined() && !counters) {
+  if (ws.defined() && !counters) {
     Kernel& kfin = get_kernel(d, "cross_entropy", opts, "ce_finish");
     launch(d, kfin, Range(kMaxWG), Range(kMaxWG), wsb, static_cast<int64_t>(k.groups), buf(loss), ab, rows,
            cl_int(flags));
@@ -300,7 +255,7 @@ at::Tensor ce_backward(const at::Tensor& grad_out, const CeCall& c, const at::Te
   const Teams k = teams(g, rc.items);
   const bool vec4 = rc.vec == 1 && vec4_ok(x, g) && vec4_ok(gx, gg);
   // ce_bwd has no team reduction: ROW_REDUCE 0 shares the program of forwards without shuffles.
-  Kernel& kb = get_kernel(d, "cross_entropy", options(c.self, c.target, 0, vec4, rc.items, rc), "ce_bwd");
+  Kernel& kb = get_kernel(d, "cross_entropy", options(c.self, c.target, 0, vec4, rc), "ce_bwd");
   const Buf wb = c.weight.defined() ? buf(c.weight) : Buf{nullptr, 0};
   with_acc(c.self, c.eps, [&](auto eps) {
     launch(d, kb, Range(k.groups * k.local), Range(k.local), buf(x), buf(c.target), wb, buf(go), buf(aux), buf(gx),

@@ -63,8 +63,7 @@ inline Split split(int64_t rows, int64_t C, int items, bool c_fast, int64_t adja
 // tree. BWD_ITEMS=32 ran the LayerNorm backward over 131072 x 512 at 93% of copy against 85%
 // with 16, but GPTMini large's 8192 x 512 backward slower (17 calls: 0.64 against 0.48 ms per
 // step), so the default stays 16. Text "ROWRED=local|ptx|khr|emu VEC=0|1 ITEMS=4..64 MAXRREG=0|16..255" (and,
-// for norm, "BWD_ITEMS=4..64 GROUPS_PER_CU=1..64 FAN_IN=4..32 PREFETCH=0|1"; for cross-entropy,
-// "SPLIT=1..16 SPLIT_MIN=4..65536 FWD_ITEMS=0|4..64 PAIR=0|1 LOOP=0..32") overrides any of them, from the
+// for norm, "BWD_ITEMS=4..64 GROUPS_PER_CU=1..64 FAN_IN=4..32 PREFETCH=0|1") overrides any of them, from the
 // tuning file or in-process through torch_ocl._C._tuning_set(device, key, text) (the tests and
 // bench/bench_ops.py --rows do). emu (shuffles emulated through local memory) lets CPU devices
 // run the shuffle code paths in tests; ptx needs NVIDIA, khr cl_khr_subgroup_shuffle.
@@ -78,21 +77,12 @@ struct Config {
   int fan_in = 16;        // norm: FAN_IN, partials summed per last arrival (groups <= FAN_IN^2)
   int prefetch = 0;       // norm: BWD_PREFETCH, layer_norm_bwd loads the next rows during the current ones
   int max_regs = 0;       // MAXRREG: NVIDIA's per-work-item register cap for the family's programs (0: the compiler's choice)
-  // Cross-entropy forward only (ops/cross_entropy.cpp): "SPLIT=1..16 SPLIT_MIN=4..65536
-  // FWD_ITEMS=0|4..64 PAIR=0|1 LOOP=0..32".
-  int split = 1;          // SPLIT: a row of C >= 2 * SPLIT_MIN classes is served by up to SPLIT teams (chunks of >= SPLIT_MIN)
-  int split_min = 1024;   // SPLIT_MIN: the fewest classes a chunk may have
-  int fwd_items = 0;      // FWD_ITEMS: ITEMS of the forward (0: ITEMS), so the backward keeps its own
-  int pair = 0;           // PAIR: the register path reduces each work-item's (max, sum of exp) once (LSE_PAIR)
-  int loop = 0;           // LOOP: chunked rows held in registers by LOOP work-groups per compute unit, each serving
-                          // several blocks in turn with the next block's loads in flight (0: one block per group)
 };
 
 inline bool is_nvidia(const Device& d) { return d.info.vendor.find("NVIDIA") != std::string::npos; }
 
-// Applies `text` to c; "" or what is wrong with it. norm_keys: the LayerNorm backward's keys too;
-// ce_keys: the cross-entropy forward's.
-inline std::string apply(const Device& d, const std::string& text, bool norm_keys, bool ce_keys, Config& c) {
+// Applies `text` to c; "" or what is wrong with it. norm_keys: the LayerNorm backward's keys too.
+inline std::string apply(const Device& d, const std::string& text, bool norm_keys, Config& c) {
   std::vector<std::pair<std::string, std::string>> items;
   std::string err;
   if (!tuning::parse_items(text, &items, &err)) return err;
@@ -114,17 +104,10 @@ inline std::string apply(const Device& d, const std::string& text, bool norm_key
                  : norm_keys && key == "GROUPS_PER_CU" ? &r.groups_per_cu
                  : norm_keys && key == "FAN_IN"        ? &r.fan_in
                  : norm_keys && key == "PREFETCH"      ? &r.prefetch
-                 : ce_keys && key == "SPLIT"           ? &r.split
-                 : ce_keys && key == "SPLIT_MIN"       ? &r.split_min
-                 : ce_keys && key == "FWD_ITEMS"       ? &r.fwd_items
-                 : ce_keys && key == "PAIR"            ? &r.pair
-                 : ce_keys && key == "LOOP"            ? &r.loop
                                                         : nullptr;
     if (!field)
       return "unknown key '" + key + "' (ROWRED, VEC, ITEMS, MAXRREG" +
-             (norm_keys ? ", BWD_ITEMS, GROUPS_PER_CU, FAN_IN, PREFETCH)"
-              : ce_keys ? ", SPLIT, SPLIT_MIN, FWD_ITEMS, PAIR, LOOP)"
-                        : ")");
+             (norm_keys ? ", BWD_ITEMS, GROUPS_PER_CU, FAN_IN, PREFETCH)" : ")");
     if (!tuning::parse_int(key, value, field, &err)) return err;
   }
   if (r.vec != 0 && r.vec != 1) return "VEC must be 0 or 1";
@@ -134,12 +117,6 @@ inline std::string apply(const Device& d, const std::string& text, bool norm_key
     return "BWD_ITEMS must be 4, 8, 16, 32 or 64";
   if (r.groups_per_cu < 1 || r.groups_per_cu > 64) return "GROUPS_PER_CU must be 1..64";
   if (r.fan_in < 4 || r.fan_in > 32) return "FAN_IN must be 4..32";
-  if (r.split < 1 || r.split > 16) return "SPLIT must be 1..16";
-  if (r.split_min < 4 || r.split_min > 65536) return "SPLIT_MIN must be 4..65536";
-  if (r.fwd_items != 0 && (r.fwd_items < 4 || r.fwd_items > 64 || (r.fwd_items & (r.fwd_items - 1)) != 0))
-    return "FWD_ITEMS must be 4, 8, 16, 32 or 64";
-  if (r.pair != 0 && r.pair != 1) return "PAIR must be 0 or 1";
-  if (r.loop < 0 || r.loop > 32) return "LOOP must be 0..32";
   if (r.max_regs != 0 && (r.max_regs < 16 || r.max_regs > 255)) return "MAXRREG must be 0 or 16..255";
   if (r.max_regs != 0 && !is_nvidia(d)) return "MAXRREG needs NVIDIA's compiler (-cl-nv-maxrregcount)";
   c = r;
@@ -190,7 +167,7 @@ inline Config config(const Device& d, Family family) {
       if (family == kCrossEntropy) c.max_regs = 64;
     }
     tuning::apply_override(d, keys[family], "", "", "row kernel configuration",
-                           [&](const std::string& text) { return apply(d, text, family == kNorm, family == kCrossEntropy, c); });
+                           [&](const std::string& text) { return apply(d, text, family == kNorm, c); });
     slot = {gen, c};
   }
   return slot.second;
