@@ -98,12 +98,14 @@ def iters_for(fn, device, target_s=0.025):
     return int(min(1000, max(10, target_s / max(time.perf_counter() - t0, 1e-6))))
 
 
-def measure_copy(n, device="ocl"):
-    """(GB/s, us) of b.copy_(a) over n float32 elements."""
-    a, b = torch.randn(n, device=device), torch.empty(n, device=device)
-    fn = lambda: b.copy_(a)  # noqa: E731
+def time_case(make, nbytes, device):
+    """(GB/s, us) of a case of cases() on device, or None where it does not run."""
+    built = make(device)
+    if built is None:
+        return None
+    fn, nb = built if isinstance(built, tuple) else (built, nbytes)
     t = bench(fn, device, warmup=3, iters=iters_for(fn, device), repeats=5)
-    return 2 * 4 * n / t / 1e9, t * 1e6
+    return nb / t / 1e9, t * 1e6
 
 
 NORM_ONLY_KEYS = ("BWD_ITEMS", "GROUPS_PER_CU", "FAN_IN", "PREFETCH")  # LayerNorm backward options (csrc/ops/rows.h)
@@ -153,14 +155,10 @@ def main():
                     continue
                 if d == "ocl":
                     set_rows_config(cfg)
-                built = make(d)
-                if built is None:  # the case does not run on d
+                res = time_case(make, nbytes, d)
+                if res is None:  # the case does not run on d
                     continue
-                fn, nb = built if isinstance(built, tuple) else (built, nbytes)
-                t = bench(fn, d, warmup=3, iters=iters_for(fn, d), repeats=5)
-                row[f"{d} GB/s"] = nb / t / 1e9
-                row[f"{d} us"] = t * 1e6
-                done[d] = (row[f"{d} GB/s"], row[f"{d} us"])
+                row[f"{d} GB/s"], row[f"{d} us"] = done[d] = res
             if "ocl GB/s" in row and "cuda GB/s" in row:
                 row["ocl/cuda"] = row["ocl GB/s"] / row["cuda GB/s"]
             rows.append(row)
@@ -169,8 +167,9 @@ def main():
         set_rows_config("")
         # The copy again at the end: its rate moves between runs by up to ~15% on the same card
         # (bench/RESULTS.md, session 5), so the reference is the better of the two copies.
-        end_copy = measure_copy(args.size)
-        rows.append({"op": "copy (end)", "ocl GB/s": end_copy[0], "ocl us": end_copy[1]})
+        _, make, nbytes = next(c for c in all_cases if c[0] == "copy")
+        gbs, us = time_case(make, nbytes, "ocl")
+        rows.append({"op": "copy (end)", "ocl GB/s": gbs, "ocl us": us})
         copy = max(r["ocl GB/s"] for r in rows if r["op"] in ("copy", "copy (end)"))
         for row in rows:
             if "ocl GB/s" in row:
