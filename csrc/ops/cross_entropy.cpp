@@ -163,9 +163,7 @@ bool vec4_ok(const at::Tensor& t, const RowGeom& g) {
 std::string options(const at::Tensor& self, const at::Tensor& target, int row_reduce, bool vec4, const RowsConfig& rc) {
   const int xk = storage_kind(self.scalar_type());
   return "-DX_KIND=" + std::to_string(xk) + " -DTGT_T=" + (target.scalar_type() == at::kByte ? "uchar" : "long") +
-         " -DACC=" + (xk == 1 ? "double -DACC_IS_DOUBLE=1" : "float") + " -DMAX_WG=" + std::to_string(kMaxWG) +
-         " -DVEC=" + (vec4 ? "4" : "1") + " -DITEMS=" + std::to_string(rc.items) +
-         " -DROW_REDUCE=" + std::to_string(row_reduce) + rows::build_options(rc, xk == 1);
+         " -DVEC=" + (vec4 ? "4" : "1") + rows::options(rc, xk == 1, row_reduce);
 }
 
 // Calls f with eps as the kernels' ACC type.

@@ -42,12 +42,9 @@ std::string options(Device& d, const Types& t, const rows::Config& rc, int64_t N
   const int xk = storage_kind(t.x, op), wk = storage_kind(t.w, op), sk = storage_kind(t.s, op);
   const bool dbl = xk == 1 || wk == 1 || sk == 1;
   return "-DX_KIND=" + std::to_string(xk) + " -DW_KIND=" + std::to_string(wk) + " -DS_KIND=" + std::to_string(sk) +
-         " -DACC=" + (dbl ? "double -DACC_IS_DOUBLE=1" : "float") + " -DMAX_WG=" + std::to_string(kMaxWG) +
-         " -DITEMS=" + std::to_string(rc.items) +
-         " -DROW_REDUCE=" + std::to_string(rows::reduce_for(rc, rows::team_width(N, rc.items))) +
-         " -DCOLS=" + std::to_string(kCols) +
-         " -DFAN_IN=" + std::to_string(rc.fan_in) + " -DWB_CHUNK=" + std::to_string(kWbChunk) +
-         (rc.prefetch ? " -DBWD_PREFETCH=1" : "") + rows::build_options(rc, dbl);
+         " -DCOLS=" + std::to_string(kCols) + " -DFAN_IN=" + std::to_string(rc.fan_in) +
+         " -DWB_CHUNK=" + std::to_string(kWbChunk) + (rc.prefetch ? " -DBWD_PREFETCH=1" : "") +
+         rows::options(rc, dbl, rows::reduce_for(rc, rows::team_width(N, rc.items)));
 }
 
 // (M, N) of input for normalized_shape, after the same checks as the CPU implementation.
@@ -97,15 +94,14 @@ void norm_forward(Device& d, const std::string& opts, const rows::Config& rc, co
                   const at::Tensor& b, const at::Tensor& y, const at::Tensor& mean, const at::Tensor& rstd, int64_t M,
                   int64_t N, double eps, bool rms) {
   if (M == 0) return;
-  const int T = rows::team_width(N, rc.items);
-  const size_t groups = static_cast<size_t>((M + kMaxWG / T - 1) / (kMaxWG / T));
+  const rows::Split g = rows::split(M, N, rc.items, true, M);  // a team of consecutive work-items per row
   const Buf bx = buf(x), bw = buf_or_none(w), bb = buf_or_none(b), by = buf(y);
   const bool vec = vec_rows(rc, N, {{&x, bx}, {&w, bw}, {&b, bb}, {&y, by}});
   Kernel& k = get_kernel(d, "norm", opts + (vec ? " -DVEC=4" : ""), "layer_norm_fwd");
   const bool dbl = x.scalar_type() == at::kDouble || (w.defined() && w.scalar_type() == at::kDouble);
   auto go = [&](auto e) {
-    launch(d, k, Range(groups * kMaxWG), Range(kMaxWG), bx, bw, bb, by, buf_or_none(mean), buf(rstd), M, N, e,
-           cl_int(T), cl_int(w.defined()), cl_int(b.defined()), cl_int(rms));
+    launch(d, k, Range(g.groups * g.local), Range(g.local), bx, bw, bb, by, buf_or_none(mean), buf(rstd), M, N, e,
+           cl_int(g.T), cl_int(w.defined()), cl_int(b.defined()), cl_int(rms));
   };
   if (dbl) go(static_cast<double>(eps));
   else go(static_cast<float>(eps));

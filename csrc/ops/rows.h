@@ -1,8 +1,10 @@
-// Configuration of the row kernels (kernels/softmax.cl, kernels/norm.cl), shared by ops/softmax.cpp
-// and ops/norm.cpp: how the team of work-items that shares a row reduces (ROW_REDUCE, see
-// kernels/subgroup.clh), whether rows are read as 4-element vectors, how many elements each
-// work-item keeps in registers, and the LayerNorm backward's grid. Each family reads its own
-// tuning entry ("softmax/rows", "norm/rows"; runtime/Tuning.h), so the two can be tuned apart.
+// Configuration of the row kernels (kernels/softmax.cl, kernels/norm.cl, kernels/cross_entropy.cl
+// on kernels/rows.clh), shared by ops/softmax.cpp, ops/norm.cpp and ops/cross_entropy.cpp: how
+// the team of work-items that shares a row reduces (ROW_REDUCE, see kernels/subgroup.clh),
+// whether rows are read as 4-element vectors, how many elements each work-item keeps in
+// registers, NVIDIA's register cap, and the LayerNorm backward's grid. Each family reads its own
+// tuning entry ("softmax/rows", "norm/rows", "cross_entropy/rows"; runtime/Tuning.h), so the
+// three can be tuned apart.
 #pragma once
 #include "../runtime/Tuning.h"
 
@@ -123,16 +125,21 @@ inline std::string apply(const Device& d, const std::string& text, bool norm_key
   return "";
 }
 
-// Build options c adds to every program of its family: NVIDIA's register cap. The cap is sized
-// for 32-bit accumulation; kernels accumulating in double (acc_double) hold every element in two
-// registers and get twice the cap (at most 255).
-inline std::string build_options(const Config& c, bool acc_double) {
-  if (!c.max_regs) return std::string();
-  return " -cl-nv-maxrregcount=" + std::to_string(std::min(acc_double ? 2 * c.max_regs : c.max_regs, 255));
-}
-
 // The ROW_REDUCE for teams of `team` work-items under c.
 inline int reduce_for(const Config& c, int64_t team) { return team > c.shuffle_team_max ? 0 : c.row_reduce; }
+
+// The build options of kernels/rows.clh that every family passes: the accumulation type
+// (double when acc_double), MAX_WG, ITEMS and ROW_REDUCE, then NVIDIA's register cap. The cap is
+// sized for 32-bit accumulation; kernels accumulating in double hold every element in two
+// registers and get twice the cap (at most 255).
+inline std::string options(const Config& c, bool acc_double, int row_reduce) {
+  std::string o = std::string(" -DACC=") + (acc_double ? "double -DACC_IS_DOUBLE=1" : "float") +
+                  " -DMAX_WG=" + std::to_string(kMaxWG) + " -DITEMS=" + std::to_string(c.items) +
+                  " -DROW_REDUCE=" + std::to_string(row_reduce);
+  if (c.max_regs)
+    o += " -cl-nv-maxrregcount=" + std::to_string(std::min(acc_double ? 2 * c.max_regs : c.max_regs, 255));
+  return o;
+}
 // c for the norm backward kernels: BWD_ITEMS in place of ITEMS when set.
 inline Config backward(const Config& c) {
   Config b = c;

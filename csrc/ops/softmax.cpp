@@ -15,8 +15,6 @@
 namespace torch_ocl {
 namespace {
 
-constexpr int kMaxWG = rows::kMaxWG;  // MAX_WG of softmax.cl (rows.clh)
-
 // Storage kind of a floating dtype as softmax.cl's X_KIND / Y_KIND understand it.
 int storage_kind(at::ScalarType t, const char* op) {
   switch (t) {
@@ -73,10 +71,8 @@ Geometry geometry(const at::Tensor& t, int64_t dim, int items) {
 // Build options; the shuffle reductions serve teams of adjacent work-items only (c_fast).
 std::string options(int x_kind, int y_kind, const rows::Config& rc, const Geometry& g, bool vec) {
   const bool dbl = x_kind == 1 || y_kind == 1;
-  return "-DX_KIND=" + std::to_string(x_kind) + " -DY_KIND=" + std::to_string(y_kind) +
-         " -DACC=" + (dbl ? "double -DACC_IS_DOUBLE=1" : "float") + " -DMAX_WG=" + std::to_string(kMaxWG) +
-         " -DITEMS=" + std::to_string(rc.items) + " -DVEC=" + (vec ? "4" : "1") +
-         " -DROW_REDUCE=" + std::to_string(g.c_fast ? rows::reduce_for(rc, g.T) : 0) + rows::build_options(rc, dbl);
+  return "-DX_KIND=" + std::to_string(x_kind) + " -DY_KIND=" + std::to_string(y_kind) + " -DVEC=" +
+         (vec ? "4" : "1") + rows::options(rc, dbl, g.c_fast ? rows::reduce_for(rc, g.T) : 0);
 }
 
 // Whether t's rows (strides r, C elements) can be read as aligned 4-element vectors: dim is
