@@ -28,14 +28,17 @@ def _nll(x, t, w=None, reduction="mean", ignore_index=-100):
     return F.nll_loss(x, t, weight=None if w is None else w.detach(), reduction=reduction, ignore_index=ignore_index)
 
 
-def _nll_half(x, t, w=None, reduction="mean", ignore_index=-100):
-    # The CPU's nll_loss keeps its partial sums in the input's 16-bit type: its bfloat16 'sum'
-    # of 6 samples was up to 0.09 off the exact sum (2-3 ulps), where the device, which sums in
-    # float, stays within rounding (0.03), so a CPU result in bfloat16 failed the tolerance for
-    # ~3% of random inputs. The reference is the CPU computed in float32 and rounded once.
-    if x.device.type == "cpu":
-        return _nll(x.float(), t, None if w is None else w.float(), reduction, ignore_index).to(x.dtype)
-    return _nll(x, t, w, reduction, ignore_index)
+def _float_reference(fn):
+    """fn, except that the CPU reference is computed in float32 and rounded to the input's dtype
+    once. The CPU's 16-bit nll_loss keeps its partial sums in the 16-bit type (a bfloat16 'sum'
+    of 6 samples was up to 0.09 off the exact sum, 2-3 ulps), and its 16-bit cross_entropy also
+    rounds log_softmax to 16 bits (a spatial bfloat16 mean 0.03 off); the device sums in float
+    and stays within rounding, so a 16-bit CPU result failed the tolerance for ~3% of inputs."""
+    def run(x, t, w=None, *args, **kw):
+        if x.device.type == "cpu":
+            return fn(x.float(), t, None if w is None else w.float(), *args, **kw).to(x.dtype)
+        return fn(x, t, w, *args, **kw)
+    return run
 
 
 def _nll_samples(dtype):
@@ -84,14 +87,6 @@ def _nll2d_samples(dtype):
 
 def _cross_entropy(x, t, w=None, **kw):
     return F.cross_entropy(x, t, weight=None if w is None else w.detach(), **kw)
-
-
-def _cross_entropy_half(x, t, w=None, **kw):
-    # As _nll_half: the CPU's 16-bit cross_entropy rounds log_softmax to 16 bits and sums the
-    # losses in 16 bits (a spatial bfloat16 mean was 0.03 off); the device rounds once.
-    if x.device.type == "cpu":
-        return _cross_entropy(x.float(), t, None if w is None else w.float(), **kw).to(x.dtype)
-    return _cross_entropy(x, t, w, **kw)
 
 
 def _ce_samples(dtype):
@@ -143,7 +138,7 @@ def _bce_samples(dtype):
 
 CASES = [
     OpCase("nll_loss", NLL, _nll, _nll_samples, dtypes=FLOATS, grad=True),
-    OpCase("nll_loss_half", NLL, _nll_half, lambda dt: (s for s in _nll_samples(dt) if "1-D" not in s.tag),
+    OpCase("nll_loss_half", NLL, _float_reference(_nll), lambda dt: (s for s in _nll_samples(dt) if "1-D" not in s.tag),
            dtypes=HALFS, grad=True, atol=1e-2, rtol=1e-2),
     OpCase("nll_loss_bad_target", NLL + NLL2D[:2], _raise_after_sync(_nll), _bad_target_samples),
     OpCase("nll_loss2d", NLL2D + NLL, _nll, _nll2d_samples, dtypes=FLOATS, grad=True),
@@ -154,7 +149,7 @@ CASES = [
     # Fused (csrc/ops/cross_entropy.cpp); tests/test_cross_entropy.py covers it in depth.
     OpCase("cross_entropy", ["aten::cross_entropy_loss"], _raise_after_sync(_cross_entropy), _ce_samples,
            dtypes=FLOATS, grad=True, atol=1e-5, rtol=1e-4),
-    OpCase("cross_entropy_half", ["aten::cross_entropy_loss"], _cross_entropy_half,
+    OpCase("cross_entropy_half", ["aten::cross_entropy_loss"], _float_reference(_cross_entropy),
            lambda dt: (s for s in _ce_samples(dt) if s.tag != "target == C"), dtypes=HALFS, grad=True, atol=1e-2,
            rtol=1e-2),
     OpCase("mse_loss", MSE, _mse, _mse_samples, dtypes=FLOATS, grad=True),
