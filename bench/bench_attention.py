@@ -49,6 +49,13 @@ Kernel variants (off by default until measured; tests/test_attention.py::test_va
   WPT_M=8       8x4 forward micro-tiles (64 work-items): 12 instead of 8 local loads per 128
                 instead of 64 multiply-adds in S = QK^T; best with ROWRED=ptx,SPLIT_KV=0 (35 KiB
                 of local memory per work-group instead of 46: more of them per SM)
+Tensor-core kernels (NVIDIA's default for float32, head dimension <= 64; kernels/mma.clh):
+  MMA=off       the FMA kernels above instead
+  MMA_N=16      forward keys per step (32 by default; 64 does not fit 48 KiB at d=64)
+  MMA_BQ=32     backward query rows per step (16; 32 fits at d=32 only)
+  MMA_FETCH=0   forward K/V loads after the barrier instead of before it (1: 20-30% faster fwd)
+  MMA_WARPS=2   warps per work-group (4)
+  MMA_MAXRREG=168  NVIDIA register cap for the tensor-core program
 The integrator's comparison on a GPU:
   python bench/bench_attention.py --devices ocl,cuda --configs "" EXP=exp2 EXP=native ROWRED=ptx \
       EXP=native,ROWRED=ptx,PPAD=8 EXP=native,ROWRED=ptx,PPAD=8,SPLIT_KV=0 ATOMIC=ptx4 DQVEC=1 \

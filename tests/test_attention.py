@@ -3,7 +3,9 @@ against the CPU's math path over causal/masks/shapes/head dims, dropout against 
 built from the same mask, GQA, that the fused kernel (and nothing else) ran, that
 sdpa_kernel(MATH) is honoured, and that memory stays O(B*H*L). The backward has two modes,
 split (a dQ kernel; deterministic) and fused (dQ by atomic adds from the dK/dV kernel); the
-shape matrix, dropout, GQA, masks and 16-bit/64-bit dtypes run in both."""
+shape matrix, dropout, GQA, masks and 16-bit/64-bit dtypes run in both. The tensor-core
+kernels (MMA=ptx, NVIDIA's default for float32 up to head dimension 64) replace the forward
+and the fused backward where they apply; here they run through their emulation (MMA=emu)."""
 import contextlib
 
 import pytest
@@ -20,6 +22,17 @@ DEV = "ocl"
 MODE_KERNELS = {"split": {"attention_fwd", "attention_bwd_prep", "attention_bwd_dq", "attention_bwd_dkdv"},
                 "fused": {"attention_fwd", "attention_bwd_prep", "attention_bwd_dkdv_dq"}}
 MODES = list(MODE_KERNELS)
+# The tensor-core kernels and the FMA kernels they stand in for.
+MMA_ALIAS = {"attention_mma_fwd": "attention_fwd", "attention_mma_bwd": "attention_bwd_dkdv_dq"}
+
+
+def _launched():
+    """Launch counts since the last reset, the tensor-core kernels counted under the names of
+    the FMA kernels they replace (so the mode checks hold with either)."""
+    counts = {}
+    for k, n in torch.ocl._launch_counts().items():
+        counts[MMA_ALIAS.get(k, k)] = counts.get(MMA_ALIAS.get(k, k), 0) + n
+    return counts
 _ATTN_KEYS = [f"attention/{dt}/d{hd}" for dt in ("float32", "float64", "float16", "bfloat16")
               for hd in (32, 64, 128, 256)]
 
@@ -103,7 +116,7 @@ def _compare(B, Hq, Hkv, L, S, D, Dv=None, causal=False, mask=None, dtype=torch.
         torch.ocl._reset_launch_counts()
         act_out, act_grads = _run(*(t.to(DEV) for t in (q, k, v, go)), None if m is None else m.to(DEV), grad_mask,
                                   is_causal=causal, **kw)
-        counts = torch.ocl._launch_counts()
+        counts = _launched()
     expected = MODE_KERNELS[ran] if L > 0 and S > 0 else {"attention_fwd"}
     assert expected <= set(counts), f"the {ran} backward's kernels did not all run: {counts}"
     torch.testing.assert_close(act_out, exp_out, atol=tol, rtol=tol)
@@ -210,13 +223,13 @@ def test_deterministic_algorithms_select_the_split_backward():
             for _ in range(2):
                 torch.ocl._reset_launch_counts()
                 runs.append(_run(q, k, v, go))
-                counts = torch.ocl._launch_counts()
+                counts = _launched()
                 assert MODE_KERNELS["split"] <= set(counts) and "attention_bwd_dkdv_dq" not in counts, counts
         for a, b in zip(runs[0][1], runs[1][1]):
             assert torch.equal(a, b)
         torch.ocl._reset_launch_counts()
         fused = _run(q, k, v, go)
-        assert MODE_KERNELS["fused"] <= set(torch.ocl._launch_counts())
+        assert MODE_KERNELS["fused"] <= set(_launched())
     for a, b in zip(fused[1], runs[0][1]):
         torch.testing.assert_close(a, b, atol=1e-5, rtol=1e-5)
 
@@ -232,7 +245,7 @@ def test_mode_config_keys():
             _C._tuning_set(0, key, spec)
             torch.ocl._reset_launch_counts()
             act = _run(*(t.to(DEV) for t in (q, k, v, go)), is_causal=True)
-            assert MODE_KERNELS[mode] <= set(torch.ocl._launch_counts()), (spec, torch.ocl._launch_counts())
+            assert MODE_KERNELS[mode] <= set(_launched()), (spec, torch.ocl._launch_counts())
             for a, e in zip([act[0]] + act[1], [exp[0]] + exp[1]):
                 torch.testing.assert_close(a, e, atol=1e-4, rtol=1e-4)
         _C._tuning_set(0, key, "BWD=sometimes")
@@ -257,7 +270,7 @@ def test_tiling_override():
         "with warnings.catch_warnings(record=True) as w:\n"
         "    warnings.simplefilter('always')\n"
         "    got = run('ocl')\n"
-        "assert 'attention_fwd' in torch.ocl._launch_counts()\n"
+        "assert {'attention_fwd', 'attention_mma_fwd'} & set(torch.ocl._launch_counts())\n"
         "for a, e in zip(got, run('cpu')):\n"
         "    torch.testing.assert_close(a.cpu(), e, atol=1e-4, rtol=1e-4)\n"
         "print('WARNED' if any('TORCH_OCL_ATTN_CONFIG' in str(x.message) for x in w) else 'QUIET')\n")
@@ -313,7 +326,7 @@ def test_bool_mask_arrives_as_float():
     m = torch.rand(4, 6) > 0.5
     torch.ocl._reset_launch_counts()
     out = F.scaled_dot_product_attention(q.to(DEV), k.to(DEV), v.to(DEV), attn_mask=m.to(DEV))
-    assert torch.ocl._launch_counts().get("attention_fwd") == 1
+    assert _launched().get("attention_fwd") == 1
     torch.testing.assert_close(out.cpu(), F.scaled_dot_product_attention(q, k, v, attn_mask=m), atol=1e-5, rtol=1e-5)
     with pytest.raises(RuntimeError, match="attn_bias"):
         torch.ops.aten._scaled_dot_product_fused_attention_overrideable(q.to(DEV), k.to(DEV), v.to(DEV), m.to(DEV))
@@ -327,7 +340,7 @@ def test_only_fused_kernels_run(mode):
         torch.ocl._reset_launch_counts()
         out = F.scaled_dot_product_attention(q, k, v, is_causal=True)
         torch.autograd.grad(out, (q, k, v), go)
-        counts = torch.ocl._launch_counts()
+        counts = _launched()
     assert set(counts) == MODE_KERNELS[mode], counts
     assert all(n == 1 for n in counts.values()), counts
 
@@ -339,7 +352,7 @@ def test_sdpa_kernel_math_is_honoured():
         assert torch._fused_sdp_choice(q, k, v) == SDPBackend.MATH.value
         torch.ocl._reset_launch_counts()
         F.scaled_dot_product_attention(q, k, v)
-        assert "attention_fwd" not in torch.ocl._launch_counts()
+        assert "attention_fwd" not in _launched()
     wide = torch.zeros(1, 2, 8, 300, device=DEV)
     assert torch._fused_sdp_choice(wide, wide, wide) == SDPBackend.MATH.value  # head dim > 256
 
@@ -477,4 +490,64 @@ def test_missing_shuffle_falls_back():
         pytest.skip("NVIDIA runs the PTX shuffles")
     with attn_variant("ROWRED=ptx"):
         with pytest.warns(UserWarning, match="ROW_REDUCE=1"):
+            _compare(1, 2, 2, 33, 40, 32, causal=True)
+
+
+# ---- The tensor-core kernels (attention_mma_*), through their emulation on devices without
+# tensor cores: the fragment bookkeeping, masks, bounds and the fused dQ of the PTX kernels.
+MMA_CASES = [
+    (1, 1, 1, 1, 1, 16, None, False, None),
+    (2, 3, 3, 17, 17, 16, None, True, None),
+    (2, 2, 2, 33, 20, 32, None, True, None),           # causal, L > S (top-left)
+    (1, 2, 2, 20, 45, 32, None, False, "float_b1ls"),  # L < S, the bias gradient
+    (2, 2, 2, 37, 29, 64, None, False, "float_b1ls"),
+    (1, 3, 3, 31, 31, 64, None, False, "float_ls"),
+    (2, 2, 2, 17, 29, 40, 24, False, "bool"),          # odd D, Dv != D, a fully masked row
+    (1, 1, 1, 1, 200, 64, None, False, None),          # one query, several key blocks
+    (1, 2, 2, 65, 64, 64, None, True, None),           # tile boundaries
+]
+
+
+@pytest.mark.parametrize("B,Hq,Hkv,L,S,D,Dv,causal,mask", MMA_CASES)
+def test_mma_emulation_matches_math(B, Hq, Hkv, L, S, D, Dv, causal, mask):
+    with attn_variant("MMA=emu"):
+        _compare(B, Hq, Hkv, L, S, D, Dv, causal, mask)
+        counts = torch.ocl._launch_counts()
+    assert {"attention_mma_fwd", "attention_mma_bwd"} <= set(counts), counts
+
+
+def test_mma_emulation_gqa_and_other_tiles():
+    for spec in ("MMA=emu", "MMA=emu MMA_N=16 MMA_WARPS=2 MMA_FETCH=1"):
+        with attn_variant(spec):
+            _compare(1, 4, 2, 70, 33, 64, enable_gqa=True)
+            _compare(2, 6, 2, 21, 26, 32, causal=True, enable_gqa=True)
+            assert "attention_mma_bwd" in torch.ocl._launch_counts()
+
+
+def test_mma_leaves_the_rest_to_the_fma_kernels():
+    # Dropout, float64, head dimensions above 64 and deterministic mode run the FMA kernels.
+    with attn_variant("MMA=emu"):
+        _check_dropout(None)
+        torch.ocl._reset_launch_counts()
+        _compare(1, 2, 2, 19, 23, 16, causal=True, dtype=torch.float64, tol=1e-10)
+        _compare(1, 1, 1, 65, 64, 80, causal=True)
+        assert not [k for k in torch.ocl._launch_counts() if "mma" in k], torch.ocl._launch_counts()
+        q, k, v, go = _inputs(1, 2, 2, 33, 40, 32, 32)
+        exp = _run(q, k, v, go, is_causal=True)
+        with deterministic(True):
+            torch.ocl._reset_launch_counts()
+            act = _run(*(t.to(DEV) for t in (q, k, v, go)), is_causal=True)
+            counts = torch.ocl._launch_counts()
+        assert "attention_mma_fwd" in counts and "attention_bwd_dq" in counts and "attention_mma_bwd" not in counts
+        for a, e in zip([act[0]] + act[1], [exp[0]] + exp[1]):
+            torch.testing.assert_close(a, e, atol=1e-4, rtol=1e-4)
+
+
+def test_mma_ptx_elsewhere_falls_back():
+    # MMA=ptx is NVIDIA inline assembly: elsewhere it does not build, so one warning, then the
+    # FMA kernels.
+    if "NVIDIA" in torch.ocl.get_device_properties(0).vendor:
+        pytest.skip("NVIDIA's compiler builds the PTX")
+    with attn_variant("MMA=ptx"):
+        with pytest.warns(UserWarning, match="tensor-core attention kernels"):
             _compare(1, 2, 2, 33, 40, 32, causal=True)

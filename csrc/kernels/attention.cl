@@ -76,6 +76,9 @@
 #ifndef ACC_IS_DOUBLE
 #define ACC_IS_DOUBLE 0  // 1 when ACC is double (set by the host with -DACC=double)
 #endif
+#ifndef MMA
+#define MMA 0  // 0: the FMA kernels; 1/2: the tensor-core kernels attention_mma_* instead (mma.clh: 1 NVIDIA PTX, 2 emulation)
+#endif
 
 #define CAT_(a, b) a##b
 #define CAT(a, b) CAT_(a, b)
@@ -163,11 +166,11 @@
 // lane ends with the same bits (each step combines x_i and x_(i^m) commutatively). Where the
 // shape does not allow it (F_RN not a power of two within a warp, a partial warp) or the
 // extension is missing, the local-memory reduction stands in.
-#if ROW_REDUCE == 1 && ((F_RN & (F_RN - 1)) != 0 || F_RN > 32 || F_NT % 32 != 0)
+#if !MMA && ROW_REDUCE == 1 && ((F_RN & (F_RN - 1)) != 0 || F_RN > 32 || F_NT % 32 != 0)
 #undef ROW_REDUCE
 #define ROW_REDUCE 0
 #endif
-#if ROW_REDUCE != 0 && (F_RN & (F_RN - 1)) != 0
+#if !MMA && ROW_REDUCE != 0 && (F_RN & (F_RN - 1)) != 0
 #undef ROW_REDUCE
 #define ROW_REDUCE 0
 #endif
@@ -316,6 +319,7 @@ inline float dropout_uniform(ulong seed, ulong offset, ulong idx) {
   __global const DTYPE* MK = use_mask ? PTR(DTYPE, mask) + (long)(b) * m_sb + (long)(h) * m_sh : 0; \
   const ulong drop_base = ((ulong)(b) * Hq + (h)) * (ulong)L * (ulong)S
 
+#if !MMA  // the FMA kernels; a tensor-core program (MMA) holds attention_mma_* and the prep kernel
 // out[b,h,i,:] = softmax(scale * q k^T + mask) (dropped out) @ v; lse[b,h,i] = log sum exp.
 // NDRange (ceil(L/BLOCK_M)*F_NT, Hq, B); one work-group per BLOCK_M query rows of one (b, h).
 // Per key block: stage K; S = Q K^T (micro-tiles); post per-row partial maxima; stage V while
@@ -465,6 +469,8 @@ UNROLL
   }
 }
 
+#endif  // !MMA
+
 #ifndef PREP_LANES
 #define PREP_LANES 16  // attention_bwd_prep: work-items per row (a power of two)
 #endif
@@ -527,6 +533,7 @@ __kernel void attention_bwd_prep(int L, int Dv, int Hq, PTR_ARG(DTYPE, dout), lo
     dS_out = p_ == (ACC)0 ? (ACC)0 : p_ * ((dov_dot) * z_ - (delta_i));                         \
   } while (0)
 
+#if !MMA
 // dQ (and dBias = dS when requested) for BWD_BLOCK_M query rows of one (b, h); Q and dO
 // stay in local memory while K and V stream through. NDRange (ceil(L/BWD_BLOCK_M)*B_NT, Hq, B).
 __kernel __attribute__((reqd_work_group_size(B_NT, 1, 1)))
@@ -608,6 +615,8 @@ UNROLL
   }
 }
 
+#endif  // !MMA
+
 // ---- Float atomic add for the fused backward's dQ (ATOMIC_ADD selects the instruction) ----
 #ifndef ATOMIC_ADD
 #define ATOMIC_ADD 0  // 0 compare-and-swap loop (portable), 1 NVIDIA PTX red.global.add, 2 cl_ext_float_atomics, 3 NVIDIA PTX red.global.v4.f32.add (sm_90) for float4 runs
@@ -659,6 +668,7 @@ inline void atomic_add_4(__global ACC* p, int step, ACC4 v, int n) {
 }
 #endif  // HAVE_ACC_ATOMIC
 
+#if !MMA
 // The fused dQ product: a work-item per (4 query rows = one float4 of the dS tile, 4 of the
 // head dimension's columns). For scalar atomics the columns are d4 + k*D4 (k = 0..3): the
 // work-items of a warp then add to consecutive addresses of a row (coalesced), and read K
@@ -899,3 +909,425 @@ void attention_bwd_dkdv_dq(ATTN_ARGS, PTR_ARG(DTYPE, dout), long g_sb, long g_sh
                 DELs, 1);
 }
 #endif
+#endif  // !MMA
+
+// ==== Tensor-core kernels (MMA = 1 NVIDIA PTX mma.sync, 2 its emulation; see mma.clh) ========
+// The same flash-attention algorithms with every matrix product done by warp-level m16n8k8
+// products in 3xTF32 form (float32 accuracy). float storage, head dimensions up to HEAD_DIM
+// (a multiple of 8), no dropout: the host runs the FMA program for everything else. A warp
+// owns 16 rows of every tile: query rows in the forward, key rows in the backward. Local
+// tiles are [row][HEAD_DIM + 4] (the stage_rows layout), which makes every fragment read
+// below conflict-free: lanes (g, t) read rows g or 2t and columns t or g. The tiles every
+// warp reads as B operands (K, V forward; Q, dO, dS backward) are stored split, as two
+// planes of tf32 high and low parts: each value is split once instead of once per warp (the
+// split is three instructions, and they, not the tensor cores, bound these kernels).
+#if MMA
+#include "mma.clh"
+#ifndef MMA_WARPS
+#define MMA_WARPS 4  // warps per work-group (each owns 16 query rows forward, 16 keys backward)
+#endif
+#ifndef MMA_N
+#define MMA_N 32  // forward: keys per step of the online softmax (a multiple of 8)
+#endif
+#ifndef MMA_BQ
+#define MMA_BQ 16  // backward: query rows per step (a multiple of 16)
+#endif
+#ifndef MMA_FETCH
+#define MMA_FETCH 1  // forward: 1 issues the K/V block's global loads (into registers) before its first barrier
+#endif
+#if ROW_REDUCE != 1 && ROW_REDUCE != 3
+#error "the tensor-core kernels reduce rows by shuffles: ROW_REDUCE 1 (PTX) or 3 (emulation)"
+#endif
+#if HEAD_DIM % 8 != 0 || MMA_N % 8 != 0 || MMA_BQ % 16 != 0 || ACC_IS_DOUBLE || defined(IS_HALF) || defined(IS_BF16)
+#error "the tensor-core kernels need float storage, HEAD_DIM and MMA_N multiples of 8, MMA_BQ of 16"
+#endif
+#define M_NT (32 * MMA_WARPS)  // work-group size
+#define M_BM (16 * MMA_WARPS)  // forward: query rows per work-group; backward: keys per work-group
+#define M_KD (HEAD_DIM / 8)    // k-steps (or n-tiles) over the head dimension
+#define M_LD (HEAD_DIM + 4)    // row stride of the local tiles, in floats (= 4 * LD4)
+
+// The score of query i and key j from the already scaled product x (base 2 under
+// SOFTMAX_EXP), or -inf where a bound or the causal mask excludes it.
+#define M_SCORE(x, i, j)                                              \
+  ((j) >= S || (i) >= L || (causal && (j) > (i))                      \
+       ? NEG_INF                                                      \
+       : (x) + (use_mask ? LOAD(MK, (long)(i) * m_sl + (long)(j) * m_ss) * (ACC)SM_LOG2E : (ACC)0))
+
+// A fragment of rows r0 + {0, 8} of the local tile T (row stride M_LD) at k-step kk, times f.
+inline void frag_a(uint2* a, __local const float* T, int r0, int kk, int t, float f) {
+  __local const float* p = T + r0 * M_LD + 8 * kk + t;
+  a[0] = split_tf32(p[0] * f);
+  a[1] = split_tf32(p[8 * M_LD] * f);
+  a[2] = split_tf32(p[4] * f);
+  a[3] = split_tf32(p[8 * M_LD + 4] * f);
+}
+// B fragment with B[k][n] = T[row0 + n][col0 + k] (a transposed tile: K in Q K^T).
+inline void frag_bt(uint2* b, __local const float* T, int row0, int col0, int g, int t) {
+  __local const float* p = T + (row0 + g) * M_LD + col0 + t;
+  b[0] = split_tf32(p[0]);
+  b[1] = split_tf32(p[4]);
+}
+// B fragment with B[k][n] = T[row0 + k][col0 + n], its k permuted as a C fragment's columns
+// (rows 2t and 2t + 1; mma.clh): V in P V, dO in P^T dO.
+inline void frag_bp(uint2* b, __local const float* T, int row0, int col0, int g, int t) {
+  __local const float* p = T + (row0 + 2 * t) * M_LD + col0 + g;
+  b[0] = split_tf32(p[0]);
+  b[1] = split_tf32(p[M_LD]);
+}
+// The same two B fragments from split planes (H: high parts, Lo: low parts; stride M_LD).
+inline void frag_bt2(uint2* b, __local const uint* H, __local const uint* Lo, int row0, int col0, int g, int t) {
+  const int o = (row0 + g) * M_LD + col0 + t;
+  b[0] = (uint2)(H[o], Lo[o]);
+  b[1] = (uint2)(H[o + 4], Lo[o + 4]);
+}
+inline void frag_bp2(uint2* b, __local const uint* H, __local const uint* Lo, int row0, int col0, int g, int t) {
+  const int o = (row0 + 2 * t) * M_LD + col0 + g;
+  b[0] = (uint2)(H[o], Lo[o]);
+  b[1] = (uint2)(H[o + M_LD], Lo[o + M_LD]);
+}
+// Rows [r0, r0 + nr) x [0, HEAD_DIM) of a matrix (strides sr, sd) as split planes H, Lo
+// ([nr][M_LD]), zero past the matrix: stage_rows with the split on the way.
+inline void stage_split(__local uint* H, __local uint* Lo, int nr, __global const DTYPE* p, long sr, long sd, int r0,
+                        int nrows, int dim, int lid, int nthreads) {
+  for (int e = lid; e < nr * D4; e += nthreads) {
+    const int rr = e / D4, d4 = e % D4, row = r0 + rr;
+    const float4 x = row < nrows ? load4(p + (long)row * sr, sd, d4 * 4, dim) : ZERO4;
+    const uint2 a = split_tf32(x.s0), b = split_tf32(x.s1), c = split_tf32(x.s2), d = split_tf32(x.s3);
+    vstore4((uint4)(a.x, b.x, c.x, d.x), 0, H + rr * M_LD + 4 * d4);
+    vstore4((uint4)(a.y, b.y, c.y, d.y), 0, Lo + rr * M_LD + 4 * d4);
+  }
+}
+// stage_split in two halves (fetch_rows, then this): the loaded rows buf split into H, Lo.
+inline void store_split(__local uint* H, __local uint* Lo, const ACC4* buf, int per, int nr, int lid, int nthreads) {
+UNROLL
+  for (int x = 0; x < per; ++x) {
+    const int e = lid + x * nthreads, rr = e / D4, d4 = e % D4;
+    if (e < nr * D4) {
+      const uint2 a = split_tf32(buf[x].s0), b = split_tf32(buf[x].s1), c = split_tf32(buf[x].s2),
+                  d = split_tf32(buf[x].s3);
+      vstore4((uint4)(a.x, b.x, c.x, d.x), 0, H + rr * M_LD + 4 * d4);
+      vstore4((uint4)(a.y, b.y, c.y, d.y), 0, Lo + rr * M_LD + 4 * d4);
+    }
+  }
+}
+// The A fragment of a C fragment c (k permuted, see mma.clh).
+inline void frag_ac(uint2* a, const float* c) {
+  a[0] = split_tf32(c[0]);
+  a[1] = split_tf32(c[2]);
+  a[2] = split_tf32(c[1]);
+  a[3] = split_tf32(c[3]);
+}
+
+// out = softmax(scale q k^T + mask) v and the row logsumexp, as attention_fwd (same NDRange
+// with M_BM query rows and M_NT work-items per group). Q is staged once and kept as split A
+// fragments (scaled; reading them from local memory per key block instead, re-split, ran the
+// forward 29% slower on an H200); per key block K and V are staged as split planes, S = Q K^T
+// goes to C fragments, the online softmax runs on them (row max/sum over the 4 lanes of a row
+// by shuffles), and P feeds O += P V straight from its registers.
+__kernel __attribute__((reqd_work_group_size(M_NT, 1, 1)))
+void attention_mma_fwd(ATTN_ARGS, PTR_ARG(DTYPE, out), long o_sb, long o_sh, long o_sl, PTR_ARG(ACC, lse)) {
+  // K and V as split planes (4 x MMA_N rows); first the raw Q tile (M_BM rows).
+  __local uint4 KVs[(4 * MMA_N > M_BM ? 4 * MMA_N : M_BM) * LD4];
+  MMA_SCRATCH_DECL(M_NT);
+#if ROW_REDUCE == 3
+  __local ACC RowX[M_NT];
+#endif
+  __local uint* Kh = (__local uint*)KVs;
+  __local uint* Klo = Kh + MMA_N * M_LD;
+  __local uint* Vh = Klo + MMA_N * M_LD;
+  __local uint* Vlo = Vh + MMA_N * M_LD;
+  const int lid = get_local_id(0), lane = lid % 32, warp = lid / 32, g = lane >> 2, t = lane & 3;
+  const int h = get_group_id(1), b = get_group_id(2);
+  const int i0 = (get_num_groups(0) - 1 - get_group_id(0)) * M_BM;  // most causal work first
+  const int r0 = warp * 16 + g;  // this lane's rows r0 and r0 + 8 of the block
+  ATTN_BASES(b, h);
+  (void)drop_base;
+
+  stage_rows((__local ACC4*)KVs, M_BM, Q, q_sl, q_sd, i0, L, D, lid, M_NT);
+  barrier(CLK_LOCAL_MEM_FENCE);
+  uint2 qa[M_KD][4];
+UNROLL
+  for (int kk = 0; kk < M_KD; ++kk) frag_a(qa[kk], (__local const float*)KVs, r0, kk, t, qk_scale);
+
+  float m[2] = {NEG_INF, NEG_INF}, l[2] = {0.0f, 0.0f};  // l: this lane's share of the row sums
+  float o[M_KD][4];
+UNROLL
+  for (int n = 0; n < M_KD; ++n) o[n][0] = o[n][1] = o[n][2] = o[n][3] = 0.0f;
+
+  const int jend = causal ? min(S, i0 + M_BM) : S;  // later keys are masked for every row
+  for (int j0 = 0; j0 < jend; j0 += MMA_N) {
+#if MMA_FETCH
+    ACC4 kb[FETCH_PER(MMA_N, M_NT)], vb[FETCH_PER(MMA_N, M_NT)];
+    fetch_rows(kb, FETCH_PER(MMA_N, M_NT), MMA_N, K, k_ss, k_sd, j0, S, D, lid, M_NT);
+    fetch_rows(vb, FETCH_PER(MMA_N, M_NT), MMA_N, V, v_ss, v_sd, j0, S, Dv, lid, M_NT);
+    barrier(CLK_LOCAL_MEM_FENCE);  // the previous block's reads of K and V (first: of Q) are done
+    store_split(Kh, Klo, kb, FETCH_PER(MMA_N, M_NT), MMA_N, lid, M_NT);
+    store_split(Vh, Vlo, vb, FETCH_PER(MMA_N, M_NT), MMA_N, lid, M_NT);
+#else
+    barrier(CLK_LOCAL_MEM_FENCE);  // the previous block's reads of K and V (first: of Q) are done
+    stage_split(Kh, Klo, MMA_N, K, k_ss, k_sd, j0, S, D, lid, M_NT);
+    stage_split(Vh, Vlo, MMA_N, V, v_ss, v_sd, j0, S, Dv, lid, M_NT);
+#endif
+    barrier(CLK_LOCAL_MEM_FENCE);
+
+    float s[MMA_N / 8][4];
+UNROLL
+    for (int j = 0; j < MMA_N / 8; ++j) s[j][0] = s[j][1] = s[j][2] = s[j][3] = 0.0f;
+UNROLL
+    for (int kk = 0; kk < M_KD; ++kk)
+UNROLL
+      for (int j = 0; j < MMA_N / 8; ++j) {
+        uint2 kf[2];
+        frag_bt2(kf, Kh, Klo, 8 * j, 8 * kk, g, t);
+        mma3(s[j], qa[kk], kf MMA_SCRATCH);
+      }
+
+    // Scores, the row maxima over the block (rows r0: s[.][0..1], r0 + 8: s[.][2..3]).
+    const bool interior = INTERIOR(i0 + warp * 16, 16, j0, MMA_N);
+    float mx[2] = {NEG_INF, NEG_INF};
+UNROLL
+    for (int j = 0; j < MMA_N / 8; ++j)
+UNROLL
+      for (int e = 0; e < 4; ++e) {
+        if (!interior) s[j][e] = M_SCORE(s[j][e], i0 + r0 + 8 * (e >> 1), j0 + 8 * j + 2 * t + (e & 1));
+        mx[e >> 1] = fmax(mx[e >> 1], s[j][e]);
+      }
+UNROLL
+    for (int r = 0; r < 2; ++r) {
+      mx[r] = fmax(mx[r], ROW_XOR(mx[r], 1));
+      mx[r] = fmax(mx[r], ROW_XOR(mx[r], 2));
+      const float mn = fmax(m[r], mx[r]);
+      const float corr = mn == NEG_INF ? 1.0f : EXPF(m[r] - mn);
+      m[r] = mn;
+      l[r] *= corr;
+UNROLL
+      for (int n = 0; n < M_KD; ++n) o[n][2 * r] *= corr, o[n][2 * r + 1] *= corr;
+    }
+UNROLL
+    for (int j = 0; j < MMA_N / 8; ++j)
+UNROLL
+      for (int e = 0; e < 4; ++e) {
+        const float p = s[j][e] == NEG_INF ? 0.0f : EXPF(s[j][e] - m[e >> 1]);
+        l[e >> 1] += p;
+        s[j][e] = p;
+      }
+    // O += P V: the k-step j covers keys 8j + {2t, 2t + 1} of this lane's C fragment.
+UNROLL
+    for (int j = 0; j < MMA_N / 8; ++j) {
+      uint2 pa[4];
+      frag_ac(pa, s[j]);
+UNROLL
+      for (int n = 0; n < M_KD; ++n) {
+        uint2 vf[2];
+        frag_bp2(vf, Vh, Vlo, 8 * j, 8 * n, g, t);
+        mma3(o[n], pa, vf MMA_SCRATCH);
+      }
+    }
+  }
+
+UNROLL
+  for (int r = 0; r < 2; ++r) {
+    l[r] += ROW_XOR(l[r], 1);
+    l[r] += ROW_XOR(l[r], 2);
+  }
+UNROLL
+  for (int r = 0; r < 2; ++r) {
+    const int i = i0 + r0 + 8 * r;
+    if (i >= L) continue;
+    const float inv = l[r] > 0.0f ? 1.0f / l[r] : 0.0f;
+    __global DTYPE* O = PTR(DTYPE, out) + (long)b * o_sb + (long)h * o_sh + (long)i * o_sl;
+UNROLL
+    for (int n = 0; n < M_KD; ++n) {
+      const int d = 8 * n + 2 * t;
+      if (d + 1 < Dv) {
+        vstore2((float2)(o[n][2 * r] * inv, o[n][2 * r + 1] * inv), 0, O + d);
+      } else if (d < Dv) {
+        O[d] = o[n][2 * r] * inv;
+      }
+    }
+    if (t == 0) PTR(ACC, lse)[((long)b * Hq + h) * L + i] = l[r] > 0.0f ? (m[r] + LOGF(l[r])) * (ACC)SM_LN2 : NEG_INF;
+  }
+}
+
+// dK, dV for M_BM keys of one (b, kv head) and dQ by atomic adds into the zeroed float
+// workspace dqw (attention_bwd_dkdv_dq's contract: same arguments, NDRange
+// (ceil(S / M_BM) * M_NT, Hkv, B)), dBias = dS when want_dbias. A warp owns 16 keys. Per
+// step of MMA_BQ query rows (of every query head of the GQA group): S^T = K Q^T and
+// dP^T = V dO^T into C fragments, P^T and dS^T elementwise, dV += P^T dO and dK += dS^T Q
+// from those registers (5 products with the dQ one below). dS^T then goes to local memory
+// (split), and each warp adds its share of dQ = dS K (MMA_BQ x HEAD_DIM over the group's
+// keys) with float atomics. Q and dO are staged split; K (scaled into its fragments per step)
+// stays in local memory for both uses; V stays in registers.
+#define MB_QT (MMA_BQ / 8)                // n-tiles (k-steps) over the query rows of a step
+#define MB_LS (MMA_BQ + 4)                // row stride of the dS^T tile [key][query]
+#define MB_DQT ((MMA_BQ / 16) * M_KD)     // dQ (m, n) tiles of a step
+#define MB_DQW ((MB_DQT + MMA_WARPS - 1) / MMA_WARPS)  // ... per warp
+#if MMA == 2 && MB_DQT % MMA_WARPS != 0
+#error "the emulation's barriers need every warp to make the same dQ products: MMA_WARPS | (MMA_BQ / 16) * HEAD_DIM / 8"
+#endif
+__kernel __attribute__((reqd_work_group_size(M_NT, 1, 1)))
+void attention_mma_bwd(ATTN_ARGS, PTR_ARG(DTYPE, dout), long g_sb, long g_sh, long g_sl, long g_sd,
+                       PTR_ARG(ACC, lse), PTR_ARG(ACC, delta), PTR_ARG(DTYPE, dk), long dk_sb, long dk_sh,
+                       long dk_sl, PTR_ARG(DTYPE, dv), long dv_sb, long dv_sh, long dv_sl, PTR_ARG(ACC, dqw),
+                       long w_sb, long w_sh, long w_sl, PTR_ARG(DTYPE, dbias), int want_dbias) {
+  __local ACC4 Ks[M_BM * LD4];
+  __local uint4 QGs[4 * MMA_BQ * LD4];  // Q and dO rows, split: Qh | Qlo | Gh | Glo
+  __local uint dSh[M_BM * MB_LS], dSlo[M_BM * MB_LS];  // dS^T [key][query], split
+  __local float LSEs[MMA_BQ], DELs[MMA_BQ];
+  MMA_SCRATCH_DECL(M_NT);
+#if ROW_REDUCE == 3
+  __local ACC RowX[M_NT];
+#endif
+  __local const float* Kl = (__local const float*)Ks;
+  __local uint* Qh = (__local uint*)QGs;
+  __local uint* Qlo = Qh + MMA_BQ * M_LD;
+  __local uint* Gh = Qlo + MMA_BQ * M_LD;
+  __local uint* Glo = Gh + MMA_BQ * M_LD;
+  const int lid = get_local_id(0), lane = lid % 32, warp = lid / 32, g = lane >> 2, t = lane & 3;
+  const int hkv = get_group_id(1), b = get_group_id(2);
+  const int j0 = get_group_id(0) * M_BM;
+  const int r0 = warp * 16 + g;  // this lane's keys j0 + r0 and j0 + r0 + 8
+  float vr[M_KD][4];             // V rows r0, r0 + 8 as A fragments (unsplit)
+  {
+    ATTN_BASES(b, hkv * group);
+    stage_rows(Ks, M_BM, K, k_ss, k_sd, j0, S, D, lid, M_NT);
+    (void)Q; (void)MK; (void)drop_base; (void)qk_scale;
+UNROLL
+    for (int kk = 0; kk < M_KD; ++kk)
+UNROLL
+      for (int x = 0; x < 4; ++x) {
+        const int j = j0 + r0 + 8 * (x & 1), d = 8 * kk + t + 4 * (x >> 1);
+        vr[kk][x] = j < S && d < Dv ? LOAD(V, (long)j * v_ss + (long)d * v_sd) : 0.0f;
+      }
+  }
+  float dka[M_KD][4], dva[M_KD][4];
+UNROLL
+  for (int n = 0; n < M_KD; ++n)
+UNROLL
+    for (int x = 0; x < 4; ++x) dka[n][x] = dva[n][x] = 0.0f;
+
+  // Work list: every (query head of the group, query block from istart), rotated per key
+  // block so the work-groups of a head do not all add to the same dQ rows at once.
+  const int istart = causal ? j0 : 0;  // top-left causal: rows i < j never see key j
+  const int nblk = L > istart ? (L - istart + MMA_BQ - 1) / MMA_BQ : 0, nitems = group * nblk;
+  const int rot = nitems > 0 ? (int)(get_group_id(0) % (uint)nitems) : 0;
+  for (int it = 0; it < nitems; ++it) {
+    const int item = (it + rot) % nitems, h = hkv * group + item / nblk, i0 = istart + (item % nblk) * MMA_BQ;
+    ATTN_BASES(b, h);
+    (void)K; (void)V; (void)drop_base;
+    const long rowbase = ((long)b * Hq + h) * L;
+    __global const DTYPE* G = PTR(DTYPE, dout) + (long)b * g_sb + (long)h * g_sh;
+    barrier(CLK_LOCAL_MEM_FENCE);  // the previous step's reads of Qs, Gs, dSt, LSEs are done (first: Ks staged)
+    stage_split(Qh, Qlo, MMA_BQ, Q, q_sl, q_sd, i0, L, D, lid, M_NT);
+    stage_split(Gh, Glo, MMA_BQ, G, g_sl, g_sd, i0, L, Dv, lid, M_NT);
+    for (int e = lid; e < MMA_BQ; e += M_NT) {
+      LSEs[e] = i0 + e < L ? PTR(ACC, lse)[rowbase + i0 + e] : NEG_INF;
+      DELs[e] = i0 + e < L ? PTR(ACC, delta)[rowbase + i0 + e] : 0.0f;
+    }
+    barrier(CLK_LOCAL_MEM_FENCE);
+
+    // S^T (keys x queries, scaled scores) and dP^T = V dO^T.
+    float s[MB_QT][4], dp[MB_QT][4];
+UNROLL
+    for (int q = 0; q < MB_QT; ++q)
+UNROLL
+      for (int x = 0; x < 4; ++x) s[q][x] = dp[q][x] = 0.0f;
+UNROLL
+    for (int kk = 0; kk < M_KD; ++kk) {
+      uint2 ka[4], va[4];
+      frag_a(ka, Kl, r0, kk, t, qk_scale);
+UNROLL
+      for (int x = 0; x < 4; ++x) va[x] = split_tf32(vr[kk][x]);
+UNROLL
+      for (int q = 0; q < MB_QT; ++q) {
+        uint2 f[2];
+        frag_bt2(f, Qh, Qlo, 8 * q, 8 * kk, g, t);
+        mma3(s[q], ka, f MMA_SCRATCH);
+        frag_bt2(f, Gh, Glo, 8 * q, 8 * kk, g, t);
+        mma3(dp[q], va, f MMA_SCRATCH);
+      }
+    }
+    // P^T into s, dS^T into dp; element (key j0 + r0 + 8(x/2), query i0 + 8q + 2t + x%2).
+    const bool interior = INTERIOR(i0, MMA_BQ, j0 + warp * 16, 16);
+UNROLL
+    for (int q = 0; q < MB_QT; ++q)
+UNROLL
+      for (int x = 0; x < 4; ++x) {
+        const int c = 8 * q + 2 * t + (x & 1), i = i0 + c, j = j0 + r0 + 8 * (x >> 1);
+        const float sc = interior ? s[q][x] : M_SCORE(s[q][x], i, j), ls = LSEs[c];
+        const float p = (sc == NEG_INF || ls == NEG_INF) ? 0.0f : EXPF(sc - ls * (ACC)SM_LOG2E);
+        s[q][x] = p;
+        dp[q][x] = p == 0.0f ? 0.0f : p * (dp[q][x] - DELs[c]);
+        if (want_dbias && i < L && j < S) STORE(PTR(DTYPE, dbias), (rowbase + i) * S + j, dp[q][x]);
+      }
+    // dV += P^T dO, dK += dS^T Q (k-step q: queries 8q + {2t, 2t + 1}).
+UNROLL
+    for (int q = 0; q < MB_QT; ++q) {
+      uint2 pa[4], sa[4];
+      frag_ac(pa, s[q]);
+      frag_ac(sa, dp[q]);
+      {  // dS^T for the dQ product, split: sa holds elements 0, 2, 1, 3 of dp[q] (frag_ac)
+        const int o = r0 * MB_LS + 8 * q + 2 * t;
+        dSh[o] = sa[0].x, dSlo[o] = sa[0].y;
+        dSh[o + 1] = sa[2].x, dSlo[o + 1] = sa[2].y;
+        dSh[o + 8 * MB_LS] = sa[1].x, dSlo[o + 8 * MB_LS] = sa[1].y;
+        dSh[o + 8 * MB_LS + 1] = sa[3].x, dSlo[o + 8 * MB_LS + 1] = sa[3].y;
+      }
+UNROLL
+      for (int n = 0; n < M_KD; ++n) {
+        uint2 f[2];
+        frag_bp2(f, Gh, Glo, 8 * q, 8 * n, g, t);
+        mma3(dva[n], pa, f MMA_SCRATCH);
+        frag_bp2(f, Qh, Qlo, 8 * q, 8 * n, g, t);
+        mma3(dka[n], sa, f MMA_SCRATCH);
+      }
+    }
+    barrier(CLK_LOCAL_MEM_FENCE);  // dS^T complete
+    // dQ += scale dS K: tile (mt, nt) of the MMA_BQ x HEAD_DIM product per warp and slot,
+    // over the block's keys in k-steps of 8 (keys 8kk + {2t, 2t + 1}: permuted as in frag_bp).
+    __global ACC* DQ = PTR(ACC, dqw) + (long)b * w_sb + (long)h * w_sh;
+UNROLL
+    for (int w = 0; w < MB_DQW; ++w) {
+      const int tile = warp + w * MMA_WARPS;
+      if (MB_DQT % MMA_WARPS != 0 && tile >= MB_DQT) break;  // uniform per warp
+      const int mt = tile / M_KD, nt = tile % M_KD;
+      float acc[4] = {0.0f, 0.0f, 0.0f, 0.0f};
+UNROLL
+      for (int kk = 0; kk < M_BM / 8; ++kk) {
+        const int o = (8 * kk + 2 * t) * MB_LS + 16 * mt + g;
+        uint2 a[4], f[2];
+        a[0] = (uint2)(dSh[o], dSlo[o]);
+        a[1] = (uint2)(dSh[o + 8], dSlo[o + 8]);
+        a[2] = (uint2)(dSh[o + MB_LS], dSlo[o + MB_LS]);
+        a[3] = (uint2)(dSh[o + MB_LS + 8], dSlo[o + MB_LS + 8]);
+        frag_bp(f, Kl, 8 * kk, 8 * nt, g, t);
+        mma3(acc, a, f MMA_SCRATCH);
+      }
+      const int d = 8 * nt + 2 * t;
+UNROLL
+      for (int r = 0; r < 2; ++r) {
+        const int i = i0 + 16 * mt + g + 8 * r;
+        if (i >= L) continue;
+        __global ACC* row = DQ + (long)i * w_sl;
+        if (d < D) atomic_add_acc(row + d, acc[2 * r] * scale);
+        if (d + 1 < D) atomic_add_acc(row + d + 1, acc[2 * r + 1] * scale);
+      }
+    }
+  }
+UNROLL
+  for (int r = 0; r < 2; ++r) {
+    const int j = j0 + r0 + 8 * r;
+    if (j >= S) continue;
+    __global DTYPE* DK = PTR(DTYPE, dk) + (long)b * dk_sb + (long)hkv * dk_sh + (long)j * dk_sl;
+    __global DTYPE* DV = PTR(DTYPE, dv) + (long)b * dv_sb + (long)hkv * dv_sh + (long)j * dv_sl;
+UNROLL
+    for (int n = 0; n < M_KD; ++n) {
+      const int d = 8 * n + 2 * t;
+      if (d < D) DK[d] = dka[n][2 * r] * scale;
+      if (d + 1 < D) DK[d + 1] = dka[n][2 * r + 1] * scale;
+      if (d < Dv) DV[d] = dva[n][2 * r];
+      if (d + 1 < Dv) DV[d + 1] = dva[n][2 * r + 1];
+    }
+  }
+}
+#endif  // MMA

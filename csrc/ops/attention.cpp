@@ -52,6 +52,14 @@ struct AttnConfig {
   int bwd_prefetch = -1;  // BWD_PREFETCH (BWD_PREFETCH=): the backward's own prefetch choice; -1: as PREFETCH
   int dq_vec = -1;        // DQ_VEC_COLS (DQVEC=): fused dQ columns 4*d4+k (float4 K reads) or d4+k*D4; -1: by ATOMIC
   int dq_rows = 4;        // DQ_ROWS (DQROWS=4|8): query rows per work-item of the fused dQ product
+  // The tensor-core kernels (attention_mma_*; MMA=off|ptx|emu): 0 off, 1 NVIDIA PTX mma.sync,
+  // 2 its emulation (tests). They take float32 with head dimensions up to 64 and no dropout.
+  int mma = 0;
+  int mma_warps = 4;  // MMA_WARPS: warps per work-group (16 query rows / keys each)
+  int mma_n = 32;     // MMA_N: the forward's keys per step
+  int mma_bq = 16;    // MMA_BQ: the backward's query rows per step
+  int mma_max_regs = 0;  // MMA_MAXRREG: NVIDIA's register cap for the tensor-core program (0: none)
+  int mma_fetch = 1;     // MMA_FETCH: the forward's K/V loads issued before its barrier (into registers)
   bool ok = false;
 
   size_t fwd_threads() const { return size_t(block_m / wpt_m) * (block_n / wpt_n); }
@@ -78,6 +86,9 @@ struct AttnConfig {
            softmax_exp <= 2 && row_reduce >= 0 && row_reduce <= 3 && bwd_prefetch >= -1 && bwd_prefetch <= 1 &&
            dq_vec >= -1 && dq_vec <= 1 && (dq_rows == 4 || dq_rows == 8) && bwd_m % dq_rows == 0 && p_pad >= 0 &&
            p_pad <= 64 && p_pad % 4 == 0 && head_dim % 4 == 0 && div(wpt_m, block_m) && div(wpt_n, block_n) &&
+           mma >= 0 && mma <= 2 && mma_warps >= 1 && mma_warps <= 8 && mma_n >= 8 && mma_n <= 128 &&
+           mma_n % 8 == 0 && mma_bq >= 16 && mma_bq <= 64 && mma_bq % 16 == 0 &&
+           (mma_max_regs == 0 || (mma_max_regs >= 64 && mma_max_regs <= 255)) && (mma_fetch == 0 || mma_fetch == 1) &&
            block_n % 4 == 0 && div(block_n / wpt_n, d4) && div(bwd_wpt_m, bwd_m) && div(bwd_wpt_n, bwd_n) &&
            bwd_m % 4 == 0 && bwd_n % 4 == 0 && div(bwd_n / bwd_wpt_n, d4) && div(bwd_m / bwd_wpt_m, d4);
   }
@@ -92,8 +103,23 @@ struct AttnConfig {
   }
   // With what options() leaves out: the backward mode is a choice of kernel, and the atomic
   // add an option of the fused backward's program only (see AttnPlan).
+  // The tensor-core program's own options (added to options() with its ROW_REDUCE).
+  std::string mma_options() const {
+    auto o = [](const char* k, int v) { return std::string(" -D") + k + "=" + std::to_string(v); };
+    return o("MMA", mma) + o("MMA_WARPS", mma_warps) + o("MMA_N", mma_n) + o("MMA_BQ", mma_bq) +
+           o("MMA_FETCH", mma_fetch) +
+           (mma == 1 && mma_max_regs ? " -cl-nv-maxrregcount=" + std::to_string(mma_max_regs) : "");
+  }
+  // Local memory of the tensor-core kernels, in floats.
+  size_t mma_elems() const {
+    const size_t ld = head_dim + 4, bm = 16 * size_t(mma_warps);
+    const size_t fwd = std::max<size_t>(4 * mma_n, bm) * ld + (mma == 2 ? 7 : 0) * 32 * mma_warps;
+    const size_t bwd = (bm + 4 * mma_bq) * ld + 2 * bm * (mma_bq + 4) + 2 * mma_bq + (mma == 2 ? 7 : 0) * 32 * mma_warps;
+    return std::max(fwd, bwd);
+  }
   std::string describe() const {
-    return options() + (bwd_fused ? " BWD=fused" : " BWD=split") + " ATOMIC=" + std::to_string(atomic);
+    return options() + (bwd_fused ? " BWD=fused" : " BWD=split") + " ATOMIC=" + std::to_string(atomic) +
+           (mma ? mma_options() : " MMA=0");
   }
 };
 
@@ -115,6 +141,10 @@ std::string apply_tiling(const std::string& text, AttnConfig& c) {
     }
     if (key == "EXP" && (value == "exp" || value == "exp2" || value == "native")) {
       c.softmax_exp = value == "exp" ? 0 : value == "exp2" ? 1 : 2;
+      continue;
+    }
+    if (key == "MMA" && (value == "off" || value == "ptx" || value == "emu")) {
+      c.mma = value == "off" ? 0 : value == "ptx" ? 1 : 2;
       continue;
     }
     if (key == "ROWRED" && (value == "local" || value == "ptx" || value == "khr" || value == "emu")) {
@@ -139,14 +169,21 @@ std::string apply_tiling(const std::string& text, AttnConfig& c) {
                  : key == "BWD_PREFETCH" ? &c.bwd_prefetch
                  : key == "DQVEC"       ? &c.dq_vec
                  : key == "DQROWS"      ? &c.dq_rows
+                 : key == "MMA"         ? &c.mma
+                 : key == "MMA_WARPS"   ? &c.mma_warps
+                 : key == "MMA_N"       ? &c.mma_n
+                 : key == "MMA_BQ"      ? &c.mma_bq
+                 : key == "MMA_MAXRREG" ? &c.mma_max_regs
+                 : key == "MMA_FETCH"   ? &c.mma_fetch
                                         : nullptr;
     if (!field)
       return "unknown key '" + key +
              "' (BLOCK_M, BLOCK_N, WPT_M, WPT_N, BWD_BLOCK_M, BWD_BLOCK_N, BWD_WPT_M, BWD_WPT_N, PREFETCH, SPLIT_KV, "
              "BWD=fused|split, ATOMIC=cas|ptx|ext|ptx4, EXP=exp|exp2|native, ROWRED=local|ptx|khr|emu, PPAD, "
-             "BWD_PREFETCH, DQVEC, DQROWS)";
+             "BWD_PREFETCH, DQVEC, DQROWS, MMA=off|ptx|emu, MMA_WARPS, MMA_N, MMA_BQ, MMA_MAXRREG, MMA_FETCH)";
     if (!tuning::parse_int(key, value, field, &err))
-      return key == "BWD" || key == "ATOMIC" || key == "EXP" || key == "ROWRED" ? err + " or a mode name" : err;
+      return key == "BWD" || key == "ATOMIC" || key == "EXP" || key == "ROWRED" || key == "MMA" ? err + " or a mode name"
+                                                                                                 : err;
   }
   if (!c.valid()) return "not a valid tiling for head dimension class " + std::to_string(c.head_dim) +
                          " (see the #error rules in kernels/attention.cl)";
@@ -210,8 +247,15 @@ AttnConfig attn_config(const Device& d, int64_t D, int64_t Dv, at::ScalarType t)
   // Float atomic add: NVIDIA's inline PTX (red.global.add), else cl_ext_float_atomics where
   // listed (float only), else a compare-and-swap loop.
   c.atomic = nvidia ? 1 : (t != at::kDouble && d.info.has_extension("cl_ext_float_atomics")) ? 2 : 0;
+  // NVIDIA: the tensor-core kernels (3xTF32 mma.sync, the arithmetic of CUDA's float32
+  // memory-efficient attention) for float32 up to head dimension 64. H200, one run of
+  // bench_attention.py (B=8, H=8, d=64, fwd+bwd ms, FMA kernels -> these): T=512 0.874 -> 0.597,
+  // T=2048 11.2 -> 8.40, T=2048 causal 5.86 -> 4.77 (bench/RESULTS.md). A GPU whose compiler
+  // rejects them (before sm_80) gets one warning and the FMA kernels (see mma_kernel).
+  if (nvidia && t == at::kFloat && c.head_dim <= 64) c.mma = 1;
   const std::string dflt = c.describe();
   apply_overrides(d, t, c);
+  if (t != at::kFloat || c.head_dim > 64) c.mma = 0;  // what the tensor-core kernels take (no warning)
   const std::string requested = c.describe();
   // Shuffles the device cannot run: NVIDIA's PTX elsewhere, the khr functions without the
   // extension. The local-memory row reduction takes their place (and the warning below says so).
@@ -233,6 +277,7 @@ AttnConfig attn_config(const Device& d, int64_t D, int64_t Dv, at::ScalarType t)
     if (c.bwd_m % c.dq_rows != 0) c.dq_rows = 4;  // DQROWS=8 needs 8 | the backward's query block
     if (!shrunk) break;
   }
+  if (c.mma && (c.mma_elems() * 4 > limit || size_t(32 * c.mma_warps) > d.info.max_work_group)) c.mma = 0;
   c.ok = c.valid() && c.local_elems() * acc <= limit &&
          std::max(c.fwd_threads(), c.bwd_threads()) <= d.info.max_work_group;
   if (requested != dflt && (!c.ok || c.describe() != requested))
@@ -285,6 +330,10 @@ struct AttnPlan {
   std::string fused_options;
   bool cas_ok = false;    // the compare-and-swap atomic exists (a double one needs 64-bit atomics)
   bool fused_ok = false;  // some atomic add exists for this dtype
+  // The tensor-core program (c.mma != 0): options() with the shuffles it needs, the MMA keys
+  // and the atomic add of the fused backward.
+  std::string mma_options;
+  mutable std::atomic<bool> mma_broken{false};  // it failed to build (warned once)
   uint64_t generation = 0;  // tuning::generation() it was derived under
   mutable std::atomic<bool> atomic_broken{false};  // fused_options failed to build (warned once)
 };
@@ -303,6 +352,12 @@ std::shared_ptr<const AttnPlan> attn_plan(const Device& d, int64_t D, int64_t Dv
     p->fused_options = fused_bwd_options(d, p->c, p->options);
     p->cas_ok = t != at::kDouble || d.info.has_extension("cl_khr_int64_base_atomics");
     p->fused_ok = p->cas_ok || p->c.atomic == 1 || p->c.atomic == 3;
+    if (p->c.ok && p->c.mma) {
+      AttnConfig m = p->c;
+      m.row_reduce = m.mma == 1 ? 1 : 3;
+      m.atomic = m.mma == 1 ? 1 : m.atomic == 2 ? 2 : 0;
+      p->mma_options = fused_bwd_options(d, m, attn_options(d, t, m) + m.mma_options());
+    }
     p->generation = gen;
     slot = std::move(p);
   }
@@ -435,6 +490,20 @@ Kernel* fused_bwd_kernel(Device& d, const AttnPlan& p) {
   return &get_kernel(d, "attention", p.options, "attention_bwd_dkdv_dq");
 }
 
+// A kernel of the tensor-core program, or nullptr where the plan has none or it does not
+// build here (one warning; the FMA kernels from then on, until a tuning change).
+Kernel* mma_kernel(Device& d, const AttnPlan& p, const char* name) {
+  if (!p.c.mma || p.mma_broken.load(std::memory_order_acquire)) return nullptr;
+  try {
+    return &get_kernel(d, "attention", p.mma_options, name);
+  } catch (const std::exception& e) {
+    if (!p.mma_broken.exchange(true))
+      TORCH_WARN("torch_ocl: the tensor-core attention kernels (MMA=", p.c.mma, ") do not build on ", d.info.name,
+                 "; using the FMA kernels instead. ", e.what());
+  }
+  return nullptr;
+}
+
 std::shared_ptr<const AttnPlan> checked_plan(const Device& d, const at::Tensor& q, const at::Tensor& v) {
   std::shared_ptr<const AttnPlan> p = attn_plan(d, q.size(3), v.size(3), q.scalar_type());
   TORCH_CHECK(p->c.ok, "scaled_dot_product_attention on ocl: no attention tiling for head dimension ",
@@ -469,9 +538,11 @@ sdpa_overrideable_ocl(const at::Tensor& q, const at::Tensor& k, const at::Tensor
   if (out.numel() > 0) {
     const std::shared_ptr<const AttnPlan> plan = checked_plan(d, q, v);
     const AttnPlan& p = *plan;
-    Kernel& kern = get_kernel(d, "attention", p.options, "attention_fwd");
     AttnArgs a = make_args(q, k, v, mask_view(attn_bias, q, S), is_causal, sc, dropout_p, ph.seed, ph.offset);
-    const size_t wg = p.c.fwd_threads(), blocks = size_t((L + p.c.block_m - 1) / p.c.block_m);
+    Kernel* mma = dropout_p == 0.0 ? mma_kernel(d, p, "attention_mma_fwd") : nullptr;
+    Kernel& kern = mma ? *mma : get_kernel(d, "attention", p.options, "attention_fwd");
+    const size_t wg = mma ? 32 * p.c.mma_warps : p.c.fwd_threads();
+    const size_t rows = mma ? 16 * p.c.mma_warps : p.c.block_m, blocks = (size_t(L) + rows - 1) / rows;
     launch_attn_any(d, kern, Range(blocks * wg, size_t(Hq), size_t(B)), Range(wg, 1, 1), t, a, buf(out),
                     out.stride(0), out.stride(1), out.stride(2), buf(lse));
   }
@@ -521,9 +592,13 @@ std::tuple<at::Tensor, at::Tensor, at::Tensor, at::Tensor> sdpa_overrideable_bac
   at::Tensor delta = at::empty({B, Hq, L}, q.options().dtype(acc_type(t)));
   // Fused mode unless determinism is asked for (the atomic adds make dQ's summation order
   // vary from run to run) or the device lacks the atomics (double without 64-bit ones).
-  Kernel* fused_kern = p.c.bwd_fused && p.fused_ok && !at::globalContext().deterministicAlgorithms() && S > 0
-                           ? fused_bwd_kernel(d, p)
-                           : nullptr;
+  const bool nondeterministic_ok = !at::globalContext().deterministicAlgorithms() && S > 0;
+  // The tensor-core backward is a fused one (its dQ by atomic adds) without dropout.
+  Kernel* mma_kern = p.c.bwd_fused && nondeterministic_ok && dropout_p == 0.0 ? mma_kernel(d, p, "attention_mma_bwd")
+                                                                               : nullptr;
+  Kernel* fused_kern = mma_kern ? mma_kern
+                       : p.c.bwd_fused && p.fused_ok && nondeterministic_ok ? fused_bwd_kernel(d, p)
+                                                                            : nullptr;
   const bool fused = fused_kern != nullptr;
   // Its dQ accumulates in ACC: in dq itself for float/double (we allocated it: unit
   // head-dimension stride), else in a float workspace of dq's layout converted at the end.
@@ -532,7 +607,7 @@ std::tuple<at::Tensor, at::Tensor, at::Tensor, at::Tensor> sdpa_overrideable_bac
   const Buf dqw_buf = fused && dqw.numel() > 0 ? buf(dqw) : Buf{nullptr, 0};
   const Strides4 ws = fused ? strides4(dqw) : Strides4{0, 0, 0, 0};
   if (L > 0) {
-    Kernel& prep = get_kernel(d, "attention", opts, "attention_bwd_prep");
+    Kernel& prep = get_kernel(d, "attention", mma_kern ? p.mma_options : opts, "attention_bwd_prep");
     const size_t prep_groups = (size_t(L) + kPrepRows - 1) / kPrepRows;
     launch(d, prep, Range(prep_groups * kPrepGroup, size_t(Hq), size_t(B)), Range(kPrepGroup, 1, 1), int(L), int(Dv),
            int(Hq), buf(grad_out), gs.b, gs.h, gs.r, gs.d, buf(out), os.b, os.h, os.r, os.d, buf(delta), int(fused),
@@ -545,7 +620,8 @@ std::tuple<at::Tensor, at::Tensor, at::Tensor, at::Tensor> sdpa_overrideable_bac
     }
   }
   if (S > 0) {
-    const Range g(size_t((S + p.c.bwd_n - 1) / p.c.bwd_n) * wg, size_t(Hkv), size_t(B)), l(wg, 1, 1);
+    const size_t keys = mma_kern ? 16 * p.c.mma_warps : p.c.bwd_n, kwg = mma_kern ? 32 * p.c.mma_warps : wg;
+    const Range g((size_t(S) + keys - 1) / keys * kwg, size_t(Hkv), size_t(B)), l(kwg, 1, 1);
     if (fused) {
       launch_attn_any(d, *fused_kern, g, l, t, a, buf(grad_out), gs.b, gs.h, gs.r, gs.d, buf(lse), buf(delta), buf(dk),
                       dk.stride(0), dk.stride(1), dk.stride(2), buf(dv), dv.stride(0), dv.stride(1), dv.stride(2),
