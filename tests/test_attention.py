@@ -484,12 +484,14 @@ def test_variants_match_math(spec):
                 _compare(2, 2, 2, 37, 29, 64, None, False, "float_b1ls", mode=mode)
 
 
-def test_missing_shuffle_falls_back():
-    # ROWRED=ptx is NVIDIA inline assembly: elsewhere the local row reduction runs, with a warning.
+# NVIDIA inline assembly elsewhere: ROWRED=ptx gets the local row reduction, MMA=ptx (which
+# does not build) the FMA kernels; each with a warning.
+@pytest.mark.parametrize("spec,warning", [("ROWRED=ptx", "ROW_REDUCE=1"), ("MMA=ptx", "tensor-core attention kernels")])
+def test_nvidia_only_variant_falls_back(spec, warning):
     if "NVIDIA" in torch.ocl.get_device_properties(0).vendor:
-        pytest.skip("NVIDIA runs the PTX shuffles")
-    with attn_variant("ROWRED=ptx"):
-        with pytest.warns(UserWarning, match="ROW_REDUCE=1"):
+        pytest.skip("NVIDIA's compiler builds the PTX")
+    with attn_variant(spec):
+        with pytest.warns(UserWarning, match=warning):
             _compare(1, 2, 2, 33, 40, 32, causal=True)
 
 
@@ -541,13 +543,3 @@ def test_mma_leaves_the_rest_to_the_fma_kernels():
         assert "attention_mma_fwd" in counts and "attention_bwd_dq" in counts and "attention_mma_bwd" not in counts
         for a, e in zip([act[0]] + act[1], [exp[0]] + exp[1]):
             torch.testing.assert_close(a, e, atol=1e-4, rtol=1e-4)
-
-
-def test_mma_ptx_elsewhere_falls_back():
-    # MMA=ptx is NVIDIA inline assembly: elsewhere it does not build, so one warning, then the
-    # FMA kernels.
-    if "NVIDIA" in torch.ocl.get_device_properties(0).vendor:
-        pytest.skip("NVIDIA's compiler builds the PTX")
-    with attn_variant("MMA=ptx"):
-        with pytest.warns(UserWarning, match="tensor-core attention kernels"):
-            _compare(1, 2, 2, 33, 40, 32, causal=True)
