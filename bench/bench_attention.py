@@ -54,6 +54,8 @@ Tensor-core kernels (NVIDIA's default for float32, head dimension <= 64; kernels
   MMA_N=16      forward keys per step (32 by default; 64 does not fit 48 KiB at d=64)
   MMA_BQ=32     backward query rows per step (16; 32 fits at d=32 only)
   MMA_FETCH=0   forward K/V loads after the barrier instead of before it (1: 20-30% faster fwd)
+  MMA_BWD_FETCH=0  backward Q/dO loads at the start of their step instead of during the one before
+                (1: 8-12% faster fwd+bwd)
   MMA_WARPS=2   warps per work-group (4)
   MMA_MAXRREG=168  NVIDIA register cap for the tensor-core program
 The integrator's comparison on a GPU:

@@ -935,6 +935,9 @@ void attention_bwd_dkdv_dq(ATTN_ARGS, PTR_ARG(DTYPE, dout), long g_sb, long g_sh
 #ifndef MMA_FETCH
 #define MMA_FETCH 1  // forward: 1 issues the K/V block's global loads (into registers) before its first barrier
 #endif
+#ifndef MMA_BWD_FETCH
+#define MMA_BWD_FETCH 1  // backward: 1 loads the next step's Q/dO rows (into registers) during the current step
+#endif
 #if ROW_REDUCE != 1 && ROW_REDUCE != 3
 #error "the tensor-core kernels reduce rows by shuffles: ROW_REDUCE 1 (PTX) or 3 (emulation)"
 #endif
@@ -1211,13 +1214,42 @@ UNROLL
   const int istart = causal ? j0 : 0;  // top-left causal: rows i < j never see key j
   const int nblk = L > istart ? (L - istart + MMA_BQ - 1) / MMA_BQ : 0, nitems = group * nblk;
   const int rot = nitems > 0 ? (int)(get_group_id(0) % (uint)nitems) : 0;
+#define MB_HEAD(it_) (hkv * group + (((it_) + rot) % nitems) / nblk)
+#define MB_ROW0(it_) (istart + ((((it_) + rot) % nitems) % nblk) * MMA_BQ)
+#if MMA_BWD_FETCH
+#define MB_PER FETCH_PER(MMA_BQ, M_NT)
+  ACC4 qb[MB_PER], gb[MB_PER];  // the next step's Q and dO rows on their way to local memory
+  float lb = NEG_INF, db = 0.0f;
+#define MB_FETCH(it_)                                                                               \
+  do {                                                                                              \
+    const int h_ = MB_HEAD(it_), i0_ = MB_ROW0(it_);                                                \
+    const long rb_ = ((long)b * Hq + h_) * L;                                                       \
+    fetch_rows(qb, MB_PER, MMA_BQ, PTR(DTYPE, q) + (long)b * q_sb + (long)h_ * q_sh, q_sl, q_sd, i0_, L, D, lid, \
+               M_NT);                                                                               \
+    fetch_rows(gb, MB_PER, MMA_BQ, PTR(DTYPE, dout) + (long)b * g_sb + (long)h_ * g_sh, g_sl, g_sd, i0_, L, Dv, \
+               lid, M_NT);                                                                          \
+    if (lid < MMA_BQ) {                                                                             \
+      lb = i0_ + lid < L ? PTR(ACC, lse)[rb_ + i0_ + lid] : NEG_INF;                                \
+      db = i0_ + lid < L ? PTR(ACC, delta)[rb_ + i0_ + lid] : 0.0f;                                 \
+    }                                                                                               \
+  } while (0)
+  if (nitems > 0) MB_FETCH(0);
+#endif
   for (int it = 0; it < nitems; ++it) {
-    const int item = (it + rot) % nitems, h = hkv * group + item / nblk, i0 = istart + (item % nblk) * MMA_BQ;
+    const int h = MB_HEAD(it), i0 = MB_ROW0(it);
     ATTN_BASES(b, h);
     (void)K; (void)V; (void)drop_base;
     const long rowbase = ((long)b * Hq + h) * L;
-    __global const DTYPE* G = PTR(DTYPE, dout) + (long)b * g_sb + (long)h * g_sh;
     barrier(CLK_LOCAL_MEM_FENCE);  // the previous step's reads of Qs, Gs, dSt, LSEs are done (first: Ks staged)
+#if MMA_BWD_FETCH
+    (void)Q;
+    store_split(Qh, Qlo, qb, MB_PER, MMA_BQ, lid, M_NT);
+    store_split(Gh, Glo, gb, MB_PER, MMA_BQ, lid, M_NT);
+    if (lid < MMA_BQ) LSEs[lid] = lb, DELs[lid] = db;
+    barrier(CLK_LOCAL_MEM_FENCE);
+    if (it + 1 < nitems) MB_FETCH(it + 1);
+#else
+    __global const DTYPE* G = PTR(DTYPE, dout) + (long)b * g_sb + (long)h * g_sh;
     stage_split(Qh, Qlo, MMA_BQ, Q, q_sl, q_sd, i0, L, D, lid, M_NT);
     stage_split(Gh, Glo, MMA_BQ, G, g_sl, g_sd, i0, L, Dv, lid, M_NT);
     for (int e = lid; e < MMA_BQ; e += M_NT) {
@@ -1225,6 +1257,7 @@ UNROLL
       DELs[e] = i0 + e < L ? PTR(ACC, delta)[rowbase + i0 + e] : 0.0f;
     }
     barrier(CLK_LOCAL_MEM_FENCE);
+#endif
 
     // S^T (keys x queries, scaled scores) and dP^T = V dO^T.
     float s[MB_QT][4], dp[MB_QT][4];
@@ -1314,6 +1347,12 @@ UNROLL
       }
     }
   }
+#undef MB_HEAD
+#undef MB_ROW0
+#if MMA_BWD_FETCH
+#undef MB_FETCH
+#undef MB_PER
+#endif
 UNROLL
   for (int r = 0; r < 2; ++r) {
     const int j = j0 + r0 + 8 * r;

@@ -60,6 +60,7 @@ struct AttnConfig {
   int mma_bq = 16;    // MMA_BQ: the backward's query rows per step
   int mma_max_regs = 0;  // MMA_MAXRREG: NVIDIA's register cap for the tensor-core program (0: none)
   int mma_fetch = 1;     // MMA_FETCH: the forward's K/V loads issued before its barrier (into registers)
+  int mma_bwd_fetch = 1;  // MMA_BWD_FETCH: the backward's next Q/dO rows loaded during the current step
   bool ok = false;
 
   size_t fwd_threads() const { return size_t(block_m / wpt_m) * (block_n / wpt_n); }
@@ -89,6 +90,7 @@ struct AttnConfig {
            mma >= 0 && mma <= 2 && mma_warps >= 1 && mma_warps <= 8 && mma_n >= 8 && mma_n <= 128 &&
            mma_n % 8 == 0 && mma_bq >= 16 && mma_bq <= 64 && mma_bq % 16 == 0 &&
            (mma_max_regs == 0 || (mma_max_regs >= 64 && mma_max_regs <= 255)) && (mma_fetch == 0 || mma_fetch == 1) &&
+           (mma_bwd_fetch == 0 || mma_bwd_fetch == 1) &&
            block_n % 4 == 0 && div(block_n / wpt_n, d4) && div(bwd_wpt_m, bwd_m) && div(bwd_wpt_n, bwd_n) &&
            bwd_m % 4 == 0 && bwd_n % 4 == 0 && div(bwd_n / bwd_wpt_n, d4) && div(bwd_m / bwd_wpt_m, d4);
   }
@@ -107,7 +109,7 @@ struct AttnConfig {
   std::string mma_options() const {
     auto o = [](const char* k, int v) { return std::string(" -D") + k + "=" + std::to_string(v); };
     return o("MMA", mma) + o("MMA_WARPS", mma_warps) + o("MMA_N", mma_n) + o("MMA_BQ", mma_bq) +
-           o("MMA_FETCH", mma_fetch) +
+           o("MMA_FETCH", mma_fetch) + o("MMA_BWD_FETCH", mma_bwd_fetch) +
            (mma == 1 && mma_max_regs ? " -cl-nv-maxrregcount=" + std::to_string(mma_max_regs) : "");
   }
   // Local memory of the tensor-core kernels, in floats.
@@ -175,12 +177,13 @@ std::string apply_tiling(const std::string& text, AttnConfig& c) {
                  : key == "MMA_BQ"      ? &c.mma_bq
                  : key == "MMA_MAXRREG" ? &c.mma_max_regs
                  : key == "MMA_FETCH"   ? &c.mma_fetch
+                 : key == "MMA_BWD_FETCH" ? &c.mma_bwd_fetch
                                         : nullptr;
     if (!field)
       return "unknown key '" + key +
              "' (BLOCK_M, BLOCK_N, WPT_M, WPT_N, BWD_BLOCK_M, BWD_BLOCK_N, BWD_WPT_M, BWD_WPT_N, PREFETCH, SPLIT_KV, "
              "BWD=fused|split, ATOMIC=cas|ptx|ext|ptx4, EXP=exp|exp2|native, ROWRED=local|ptx|khr|emu, PPAD, "
-             "BWD_PREFETCH, DQVEC, DQROWS, MMA=off|ptx|emu, MMA_WARPS, MMA_N, MMA_BQ, MMA_MAXRREG, MMA_FETCH)";
+             "BWD_PREFETCH, DQVEC, DQROWS, MMA=off|ptx|emu, MMA_WARPS, MMA_N, MMA_BQ, MMA_MAXRREG, MMA_FETCH, MMA_BWD_FETCH)";
     if (!tuning::parse_int(key, value, field, &err))
       return key == "BWD" || key == "ATOMIC" || key == "EXP" || key == "ROWRED" || key == "MMA" ? err + " or a mode name"
                                                                                                  : err;
@@ -249,8 +252,8 @@ AttnConfig attn_config(const Device& d, int64_t D, int64_t Dv, at::ScalarType t)
   c.atomic = nvidia ? 1 : (t != at::kDouble && d.info.has_extension("cl_ext_float_atomics")) ? 2 : 0;
   // NVIDIA: the tensor-core kernels (3xTF32 mma.sync, the arithmetic of CUDA's float32
   // memory-efficient attention) for float32 up to head dimension 64. H200, one run of
-  // bench_attention.py (B=8, H=8, d=64, fwd+bwd ms, FMA kernels -> these): T=512 0.874 -> 0.597,
-  // T=2048 11.2 -> 8.40, T=2048 causal 5.86 -> 4.77 (bench/RESULTS.md). A GPU whose compiler
+  // bench_attention.py (B=8, H=8, d=64, fwd+bwd ms, FMA kernels -> these): T=512 0.874 -> 0.528,
+  // T=2048 11.2 -> 7.54, T=2048 causal 5.86 -> 4.31 (bench/RESULTS.md). A GPU whose compiler
   // rejects them (before sm_80) gets one warning and the FMA kernels (see mma_kernel).
   if (nvidia && t == at::kFloat && c.head_dim <= 64) c.mma = 1;
   const std::string dflt = c.describe();
