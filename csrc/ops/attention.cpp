@@ -234,7 +234,7 @@ AttnConfig attn_config(const Device& d, int64_t D, int64_t Dv, at::ScalarType t)
     c.block_m = 16, c.block_n = 16, c.wpt_m = 2, c.wpt_n = 2, c.bwd_m = 8, c.bwd_n = 8, c.bwd_wpt_m = 1, c.bwd_wpt_n = 1;
   // NVIDIA (H200, driver 580; bench/RESULTS.md): without the register prefetch fwd+bwd ran
   // 4-9% faster at every T (fewer live registers, more resident work-groups).
-  const bool nvidia = d.info.vendor.find("NVIDIA") != std::string::npos;
+  const bool nvidia = d.info.nvidia;
   if (nvidia) c.prefetch = 0;
   // NVIDIA, same card, one run of bench_attention.py --configs (RESULTS.md): base-2 scores
   // with native_exp2 (one ex2.approx per exponential, as CUDA's flash kernels use), the
@@ -253,9 +253,10 @@ AttnConfig attn_config(const Device& d, int64_t D, int64_t Dv, at::ScalarType t)
   // NVIDIA: the tensor-core kernels (3xTF32 mma.sync, the arithmetic of CUDA's float32
   // memory-efficient attention) for float32 up to head dimension 64. H200, one run of
   // bench_attention.py (B=8, H=8, d=64, fwd+bwd ms, FMA kernels -> these): T=512 0.874 -> 0.528,
-  // T=2048 11.2 -> 7.54, T=2048 causal 5.86 -> 4.31 (bench/RESULTS.md). A GPU whose compiler
-  // rejects them (before sm_80) gets one warning and the FMA kernels (see mma_kernel).
-  if (nvidia && t == at::kFloat && c.head_dim <= 64) c.mma = 1;
+  // T=2048 11.2 -> 7.54, T=2048 causal 5.86 -> 4.31 (bench/RESULTS.md). tf32 mma.sync needs
+  // sm_80; where the compute capability is unknown they stay off (and a compiler that rejects
+  // them anyway costs one warning, then the FMA kernels: see mma_kernel).
+  if (nvidia && d.info.nv_sm >= 80 && t == at::kFloat && c.head_dim <= 64) c.mma = 1;
   const std::string dflt = c.describe();
   apply_overrides(d, t, c);
   if (t != at::kFloat || c.head_dim > 64) c.mma = 0;  // what the tensor-core kernels take (no warning)

@@ -124,7 +124,7 @@ std::string apply_config(const std::string& text, GemmConfig& c) {
 GemmConfig default_config(const Device& d, at::ScalarType t, ShapeClass shape) {
   const bool gpu = d.info.type & (CL_DEVICE_TYPE_GPU | CL_DEVICE_TYPE_ACCELERATOR);
   const auto vendor_has = [&](const char* s) { return d.info.vendor.find(s) != std::string::npos; };
-  const bool nvidia = vendor_has("NVIDIA"), amd = vendor_has("Advanced Micro Devices") || vendor_has("AMD");
+  const bool nvidia = d.info.nvidia, amd = vendor_has("Advanced Micro Devices") || vendor_has("AMD");
   const bool intel = vendor_has("Intel");
   const bool wide = t == at::kDouble || t == at::kLong;
   const bool large = shape == ShapeClass::Large;

@@ -81,7 +81,6 @@ struct Config {
   int max_regs = 0;       // MAXRREG: NVIDIA's per-work-item register cap for the family's programs (0: the compiler's choice)
 };
 
-inline bool is_nvidia(const Device& d) { return d.info.vendor.find("NVIDIA") != std::string::npos; }
 
 // Applies `text` to c; "" or what is wrong with it. norm_keys: the LayerNorm backward's keys too.
 inline std::string apply(const Device& d, const std::string& text, bool norm_keys, Config& c) {
@@ -92,7 +91,7 @@ inline std::string apply(const Device& d, const std::string& text, bool norm_key
   for (const auto& [key, value] : items) {
     if (key == "ROWRED") {
       if (value == "local") r.row_reduce = 0;
-      else if (value == "ptx" && is_nvidia(d)) r.row_reduce = 1;
+      else if (value == "ptx" && d.info.nvidia) r.row_reduce = 1;
       else if (value == "khr" && d.info.has_extension("cl_khr_subgroup_shuffle")) r.row_reduce = 2;
       else if (value == "emu") r.row_reduce = 3;
       else return "ROWRED=" + value + " is not local, emu, ptx (NVIDIA) or khr (cl_khr_subgroup_shuffle) here";
@@ -120,7 +119,7 @@ inline std::string apply(const Device& d, const std::string& text, bool norm_key
   if (r.groups_per_cu < 1 || r.groups_per_cu > 64) return "GROUPS_PER_CU must be 1..64";
   if (r.fan_in < 4 || r.fan_in > 32) return "FAN_IN must be 4..32";
   if (r.max_regs != 0 && (r.max_regs < 16 || r.max_regs > 255)) return "MAXRREG must be 0 or 16..255";
-  if (r.max_regs != 0 && !is_nvidia(d)) return "MAXRREG needs NVIDIA's compiler (-cl-nv-maxrregcount)";
+  if (r.max_regs != 0 && !d.info.nvidia) return "MAXRREG needs NVIDIA's compiler (-cl-nv-maxrregcount)";
   c = r;
   return "";
 }
@@ -163,7 +162,7 @@ inline Config config(const Device& d, Family family) {
   if (slot.first != gen) {
     Config c;
     if (family == kCrossEntropy) c.items = 32;
-    if (is_nvidia(d)) {
+    if (d.info.nvidia) {
       c.row_reduce = 1;
       c.shuffle_team_max = 32;
       // Cross-entropy's kernels take 88 (forward) and 96 (backward) registers on their own,

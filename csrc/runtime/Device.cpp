@@ -113,6 +113,11 @@ void discover() {
       in.fp16 = in.extensions.find("cl_khr_fp16") != std::string::npos;
       in.fp64 = in.extensions.find("cl_khr_fp64") != std::string::npos ||
                 device_val<cl_device_fp_config>(id, CL_DEVICE_DOUBLE_FP_CONFIG) != 0;
+      in.nvidia = in.vendor.find("NVIDIA") != std::string::npos;
+      if (in.nvidia && in.has_extension("cl_nv_device_attribute_query")) {
+        constexpr cl_device_info kMajor = 0x4000, kMinor = 0x4001;  // CL_DEVICE_COMPUTE_CAPABILITY_{MAJOR,MINOR}_NV
+        in.nv_sm = int(10 * device_val<cl_uint>(id, kMajor) + device_val<cl_uint>(id, kMinor));
+      }
       if (matches_filter(in)) found.push_back(std::move(d));
     }
   }

@@ -20,6 +20,10 @@ struct DeviceInfo {
   size_t max_work_group = 0;
   size_t max_parameter_size = 0;  // bytes of kernel arguments a launch may pass
   bool fp16 = false, fp64 = false;
+  // NVIDIA's driver: inline PTX and the -cl-nv-* build options work. nv_sm is its compute
+  // capability as 10 * major + minor (cl_nv_device_attribute_query), 0 where unknown.
+  bool nvidia = false;
+  int nv_sm = 0;
   std::string extensions;
   // Whether `extensions` lists `name` (a whole entry, not a prefix of a longer one).
   bool has_extension(const std::string& name) const {
