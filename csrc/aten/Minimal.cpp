@@ -37,7 +37,7 @@ void grow_storage(const c10::Storage& storage, size_t new_nbytes) {
     Device& d = get_device(dev);
     Buf src = buf_ptr(storage.data());
     Buf dst = buf_ptr(fresh.get());
-    std::lock_guard<std::mutex> g(d.launch_mutex);
+    QueueLock g(d);
     OCL_CHECK(clEnqueueCopyBuffer(d.queue, src.mem, dst.mem, src.offset, dst.offset, keep, 0, nullptr, nullptr),
               "copying storage contents while resizing");
   }
@@ -82,7 +82,7 @@ void free_staging(cl_event, cl_int, void* p) { std::free(p); }
 void write_to_device(Device& d, Buf dst, const void* src, size_t n) {
   if (n == 0) return;
   constexpr size_t kStageLimit = size_t(16) << 20;
-  std::lock_guard<std::mutex> g(d.launch_mutex);
+  QueueLock g(d);
   if (n <= kStageLimit) {
     void* stage = std::malloc(n);
     if (stage) {
@@ -163,7 +163,7 @@ at::Tensor _copy_from_ocl(const at::Tensor& self, const at::Tensor& dst, bool no
         Device& d = ocl_device(dst);
         Buf s = buf(self), t = buf(dst);
         if (s.mem != t.mem || s.offset + self.nbytes() <= t.offset || t.offset + dst.nbytes() <= s.offset) {
-          std::lock_guard<std::mutex> g(d.launch_mutex);
+          QueueLock g(d);
           OCL_CHECK(clEnqueueCopyBuffer(d.queue, s.mem, t.mem, s.offset, t.offset, dst.nbytes(), 0, nullptr, nullptr),
                     "copying device memory");
           return dst;

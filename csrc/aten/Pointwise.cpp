@@ -303,7 +303,11 @@ struct ArgList {
 void enqueue(Device& d, Kernel& k, size_t work_items, const ArgList& args) {
   const size_t groups = std::max<size_t>(1, std::min<size_t>((work_items + kLocal - 1) / kLocal, kMaxGroups));
   const size_t global = groups * kLocal, local = kLocal;
-  {
+  if (d.submitter) {
+    LaunchRecord r = detail::make_record(k, 1, &global, &local);
+    for (size_t i = 0; i < args.n; ++i) r.add(args.items[i].ref ? args.items[i].ref : args.items[i].bytes, args.items[i].size);
+    d.submitter->push(std::move(r));
+  } else {
     // cl_kernel objects are shared between threads (autograd runs backward on its own).
     std::lock_guard<std::mutex> lock(d.launch_mutex);
     for (size_t i = 0; i < args.n; ++i) {

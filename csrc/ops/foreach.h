@@ -148,6 +148,14 @@ template <typename T>
 inline void set_one(cl_kernel k, cl_uint& i, const T& v, const std::string& name) {
   torch_ocl::detail::set_arg(k, i, v, name);
 }
+inline void add_one(LaunchRecord& r, const SlotBufs& bs) {
+  for (const Buf& b : bs) torch_ocl::detail::add_arg(r, b);
+}
+inline void add_one(LaunchRecord& r, const ArgBytes& a) { r.add(a.bytes.data(), a.bytes.size()); }
+template <typename T>
+inline void add_one(LaunchRecord& r, const T& v) {
+  torch_ocl::detail::add_arg(r, v);
+}
 }  // namespace detail
 
 // Enqueues `groups` work-groups of `wg` work-items; arguments as launch() plus SlotBufs and
@@ -156,7 +164,11 @@ template <typename... Args>
 void launch_groups(Device& d, Kernel& k, size_t groups, size_t wg, const Args&... args) {
   if (groups == 0) return;
   const size_t global = groups * wg;
-  {
+  if (d.submitter) {
+    LaunchRecord r = torch_ocl::detail::make_record(k, 1, &global, &wg);
+    (detail::add_one(r, args), ...);
+    d.submitter->push(std::move(r));
+  } else {
     std::lock_guard<std::mutex> lock(d.launch_mutex);
     cl_uint i = 0;
     (detail::set_one(k.k, i, args, k.name), ...);

@@ -503,7 +503,7 @@ void run_clblast_rowmajor(Device& d, const at::Tensor& out, const at::Tensor& a,
   CLBlastStatusCode s;
   {
     // CLBlast enqueues on our queue (setting arguments of its own kernels): hold the lock.
-    std::lock_guard<std::mutex> lock(d.launch_mutex);
+    QueueLock lock(d);
     if (B == 1) {
       s = dbl ? CLBlastDgemm(CLBlastLayoutRowMajor, ta, tb, M, N, K, alpha.to<double>(), ab.mem, ab.offset / esz,
                              la.ld, bbuf.mem, bbuf.offset / esz, lb.ld, beta.to<double>(), ob.mem, ob.offset / esz,

@@ -142,7 +142,7 @@ class OclAllocatorImpl final : public AllocatorBase {
   void empty(int device) {
     std::lock_guard<std::mutex> g(mutex_);
     for (auto& [dev, pool] : pools_)
-      if (device < 0 || dev == device) release_cached(pool);
+      if (device < 0 || dev == device) release_cached(dev, pool);
   }
 
   MemoryStats stats(int device) {
@@ -202,7 +202,11 @@ class OclAllocatorImpl final : public AllocatorBase {
 
   DevicePool& pool_for(int device) { return pools_[device]; }
 
-  void release_cached(DevicePool& pool) {
+  // Returns the pool's free blocks to the driver. Deferred launches (Submit.h) may still
+  // name them, so those are put on the queue first (OpenCL then defers each release until
+  // the queued work using the buffer has finished).
+  void release_cached(int device, DevicePool& pool) {
+    if (!pool.free_blocks.empty()) peek_device(device).flush_launches();
     for (auto& [size, b] : pool.free_blocks) {
       clReleaseMemObject(b->mem);  // deferred by OpenCL until queued work using it finishes
       va_.give_back(b->va, b->size);
@@ -231,14 +235,14 @@ class OclAllocatorImpl final : public AllocatorBase {
     }
     if (static_cast<cl_ulong>(s.reserved) + size > d.info.global_mem) {
       s.num_alloc_retries++;
-      release_cached(pool);
+      release_cached(d.index, pool);
       if (static_cast<cl_ulong>(s.reserved) + size > d.info.global_mem) oom("device memory exhausted");
     }
     cl_int err = CL_SUCCESS;
     cl_mem mem = clCreateBuffer(d.ctx, CL_MEM_READ_WRITE, size, nullptr, &err);
     if (err != CL_SUCCESS) {
       s.num_alloc_retries++;
-      release_cached(pool);
+      release_cached(d.index, pool);
       mem = clCreateBuffer(d.ctx, CL_MEM_READ_WRITE, size, nullptr, &err);
       if (err == CL_MEM_OBJECT_ALLOCATION_FAILURE || err == CL_OUT_OF_RESOURCES ||
           err == CL_OUT_OF_HOST_MEMORY || err == CL_INVALID_BUFFER_SIZE)
@@ -278,7 +282,7 @@ void OclAllocatorImpl::copy_data(void* dest, const void* src, std::size_t count)
   BufferRef s = const_cast<OclAllocatorImpl*>(this)->resolve(src);
   BufferRef t = const_cast<OclAllocatorImpl*>(this)->resolve(dest);
   Device& d = get_device(device_of_ptr(dest));
-  std::lock_guard<std::mutex> g(d.launch_mutex);
+  QueueLock g(d);
   OCL_CHECK(clEnqueueCopyBuffer(d.queue, s.mem, t.mem, s.offset, t.offset, count, 0, nullptr, nullptr),
             "copying device memory");
 }

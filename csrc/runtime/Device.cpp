@@ -1,6 +1,8 @@
 #include "Device.h"
 #include "Env.h"
+#include "Submit.h"
 #include <algorithm>
+#include <cstdlib>
 #include <cctype>
 #include <memory>
 #include <pthread.h>
@@ -190,8 +192,32 @@ void Device::ensure_initialized() {
   cl_int zero = 0;
   OCL_CHECK(clEnqueueWriteBuffer(queue, error_buf, CL_TRUE, 0, sizeof(zero), &zero, 0, nullptr, nullptr),
             "clearing the device error flag");
+  if (async_launch_enabled(info.type)) {
+    submitter = new Submitter(*this);  // lives as long as the process
+    // At exit, let the submission thread finish what was pushed before the driver goes away
+    // (registered after the ICD loaded, so it runs before the driver's own exit handlers).
+    static std::once_flag once;
+    std::call_once(once, [] { std::atexit(flush_all_launches); });
+  }
   g_any_init.store(true);
   initialized_.store(true, std::memory_order_release);
+}
+
+void Device::flush_launches() {
+  if (submitter) submitter->flush();
+}
+
+void flush_all_launches() {
+  if (g_bad_fork.load()) return;  // a forked child has no submission thread
+  for (int i = 0; i < device_count(); ++i) {
+    Device& d = peek_device(i);
+    if (!d.initialized()) continue;
+    try {
+      d.flush_launches();
+    } catch (const std::exception&) {
+      // at exit there is nobody left to report a failed launch to
+    }
+  }
 }
 
 cl_mem Device::arrival_counters(size_t n) {
@@ -204,7 +230,10 @@ cl_mem Device::arrival_counters(size_t n) {
   cl_mem m = clCreateBuffer(ctx, CL_MEM_READ_WRITE, cap * sizeof(cl_uint), nullptr, &err);
   OCL_CHECK(err, "allocating " + std::to_string(cap) + " arrival counters on ocl:" + std::to_string(index));
   const cl_uint zero = 0;
-  err = clEnqueueFillBuffer(queue, m, &zero, sizeof(zero), 0, cap * sizeof(cl_uint), 0, nullptr, nullptr);
+  {
+    QueueLock q(*this);
+    err = clEnqueueFillBuffer(queue, m, &zero, sizeof(zero), 0, cap * sizeof(cl_uint), 0, nullptr, nullptr);
+  }
   if (err != CL_SUCCESS) clReleaseMemObject(m);
   OCL_CHECK(err, "zeroing the arrival counters on ocl:" + std::to_string(index));
   if (counters_) old_counters_.push_back(counters_);
@@ -224,7 +253,7 @@ namespace {
 // Clears the flag and raises the error for a non-zero code read from it.
 [[noreturn]] void raise_device_error(Device& d, cl_int code) {
   {
-    std::lock_guard<std::mutex> g(d.launch_mutex);
+    QueueLock g(d);
     cl_int zero = 0;
     OCL_CHECK(clEnqueueWriteBuffer(d.queue, d.error_buf, CL_TRUE, 0, sizeof(zero), &zero, 0, nullptr, nullptr),
               "clearing the device error flag");
@@ -244,7 +273,7 @@ namespace {
 void check_device_errors(Device& d) {
   cl_int code = 0;
   {
-    std::lock_guard<std::mutex> g(d.launch_mutex);
+    QueueLock g(d);
     OCL_CHECK(clEnqueueReadBuffer(d.queue, d.error_buf, CL_TRUE, 0, sizeof(code), &code, 0, nullptr, nullptr),
               "reading the device error flag");
   }
@@ -254,7 +283,7 @@ void check_device_errors(Device& d) {
 void read_buffer_checked(Device& d, cl_mem mem, size_t offset, size_t n, void* dst, const char* what) {
   cl_int code = 0;
   {
-    std::lock_guard<std::mutex> g(d.launch_mutex);
+    QueueLock g(d);
     OCL_CHECK(clEnqueueReadBuffer(d.queue, d.error_buf, CL_FALSE, 0, sizeof(code), &code, 0, nullptr, nullptr),
               "reading the device error flag");
     cl_int err = n ? clEnqueueReadBuffer(d.queue, mem, CL_TRUE, offset, n, dst, 0, nullptr, nullptr)

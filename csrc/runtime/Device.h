@@ -12,6 +12,8 @@
 
 namespace torch_ocl {
 
+class Submitter;
+
 struct DeviceInfo {
   std::string name, vendor, driver_version, opencl_version, platform_name, platform_version;
   cl_device_type type = 0;
@@ -51,6 +53,12 @@ class Device {
   // clSetKernelArg on a shared cl_kernel is not thread-safe, and autograd runs backward on
   // its own thread: every set-args + enqueue sequence on this device holds this lock.
   std::mutex launch_mutex;
+  // The deferred-launch thread (Submit.h), or nullptr where launches enqueue on the calling
+  // thread. Created with the queue, never destroyed.
+  Submitter* submitter = nullptr;
+  // Waits until every deferred launch pushed so far is on the queue (and rethrows a failed
+  // one). Every direct use of `queue` comes after it: see QueueLock.
+  void flush_launches();
 
   // Arrival counters for kernels whose last work-group to finish combines everyone's partial
   // results (kernels/common.clh: last_group_arrive): at least n zeroed uints, or nullptr when
@@ -74,6 +82,19 @@ class Device {
   size_t counters_n_ = 0;
   std::vector<cl_mem> old_counters_;
 };
+
+// A direct use of d.queue (copy, fill, read, marker, CLBlast call): the deferred launches
+// queued before it are flushed first, then the launch lock is held.
+class QueueLock {
+ public:
+  explicit QueueLock(Device& d) : lock_((d.flush_launches(), d.launch_mutex)) {}
+
+ private:
+  std::lock_guard<std::mutex> lock_;
+};
+
+// Device::flush_launches() for every initialized device (at exit); never throws.
+void flush_all_launches();
 
 // Number of usable devices; 0 (never throws) when there is no platform or driver.
 int device_count() noexcept;

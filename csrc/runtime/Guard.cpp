@@ -39,7 +39,7 @@ struct OclGuardImpl final : public c10::impl::DeviceGuardImplInterface {
     auto& d = get_device(stream.device_index());
     if (*event) clReleaseEvent(static_cast<cl_event>(*event));
     cl_event ev = nullptr;
-    std::lock_guard<std::mutex> g(d.launch_mutex);
+    QueueLock g(d);
     OCL_CHECK(clEnqueueMarkerWithWaitList(d.queue, 0, nullptr, &ev), "recording an event");
     *event = ev;
   }
@@ -84,7 +84,7 @@ struct OclGuardImpl final : public c10::impl::DeviceGuardImplInterface {
     auto& d = get_device(stream.device_index());
     cl_event ev = nullptr;
     {
-      std::lock_guard<std::mutex> g(d.launch_mutex);
+      QueueLock g(d);
       OCL_CHECK(clEnqueueMarkerWithWaitList(d.queue, 0, nullptr, &ev), "querying a stream");
       clFlush(d.queue);
     }

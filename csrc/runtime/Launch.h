@@ -1,6 +1,7 @@
 // launch(device, kernel, global, local, args...): sets the arguments and enqueues an NDRange
 // on the device's in-order queue, holding the device's launch lock (cl_kernel objects are
-// shared between threads). Asynchronous unless TORCH_OCL_SYNC=1.
+// shared between threads), or hands both to the device's submission thread (Submit.h; GPUs
+// by default). Asynchronous unless TORCH_OCL_SYNC=1.
 //
 // Argument conventions: a Buf (from buf(tensor)) expands to two kernel arguments,
 // `__global T* p, ulong p_off` (byte offset; see GLOBAL_PTR in common.clh); LocalMem
@@ -9,6 +10,7 @@
 #include "Allocator.h"
 #include "Env.h"
 #include "Programs.h"
+#include "Submit.h"
 #include <ATen/core/Tensor.h>
 #include <array>
 
@@ -59,6 +61,28 @@ inline void set_arg(cl_kernel k, cl_uint& i, const T& v, const std::string& name
   static_assert(std::is_trivially_copyable<T>::value, "kernel arguments must be trivially copyable");
   OCL_CHECK(clSetKernelArg(k, i++, sizeof(T), &v), "setting argument " + std::to_string(i - 1) + " of " + name);
 }
+// The same arguments packed for the submission thread.
+inline void add_arg(LaunchRecord& r, const Buf& b) {
+  r.add(&b.mem, sizeof(cl_mem));
+  r.add(&b.offset, sizeof(cl_ulong));
+}
+inline void add_arg(LaunchRecord& r, const LocalMem& l) { r.add_local(l.bytes); }
+inline void add_arg(LaunchRecord& r, const cl_mem& m) { r.add(&m, sizeof(cl_mem)); }
+template <typename T>
+inline void add_arg(LaunchRecord& r, const T& v) {
+  static_assert(std::is_trivially_copyable<T>::value, "kernel arguments must be trivially copyable");
+  r.add(&v, sizeof(T));
+}
+// A record for k over the NDRange (global, local; local == nullptr lets the driver choose).
+inline LaunchRecord make_record(Kernel& k, cl_uint dims, const size_t* global, const size_t* local) {
+  LaunchRecord r;
+  r.kernel = &k;
+  r.dims = dims;
+  for (cl_uint i = 0; i < dims; ++i) r.global[i] = global[i], r.local[i] = local ? local[i] : 1;
+  r.use_local = local != nullptr;
+  r.bytes.reserve(256);
+  return r;
+}
 void after_launch(Device& d, Kernel& k);
 // TORCH_OCL_PROFILE=1: keeps the launch's event until kernel_times() (or a full backlog)
 // folds its execution time into k.device_ns.
@@ -87,7 +111,12 @@ void launch(Device& d, Kernel& k, Range global, Range local, const Args&... args
   }
   if (use_local)
     for (size_t i = 0; i < global.dims; ++i) g[i] = round_up(g[i], l[i]);
-  {
+  if (d.submitter) {
+    LaunchRecord r = detail::make_record(k, static_cast<cl_uint>(global.dims), g.data(), use_local ? l.data() : nullptr);
+    r.args.reserve(2 * sizeof...(Args));
+    (detail::add_arg(r, args), ...);
+    d.submitter->push(std::move(r));
+  } else {
     std::lock_guard<std::mutex> lock(d.launch_mutex);
     cl_uint i = 0;
     (detail::set_arg(k.k, i, args, k.name), ...);
