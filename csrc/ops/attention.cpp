@@ -103,8 +103,6 @@ struct AttnConfig {
            (bwd_prefetch >= 0 ? o("BWD_PREFETCH", bwd_prefetch) : "") + (dq_vec >= 0 ? o("DQ_VEC_COLS", dq_vec) : "") +
            (dq_rows != 4 ? o("DQ_ROWS", dq_rows) : "");
   }
-  // With what options() leaves out: the backward mode is a choice of kernel, and the atomic
-  // add an option of the fused backward's program only (see AttnPlan).
   // The tensor-core program's own options (added to options() with its ROW_REDUCE).
   std::string mma_options() const {
     auto o = [](const char* k, int v) { return std::string(" -D") + k + "=" + std::to_string(v); };
@@ -112,13 +110,20 @@ struct AttnConfig {
            o("MMA_FETCH", mma_fetch) + o("MMA_BWD_FETCH", mma_bwd_fetch) +
            (mma == 1 && mma_max_regs ? " -cl-nv-maxrregcount=" + std::to_string(mma_max_regs) : "");
   }
+  // The tensor-core kernels' work-group size, and the rows of a work-group's tile (query rows
+  // forward, keys backward: 16 per warp).
+  size_t mma_threads() const { return 32 * size_t(mma_warps); }
+  size_t mma_rows() const { return 16 * size_t(mma_warps); }
   // Local memory of the tensor-core kernels, in floats.
   size_t mma_elems() const {
-    const size_t ld = head_dim + 4, bm = 16 * size_t(mma_warps);
-    const size_t fwd = std::max<size_t>(4 * mma_n, bm) * ld + (mma == 2 ? 7 : 0) * 32 * mma_warps;
-    const size_t bwd = (bm + 4 * mma_bq) * ld + 2 * bm * (mma_bq + 4) + 2 * mma_bq + (mma == 2 ? 7 : 0) * 32 * mma_warps;
+    const size_t ld = head_dim + 4, bm = mma_rows();
+    const size_t emu = mma == 2 ? 7 * mma_threads() : 0;  // the emulation's exchange arrays
+    const size_t fwd = std::max<size_t>(4 * mma_n, bm) * ld + emu;
+    const size_t bwd = (bm + 4 * mma_bq) * ld + 2 * bm * (mma_bq + 4) + 2 * mma_bq + emu;
     return std::max(fwd, bwd);
   }
+  // With what options() leaves out: the backward mode is a choice of kernel, and the atomic
+  // add an option of the fused backward's program only (see AttnPlan).
   std::string describe() const {
     return options() + (bwd_fused ? " BWD=fused" : " BWD=split") + " ATOMIC=" + std::to_string(atomic) +
            (mma ? mma_options() : " MMA=0");
@@ -281,7 +286,7 @@ AttnConfig attn_config(const Device& d, int64_t D, int64_t Dv, at::ScalarType t)
     if (c.bwd_m % c.dq_rows != 0) c.dq_rows = 4;  // DQROWS=8 needs 8 | the backward's query block
     if (!shrunk) break;
   }
-  if (c.mma && (c.mma_elems() * 4 > limit || size_t(32 * c.mma_warps) > d.info.max_work_group)) c.mma = 0;
+  if (c.mma && (c.mma_elems() * 4 > limit || c.mma_threads() > d.info.max_work_group)) c.mma = 0;
   c.ok = c.valid() && c.local_elems() * acc <= limit &&
          std::max(c.fwd_threads(), c.bwd_threads()) <= d.info.max_work_group;
   if (requested != dflt && (!c.ok || c.describe() != requested))
@@ -545,8 +550,8 @@ sdpa_overrideable_ocl(const at::Tensor& q, const at::Tensor& k, const at::Tensor
     AttnArgs a = make_args(q, k, v, mask_view(attn_bias, q, S), is_causal, sc, dropout_p, ph.seed, ph.offset);
     Kernel* mma = dropout_p == 0.0 ? mma_kernel(d, p, "attention_mma_fwd") : nullptr;
     Kernel& kern = mma ? *mma : get_kernel(d, "attention", p.options, "attention_fwd");
-    const size_t wg = mma ? 32 * p.c.mma_warps : p.c.fwd_threads();
-    const size_t rows = mma ? 16 * p.c.mma_warps : p.c.block_m, blocks = (size_t(L) + rows - 1) / rows;
+    const size_t wg = mma ? p.c.mma_threads() : p.c.fwd_threads();
+    const size_t rows = mma ? p.c.mma_rows() : p.c.block_m, blocks = (size_t(L) + rows - 1) / rows;
     launch_attn_any(d, kern, Range(blocks * wg, size_t(Hq), size_t(B)), Range(wg, 1, 1), t, a, buf(out),
                     out.stride(0), out.stride(1), out.stride(2), buf(lse));
   }
@@ -624,7 +629,7 @@ std::tuple<at::Tensor, at::Tensor, at::Tensor, at::Tensor> sdpa_overrideable_bac
     }
   }
   if (S > 0) {
-    const size_t keys = mma_kern ? 16 * p.c.mma_warps : p.c.bwd_n, kwg = mma_kern ? 32 * p.c.mma_warps : wg;
+    const size_t keys = mma_kern ? p.c.mma_rows() : p.c.bwd_n, kwg = mma_kern ? p.c.mma_threads() : wg;
     const Range g((size_t(S) + keys - 1) / keys * kwg, size_t(Hkv), size_t(B)), l(kwg, 1, 1);
     if (fused) {
       launch_attn_any(d, *fused_kern, g, l, t, a, buf(grad_out), gs.b, gs.h, gs.r, gs.d, buf(lse), buf(delta), buf(dk),
