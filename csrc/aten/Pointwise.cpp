@@ -303,22 +303,9 @@ struct ArgList {
 void enqueue(Device& d, Kernel& k, size_t work_items, const ArgList& args) {
   const size_t groups = std::max<size_t>(1, std::min<size_t>((work_items + kLocal - 1) / kLocal, kMaxGroups));
   const size_t global = groups * kLocal, local = kLocal;
-  if (d.submitter) {
-    LaunchRecord r = detail::make_record(k, 1, &global, &local);
-    for (size_t i = 0; i < args.n; ++i) r.add(args.items[i].ref ? args.items[i].ref : args.items[i].bytes, args.items[i].size);
-    d.submitter->push(std::move(r));
-  } else {
-    // cl_kernel objects are shared between threads (autograd runs backward on its own).
-    std::lock_guard<std::mutex> lock(d.launch_mutex);
-    for (size_t i = 0; i < args.n; ++i) {
-      const auto& it = args.items[i];
-      cl_int err = clSetKernelArg(k.k, static_cast<cl_uint>(i), it.size, it.ref ? it.ref : it.bytes);
-      if (C10_UNLIKELY(err != CL_SUCCESS)) OCL_CHECK(err, "setting argument " + std::to_string(i) + " of " + k.name);
-    }
-    detail::enqueue_kernel(d, k, 1, &global, &local);
-  }
-  k.launches.fetch_add(1, std::memory_order_relaxed);
-  if (C10_UNLIKELY(env::sync_launches())) detail::after_launch(d, k);
+  LaunchRecord r = detail::make_record(k, 1, &global, &local);
+  for (size_t i = 0; i < args.n; ++i) r.add(args.items[i].ref ? args.items[i].ref : args.items[i].bytes, args.items[i].size);
+  submit_launch(d, std::move(r));
 }
 
 void run_one(Device& d, at::TensorIteratorBase& iter, const PointwiseSpec& spec, c10::ArrayRef<c10::Scalar> scalars,

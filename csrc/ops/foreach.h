@@ -138,16 +138,6 @@ SlotBufs slot_bufs(at::TensorList list, const Chunk<S>& c) {
 inline SlotBufs null_bufs(size_t slots) { return SlotBufs(slots, Buf{nullptr, 0}); }
 
 namespace detail {
-inline void set_one(cl_kernel k, cl_uint& i, const SlotBufs& bs, const std::string& name) {
-  for (const Buf& b : bs) torch_ocl::detail::set_arg(k, i, b, name);
-}
-inline void set_one(cl_kernel k, cl_uint& i, const ArgBytes& a, const std::string& name) {
-  OCL_CHECK(clSetKernelArg(k, i++, a.bytes.size(), a.bytes.data()), "setting the table argument of " + name);
-}
-template <typename T>
-inline void set_one(cl_kernel k, cl_uint& i, const T& v, const std::string& name) {
-  torch_ocl::detail::set_arg(k, i, v, name);
-}
 inline void add_one(LaunchRecord& r, const SlotBufs& bs) {
   for (const Buf& b : bs) torch_ocl::detail::add_arg(r, b);
 }
@@ -164,18 +154,9 @@ template <typename... Args>
 void launch_groups(Device& d, Kernel& k, size_t groups, size_t wg, const Args&... args) {
   if (groups == 0) return;
   const size_t global = groups * wg;
-  if (d.submitter) {
-    LaunchRecord r = torch_ocl::detail::make_record(k, 1, &global, &wg);
-    (detail::add_one(r, args), ...);
-    d.submitter->push(std::move(r));
-  } else {
-    std::lock_guard<std::mutex> lock(d.launch_mutex);
-    cl_uint i = 0;
-    (detail::set_one(k.k, i, args, k.name), ...);
-    torch_ocl::detail::enqueue_kernel(d, k, 1, &global, &wg);
-  }
-  k.launches.fetch_add(1, std::memory_order_relaxed);
-  if (C10_UNLIKELY(env::sync_launches())) torch_ocl::detail::after_launch(d, k);
+  LaunchRecord r = torch_ocl::detail::make_record(k, 1, &global, &wg);
+  (detail::add_one(r, args), ...);
+  submit_launch(d, std::move(r));
 }
 
 // "-DT=<storage> -DCT=<compute>" plus T_IS_HALF/T_IS_BF16 for a floating dtype.

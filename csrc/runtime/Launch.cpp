@@ -64,11 +64,38 @@ void record_kernel_event(Kernel& k, cl_event ev) {
   fold_events(done);
 }
 
-void after_launch(Device& d, Kernel& k) {
-  OCL_CHECK(clFinish(d.queue), "running kernel " + k.name + " (TORCH_OCL_SYNC=1)");
-  check_device_errors(d);
+void run_record(Device& d, LaunchRecord& r) {
+  Kernel& k = *r.kernel;
+  const bool profile = C10_UNLIKELY(env::profile_kernels());
+  cl_event ev = nullptr;
+  {
+    std::lock_guard<std::mutex> lock(d.launch_mutex);
+    for (size_t i = 0; i < r.args.size(); ++i) {
+      const auto [off, size] = r.args[i];
+      const void* p = off == LaunchRecord::kLocalArg ? nullptr : r.bytes.data() + off;
+      const cl_int err = clSetKernelArg(k.k, static_cast<cl_uint>(i), size, p);
+      if (C10_UNLIKELY(err != CL_SUCCESS)) OCL_CHECK(err, "setting argument " + std::to_string(i) + " of " + k.name);
+    }
+    OCL_CHECK(clEnqueueNDRangeKernel(d.queue, k.k, r.dims, nullptr, r.global, r.use_local ? r.local : nullptr, 0,
+                                     nullptr, profile ? &ev : nullptr),
+              "launching kernel " + k.name + " on ocl:" + std::to_string(d.index));
+  }
+  if (profile) record_kernel_event(k, ev);
 }
 }  // namespace detail
+
+void submit_launch(Device& d, LaunchRecord&& r) {
+  Kernel& k = *r.kernel;
+  if (d.submitter)
+    d.submitter->push(std::move(r));
+  else
+    detail::run_record(d, r);
+  k.launches.fetch_add(1, std::memory_order_relaxed);
+  if (C10_UNLIKELY(env::sync_launches())) {  // TORCH_OCL_SYNC=1 (never with a submission thread)
+    OCL_CHECK(clFinish(d.queue), "running kernel " + k.name + " (TORCH_OCL_SYNC=1)");
+    check_device_errors(d);
+  }
+}
 
 namespace {
 // TORCH_OCL_PROFILE=1: finishes every initialized device's queue and folds all pending

@@ -46,22 +46,7 @@ struct Range {
 inline size_t round_up(size_t n, size_t m) { return (n + m - 1) / m * m; }
 
 namespace detail {
-inline void set_arg(cl_kernel k, cl_uint& i, const Buf& b, const std::string& name) {
-  OCL_CHECK(clSetKernelArg(k, i++, sizeof(cl_mem), &b.mem), "setting a buffer argument of " + name);
-  OCL_CHECK(clSetKernelArg(k, i++, sizeof(cl_ulong), &b.offset), "setting an offset argument of " + name);
-}
-inline void set_arg(cl_kernel k, cl_uint& i, const LocalMem& l, const std::string& name) {
-  OCL_CHECK(clSetKernelArg(k, i++, l.bytes, nullptr), "setting a local-memory argument of " + name);
-}
-inline void set_arg(cl_kernel k, cl_uint& i, const cl_mem& m, const std::string& name) {
-  OCL_CHECK(clSetKernelArg(k, i++, sizeof(cl_mem), &m), "setting a buffer argument of " + name);
-}
-template <typename T>
-inline void set_arg(cl_kernel k, cl_uint& i, const T& v, const std::string& name) {
-  static_assert(std::is_trivially_copyable<T>::value, "kernel arguments must be trivially copyable");
-  OCL_CHECK(clSetKernelArg(k, i++, sizeof(T), &v), "setting argument " + std::to_string(i - 1) + " of " + name);
-}
-// The same arguments packed for the submission thread.
+// A launch's arguments, packed into its record in kernel-argument order.
 inline void add_arg(LaunchRecord& r, const Buf& b) {
   r.add(&b.mem, sizeof(cl_mem));
   r.add(&b.offset, sizeof(cl_ulong));
@@ -83,21 +68,16 @@ inline LaunchRecord make_record(Kernel& k, cl_uint dims, const size_t* global, c
   r.bytes.reserve(256);
   return r;
 }
-void after_launch(Device& d, Kernel& k);
-// TORCH_OCL_PROFILE=1: keeps the launch's event until kernel_times() (or a full backlog)
-// folds its execution time into k.device_ns.
-void record_kernel_event(Kernel& k, cl_event ev);
-
-// clEnqueueNDRangeKernel of k (arguments already set), timed under TORCH_OCL_PROFILE=1.
-// Called with d.launch_mutex held; local == nullptr lets the driver choose.
-inline void enqueue_kernel(Device& d, Kernel& k, cl_uint dims, const size_t* global, const size_t* local) {
-  const bool profile = C10_UNLIKELY(env::profile_kernels());
-  cl_event ev = nullptr;
-  OCL_CHECK(clEnqueueNDRangeKernel(d.queue, k.k, dims, nullptr, global, local, 0, nullptr, profile ? &ev : nullptr),
-            "launching kernel " + k.name + " on ocl:" + std::to_string(d.index));
-  if (profile) record_kernel_event(k, ev);
-}
+// Sets r's arguments on its kernel and enqueues it, holding d.launch_mutex (cl_kernel
+// objects are shared between threads); timed under TORCH_OCL_PROFILE=1. Runs on the
+// submission thread, or on the caller's where the device has none.
+void run_record(Device& d, LaunchRecord& r);
 }  // namespace detail
+
+// Every launch ends here: r goes to the device's submission thread where it has one, else
+// it is enqueued on this thread; then the launch is counted (and, under TORCH_OCL_SYNC=1,
+// finished and checked for device errors).
+void submit_launch(Device& d, LaunchRecord&& r);
 
 // Enqueues k over `global` work-items in groups of `local` (local.dims == 0 or a zero size
 // lets the driver choose). Global sizes are rounded up to the local size.
@@ -111,19 +91,10 @@ void launch(Device& d, Kernel& k, Range global, Range local, const Args&... args
   }
   if (use_local)
     for (size_t i = 0; i < global.dims; ++i) g[i] = round_up(g[i], l[i]);
-  if (d.submitter) {
-    LaunchRecord r = detail::make_record(k, static_cast<cl_uint>(global.dims), g.data(), use_local ? l.data() : nullptr);
-    r.args.reserve(2 * sizeof...(Args));
-    (detail::add_arg(r, args), ...);
-    d.submitter->push(std::move(r));
-  } else {
-    std::lock_guard<std::mutex> lock(d.launch_mutex);
-    cl_uint i = 0;
-    (detail::set_arg(k.k, i, args, k.name), ...);
-    detail::enqueue_kernel(d, k, static_cast<cl_uint>(global.dims), g.data(), use_local ? l.data() : nullptr);
-  }
-  k.launches.fetch_add(1, std::memory_order_relaxed);
-  if (C10_UNLIKELY(env::sync_launches())) detail::after_launch(d, k);
+  LaunchRecord r = detail::make_record(k, static_cast<cl_uint>(global.dims), g.data(), use_local ? l.data() : nullptr);
+  r.args.reserve(2 * sizeof...(Args));
+  (detail::add_arg(r, args), ...);
+  submit_launch(d, std::move(r));
 }
 
 // Per kernel name: (launches, device milliseconds) since the last reset_kernel_stats(), the

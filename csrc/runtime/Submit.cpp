@@ -64,16 +64,8 @@ void Submitter::flush() {
 }
 
 void Submitter::submit(LaunchRecord& r) {
-  Kernel& k = *r.kernel;
   try {
-    std::lock_guard<std::mutex> lock(d_.launch_mutex);
-    for (size_t i = 0; i < r.args.size(); ++i) {
-      const auto [off, size] = r.args[i];
-      const void* p = off == LaunchRecord::kLocalArg ? nullptr : r.bytes.data() + off;
-      const cl_int err = clSetKernelArg(k.k, static_cast<cl_uint>(i), size, p);
-      if (C10_UNLIKELY(err != CL_SUCCESS)) OCL_CHECK(err, "setting argument " + std::to_string(i) + " of " + k.name);
-    }
-    detail::enqueue_kernel(d_, k, r.dims, r.global, r.use_local ? r.local : nullptr);
+    detail::run_record(d_, r);
   } catch (const std::exception& e) {
     std::lock_guard<std::mutex> lk(error_mu_);
     if (error_.empty()) error_ = e.what();
