@@ -1178,9 +1178,6 @@ void attention_mma_bwd(ATTN_ARGS, PTR_ARG(DTYPE, dout), long g_sb, long g_sh, lo
   __local uint dSh[M_BM * MB_LS], dSlo[M_BM * MB_LS];  // dS^T [key][query], split
   __local float LSEs[MMA_BQ], DELs[MMA_BQ];
   MMA_SCRATCH_DECL(M_NT);
-#if ROW_REDUCE == 3
-  __local ACC RowX[M_NT];
-#endif
   __local const float* Kl = (__local const float*)Ks;
   __local uint* Qh = (__local uint*)QGs;
   __local uint* Qlo = Qh + MMA_BQ * M_LD;

@@ -117,8 +117,10 @@ struct AttnConfig {
   // Local memory of the tensor-core kernels, in floats.
   size_t mma_elems() const {
     const size_t ld = head_dim + 4, bm = mma_rows();
-    const size_t emu = mma == 2 ? 7 * mma_threads() : 0;  // the emulation's exchange arrays
-    const size_t fwd = std::max<size_t>(4 * mma_n, bm) * ld + emu;
+    // The emulation's exchange arrays: 6 floats per work-item for the products, 1 for the
+    // forward's row shuffles.
+    const size_t emu = mma == 2 ? 6 * mma_threads() : 0;
+    const size_t fwd = std::max<size_t>(4 * mma_n, bm) * ld + emu + (mma == 2 ? mma_threads() : 0);
     const size_t bwd = (bm + 4 * mma_bq) * ld + 2 * bm * (mma_bq + 4) + 2 * mma_bq + emu;
     return std::max(fwd, bwd);
   }
