@@ -10,8 +10,8 @@ is against the better of the two, since the copy's own rate moves by up to ~15% 
 Each timing is the median of 5 repeats of ~25 ms of back-to-back calls.
 --rows times the softmax, LayerNorm and cross-entropy rows on ocl once per row-kernel configuration
 (the tuning entries "softmax/rows", "norm/rows" and "cross_entropy/rows", see csrc/ops/rows.h: ROWRED=local|ptx|khr|emu,
-VEC=0|1, ITEMS=4..64, MAXRREG=0|16..255 (NVIDIA); for LayerNorm only BWD_ITEMS, GROUPS_PER_CU, FAN_IN,
-PREFETCH=0|1); "" or
+VEC=0|1, ITEMS=4..64, MAXRREG=0|16..255 (NVIDIA); for LayerNorm only BWD_ITEMS, BWD_MAXRREG, GROUPS_PER_CU,
+FAN_IN, PREFETCH=0|1; for cross-entropy only FWD_TEAM); "" or
 "default" is the device default. Also settable through the environment:
 BENCH_ROWS="ROWRED=local;ROWRED=ptx".
 """
@@ -108,18 +108,21 @@ def time_case(make, nbytes, device):
     return nb / t / 1e9, t * 1e6
 
 
-NORM_ONLY_KEYS = ("BWD_ITEMS", "GROUPS_PER_CU", "FAN_IN", "PREFETCH")  # LayerNorm backward options (csrc/ops/rows.h)
+NORM_ONLY_KEYS = ("BWD_ITEMS", "BWD_MAXRREG", "GROUPS_PER_CU", "FAN_IN", "PREFETCH")  # LayerNorm backward (csrc/ops/rows.h)
+CE_ONLY_KEYS = ("FWD_TEAM",)  # cross-entropy forward
 
 
 def set_rows_config(text):
     """Points the softmax, norm and cross-entropy row kernels of ocl:0 at configuration `text`
-    ("" = default); softmax and cross-entropy get it without the LayerNorm-only keys."""
+    ("" = default); each family gets it without the keys only another family takes."""
     import torch_ocl._C as C
 
-    softmax_text = " ".join(i for i in text.split() if i.split("=")[0] not in NORM_ONLY_KEYS)
-    C._tuning_set(0, "softmax/rows", softmax_text)
-    C._tuning_set(0, "cross_entropy/rows", softmax_text)
-    C._tuning_set(0, "norm/rows", text)
+    def without(keys):
+        return " ".join(i for i in text.split() if i.split("=")[0] not in keys)
+
+    C._tuning_set(0, "softmax/rows", without(NORM_ONLY_KEYS + CE_ONLY_KEYS))
+    C._tuning_set(0, "cross_entropy/rows", without(NORM_ONLY_KEYS))
+    C._tuning_set(0, "norm/rows", without(CE_ONLY_KEYS))
 
 
 def main():

@@ -87,10 +87,6 @@ __kernel void layer_norm_fwd(PTR_ARG(X_T, x), PTR_ARG(W_T, w), PTR_ARG(W_T, b), 
 
   ACC v[ITEMS], wv[ITEMS], bv[ITEMS];
   load_x_regs(v, xp, base, 1, N, t, T, active, (ACC)0);
-  // The weight and bias columns (shared by every row, so mostly cache hits) are on their way
-  // during the reductions.
-  if (has_w) load_w_regs(wv, wp, 0, 1, N, t, T, true, (ACC)0);
-  if (has_b) load_w_regs(bv, bp, 0, 1, N, t, T, true, (ACC)0);
   ACC mu = 0, m2 = 0;
   if (fits) {
     if (!rms) {
@@ -138,6 +134,10 @@ __kernel void layer_norm_fwd(PTR_ARG(X_T, x), PTR_ARG(W_T, w), PTR_ARG(W_T, b), 
     m2 = p.z;
   }
   if (!active) return;
+  // The weight and bias columns are shared by every row, so mostly cache hits: loaded only
+  // now, they hold no registers during the reductions (88 registers instead of 102 on NVIDIA).
+  if (has_w) load_w_regs(wv, wp, 0, 1, N, t, T, true, (ACC)0);
+  if (has_b) load_w_regs(bv, bp, 0, 1, N, t, T, true, (ACC)0);
   const ACC rstd_v = (ACC)1 / sqrt(m2 / (ACC)N + eps);
   if (t == 0) {
     if (!rms) STORE_S(PTR(S_T, mean), row, mu);

@@ -39,9 +39,10 @@ struct Split {
   int T = 1, local = 1, c_fast = 1;
   size_t groups = 0;
 };
-inline Split split(int64_t rows, int64_t C, int items, bool c_fast, int64_t adjacent) {
+// max_team: the widest team wanted (a power of two; rows longer than T * items stream).
+inline Split split(int64_t rows, int64_t C, int items, bool c_fast, int64_t adjacent, int max_team = kMaxWG) {
   Split s;
-  const int team = team_width(C, items);
+  const int team = std::min(team_width(C, items), max_team);
   s.c_fast = c_fast ? 1 : 0;
   if (c_fast) {
     s.T = team;
@@ -65,7 +66,8 @@ inline Split split(int64_t rows, int64_t C, int items, bool c_fast, int64_t adja
 // tree. BWD_ITEMS=32 ran the LayerNorm backward over 131072 x 512 at 93% of copy against 85%
 // with 16, but GPTMini large's 8192 x 512 backward slower (17 calls: 0.64 against 0.48 ms per
 // step), so the default stays 16. Text "ROWRED=local|ptx|khr|emu VEC=0|1 ITEMS=4..64 MAXRREG=0|16..255" (and,
-// for norm, "BWD_ITEMS=4..64 GROUPS_PER_CU=1..64 FAN_IN=4..32 PREFETCH=0|1") overrides any of them, from the
+// for norm, "BWD_ITEMS=4..64 BWD_MAXRREG=0|16..255 GROUPS_PER_CU=1..64 FAN_IN=4..32 PREFETCH=0|1"; for
+// cross-entropy, "FWD_TEAM=0|32..256") overrides any of them, from the
 // tuning file or in-process through torch_ocl._C._tuning_set(device, key, text) (the tests and
 // bench/bench_ops.py --rows do). emu (shuffles emulated through local memory) lets CPU devices
 // run the shuffle code paths in tests; ptx needs NVIDIA, khr cl_khr_subgroup_shuffle.
@@ -78,12 +80,18 @@ struct Config {
   int groups_per_cu = 4;  // norm: layer_norm_bwd groups per compute unit at most, when it sums weight/bias grads
   int fan_in = 16;        // norm: FAN_IN, partials summed per last arrival (groups <= FAN_IN^2)
   int prefetch = 0;       // norm: BWD_PREFETCH, layer_norm_bwd loads the next rows during the current ones
-  int max_regs = 0;       // MAXRREG: NVIDIA's per-work-item register cap for the family's programs (0: the compiler's choice)
+  int max_regs = 0;       // MAXRREG: NVIDIA's per-work-item register cap for the family's programs (norm: the forward's; 0: the compiler's choice)
+  int bwd_max_regs = 0;   // norm: BWD_MAXRREG, the backward kernels' register cap (0: the compiler's choice)
+  int fwd_team = 0;       // cross-entropy: FWD_TEAM, the forward's widest team (0: sized to the device, ce_forward_team)
 };
 
 
-// Applies `text` to c; "" or what is wrong with it. norm_keys: the LayerNorm backward's keys too.
-inline std::string apply(const Device& d, const std::string& text, bool norm_keys, Config& c) {
+enum Family { kSoftmax = 0, kNorm = 1, kCrossEntropy = 2 };
+
+// Applies `text` to c; "" or what is wrong with it. The norm family also takes the LayerNorm
+// backward's keys, cross-entropy FWD_TEAM.
+inline std::string apply(const Device& d, const std::string& text, Family family, Config& c) {
+  const bool norm_keys = family == kNorm, ce_keys = family == kCrossEntropy;
   std::vector<std::pair<std::string, std::string>> items;
   std::string err;
   if (!tuning::parse_items(text, &items, &err)) return err;
@@ -105,10 +113,13 @@ inline std::string apply(const Device& d, const std::string& text, bool norm_key
                  : norm_keys && key == "GROUPS_PER_CU" ? &r.groups_per_cu
                  : norm_keys && key == "FAN_IN"        ? &r.fan_in
                  : norm_keys && key == "PREFETCH"      ? &r.prefetch
+                 : norm_keys && key == "BWD_MAXRREG"   ? &r.bwd_max_regs
+                 : ce_keys && key == "FWD_TEAM"        ? &r.fwd_team
                                                         : nullptr;
     if (!field)
       return "unknown key '" + key + "' (ROWRED, VEC, ITEMS, MAXRREG" +
-             (norm_keys ? ", BWD_ITEMS, GROUPS_PER_CU, FAN_IN, PREFETCH)" : ")");
+             (norm_keys ? ", BWD_ITEMS, BWD_MAXRREG, GROUPS_PER_CU, FAN_IN, PREFETCH)"
+              : ce_keys ? ", FWD_TEAM)" : ")");
     if (!tuning::parse_int(key, value, field, &err)) return err;
   }
   if (r.vec != 0 && r.vec != 1) return "VEC must be 0 or 1";
@@ -118,8 +129,12 @@ inline std::string apply(const Device& d, const std::string& text, bool norm_key
     return "BWD_ITEMS must be 4, 8, 16, 32 or 64";
   if (r.groups_per_cu < 1 || r.groups_per_cu > 64) return "GROUPS_PER_CU must be 1..64";
   if (r.fan_in < 4 || r.fan_in > 32) return "FAN_IN must be 4..32";
-  if (r.max_regs != 0 && (r.max_regs < 16 || r.max_regs > 255)) return "MAXRREG must be 0 or 16..255";
-  if (r.max_regs != 0 && !d.info.nvidia) return "MAXRREG needs NVIDIA's compiler (-cl-nv-maxrregcount)";
+  for (const int regs : {r.max_regs, r.bwd_max_regs}) {
+    if (regs != 0 && (regs < 16 || regs > 255)) return "MAXRREG and BWD_MAXRREG must be 0 or 16..255";
+    if (regs != 0 && !d.info.nvidia) return "MAXRREG and BWD_MAXRREG need NVIDIA's compiler (-cl-nv-maxrregcount)";
+  }
+  if (r.fwd_team != 0 && (r.fwd_team < 32 || r.fwd_team > kMaxWG || (r.fwd_team & (r.fwd_team - 1)) != 0))
+    return "FWD_TEAM must be 0, 32, 64, 128 or 256";
   c = r;
   return "";
 }
@@ -139,14 +154,13 @@ inline std::string options(const Config& c, bool acc_double, int row_reduce) {
     o += " -cl-nv-maxrregcount=" + std::to_string(std::min(acc_double ? 2 * c.max_regs : c.max_regs, 255));
   return o;
 }
-// c for the norm backward kernels: BWD_ITEMS in place of ITEMS when set.
+// c for the norm backward kernels: BWD_ITEMS in place of ITEMS when set, and BWD_MAXRREG's cap.
 inline Config backward(const Config& c) {
   Config b = c;
   if (c.bwd_items) b.items = c.bwd_items;
+  b.max_regs = c.bwd_max_regs;
   return b;
 }
-
-enum Family { kSoftmax = 0, kNorm = 1, kCrossEntropy = 2 };
 
 // The configuration of `family` for device d (tuning entry "softmax/rows", "norm/rows" or
 // "cross_entropy/rows"), derived once per device and tuning generation. An invalid entry
@@ -171,9 +185,15 @@ inline Config config(const Device& d, Family family) {
       // ran at 65% of copy forward (48% uncapped) and 102% backward (87%), same H200 run;
       // a cap of 48 spilled too much (49% / 47%). bench/RESULTS.md, session 5.
       if (family == kCrossEntropy) c.max_regs = 64;
+      // The LayerNorm/RMSNorm forward takes 88 registers: two 256-wide groups per SM. Capped at
+      // 80 (three groups, no spills), [131072, 512] fp32 ran at 91.6% of copy against 77.4%
+      // uncapped, same H200 run (72: 90.6% with spills; 64: 76.9%). The backward (168
+      // registers) spills heavily under any such cap and stays uncapped. bench/RESULTS.md,
+      // session 7.
+      if (family == kNorm) c.max_regs = 80;
     }
     tuning::apply_override(d, keys[family], "", "", "row kernel configuration",
-                           [&](const std::string& text) { return apply(d, text, family == kNorm, c); });
+                           [&](const std::string& text) { return apply(d, text, family, c); });
     slot = {gen, c};
   }
   return slot.second;
