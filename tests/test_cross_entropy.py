@@ -287,3 +287,24 @@ def test_row_modes(rows_mode, mode):
         _check(make((2, 64), torch.bfloat16), _target((2,), 64), dtype=torch.bfloat16, label_smoothing=0.2)
     _check(make((2, 5, 3, 4), torch.float32), _target((2, 3, 4), 5))  # spatial rows: the local tree
     _check(make((600, 9), torch.float32), _target((600,), 9, ignore=-100))  # several groups
+
+
+@pytest.mark.parametrize("mode", ["FWD_TEAM=32", "FWD_TEAM=32 ROWRED=emu ITEMS=8"])
+def test_streamed_forward(rows_mode, mode):
+    # Rows longer than FWD_TEAM * ITEMS stream through their team once with an online (max, sum):
+    # on GPUs the forward's default for many rows of a large vocabulary.
+    rows_mode(mode)
+    for C in (1028, 4096, 2051):  # vector steps and a remainder; vector steps only; scalar loads
+        w = make((C,), torch.float32, low=0.5, high=2, seed=C)
+        x = make((9, C), torch.float32, low=-20, high=20)
+        _check(x, _target((9,), C, ignore=-100), w, label_smoothing=0.1)
+        _check(x, _target((9,), C), reduction="none")
+    # A maximum that grows in every step (a rescale each time), -inf entries, and rows whose
+    # scores are all -inf (NaN, as on the CPU) or hold a NaN or +inf.
+    x = torch.arange(4096, dtype=torch.float32).repeat(5, 1) / 64
+    x[1, ::3] = float("-inf")
+    x[2] = float("-inf")
+    x[3, 2000] = float("nan")
+    x[4, 3000] = float("inf")
+    _check(x, torch.tensor([5, 7, 0, 1, 2]), reduction="none", grad=False)
+    _check(x[:2], torch.tensor([4095, 1]), label_smoothing=0.2)

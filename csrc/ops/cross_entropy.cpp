@@ -37,7 +37,8 @@ enum : int {
 };
 
 // How cross_entropy.cl's row teams reduce and read: rows::config(d, rows::kCrossEntropy), the
-// tuning entry "cross_entropy/rows" ("ROWRED=local|ptx|khr|emu VEC=0|1 ITEMS=4..64 MAXRREG=0|16..255"; in-process:
+// tuning entry "cross_entropy/rows" ("ROWRED=local|ptx|khr|emu VEC=0|1 ITEMS=4..64 MAXRREG=0|16..255
+// FWD_TEAM=0|32..256"; in-process:
 // torch_ocl._C._tuning_set(device, "cross_entropy/rows", text), as the tests do). ITEMS: the
 // row elements each work-item keeps in registers, which also sizes the teams (at most MAX_WG
 // work-items): rows of up to 256 * ITEMS classes are read once with every load in flight,
@@ -146,9 +147,25 @@ at::Tensor addressable(const at::Tensor& self, RowGeom* g) {
 // work-items read adjacent classes, unless the rows are the unit-stride direction and the
 // classes are not (a transposed (C, N) input, or class-strided spatial positions).
 using Teams = rows::Split;
-Teams teams(const RowGeom& g, int items) {
+Teams teams(const RowGeom& g, int items, int max_team = rows::kMaxWG) {
   const int64_t row_stride = g.S == 1 ? g.sn : g.ss;
-  return rows::split(g.rows(), g.C, items, g.sc == 1 || row_stride != 1, g.rows());
+  return rows::split(g.rows(), g.C, items, g.sc == 1 || row_stride != 1, g.rows(), max_team);
+}
+
+// The forward's widest team (FWD_TEAM, else this default). A row longer than T * ITEMS streams
+// through its team once with an online (max, sum), so a narrow team loses nothing by the row's
+// length; and a team of one warp reduces with shuffles alone, while a 256-wide team of a
+// register-held row waits at two barriers, each on its slowest load. On GPUs the team is
+// therefore only as wide as it takes for rows x T work-items to fill the device (1024 per
+// compute unit), and at least 32 (one warp: a load instruction still reads 512 contiguous
+// bytes). [8192, 8192] fp32 on an H200, same run: 32-wide streaming teams 90% of copy, 64-wide
+// 81%, 128-wide 71%, the 256-wide register teams 61% (bench/RESULTS.md, session 7). CPU devices
+// keep 256.
+int forward_team(const Device& d, const RowsConfig& rc, int64_t rows) {
+  if (rc.fwd_team) return rc.fwd_team;
+  if (d.info.type & CL_DEVICE_TYPE_CPU) return rows::kMaxWG;
+  const int64_t want = std::max<int64_t>(d.info.compute_units, 1) * 1024;
+  return static_cast<int>(std::clamp<int64_t>(rows::next_pow2((want + rows - 1) / rows), 32, rows::kMaxWG));
 }
 
 // Whether rows of t (geometry g) can be read as aligned 4-element vectors: class stride 1,
@@ -196,7 +213,7 @@ at::Tensor ce_forward(const CeCall& c, at::Tensor* aux) {
     return loss;
   }
   const RowsConfig rc = rows_config(d);
-  const Teams k = teams(g, rc.items);
+  const Teams k = teams(g, rc.items, forward_team(d, rc, rows));
   int flags = (c.weight.defined() ? kHasW : 0) | (c.eps > 0 ? kSmooth : 0) | (aux ? kSaveLse : 0) |
               (reduce ? kReduce : 0) | (mean ? kMean : 0);
   at::Tensor ws;
@@ -207,7 +224,11 @@ at::Tensor ce_forward(const CeCall& c, at::Tensor* aux) {
     if (counters) flags |= kCounters;
   }
   const bool vec4 = rc.vec == 1 && vec4_ok(x, g);
-  const std::string opts = options(c.self, c.target, k.c_fast ? rows::reduce_for(rc, k.T) : 0, vec4, rc);
+  // Rows that stream get a program without the register-held path, whose ITEMS registers
+  // would otherwise size the streaming kernel too (H200: 56 registers instead of 90).
+  const bool stream = g.C > int64_t(k.T) * rc.items;
+  const std::string opts = options(c.self, c.target, k.c_fast ? rows::reduce_for(rc, k.T) : 0, vec4, rc) +
+                           (stream ? " -DCE_STREAM=1" : "");
   Kernel& kf = get_kernel(d, "cross_entropy", opts, "ce_fwd");
   const Buf wb = c.weight.defined() ? buf(c.weight) : Buf{nullptr, 0};
   const Buf ab = aux ? buf(ax) : Buf{nullptr, 0};
