@@ -281,19 +281,16 @@ void check_device_errors(Device& d) {
 }
 
 void read_buffer_checked(Device& d, cl_mem mem, size_t offset, size_t n, void* dst, const char* what) {
-  cl_int code = 0;
-  {
+  // Both reads block, the error flag's last. The flag used to be read without blocking into this
+  // stack frame, ahead of the blocking data read: on NVIDIA's driver (580.159, H200) that pair
+  // now and then never returned (the host spinning in the blocking read with every kernel
+  // done, even under TORCH_OCL_SYNC=1; once in every few hundred reads). The second blocking
+  // read finds the queue drained, so it costs one round trip.
+  if (n) {
     QueueLock g(d);
-    OCL_CHECK(clEnqueueReadBuffer(d.queue, d.error_buf, CL_FALSE, 0, sizeof(code), &code, 0, nullptr, nullptr),
-              "reading the device error flag");
-    cl_int err = n ? clEnqueueReadBuffer(d.queue, mem, CL_TRUE, offset, n, dst, 0, nullptr, nullptr)
-                   : clFinish(d.queue);
-    if (err != CL_SUCCESS) {
-      clFinish(d.queue);  // the flag read targets this stack frame: let it land first
-      OCL_CHECK(err, what);
-    }
+    OCL_CHECK(clEnqueueReadBuffer(d.queue, mem, CL_TRUE, offset, n, dst, 0, nullptr, nullptr), what);
   }
-  if (code != 0) raise_device_error(d, code);
+  check_device_errors(d);
 }
 
 void synchronize(int idx) {
