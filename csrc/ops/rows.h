@@ -187,10 +187,14 @@ inline Config config(const Device& d, Family family) {
       if (family == kCrossEntropy) c.max_regs = 64;
       // The LayerNorm/RMSNorm forward takes 88 registers: two 256-wide groups per SM. Capped at
       // 80 (three groups, no spills), [131072, 512] fp32 ran at 91.6% of copy against 77.4%
-      // uncapped, same H200 run (72: 90.6% with spills; 64: 76.9%). The backward (168
-      // registers) spills heavily under any such cap and stays uncapped. bench/RESULTS.md,
-      // session 7.
-      if (family == kNorm) c.max_regs = 80;
+      // uncapped, same H200 run (72: 90.6% with spills; 64: 76.9%). The backward takes 168: one
+      // group per SM. Capped at 128 (two groups; 32 bytes of spills) it ran [131072, 512] at 90%
+      // of copy against 83%, and GPTMini large's [8192, 512] 23% faster (same run); 96 and 80
+      // spilled hundreds of bytes and lost. bench/RESULTS.md, session 7.
+      if (family == kNorm) {
+        c.max_regs = 80;
+        c.bwd_max_regs = 128;
+      }
     }
     tuning::apply_override(d, keys[family], "", "", "row kernel configuration",
                            [&](const std::string& text) { return apply(d, text, family, c); });
