@@ -27,7 +27,7 @@ sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."
 from bench.common import bench, devices, ocl_is_cpu, print_table, sync, write_json  # noqa: E402
 
 
-ROW_OPS = ("softmax", "softmax_bwd", "layer_norm", "layer_norm_bwd", "cross_entropy",
+ROW_OPS = ("softmax", "softmax_bwd", "layer_norm", "layer_norm_bwd", "layer_norm_bwd_8k", "cross_entropy",
            "cross_entropy_bwd")  # the row kernels --rows configures
 
 
@@ -41,13 +41,13 @@ def cases(n):
         # read grad and output, write grad_input
         return (lambda: torch.ops.aten._softmax_backward_data(g, y, -1, torch.float32)), 3 * 4 * n
 
-    def layer_norm_bwd(d, c=512):
-        r = n // c
+    def layer_norm_bwd(d, c=512, r=None):
+        r = r or n // c
         x, dy = mat(d, r, c), mat(d, r, c)
         w, b = torch.randn(c, device=d), torch.randn(c, device=d)
         _, mean, rstd = torch.ops.aten.native_layer_norm(x, [c], w, b, 1e-5)
         # read dy, x, mean, rstd, w; write dx, dw, db
-        nbytes = 3 * 4 * n + 2 * 4 * r + 3 * 4 * c
+        nbytes = 3 * 4 * r * c + 2 * 4 * r + 3 * 4 * c
         return (lambda: torch.ops.aten.native_layer_norm_backward(dy, x, [c], mean, rstd, w, b,
                                                                   [True, True, True])), nbytes
 
@@ -82,6 +82,8 @@ def cases(n):
     yield "layer_norm", lambda d: (lambda a=mat(d, n // 512, 512), w=torch.ones(512, device=d), b=torch.zeros(512, device=d):
                                    (lambda: F.layer_norm(a, (512,), w, b)))(), 2 * 4 * n
     yield "layer_norm_bwd", layer_norm_bwd, None
+    # GPTMini large's shape (8192 tokens x 512): 16 MiB per tensor, so launch and tail weigh in
+    yield "layer_norm_bwd_8k", lambda d: layer_norm_bwd(d, 512, 8192), None
     yield "cross_entropy", lambda d: (lambda a=mat(d, n // 8192, 8192), t=torch.randint(0, 8192, (n // 8192,), device=d):
                                       (lambda: F.cross_entropy(a, t)))(), 4 * n
     yield "cross_entropy_bwd", cross_entropy_bwd, None
