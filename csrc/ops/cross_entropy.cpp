@@ -41,8 +41,9 @@ enum : int {
 // FWD_TEAM=0|32..256"; in-process:
 // torch_ocl._C._tuning_set(device, "cross_entropy/rows", text), as the tests do). ITEMS: the
 // row elements each work-item keeps in registers, which also sizes the teams (at most MAX_WG
-// work-items): rows of up to 256 * ITEMS classes are read once with every load in flight,
-// longer rows stream once with an online (max, sum).
+// work-items, and for the forward at most forward_team's width): rows of up to T * ITEMS
+// classes are read once with every load in flight, longer rows stream once with an online
+// (max, sum).
 using RowsConfig = rows::Config;
 RowsConfig rows_config(const Device& d) { return rows::config(d, rows::kCrossEntropy); }
 
