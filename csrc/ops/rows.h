@@ -82,7 +82,7 @@ struct Config {
   int prefetch = 0;       // norm: BWD_PREFETCH, layer_norm_bwd loads the next rows during the current ones
   int max_regs = 0;       // MAXRREG: NVIDIA's per-work-item register cap for the family's programs (norm: the forward's; 0: the compiler's choice)
   int bwd_max_regs = 0;   // norm: BWD_MAXRREG, the backward kernels' register cap (0: the compiler's choice)
-  int fwd_team = 0;       // cross-entropy: FWD_TEAM, the forward's widest team (0: sized to the device, ce_forward_team)
+  int fwd_team = 0;       // cross-entropy: FWD_TEAM, the forward's widest team (0: sized to the device, cross_entropy.cpp: forward_team)
 };
 
 
