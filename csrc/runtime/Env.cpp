@@ -19,6 +19,7 @@ std::string default_cache_dir() {
 const std::string& devices_filter() { static const std::string v = read("TORCH_OCL_DEVICES", ""); return v; }
 bool sync_launches() { static const bool v = read("TORCH_OCL_SYNC", "0") == "1"; return v; }
 bool profile_kernels() { static const bool v = read("TORCH_OCL_PROFILE", "0") == "1"; return v; }
+const std::string& async_launch() { static const std::string v = read("TORCH_OCL_ASYNC_LAUNCH", ""); return v; }
 const std::string& fallback_mode() { static const std::string v = read("TORCH_OCL_FALLBACK", "warn"); return v; }
 const std::string& kernel_dir() { static const std::string v = read("TORCH_OCL_KERNEL_DIR", ""); return v; }
 const std::string& cache_dir() {

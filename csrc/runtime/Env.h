@@ -12,6 +12,9 @@ const std::string& devices_filter();
 bool sync_launches();
 // TORCH_OCL_PROFILE=1: time every kernel on the device (torch.ocl._kernel_times()).
 bool profile_kernels();
+// TORCH_OCL_ASYNC_LAUNCH=0|1: launches from a per-device submission thread ("" or another
+// value: the device type decides; runtime/Submit.h).
+const std::string& async_launch();
 // TORCH_OCL_FALLBACK=warn|error|silent: what the CPU fallback does.
 const std::string& fallback_mode();
 // TORCH_OCL_KERNEL_DIR: read .cl sources from this folder instead of the embedded copies.

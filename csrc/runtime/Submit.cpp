@@ -3,7 +3,6 @@
 #include "Env.h"
 #include "Launch.h"
 #include <chrono>
-#include <cstdlib>
 
 namespace torch_ocl {
 
@@ -23,9 +22,9 @@ constexpr auto kSpin = std::chrono::microseconds(200);
 
 bool async_launch_enabled(cl_device_type type) {
   if (env::sync_launches() || env::profile_kernels()) return false;
-  const char* v = std::getenv("TORCH_OCL_ASYNC_LAUNCH");
-  if (v && std::string(v) == "0") return false;
-  if (v && std::string(v) == "1") return true;
+  const std::string& v = env::async_launch();
+  if (v == "0") return false;
+  if (v == "1") return true;
   return (type & (CL_DEVICE_TYPE_GPU | CL_DEVICE_TYPE_ACCELERATOR)) != 0;
 }
 
