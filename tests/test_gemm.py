@@ -108,6 +108,33 @@ def test_tiled_kernel_all_layouts_and_edges(cfg):
             torch.testing.assert_close(out.cpu(), ad.cpu() @ b)
 
 
+@pytest.mark.parametrize("stages", [2, 3])
+def test_async_copy_pipeline_layouts_edges_and_batches(stages):
+    """ASYNC_STAGES (cp.async, NVIDIA sm_80+): every layout the tiled kernel takes, edges in M,
+    N and K (zero-filled copies past K, rows past M/N), more K steps than stages, batches, the
+    bias epilogue. Elsewhere the option is refused (warned and ignored), so the test skips."""
+    cfg = SMALL_TILED + f" ASYNC_STAGES={stages}"
+    with _forced(cfg):
+        if f"ASYNC_STAGES={stages}" not in _C._gemm_config(0, torch.float32, 1, 64, 64):
+            pytest.skip("cp.async needs an NVIDIA GPU of sm_80 or later")
+        problems = [(64, 32, 64), (37, 20, 44), (8, 4, 12), (100, 36, 68), (33, 200, 40), (32, 0, 8)]
+        for M, K, N in problems:
+            for la in "nt":
+                for lb in "nt":
+                    a, b = _mat(M, K, la, torch.float32), _mat(K, N, lb, torch.float32)
+                    out, counts = _launches(lambda: torch.mm(a.to("ocl"), b.to("ocl")))
+                    torch.testing.assert_close(out.cpu(), a @ b)
+                    if K % 4 == 0 and K and (la == "n" or M % 4 == 0) and (lb == "t" or N % 4 == 0):
+                        assert "gemm_tiled_fwd" in counts, (M, K, N, la, lb, counts)
+        bias, a, b = torch.randn(44), torch.randn(3, 40, 24), torch.randn(3, 24, 44)
+        torch.testing.assert_close(torch.baddbmm(bias.to("ocl"), a.to("ocl"), b.to("ocl"), beta=0.5, alpha=2.0).cpu(),
+                                   torch.baddbmm(bias, a, b, beta=0.5, alpha=2.0))
+        x, w = torch.randn(2, 9, 24), torch.randn(44, 24)
+        torch.testing.assert_close(F.linear(x.to("ocl"), w.to("ocl"), bias.to("ocl")).cpu(), F.linear(x, w, bias))
+        d = torch.randn(40, 24, dtype=torch.float64)  # float64 keeps register staging
+        torch.testing.assert_close((d.to("ocl") @ d.t().to("ocl")).cpu(), d @ d.t())
+
+
 def test_tiled_kernel_epilogue_and_batches():
     with _forced(SMALL_TILED):
         bias, a, b = torch.randn(44), torch.randn(3, 40, 24), torch.randn(3, 24, 44)

@@ -229,9 +229,12 @@ void gemm_fwd(int M, int N, int K,
 
 // ---- gemm_tiled_fwd: the GPU fast path for float/double with unit-stride operands ---------
 // Same product as gemm_fwd for operands whose rows or columns are unit-stride and 4-element
-// aligned (the host checks). Three things make it faster on GPUs than gemm_fwd:
+// aligned (the host checks). These things make it faster on GPUs than gemm_fwd:
 //  * global loads are 4-wide vectors along the contiguous dimension, issued for the next
 //    K-tile before the current tile is computed (the loads are in flight during the FMAs);
+//  * the K loop carries one pointer per vector, advanced by a constant, and only a partial
+//    last K-tile checks bounds, so a step spends few instructions besides its FMAs and local
+//    reads (H200, GPTMini large's products with 128x128 tiles: 39.5 -> 33.9 ms per step);
 //  * two local buffers (DOUBLE_BUFFER): the prefetched tile is stored into the idle buffer,
 //    so each K step needs one barrier, not two;
 //  * a work-item's WPT_M x WPT_N micro-tile is made of 4x4 blocks strided by 4*RTS: its
@@ -240,13 +243,22 @@ void gemm_fwd(int M, int N, int K,
 // A and B tiles are stored k-major ([TILE_K][TILE_M+4], [TILE_K][TILE_N+4]); the +4 keeps
 // rows 16-byte aligned and spreads the transposing stores of a k-contiguous operand over
 // banks. Out-of-range rows/columns are clamped (their results are never stored) and
-// out-of-range k reads as zero, so no edge needs a separate code path.
+// out-of-range k reads as zero, so no edge needs a separate code path. ASYNC_STAGES replaces
+// the register staging by cp.async copies on NVIDIA (see there; measured slower on an H200,
+// kept as a tunable).
 #if !defined(IS_HALF) && !defined(IS_BF16) && !defined(IS_INT) && !defined(NO_TILED_KERNEL)
 #ifndef DOUBLE_BUFFER
 #define DOUBLE_BUFFER 1  // 1: two local tiles, one barrier per K step; 0: one tile, two barriers
 #endif
+#ifndef ASYNC_STAGES
+#define ASYNC_STAGES 0  // >= 2: a ring of this many local tiles filled by cp.async (see below)
+#endif
 #define V4 CAT(DTYPE, 4)
+#if ASYNC_STAGES
+#define NBUF ASYNC_STAGES
+#else
 #define NBUF (DOUBLE_BUFFER ? 2 : 1)
+#endif
 #define LDA_L (TILE_M + 4)                             // local row length of the A tile
 #define LDB_L (TILE_N + 4)                             // local row length of the B tile
 #define A_VECS (TILE_M * TILE_K / (4 * NTHREADS))      // 4-vectors of A each work-item loads per K step
@@ -256,50 +268,114 @@ void gemm_fwd(int M, int N, int K,
 #error "gemm_tiled_fwd needs WPT_M, WPT_N, TILE_K multiples of 4 and whole 4-vectors of each tile per work-item"
 #endif
 
-// Where vector v of this work-item's share of an operand tile comes from and goes to. The
-// operand element (r, k) is at p[r*sr + k*sk]; kc says sk == 1 (vectors run along k),
-// otherwise sr == 1 (vectors run along r). Fills the global offset at k0 = 0 (`off`), the
-// k index of the vector (`kidx`), and its place in the local tile (`loc`).
-#define TILED_SETUP(ROWS, LD, NV, kc, sr, sk, r0, nrows, off, kidx, loc) \
-  do {                                                                   \
-    _Pragma("unroll") for (int v_ = 0; v_ < NV; ++v_) {                  \
-      const int v = tid + v_ * NTHREADS;                                 \
-      if (kc) {                                                          \
-        const int kk = (v % (TILE_K / 4)) * 4, rr = v / (TILE_K / 4);    \
-        off[v_] = (long)min((r0) + rr, (nrows) - 1) * (sr) + kk;         \
-        kidx[v_] = kk;                                                   \
-        loc[v_] = kk * (LD) + rr;                                        \
-      } else {                                                           \
-        const int rr = (v % ((ROWS) / 4)) * 4, kk = v / ((ROWS) / 4);    \
-        off[v_] = (long)min((r0) + rr, (nrows) - 4) + (long)kk * (sk);   \
-        kidx[v_] = kk;                                                   \
-        loc[v_] = kk * (LD) + rr;                                        \
-      }                                                                  \
-    }                                                                    \
+// Which 4-vectors of an operand tile a work-item moves. The operand element (r, k) is at
+// p[r*sr + k*sk]; kc says sk == 1 (vectors run along k), otherwise sr == 1 (vectors run along
+// r). The tile's vectors are numbered along the contiguous dimension and work-item tid takes
+// numbers tid + v_*NTHREADS. Since NTHREADS is a multiple of TILE_K/4 and of ROWS/4 (checked
+// below), a work-item's vectors share one k offset (kc) or one row offset (else), and the
+// others step by constants: vector v_ is row rr0 + v_*KC_RSTEP at depth kk0 (kc), or rows
+// [rr0, rr0+4) at depth kk0 + v_*RC_KSTEP (else), and its place in the local tile is
+// loc0 + v_*(constant), an immediate offset of one address.
+#define KC_RSTEP (NTHREADS / (TILE_K / 4))
+#define RC_KSTEP(ROWS) (NTHREADS / ((ROWS) / 4))
+#if NTHREADS % (TILE_K / 4) != 0 || NTHREADS % (TILE_M / 4) != 0 || NTHREADS % (TILE_N / 4) != 0
+#error "gemm_tiled_fwd needs the work-group size to be a multiple of TILE_K/4, TILE_M/4 and TILE_N/4"
+#endif
+
+// Fills this work-item's global pointers at k = 0 (`ptr`, one per vector; rows beyond the
+// matrix are clamped, their results never stored), its k offset in the tile (`kk0`) and its
+// first local place (`loc0`).
+#define TILED_SETUP(ROWS, LD, NV, p, kc, sr, sk, r0, nrows, ptr, kk0, loc0)                          \
+  do {                                                                                             \
+    if (kc) {                                                                                      \
+      const int kk = (tid % (TILE_K / 4)) * 4, rr = tid / (TILE_K / 4);                            \
+      kk0 = kk, loc0 = kk * (LD) + rr;                                                             \
+      _Pragma("unroll") for (int v_ = 0; v_ < NV; ++v_)                                            \
+        ptr[v_] = (p) + (long)min((r0) + rr + v_ * KC_RSTEP, (nrows) - 1) * (sr) + kk;             \
+    } else {                                                                                       \
+      const int rr = (tid % ((ROWS) / 4)) * 4, kk = tid / ((ROWS) / 4);                            \
+      kk0 = kk, loc0 = kk * (LD) + rr;                                                             \
+      _Pragma("unroll") for (int v_ = 0; v_ < NV; ++v_)                                            \
+        ptr[v_] = (p) + min((r0) + rr, (nrows) - 4) + (long)(kk + v_ * RC_KSTEP(ROWS)) * (sk);     \
+    }                                                                                              \
   } while (0)
 
-// Global -> registers for the K step starting at k0 (zero beyond K).
-#define TILED_LOAD(NV, p, kstep, k0, K, off, kidx, reg)                                       \
-  do {                                                                                        \
-    const long kofs_ = (long)(k0) * (kstep);                                                  \
-    _Pragma("unroll") for (int v_ = 0; v_ < NV; ++v_)                                         \
-      reg[v_] = (k0) + kidx[v_] < (K) ? *(__global const V4*)((p) + off[v_] + kofs_) : (V4)0; \
+// Global -> registers for the K step starting at k1 (ptr points there). `full` (a literal):
+// the whole step is below K, so no vector needs its bounds check; otherwise vectors at k >= K
+// are zero (K % 4 == 0 for a k-contiguous operand, so a vector is wholly in or out).
+#define TILED_LOAD(ROWS, NV, kc, ptr, kk0, k1, K, full, reg)                                     \
+  do {                                                                                           \
+    _Pragma("unroll") for (int v_ = 0; v_ < NV; ++v_) {                                          \
+      const int k_ = (k1) + (kk0) + ((kc) ? 0 : v_ * RC_KSTEP(ROWS));                            \
+      reg[v_] = (full) || k_ < (K) ? *(__global const V4*)ptr[v_] : (V4)0;                       \
+    }                                                                                            \
   } while (0)
+#define TILED_ADVANCE(NV, ptr, step) \
+  do { _Pragma("unroll") for (int v_ = 0; v_ < NV; ++v_) ptr[v_] += (step); } while (0)
 
 // Registers -> local tile: a k-contiguous vector is transposed into 4 rows of the tile.
-#define TILED_STORE(NV, tile, LD, kc, loc, reg)         \
-  do {                                                  \
-    _Pragma("unroll") for (int v_ = 0; v_ < NV; ++v_) { \
-      if (kc) {                                         \
-        (tile)[loc[v_]] = reg[v_].s0;                   \
-        (tile)[loc[v_] + (LD)] = reg[v_].s1;            \
-        (tile)[loc[v_] + 2 * (LD)] = reg[v_].s2;        \
-        (tile)[loc[v_] + 3 * (LD)] = reg[v_].s3;        \
-      } else {                                          \
-        *(__local V4*)((tile) + loc[v_]) = reg[v_];     \
-      }                                                 \
-    }                                                   \
+#define TILED_STORE(ROWS, NV, tile, LD, kc, loc0, reg)                                           \
+  do {                                                                                           \
+    if (kc) {                                                                                    \
+      _Pragma("unroll") for (int v_ = 0; v_ < NV; ++v_) {                                        \
+        __local DTYPE* d_ = (tile) + (loc0) + v_ * KC_RSTEP;                                     \
+        d_[0] = reg[v_].s0, d_[LD] = reg[v_].s1, d_[2 * (LD)] = reg[v_].s2, d_[3 * (LD)] = reg[v_].s3; \
+      }                                                                                          \
+    } else {                                                                                     \
+      _Pragma("unroll") for (int v_ = 0; v_ < NV; ++v_)                                          \
+        *(__local V4*)((tile) + (loc0) + v_ * RC_KSTEP(ROWS) * (LD)) = reg[v_];                  \
+    }                                                                                            \
   } while (0)
+
+// ASYNC_STAGES (NVIDIA sm_80 or later, float32; the host checks): tiles travel from global to
+// local memory by PTX cp.async, which holds no registers while the data is in flight, so the
+// loads of ASYNC_STAGES - 1 K steps are outstanding while one step computes. An operand
+// that is contiguous along its rows (r) is copied in 16-byte vectors straight into the
+// k-major tile; a k-contiguous one element by element (4-byte copies), which transposes it on
+// the way: a warp's 32 copies are 4 rows x 8 consecutive k (whole 32-byte sectors), landing in
+// 32 distinct banks (tile row length = 4 mod 32 words). A copy with a source size of 0 reads
+// nothing and zero-fills its destination: that is how k >= K (and a k-contiguous operand's rows
+// beyond the matrix) become zeros; row-contiguous vectors are clamped as in TILED_SETUP.
+#if ASYNC_STAGES
+#if ASYNC_STAGES < 2 || TILE_K % 8 != 0 || (TILE_M * TILE_K) % NTHREADS != 0 || (TILE_N * TILE_K) % NTHREADS != 0
+#error "ASYNC_STAGES needs at least 2 stages, TILE_K a multiple of 8 and whole copies of each tile per work-item"
+#endif
+// __local pointers are offsets in the shared window, the address form cp.async takes.
+inline void cp_async16(__local DTYPE* dst, __global const DTYPE* src, int src_bytes) {
+  asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;" ::"r"((uint)(ulong)dst), "l"((ulong)src),
+               "r"(src_bytes) : "memory");
+}
+inline void cp_async4(__local DTYPE* dst, __global const DTYPE* src, int src_bytes) {
+  asm volatile("cp.async.ca.shared.global [%0], [%1], 4, %2;" ::"r"((uint)(ulong)dst), "l"((ulong)src),
+               "r"(src_bytes) : "memory");
+}
+#define CP_ASYNC_COMMIT() asm volatile("cp.async.commit_group;" ::: "memory")
+#define CP_ASYNC_WAIT_(n) asm volatile("cp.async.wait_group " #n ";" ::: "memory")
+#define CP_ASYNC_WAIT(n) CP_ASYNC_WAIT_(n)
+
+// Issues this work-item's copies of rows [r0, r0+ROWS) x depth [k0, k0+TILE_K) of an operand
+// (element (r, k) at p[r*sr + k*sk]; kc: sk == 1, else sr == 1) into the k-major `tile`.
+#define ASYNC_TILE(ROWS, LD, tile, p, kc, sr, sk, r0, nrows, k0, K)                                    \
+  do {                                                                                                 \
+    if (kc) {                                                                                          \
+      _Pragma("unroll") for (int j_ = 0; j_ < (ROWS) * TILE_K / NTHREADS; ++j_) {                      \
+        const int e = tid + j_ * NTHREADS, q = e / 32;                                                 \
+        const int kk = e % 8 + 8 * (q % (TILE_K / 8)), rr = (e / 8) % 4 + 4 * (q / (TILE_K / 8));      \
+        const int r = (r0) + rr, k = (k0) + kk;                                                        \
+        const bool in = r < (nrows) && k < (K);                                                        \
+        cp_async4((tile) + kk * (LD) + rr, (p) + (in ? (long)r * (sr) + k : 0), in ? 4 : 0);           \
+      }                                                                                                \
+    } else {                                                                                           \
+      _Pragma("unroll") for (int v_ = 0; v_ < (ROWS) * TILE_K / (4 * NTHREADS); ++v_) {                \
+        const int v = tid + v_ * NTHREADS;                                                             \
+        const int rr = (v % ((ROWS) / 4)) * 4, kk = v / ((ROWS) / 4), k = (k0) + kk;                   \
+        const bool in = k < (K);                                                                       \
+        cp_async16((tile) + kk * (LD) + rr, (p) + (in ? min((r0) + rr, (nrows) - 4) + (long)k * (sk) : 0), \
+                   in ? 16 : 0);                                                                       \
+      }                                                                                                \
+    }                                                                                                  \
+  } while (0)
+#endif
 
 // flags: 1 A is k-contiguous (else m-contiguous); 2 B is k-contiguous (else n-contiguous);
 // 4 out rows are unit-stride and 4-aligned (vector stores); 8 the same for C (vector loads).
@@ -321,68 +397,112 @@ void gemm_tiled_fwd(int M, int N, int K,
   __global const DTYPE* B = PTR(DTYPE, b) + batch * b_sb;
   const bool a_kc = flags & 1, b_kc = flags & 2;
 
-  long a_src[A_VECS], b_src[B_VECS];
-  int a_k[A_VECS], b_k[B_VECS], a_loc[A_VECS], b_loc[B_VECS];
-  TILED_SETUP(TILE_M, LDA_L, A_VECS, a_kc, a_sm, a_sk, m0, M, a_src, a_k, a_loc);
-  TILED_SETUP(TILE_N, LDB_L, B_VECS, b_kc, b_sn, b_sk, n0, N, b_src, b_k, b_loc);
-  const long a_kstep = a_kc ? 1 : a_sk, b_kstep = b_kc ? 1 : b_sk;
-
-  V4 ra[A_VECS], rb[B_VECS];
-  TILED_LOAD(A_VECS, A, a_kstep, 0, K, a_src, a_k, ra);
-  TILED_LOAD(B_VECS, B, b_kstep, 0, K, b_src, b_k, rb);
-  TILED_STORE(A_VECS, As, LDA_L, a_kc, a_loc, ra);
-  TILED_STORE(B_VECS, Bs, LDB_L, b_kc, b_loc, rb);
-  barrier(CLK_LOCAL_MEM_FENCE);
-
   ACC acc[WPT_M][WPT_N];
 #pragma unroll
   for (int i = 0; i < WPT_M; ++i)
 #pragma unroll
     for (int j = 0; j < WPT_N; ++j) acc[i][j] = (ACC)0;
-
   const int steps = (K + TILE_K - 1) / TILE_K;
+
+// acc += this work-item's share of the product of local tile buffer `cur`: per depth k, its
+// WPT_M operands of A and WPT_N of B (TILED_FRAGMENT: 4-wide local reads) and their outer product.
+#define TILED_FRAGMENT(k, ar, br)                                                                \
+  do {                                                                                           \
+    _Pragma("unroll") for (int g = 0; g < WPT_M / 4; ++g) {                                      \
+      const V4 x = *(__local const V4*)(al + (k) * LDA_L + g * (4 * RTS_M));                     \
+      ar[4 * g] = x.s0, ar[4 * g + 1] = x.s1, ar[4 * g + 2] = x.s2, ar[4 * g + 3] = x.s3;        \
+    }                                                                                            \
+    _Pragma("unroll") for (int h = 0; h < WPT_N / 4; ++h) {                                      \
+      const V4 x = *(__local const V4*)(bl + (k) * LDB_L + h * (4 * RTS_N));                     \
+      br[4 * h] = x.s0, br[4 * h + 1] = x.s1, br[4 * h + 2] = x.s2, br[4 * h + 3] = x.s3;        \
+    }                                                                                            \
+  } while (0)
+#define TILED_COMPUTE(cur)                                                                       \
+  do {                                                                                           \
+    __local const DTYPE* al = As + (cur) * (TILE_K * LDA_L) + ty * 4;                            \
+    __local const DTYPE* bl = Bs + (cur) * (TILE_K * LDB_L) + tx * 4;                            \
+    _Pragma("unroll") for (int k = 0; k < TILE_K; ++k) {                                         \
+      ACC ar[WPT_M], br[WPT_N];                                                                  \
+      TILED_FRAGMENT(k, ar, br);                                                                 \
+      _Pragma("unroll") for (int i = 0; i < WPT_M; ++i)                                          \
+        _Pragma("unroll") for (int j = 0; j < WPT_N; ++j) acc[i][j] = MAD(ar[i], br[j], acc[i][j]); \
+    }                                                                                            \
+  } while (0)
+
+#if ASYNC_STAGES
+  // Ring of ASYNC_STAGES buffers; one commit group per K step (empty ones past the end keep
+  // the count uniform). At step t, groups 0..t must have landed: wait until at most
+  // ASYNC_STAGES - 2 are pending, then the barrier publishes every work-item's copies and
+  // guarantees that buffer (t - 1) % ASYNC_STAGES, refilled next, is no longer being read.
+#define ASYNC_STEP(s)                                                                                   \
+  do {                                                                                                  \
+    const int b_ = (s) % ASYNC_STAGES, k0_ = (s) * TILE_K;                                              \
+    ASYNC_TILE(TILE_M, LDA_L, As + b_ * (TILE_K * LDA_L), A, a_kc, a_sm, a_sk, m0, M, k0_, K);           \
+    ASYNC_TILE(TILE_N, LDB_L, Bs + b_ * (TILE_K * LDB_L), B, b_kc, b_sn, b_sk, n0, N, k0_, K);           \
+  } while (0)
+#pragma unroll
+  for (int s = 0; s < ASYNC_STAGES - 1; ++s) {
+    if (s < steps) ASYNC_STEP(s);
+    CP_ASYNC_COMMIT();
+  }
+  for (int t = 0; t < steps; ++t) {
+    CP_ASYNC_WAIT(ASYNC_STAGES - 2);
+    barrier(CLK_LOCAL_MEM_FENCE);
+    if (t + ASYNC_STAGES - 1 < steps) ASYNC_STEP(t + ASYNC_STAGES - 1);
+    CP_ASYNC_COMMIT();
+    TILED_COMPUTE(t % ASYNC_STAGES);
+  }
+#else
+  __global const DTYPE* a_ptr[A_VECS];
+  __global const DTYPE* b_ptr[B_VECS];
+  int a_kk0, b_kk0, a_loc0, b_loc0;
+  TILED_SETUP(TILE_M, LDA_L, A_VECS, A, a_kc, a_sm, a_sk, m0, M, a_ptr, a_kk0, a_loc0);
+  TILED_SETUP(TILE_N, LDB_L, B_VECS, B, b_kc, b_sn, b_sk, n0, N, b_ptr, b_kk0, b_loc0);
+  const long a_adv = TILE_K * (a_kc ? 1 : a_sk), b_adv = TILE_K * (b_kc ? 1 : b_sk);
+
+  V4 ra[A_VECS], rb[B_VECS];
+#define TILED_LOAD_STEP(k1, full)                                               \
+  do {                                                                          \
+    TILED_LOAD(TILE_M, A_VECS, a_kc, a_ptr, a_kk0, k1, K, full, ra);            \
+    TILED_LOAD(TILE_N, B_VECS, b_kc, b_ptr, b_kk0, k1, K, full, rb);            \
+  } while (0)
+  if (TILE_K <= K)
+    TILED_LOAD_STEP(0, 1);
+  else
+    TILED_LOAD_STEP(0, 0);
+  TILED_STORE(TILE_M, A_VECS, As, LDA_L, a_kc, a_loc0, ra);
+  TILED_STORE(TILE_N, B_VECS, Bs, LDB_L, b_kc, b_loc0, rb);
+  barrier(CLK_LOCAL_MEM_FENCE);
+
   for (int t = 0; t < steps; ++t) {
     const int cur = DOUBLE_BUFFER ? (t & 1) : 0;
     const bool more = t + 1 < steps;
     if (more) {  // the next step's loads run while this step computes
-      TILED_LOAD(A_VECS, A, a_kstep, (t + 1) * TILE_K, K, a_src, a_k, ra);
-      TILED_LOAD(B_VECS, B, b_kstep, (t + 1) * TILE_K, K, b_src, b_k, rb);
+      const int k1 = (t + 1) * TILE_K;
+      TILED_ADVANCE(A_VECS, a_ptr, a_adv);
+      TILED_ADVANCE(B_VECS, b_ptr, b_adv);
+      if (k1 + TILE_K <= K)  // every step but a partial last one: no bounds checks
+        TILED_LOAD_STEP(k1, 1);
+      else
+        TILED_LOAD_STEP(k1, 0);
     }
-    __local const DTYPE* al = As + cur * (TILE_K * LDA_L) + ty * 4;
-    __local const DTYPE* bl = Bs + cur * (TILE_K * LDB_L) + tx * 4;
-#pragma unroll
-    for (int k = 0; k < TILE_K; ++k) {
-      ACC ar[WPT_M], br[WPT_N];
-#pragma unroll
-      for (int g = 0; g < WPT_M / 4; ++g) {
-        const V4 x = *(__local const V4*)(al + k * LDA_L + g * (4 * RTS_M));
-        ar[4 * g] = x.s0, ar[4 * g + 1] = x.s1, ar[4 * g + 2] = x.s2, ar[4 * g + 3] = x.s3;
-      }
-#pragma unroll
-      for (int h = 0; h < WPT_N / 4; ++h) {
-        const V4 x = *(__local const V4*)(bl + k * LDB_L + h * (4 * RTS_N));
-        br[4 * h] = x.s0, br[4 * h + 1] = x.s1, br[4 * h + 2] = x.s2, br[4 * h + 3] = x.s3;
-      }
-#pragma unroll
-      for (int i = 0; i < WPT_M; ++i)
-#pragma unroll
-        for (int j = 0; j < WPT_N; ++j) acc[i][j] = MAD(ar[i], br[j], acc[i][j]);
-    }
+    TILED_COMPUTE(cur);
 #if DOUBLE_BUFFER
     if (more) {  // the other buffer was last read before the previous barrier
-      TILED_STORE(A_VECS, As + (cur ^ 1) * (TILE_K * LDA_L), LDA_L, a_kc, a_loc, ra);
-      TILED_STORE(B_VECS, Bs + (cur ^ 1) * (TILE_K * LDB_L), LDB_L, b_kc, b_loc, rb);
+      TILED_STORE(TILE_M, A_VECS, As + (cur ^ 1) * (TILE_K * LDA_L), LDA_L, a_kc, a_loc0, ra);
+      TILED_STORE(TILE_N, B_VECS, Bs + (cur ^ 1) * (TILE_K * LDB_L), LDB_L, b_kc, b_loc0, rb);
     }
     barrier(CLK_LOCAL_MEM_FENCE);
 #else
     barrier(CLK_LOCAL_MEM_FENCE);
     if (more) {
-      TILED_STORE(A_VECS, As, LDA_L, a_kc, a_loc, ra);
-      TILED_STORE(B_VECS, Bs, LDB_L, b_kc, b_loc, rb);
+      TILED_STORE(TILE_M, A_VECS, As, LDA_L, a_kc, a_loc0, ra);
+      TILED_STORE(TILE_N, B_VECS, Bs, LDB_L, b_kc, b_loc0, rb);
       barrier(CLK_LOCAL_MEM_FENCE);
     }
 #endif
   }
+#endif
 
   // Epilogue: row m = m0 + 4*RTS_M*g + 4*ty + i, column n = n0 + 4*RTS_N*h + 4*tx + j.
   __global DTYPE* O = PTR(DTYPE, out) + batch * o_sb;

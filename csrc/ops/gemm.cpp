@@ -42,6 +42,9 @@ struct GemmConfig {
   // first transposed into an n-contiguous workspace, so the product runs as NN: the tile
   // loads of a k-contiguous operand are transposed into local memory with scalar stores.
   int pack_b = 0;
+  // gemm_tiled_fwd in float32 on NVIDIA sm_80 or later only: >= 2 fills a ring of this many
+  // local tiles by cp.async instead of staging the loads in registers (DOUBLE_BUFFER unused).
+  int async_stages = 0;
 };
 
 // Which class of problem a configuration is chosen for: big tiles only pay off when there
@@ -61,13 +64,16 @@ std::string config_string(const GemmConfig& c) {
          " TILE_N=" + std::to_string(c.tile_n) + " TILE_K=" + std::to_string(c.tile_k) +
          " WPT_M=" + std::to_string(c.wpt_m) + " WPT_N=" + std::to_string(c.wpt_n) +
          " VEC_WIDTH=" + std::to_string(c.vec_width) + " DOUBLE_BUFFER=" + std::to_string(c.double_buffer) +
-         " PACK_B=" + std::to_string(c.pack_b);
+         " PACK_B=" + std::to_string(c.pack_b) + " ASYNC_STAGES=" + std::to_string(c.async_stages);
 }
 
 size_t dtype_bytes(at::ScalarType t) { return c10::elementSize(t); }
 size_t acc_bytes(at::ScalarType t) { return t == at::kDouble || t == at::kLong ? 8 : 4; }
 // gemm_tiled_fwd exists for the dtypes whose storage and accumulator types agree.
 bool has_tiled_kernel(at::ScalarType t) { return t == at::kFloat || t == at::kDouble; }
+// Its cp.async path copies 4-byte elements and 16-byte vectors of four: float32 only (other
+// dtypes keep register staging under the same configuration).
+bool use_async(at::ScalarType t, const GemmConfig& c) { return c.async_stages != 0 && t == at::kFloat; }
 
 // Why `c` cannot run dtype t on d ("" when it can): every kernel the program holds must
 // compile (the #error checks of gemm.cl) and fit the device's work-group and local memory.
@@ -78,6 +84,11 @@ std::string config_error(const Device& d, at::ScalarType t, const GemmConfig& c)
   if (c.vec_width != 1 && c.vec_width != 2 && c.vec_width != 4 && c.vec_width != 8) return "VEC_WIDTH must be 1, 2, 4 or 8";
   if (c.double_buffer != 0 && c.double_buffer != 1) return "DOUBLE_BUFFER must be 0 or 1";
   if (c.pack_b != 0 && c.pack_b != 1) return "PACK_B must be 0 or 1";
+  if (c.async_stages != 0) {
+    if (c.async_stages < 2 || c.async_stages > 8) return "ASYNC_STAGES must be 0 or 2..8";
+    if (!d.info.nvidia || d.info.nv_sm < 80) return "ASYNC_STAGES needs an NVIDIA GPU of sm_80 or later (cp.async)";
+    if (c.tile_k % 8) return "ASYNC_STAGES needs TILE_K a multiple of 8";
+  }
   if (c.tile_m % c.wpt_m || c.tile_n % c.wpt_n) return "TILE_M/TILE_N must be multiples of WPT_M/WPT_N";
   const int64_t threads = int64_t(c.tile_m / c.wpt_m) * (c.tile_n / c.wpt_n);
   if (threads > int64_t(d.info.max_work_group))
@@ -91,7 +102,12 @@ std::string config_error(const Device& d, at::ScalarType t, const GemmConfig& c)
     if (c.wpt_m % 4 || c.wpt_n % 4 || c.tile_k % 4) return "the tiled kernel needs WPT_M, WPT_N, TILE_K multiples of 4";
     if ((c.tile_m * c.tile_k) % (threads * 4) || (c.tile_n * c.tile_k) % (threads * 4))
       return "the tiled kernel needs whole 4-vectors of each tile per work-item";
-    local = std::max(local, size_t(1 + c.double_buffer) * c.tile_k * (c.tile_m + c.tile_n + 8) * dtype_bytes(t));
+    if (threads % (c.tile_k / 4) || threads % (c.tile_m / 4) || threads % (c.tile_n / 4))
+      return "the tiled kernel needs a work-group size that is a multiple of TILE_K/4, TILE_M/4 and TILE_N/4";
+    if (c.async_stages && ((c.tile_m * c.tile_k) % threads || (c.tile_n * c.tile_k) % threads))
+      return "ASYNC_STAGES needs whole elements of each tile per work-item";
+    const size_t buffers = use_async(t, c) ? c.async_stages : 1 + c.double_buffer;
+    local = std::max(local, buffers * c.tile_k * (c.tile_m + c.tile_n + 8) * dtype_bytes(t));
   }
   if (local > d.info.local_mem)
     return std::to_string(local) + " bytes of local memory exceed the device's " + std::to_string(d.info.local_mem);
@@ -113,7 +129,8 @@ std::string apply_config(const std::string& text, GemmConfig& c) {
     }
     int* field = key == "TILE_M" ? &c.tile_m : key == "TILE_N" ? &c.tile_n : key == "TILE_K" ? &c.tile_k
                : key == "WPT_M" ? &c.wpt_m : key == "WPT_N" ? &c.wpt_n : key == "VEC_WIDTH" ? &c.vec_width
-               : key == "DOUBLE_BUFFER" ? &c.double_buffer : key == "PACK_B" ? &c.pack_b : nullptr;
+               : key == "DOUBLE_BUFFER" ? &c.double_buffer : key == "PACK_B" ? &c.pack_b
+               : key == "ASYNC_STAGES" ? &c.async_stages : nullptr;
     if (!field) return "unknown key '" + key + "'";
     if (!tuning::parse_int(key, val, field, &err)) return err;
   }
@@ -133,21 +150,20 @@ GemmConfig default_config(const Device& d, at::ScalarType t, ShapeClass shape) {
     c.kernel = GemmKernel::Direct;  // CPU devices: caches do the staging (PoCL)
   } else if (d.info.max_work_group < 256 || d.info.local_mem < 16 * 1024) {
     c = {GemmKernel::Generic, 32, 32, 16, 4, 4, 2, 1};  // 64 work-items
-  } else if (nvidia && !wide) {
-    // `python -m torch_ocl.tune gemm` on an H200 (driver 580, bench/RESULTS.md): 64x128 tiles
-    // with 8x8 accumulators (128 work-items) won both shape classes: geomean 39.8 TFLOP/s vs
-    // 34.5 for 128x128 on the large problems, 24.4 vs 22.4 for 64x64 4x4 on the small ones.
-    c = {GemmKernel::Tiled, 64, 128, 16, 8, 8, 4, 1};
+  } else if (nvidia || amd) {
+    // 128x128 tiles with 8x8 accumulators per work-item once there are enough tiles to fill
+    // the device (33.8 KiB of local memory double-buffered in float32); 64x64 with 4x4
+    // otherwise. H200, driver 580 (bench/RESULTS.md, session 8), one run: per-step GEMM of
+    // GPTMini large 34.5 ms against 44.5 for 64x128 tiles with 8x8 (128 work-items: with the
+    // current kernel, two-thirds of the 128x128 speed on 8192-row products), GPTMini small
+    // 1.20 ms against 1.76.
+    if (large && !wide) c = {GemmKernel::Tiled, 128, 128, 16, 8, 8, 4, 1};
+    else c = {GemmKernel::Tiled, 64, 64, 16, 4, 4, 4, 1};
     // Same card, bench_step_gemms.py large32 with PACK_B=1 against 0 in one session: the NT
     // products (every nn.Linear forward) 1-16% faster (8192x512x512 150 -> 126 us, the head
     // 1634 -> 1570 us), per-step GEMM 36.55 -> 35.55 ms. Large problems only: in the small
     // class (GPTMini small, host-bound) the packing launch would cost more than it saves.
-    c.pack_b = large ? 1 : 0;
-  } else if (nvidia || amd) {
-    // 128x128 tiles with 8x8 accumulators per work-item once there are enough tiles to fill
-    // the device (33.8 KiB of local memory double-buffered in float32); 64x64 otherwise.
-    if (large && !wide) c = {GemmKernel::Tiled, 128, 128, 16, 8, 8, 4, 1};
-    else c = {GemmKernel::Tiled, 64, 64, 16, 4, 4, 4, 1};
+    if (nvidia && large && !wide) c.pack_b = 1;
   } else if (intel) {
     c.kernel = GemmKernel::Tiled;  // 4x4 accumulators: Intel's SIMD16 register file is small
   }
@@ -212,8 +228,12 @@ std::string gemm_options(at::ScalarType t, const GemmConfig& cfg) {
   std::string o = dtype_options(t) + " -DTILE_M=" + std::to_string(cfg.tile_m) + " -DTILE_N=" + std::to_string(cfg.tile_n) +
                   " -DTILE_K=" + std::to_string(cfg.tile_k) + " -DWPT_M=" + std::to_string(cfg.wpt_m) +
                   " -DWPT_N=" + std::to_string(cfg.wpt_n) + " -DVEC_WIDTH=" + std::to_string(cfg.vec_width);
-  if (cfg.kernel == GemmKernel::Tiled) o += " -DDOUBLE_BUFFER=" + std::to_string(cfg.double_buffer);
-  else o += " -DNO_TILED_KERNEL";  // keeps the program (and PoCL's cold build) small
+  if (cfg.kernel == GemmKernel::Tiled) {
+    o += " -DDOUBLE_BUFFER=" + std::to_string(cfg.double_buffer);
+    if (use_async(t, cfg)) o += " -DASYNC_STAGES=" + std::to_string(cfg.async_stages);
+  } else {
+    o += " -DNO_TILED_KERNEL";  // keeps the program (and PoCL's cold build) small
+  }
   return o;
 }
 
@@ -310,7 +330,8 @@ void run_gemv(Device& d, const at::Tensor& out, int64_t o_sb, int64_t o_sm, cons
 // smaller tiles), preferring counts that divide K into 16-multiples: an uneven split needs
 // a second launch for the remainder. Measured on an H200 (bench/bench_step_gemms.py,
 // GPTMini large's weight gradients, e.g. 1536x8192x512: 3 slices 437 us, 8 slices 319 us;
-// 512x8192x512: 9 uneven slices 162 us, 8 slices 121 us).
+// 512x8192x512: 9 uneven slices 162 us, 8 slices 121 us; with session 8's 128x128 tiles:
+// 1536x8192x512 8 slices 391 us, 16 slices 316 us).
 constexpr int64_t kMinSliceK = 512;
 constexpr int64_t kSplitTilesPerCU = 2;
 int64_t split_k_slices(const Device& d, at::ScalarType t, int64_t B, int64_t M, int64_t N, int64_t K) {
@@ -324,6 +345,11 @@ int64_t split_k_slices(const Device& d, at::ScalarType t, int64_t B, int64_t M, 
   if (tiles >= cu) return 1;
   int64_t s = 1;
   while (tiles * s < kSplitTilesPerCU * cu && K / (2 * s) >= kMinSliceK) s *= 2;
+  // More than one wave of kSplitTilesPerCU tiles per unit whose last wave is at most half
+  // full: doubling the slices again fills the waves (1536x8192x512: 384 tiles for 264 slots,
+  // 391 us; 16 slices, 768 tiles, 316 us).
+  const int64_t slots = kSplitTilesPerCU * cu, last = (tiles * s) % slots;
+  if (tiles * s > slots && last > 0 && last <= slots / 2 && K / (2 * s) >= kMinSliceK) s *= 2;
   // Back off to the largest count that splits K evenly (one launch), if there is one > 1.
   for (int64_t even = s; even > 1; even /= 2)
     if (K % (16 * even) == 0) return even;
