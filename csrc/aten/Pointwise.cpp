@@ -260,9 +260,10 @@ Kernels& kernels_for(Device& d, const PointwiseSpec& spec, int nout, int nt, con
   }
   std::string src = generate(spec, nout, std::vector<at::ScalarType>(dtypes.begin(), dtypes.begin() + nt),
                              std::vector<bool>(is_scalar.begin(), is_scalar.begin() + nt), ct, nscalars);
-  Kernels ks{&get_kernel_from_source(d, src, "", "pw_vec"), &get_kernel_from_source(d, src, "", "pw_contig"),
-             &get_kernel_from_source(d, src, "", "pw_strided32"),
-             &get_kernel_from_source(d, src, "", "pw_strided64")};
+  const std::string opts = ieee_div_sqrt_option(d.info);
+  Kernels ks{&get_kernel_from_source(d, src, opts, "pw_vec"), &get_kernel_from_source(d, src, opts, "pw_contig"),
+             &get_kernel_from_source(d, src, opts, "pw_strided32"),
+             &get_kernel_from_source(d, src, opts, "pw_strided64")};
   std::lock_guard<std::mutex> g(g_cache_mutex);
   if (Kernels* existing = find()) return *existing;  // another thread built it meanwhile
   auto& entries = g_cache[spec.name];

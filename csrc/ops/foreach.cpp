@@ -66,7 +66,7 @@ Program program(Device& d, at::ScalarType t, int nlists, const std::vector<int64
   const int most = slots_for(d, nlists, ChunkLayout::per_slot(sb), kApplyFixedBytes);
   const int slots = slot_bucket(count_nonempty(numels), most);
   return {float_type_options(t) + " -DWG=" + std::to_string(kGroup) + " -DSLOTS=" + std::to_string(slots) +
-              " -DNLISTS=" + std::to_string(nlists),
+              " -DNLISTS=" + std::to_string(nlists) + ieee_div_sqrt_option(d.info),
           slots};
 }
 

@@ -115,6 +115,8 @@ void discover() {
       in.fp16 = in.extensions.find("cl_khr_fp16") != std::string::npos;
       in.fp64 = in.extensions.find("cl_khr_fp64") != std::string::npos ||
                 device_val<cl_device_fp_config>(id, CL_DEVICE_DOUBLE_FP_CONFIG) != 0;
+      in.fp32_correct_div_sqrt =
+          (device_val<cl_device_fp_config>(id, CL_DEVICE_SINGLE_FP_CONFIG) & CL_FP_CORRECTLY_ROUNDED_DIVIDE_SQRT) != 0;
       in.nvidia = in.vendor.find("NVIDIA") != std::string::npos;
       if (in.nvidia && in.has_extension("cl_nv_device_attribute_query")) {
         constexpr cl_device_info kMajor = 0x4000, kMinor = 0x4001;  // CL_DEVICE_COMPUTE_CAPABILITY_{MAJOR,MINOR}_NV

@@ -22,6 +22,8 @@ struct DeviceInfo {
   size_t max_work_group = 0;
   size_t max_parameter_size = 0;  // bytes of kernel arguments a launch may pass
   bool fp16 = false, fp64 = false;
+  // CL_FP_CORRECTLY_ROUNDED_DIVIDE_SQRT in CL_DEVICE_SINGLE_FP_CONFIG: see ieee_div_sqrt_option.
+  bool fp32_correct_div_sqrt = false;
   // NVIDIA's driver: inline PTX and the -cl-nv-* build options work. nv_sm is its compute
   // capability as 10 * major + minor (cl_nv_device_attribute_query), 0 where unknown.
   bool nvidia = false;
@@ -36,6 +38,16 @@ struct DeviceInfo {
     return false;
   }
 };
+
+// " -cl-fp32-correctly-rounded-divide-sqrt" where the device offers it, else "". Without it
+// OpenCL allows float `/` 2.5 ulp and sqrt 3 ulp of error, and NVIDIA's driver uses that room:
+// an int64 true division disagreed with the CPU in the last bit. The programs whose results
+// are quotients or roots themselves (the pointwise ops: div, sqrt, floor_divide, remainder...,
+// and the foreach ops) take it, to round as the CPU and CUDA do; kernels that only divide once
+// per row inside a statistic (softmax, norms, attention) keep the driver's default.
+inline const char* ieee_div_sqrt_option(const DeviceInfo& in) {
+  return in.fp32_correct_div_sqrt ? " -cl-fp32-correctly-rounded-divide-sqrt" : "";
+}
 
 class Device {
  public:
