@@ -337,8 +337,9 @@ void gemm_fwd(int M, int N, int K,
 // nothing and zero-fills its destination: that is how k >= K (and a k-contiguous operand's rows
 // beyond the matrix) become zeros; row-contiguous vectors are clamped as in TILED_SETUP.
 #if ASYNC_STAGES
-#if ASYNC_STAGES < 2 || TILE_K % 8 != 0 || (TILE_M * TILE_K) % NTHREADS != 0 || (TILE_N * TILE_K) % NTHREADS != 0
-#error "ASYNC_STAGES needs at least 2 stages, TILE_K a multiple of 8 and whole copies of each tile per work-item"
+// (Whole element copies of each tile per work-item follow from the whole 4-vectors checked above.)
+#if ASYNC_STAGES < 2 || TILE_K % 8 != 0
+#error "ASYNC_STAGES needs at least 2 stages and TILE_K a multiple of 8"
 #endif
 // __local pointers are offsets in the shared window, the address form cp.async takes.
 inline void cp_async16(__local DTYPE* dst, __global const DTYPE* src, int src_bytes) {

@@ -104,8 +104,6 @@ std::string config_error(const Device& d, at::ScalarType t, const GemmConfig& c)
       return "the tiled kernel needs whole 4-vectors of each tile per work-item";
     if (threads % (c.tile_k / 4) || threads % (c.tile_m / 4) || threads % (c.tile_n / 4))
       return "the tiled kernel needs a work-group size that is a multiple of TILE_K/4, TILE_M/4 and TILE_N/4";
-    if (c.async_stages && ((c.tile_m * c.tile_k) % threads || (c.tile_n * c.tile_k) % threads))
-      return "ASYNC_STAGES needs whole elements of each tile per work-item";
     const size_t buffers = use_async(t, c) ? c.async_stages : 1 + c.double_buffer;
     local = std::max(local, buffers * c.tile_k * (c.tile_m + c.tile_n + 8) * dtype_bytes(t));
   }
