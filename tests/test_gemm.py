@@ -86,11 +86,25 @@ def _mat(r, c, layout, dtype, offset=0):
     return x if layout == "n" else x.t()
 
 
+# ASYNC_STAGES (cp.async) needs NVIDIA sm_80+; elsewhere the device refuses it (warned and
+# ignored) and the tests taking it skip. float64 keeps register staging under it.
+ASYNC = [SMALL_TILED + " ASYNC_STAGES=2", SMALL_TILED + " ASYNC_STAGES=3"]
+
+
+def _skip_unless_taken(cfg):
+    chosen = _C._gemm_config(0, torch.float32, 1, 64, 64).split()
+    if any(f not in chosen for f in cfg.split() if f.startswith("ASYNC_STAGES")):
+        pytest.skip("cp.async needs an NVIDIA GPU of sm_80 or later")
+
+
 @pytest.mark.parametrize("cfg", [SMALL_TILED + " DOUBLE_BUFFER=1", SMALL_TILED + " DOUBLE_BUFFER=0",
-                                 SMALL_TILED + " PACK_B=1"])
+                                 SMALL_TILED + " PACK_B=1"] + ASYNC)
 def test_tiled_kernel_all_layouts_and_edges(cfg):
+    # Edges in M, N and K (a partial last K-tile, rows past M/N), more K steps (K = 36: five of
+    # TILE_K = 8) than cp.async stages, K = 0.
     problems = [(64, 32, 64), (37, 20, 45), (8, 4, 12), (100, 36, 68), (33, 0, 8)]
     with _forced(cfg):
+        _skip_unless_taken(cfg)
         for dtype in (torch.float32, torch.float64):
             for M, K, N in problems:
                 for la in "nt":
@@ -98,6 +112,9 @@ def test_tiled_kernel_all_layouts_and_edges(cfg):
                         a, b = _mat(M, K, la, dtype), _mat(K, N, lb, dtype)
                         out, counts = _launches(lambda: torch.mm(a.to("ocl"), b.to("ocl")))
                         torch.testing.assert_close(out.cpu(), a @ b)
+                        # aligned unit-stride layouts (tiled_flags) run gemm_tiled_fwd
+                        if K % 4 == 0 and K and (la == "n" or M % 4 == 0) and (lb == "t" or N % 4 == 0):
+                            assert "gemm_tiled_fwd" in counts, (M, K, N, la, lb, counts)
             # Layouts that qualify run gemm_tiled_fwd; misaligned ones fall back to gemm_fwd.
             a, b = _mat(40, 24, "n", dtype), _mat(24, 36, "t", dtype)
             _, counts = _launches(lambda: torch.mm(a.to("ocl"), b.to("ocl")))
@@ -108,35 +125,10 @@ def test_tiled_kernel_all_layouts_and_edges(cfg):
             torch.testing.assert_close(out.cpu(), ad.cpu() @ b)
 
 
-@pytest.mark.parametrize("stages", [2, 3])
-def test_async_copy_pipeline_layouts_edges_and_batches(stages):
-    """ASYNC_STAGES (cp.async, NVIDIA sm_80+): every layout the tiled kernel takes, edges in M,
-    N and K (zero-filled copies past K, rows past M/N), more K steps than stages, batches, the
-    bias epilogue. Elsewhere the option is refused (warned and ignored), so the test skips."""
-    cfg = SMALL_TILED + f" ASYNC_STAGES={stages}"
+@pytest.mark.parametrize("cfg", [SMALL_TILED] + ASYNC)
+def test_tiled_kernel_epilogue_and_batches(cfg):
     with _forced(cfg):
-        if f"ASYNC_STAGES={stages}" not in _C._gemm_config(0, torch.float32, 1, 64, 64):
-            pytest.skip("cp.async needs an NVIDIA GPU of sm_80 or later")
-        problems = [(64, 32, 64), (37, 20, 44), (8, 4, 12), (100, 36, 68), (33, 200, 40), (32, 0, 8)]
-        for M, K, N in problems:
-            for la in "nt":
-                for lb in "nt":
-                    a, b = _mat(M, K, la, torch.float32), _mat(K, N, lb, torch.float32)
-                    out, counts = _launches(lambda: torch.mm(a.to("ocl"), b.to("ocl")))
-                    torch.testing.assert_close(out.cpu(), a @ b)
-                    if K % 4 == 0 and K and (la == "n" or M % 4 == 0) and (lb == "t" or N % 4 == 0):
-                        assert "gemm_tiled_fwd" in counts, (M, K, N, la, lb, counts)
-        bias, a, b = torch.randn(44), torch.randn(3, 40, 24), torch.randn(3, 24, 44)
-        torch.testing.assert_close(torch.baddbmm(bias.to("ocl"), a.to("ocl"), b.to("ocl"), beta=0.5, alpha=2.0).cpu(),
-                                   torch.baddbmm(bias, a, b, beta=0.5, alpha=2.0))
-        x, w = torch.randn(2, 9, 24), torch.randn(44, 24)
-        torch.testing.assert_close(F.linear(x.to("ocl"), w.to("ocl"), bias.to("ocl")).cpu(), F.linear(x, w, bias))
-        d = torch.randn(40, 24, dtype=torch.float64)  # float64 keeps register staging
-        torch.testing.assert_close((d.to("ocl") @ d.t().to("ocl")).cpu(), d @ d.t())
-
-
-def test_tiled_kernel_epilogue_and_batches():
-    with _forced(SMALL_TILED):
+        _skip_unless_taken(cfg)
         bias, a, b = torch.randn(44), torch.randn(3, 40, 24), torch.randn(3, 24, 44)
         bd, ad, bbd = bias.to("ocl"), a.to("ocl"), b.to("ocl")
         torch.testing.assert_close(torch.baddbmm(bd, ad, bbd, beta=0.5, alpha=2.0).cpu(),
