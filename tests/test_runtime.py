@@ -122,7 +122,10 @@ def test_pin_memory():
     assert t[10:].is_pinned()
     d = t.to("ocl", non_blocking=True)
     back = torch.empty(1000, pin_memory=True)
-    assert back.is_pinned()
+    # Where CUDA is available too, torch's factory functions pin through CUDA's host
+    # allocator (GetCPUAllocatorMaybePinned asks CUDA first), memory ocl's is_pinned does
+    # not own; the copies below must work either way.
+    assert back.is_pinned() or torch.cuda.is_available()
     back.copy_(d, non_blocking=True)
     torch.ocl.synchronize()
     same(back, t)
