@@ -331,16 +331,17 @@ void run_gemv(Device& d, const at::Tensor& out, int64_t o_sb, int64_t o_sm, cons
 // 512x8192x512: 9 uneven slices 162 us, 8 slices 121 us; with session 8's 128x128 tiles:
 // 1536x8192x512 8 slices 391 us, 16 slices 316 us).
 //
-// While the sliced product still has fewer 128^2 tiles than compute units it runs the
-// small-class tiles (64x64), whose few work-groups are bound by the latency of each K step
-// rather than by throughput, so there slices may be half as deep. H200, kernel time of
-// GPTMini small's weight gradients (K = 4096): 128x128 8 slices 31.0 us, 16 slices 21.2 us;
-// 256x128 30.2 -> 21.5 us; 384x128, 512x128 and 128x512 1-2 us less. Large ones keep 512:
-// 512x512x8192 16 slices 105.5 us, 32 slices 114.3 us.
+// While the slices' work-groups (small-class tiles, 64x64) would fill at most half of the
+// compute units, each is bound by the latency of its K steps rather than by throughput, and
+// slices may be half as deep. H200, kernel time of GPTMini small's weight gradients
+// (K = 4096): 128x128 8 slices 31.0 us, 16 slices 21.2 us; 256x128 30.2 -> 21.5 us. Not
+// further: 384x128, 512x128 and 128x512 (96-128 work-groups at 8 slices) gain 1-2 us, and
+// 4096x512x128 (128 work-groups unsplit) loses 6-7 us in 2 slices. Large products keep 512
+// (512x512x8192: 16 slices 105.5 us, 32 slices 114.3 us).
 constexpr int64_t kMinSliceK = 512;
 constexpr int64_t kMinSliceKSmall = 256;
 constexpr int64_t kSplitTilesPerCU = 2;
-int64_t split_k_slices(const Device& d, at::ScalarType t, int64_t B, int64_t M, int64_t N, int64_t K) {
+int64_t split_k_slices(Device& d, at::ScalarType t, int64_t B, int64_t M, int64_t N, int64_t K) {
   if (t != at::kFloat || B != 1) return 1;
   const int64_t mode = env::gemm_split_k();
   if (mode == env::kSplitKOff) return 1;
@@ -349,8 +350,10 @@ int64_t split_k_slices(const Device& d, at::ScalarType t, int64_t B, int64_t M, 
   const int64_t cu = std::max<cl_uint>(d.info.compute_units, 1);
   const int64_t tiles = ((M + 127) / 128) * ((N + 127) / 128);  // large-tile work-groups
   if (tiles >= cu) return 1;
+  const GemmConfig sc = gemm_config(d, t, ShapeClass::Small)->cfg;  // a copy: the cache may be replaced
+  const int64_t small_groups = ((M + sc.tile_m - 1) / sc.tile_m) * ((N + sc.tile_n - 1) / sc.tile_n);
   int64_t s = 1;
-  while (tiles * s < kSplitTilesPerCU * cu && K / (2 * s) >= (tiles * 2 * s < cu ? kMinSliceKSmall : kMinSliceK))
+  while (tiles * s < kSplitTilesPerCU * cu && K / (2 * s) >= (2 * small_groups * s <= cu ? kMinSliceKSmall : kMinSliceK))
     s *= 2;
   // More than one wave of kSplitTilesPerCU tiles per unit whose last wave is at most half
   // full: doubling the slices again fills the waves (1536x8192x512: 384 tiles for 264 slots,
