@@ -147,7 +147,9 @@ def main():
     if args.gpu_worker:
         return ocl_gpu_worker(args.config)
     devs = args.devices.split(",") if args.devices else [d for d in devices(include_cpu=False)]
-    prods = products(args.config, devs[0])
+    # Recorded on ocl where it is one of the devices: a CUDA backward fails in a process with
+    # torch_ocl loaded (pytorch/pytorch#161129, see the README), forward products do not.
+    prods = products(args.config, "ocl" if "ocl" in devs else devs[0])
     gpu = {}
     if "ocl" in devs:
         proc = subprocess.run([sys.executable, os.path.abspath(__file__), "--gpu-worker", "--config", args.config],

@@ -41,3 +41,5 @@ profiles="small32 large32"
 python -c "import sys; sys.path.insert(0, '.'); from bench.common import ocl_is_cpu; sys.exit(0 if ocl_is_cpu() else 1)" \
   && profiles="small8"  # minutes per large step on a CPU OpenCL device
 for c in $profiles; do python bench/step_profile.py --config "$c" --top 12; done
+step "matrix products of a step (wall and device time)"
+for c in $profiles; do python bench/bench_step_gemms.py --config "$c"; done
