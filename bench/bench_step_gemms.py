@@ -153,7 +153,9 @@ def main():
     gpu = {}
     if "ocl" in devs:
         proc = subprocess.run([sys.executable, os.path.abspath(__file__), "--gpu-worker", "--config", args.config],
-                              env={**os.environ, "TORCH_OCL_PROFILE": "1"}, capture_output=True, text=True, check=True)
+                              env={**os.environ, "TORCH_OCL_PROFILE": "1"}, capture_output=True, text=True)
+        if proc.returncode:
+            sys.exit(f"the ocl device-time worker failed (exit {proc.returncode}):\n{proc.stderr[-4000:]}")
         gpu["ocl"] = json.loads(proc.stdout.strip().splitlines()[-1])
     rows = []
     for key, op, spec, kw, count in prods:
