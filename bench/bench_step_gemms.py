@@ -103,27 +103,28 @@ def gpu_us(func, inputs, kw, device, n=20):
         func(*inputs, **kw)
     block = torch.ones(BUSY_ELEMS, device=device)
 
-    def queue(calls):
+    def busy():
         for _ in range(16):
             block.mul_(1.0)
-        for _ in range(calls):
+
+    def calls(count):
+        for _ in range(count):
             func(*inputs, **kw)
 
     if device == "cuda":
         start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
         torch.cuda.synchronize()
-        for _ in range(16):
-            block.mul_(1.0)
+        busy()
         start.record()  # runs when the busy block ends
-        for _ in range(n):
-            func(*inputs, **kw)
+        calls(n)
         end.record()
         torch.cuda.synchronize()
         return start.elapsed_time(end) * 1e3 / n
 
-    def span(calls):  # device ms from the first kernel's start to the last one's end
+    def span(count):  # device ms from the first kernel's start to the last one's end
         torch.ocl._reset_launch_counts()  # finishes the queue first
-        queue(calls)
+        busy()
+        calls(count)
         return torch.ocl._kernel_span_ms()
 
     return (span(n) - span(0)) * 1e3 / n
