@@ -170,6 +170,22 @@ def test_pack_b_transposes_k_contiguous_b_first():
             torch.testing.assert_close(out.cpu(), x @ w3)
 
 
+
+def test_pack_b_2_packs_only_long_products():
+    """PACK_B=2 (the NVIDIA default for large tiles): the pack launch is only paid for products
+    of at least 2^32 multiply-adds, where the faster NN kernel repays it."""
+    with _forced(SMALL_TILED + " PACK_B=2"):
+        x, w = torch.randn(64, 32), torch.randn(48, 32)
+        out, counts = _launches(lambda: x.to("ocl") @ w.to("ocl").t())
+        assert "gemm_pack_kn" not in counts and counts.get("gemm_tiled_fwd") == 1, counts
+        torch.testing.assert_close(out.cpu(), x @ w.t())
+        if torch.ocl.get_device_properties(0).type == "cpu":
+            return  # 2^32 multiply-adds take ~20 s through the tiled kernel on PoCL
+        a, b = torch.randn(2048, 1024), torch.randn(2048, 1024)  # 2048 * 2048 * 1024 = 2^32
+        out, counts = _launches(lambda: a.to("ocl") @ b.to("ocl").t())
+        assert counts.get("gemm_pack_kn") == 1 and counts.get("gemm_tiled_fwd") == 1, counts
+        torch.testing.assert_close(out.cpu(), a @ b.t(), atol=1e-3, rtol=1e-4)
+
 def _write_tuning(path, entries, **fields):
     p = torch.ocl.get_device_properties(0)
     doc = dict(format=1, device=p.name, driver=p.driver_version, entries=entries)

@@ -41,6 +41,8 @@ struct GemmConfig {
   // gemm_tiled_fwd only: a k-contiguous B (the weight of an nn.Linear forward, x @ W^T) is
   // first transposed into an n-contiguous workspace, so the product runs as NN: the tile
   // loads of a k-contiguous operand are transposed into local memory with scalar stores.
+  // 0 never, 1 always, 2 for products of at least kPackMinVolume multiply-adds (the extra
+  // launch must be repaid by the faster kernel).
   int pack_b = 0;
   // gemm_tiled_fwd in float32 on NVIDIA sm_80 or later only: >= 2 fills a ring of this many
   // local tiles by cp.async instead of staging the loads in registers (DOUBLE_BUFFER unused).
@@ -83,7 +85,7 @@ std::string config_error(const Device& d, at::ScalarType t, const GemmConfig& c)
     return "tile sizes must be in 1..1024";
   if (c.vec_width != 1 && c.vec_width != 2 && c.vec_width != 4 && c.vec_width != 8) return "VEC_WIDTH must be 1, 2, 4 or 8";
   if (c.double_buffer != 0 && c.double_buffer != 1) return "DOUBLE_BUFFER must be 0 or 1";
-  if (c.pack_b != 0 && c.pack_b != 1) return "PACK_B must be 0 or 1";
+  if (c.pack_b < 0 || c.pack_b > 2) return "PACK_B must be 0, 1 or 2";
   if (c.async_stages != 0) {
     if (c.async_stages < 2 || c.async_stages > 8) return "ASYNC_STAGES must be 0 or 2..8";
     if (!d.info.nvidia || d.info.nv_sm < 80) return "ASYNC_STAGES needs an NVIDIA GPU of sm_80 or later (cp.async)";
@@ -160,8 +162,9 @@ GemmConfig default_config(const Device& d, at::ScalarType t, ShapeClass shape) {
     // Same card, bench_step_gemms.py large32 with PACK_B=1 against 0 in one session: the NT
     // products (every nn.Linear forward) 1-16% faster (8192x512x512 150 -> 126 us, the head
     // 1634 -> 1570 us), per-step GEMM 36.55 -> 35.55 ms. Large problems only: in the small
-    // class (GPTMini small, host-bound) the packing launch would cost more than it saves.
-    if (nvidia && large && !wide) c.pack_b = 1;
+    // class (GPTMini small, host-bound) the packing launch would cost more than it saves,
+    // and in the large class only for long products (PACK_B=2, kPackMinVolume).
+    if (nvidia && large && !wide) c.pack_b = 2;
   } else if (intel) {
     c.kernel = GemmKernel::Tiled;  // 4x4 accumulators: Intel's SIMD16 register file is small
   }
@@ -352,13 +355,17 @@ int64_t split_k_slices(Device& d, at::ScalarType t, int64_t B, int64_t M, int64_
   if (tiles >= cu) return 1;
   const GemmConfig sc = gemm_config(d, t, ShapeClass::Small)->cfg;  // a copy: the cache may be replaced
   const int64_t small_groups = ((M + sc.tile_m - 1) / sc.tile_m) * ((N + sc.tile_n - 1) / sc.tile_n);
+  // Doubling stops once one wave of kSplitTilesPerCU tiles per unit is at least 90 % full:
+  // more slices only add a second, partial wave and a longer reduction (512x8192x2048, 256
+  // tiles for 264 slots: 4 slices 378.6 us, 8 slices 384.0, H200, session 9).
+  const int64_t slots = kSplitTilesPerCU * cu;
   int64_t s = 1;
-  while (tiles * s < kSplitTilesPerCU * cu && K / (2 * s) >= (2 * small_groups * s <= cu ? kMinSliceKSmall : kMinSliceK))
+  while (10 * tiles * s < 9 * slots && K / (2 * s) >= (2 * small_groups * s <= cu ? kMinSliceKSmall : kMinSliceK))
     s *= 2;
   // More than one wave of kSplitTilesPerCU tiles per unit whose last wave is at most half
   // full: doubling the slices again fills the waves (1536x8192x512: 384 tiles for 264 slots,
   // 391 us; 16 slices, 768 tiles, 316 us).
-  const int64_t slots = kSplitTilesPerCU * cu, last = (tiles * s) % slots;
+  const int64_t last = (tiles * s) % slots;
   if (tiles * s > slots && last > 0 && last <= slots / 2 && K / (2 * s) >= kMinSliceK) s *= 2;
   // Back off to the largest count that splits K evenly (one launch), if there is one > 1.
   for (int64_t even = s; even > 1; even /= 2)
@@ -444,6 +451,13 @@ void run_own(Device& d, const at::Tensor& out, const at::Tensor& a, const at::Te
   run_tiled(d, out, a, b, c, alpha, beta);
 }
 
+// PACK_B=2 packs B for products of at least this many multiply-adds: the k-contiguous path
+// costs ~2 % of the kernel time, the pack ~5 us of launch plus a pass over B. H200, driver
+// 580 (bench/RESULTS.md, sessions 9 and 10), device time: 8192x512x512 (2^31, GPTMini
+// large's attention projection) 106.7 / 107.1 us packed, 105.4 / 105.6 unpacked;
+// 8192x2048x512 (2^33) 399.0 packed, 401.6 unpacked.
+constexpr int64_t kPackMinVolume = int64_t(1) << 32;
+
 // One launch over the [B, M, N] problem (M, N > 1) of the configured kernel: gemm_tiled_fwd
 // where the layout allows, else gemm_fwd (or gemm_direct_fwd on CPU devices).
 void run_tiled(Device& d, const at::Tensor& out, const at::Tensor& a, const at::Tensor& b, const at::Tensor* c,
@@ -468,7 +482,8 @@ void run_tiled(Device& d, const at::Tensor& out, const at::Tensor& a, const at::
     Kernel* tk = flags >= 0 ? gemm_kernel(d, *rc, "gemm_tiled_fwd") : nullptr;
     // PACK_B: B k-contiguous (flag 2) becomes a dense [B, K, N] copy, which qualifies for the
     // n-contiguous path when N is a whole number of 4-vectors.
-    if (tk && cfg.pack_b && (flags & 2) && N % 4 == 0) {
+    const bool pack = cfg.pack_b == 1 || (cfg.pack_b == 2 && B * M * N * K >= kPackMinVolume);
+    if (tk && pack && (flags & 2) && N % 4 == 0) {
       at::Tensor packed = at::empty({B, K, N}, b.options());
       Kernel& pk = get_kernel(d, "gemm", rc->options, "gemm_pack_kn");  // tk's program
       launch(d, pk, Range(size_t((K + 31) / 32) * 32, size_t((N + 31) / 32) * 8, size_t(B)), Range(32, 8, 1), int(K),
