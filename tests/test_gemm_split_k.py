@@ -33,6 +33,11 @@ SCRIPT = textwrap.dedent("""
     check("addmm matrix", lambda cc, x, y: torch.addmm(cc, x, y), c, a, b)
     check("linear", torch.nn.functional.linear, a, b.t().contiguous(), bias)
     check("mm out=", lambda x, y: torch.mm(x, y, out=torch.empty(3, device=x.device)), a, b)
+    b4, bias4 = torch.randn(1000, 36), torch.randn(36)  # N % 4 == 0 (vector loads in the slices), a transposed out=
+    check("mm N%4", torch.mm, a, b4)
+    check("addmm bias N%4", lambda bb, x, y: torch.addmm(bb, x, y, beta=0.5, alpha=2.0), bias4, a, b4)
+    check("mm N%4 transposed out=",
+          lambda x, y: torch.mm(x, y, out=torch.empty(36, 37, device=x.device).t()), a, b4)
 
     # in place: out is also the C term
     cd = c.to("ocl")
