@@ -75,10 +75,9 @@ at::Tensor empty_strided_ocl(c10::IntArrayRef size, c10::IntArrayRef stride, c10
   return at::detail::empty_strided_generic(size, stride, get_allocator(), ks, c10::dtype_or_default(dtype));
 }
 
-void free_staging(cl_event, cl_int, void* p) { std::free(p); }
-
 // Host -> device bytes. Small writes are staged in a heap copy and enqueued without blocking
-// (the copy is freed by the event callback), so uploading a batch does not drain the queue.
+// (the device frees the copy once the write has completed: Device::stage_write), so uploading
+// a batch does not drain the queue.
 void write_to_device(Device& d, Buf dst, const void* src, size_t n) {
   if (n == 0) return;
   constexpr size_t kStageLimit = size_t(16) << 20;
@@ -91,12 +90,7 @@ void write_to_device(Device& d, Buf dst, const void* src, size_t n) {
       cl_int err = clEnqueueWriteBuffer(d.queue, dst.mem, CL_FALSE, dst.offset, n, stage, 0, nullptr, &ev);
       if (err != CL_SUCCESS) std::free(stage);
       OCL_CHECK(err, "copying host memory to ocl:" + std::to_string(d.index));
-      err = clSetEventCallback(ev, CL_COMPLETE, free_staging, stage);
-      if (err != CL_SUCCESS) {
-        clWaitForEvents(1, &ev);
-        std::free(stage);
-      }
-      clReleaseEvent(ev);
+      d.stage_write(ev, stage);
       return;
     }
   }

@@ -222,6 +222,25 @@ void flush_all_launches() {
   }
 }
 
+void Device::stage_write(cl_event ev, void* host_copy) {
+  staged_writes_.emplace_back(ev, host_copy);
+  release_completed_writes();
+}
+
+void Device::release_completed_writes() {
+  // The queue is in order, so writes complete oldest first: stop at the first one still pending.
+  while (!staged_writes_.empty()) {
+    auto [ev, host_copy] = staged_writes_.front();
+    cl_int status = CL_QUEUED;
+    if (clGetEventInfo(ev, CL_EVENT_COMMAND_EXECUTION_STATUS, sizeof(status), &status, nullptr) != CL_SUCCESS)
+      return;  // keep the copy: leaking it is safe, freeing memory the driver may read is not
+    if (status != CL_COMPLETE && status >= 0) return;  // negative: the write failed, the copy is unused
+    clReleaseEvent(ev);
+    std::free(host_copy);
+    staged_writes_.pop_front();
+  }
+}
+
 cl_mem Device::arrival_counters(size_t n) {
   if (n > kMaxArrivalCounters) return nullptr;
   std::lock_guard<std::mutex> g(counters_mutex_);
@@ -278,6 +297,7 @@ void check_device_errors(Device& d) {
     QueueLock g(d);
     OCL_CHECK(clEnqueueReadBuffer(d.queue, d.error_buf, CL_TRUE, 0, sizeof(code), &code, 0, nullptr, nullptr),
               "reading the device error flag");
+    d.release_completed_writes();  // the read waited for every write before it
   }
   if (code != 0) raise_device_error(d, code);
 }

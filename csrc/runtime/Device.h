@@ -6,6 +6,7 @@
 #include "Check.h"
 #include <atomic>
 #include <cstdint>
+#include <deque>
 #include <mutex>
 #include <string>
 #include <vector>
@@ -83,10 +84,20 @@ class Device {
   cl_mem arrival_counters(size_t n);
   static constexpr size_t kMaxArrivalCounters = size_t(1) << 22;
 
+  // Small host -> device writes are enqueued without blocking from a host copy of the data
+  // (write_to_device in aten/Minimal.cpp). stage_write keeps the copy with its write's event
+  // until the write has completed; completed ones are freed oldest first at the next staged
+  // write and after every blocking read. Both hold QueueLock. (Completion callbacks,
+  // clSetEventCallback, freed them before: on NVIDIA's driver 580.159 they made blocking reads
+  // stop returning in processes sharing the GPU: bench/RESULTS.md, session 10.)
+  void stage_write(cl_event ev, void* host_copy);
+  void release_completed_writes();
+
   void ensure_initialized();
   bool initialized() const { return initialized_.load(std::memory_order_acquire); }
 
  private:
+  std::deque<std::pair<cl_event, void*>> staged_writes_;  // oldest first; under launch_mutex
   std::mutex init_mutex_;
   std::atomic<bool> initialized_{false};
   std::mutex counters_mutex_;
