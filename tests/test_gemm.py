@@ -170,7 +170,6 @@ def test_pack_b_transposes_k_contiguous_b_first():
             torch.testing.assert_close(out.cpu(), x @ w3)
 
 
-
 def test_pack_b_2_packs_only_long_products():
     """PACK_B=2 (the NVIDIA default for large tiles): the pack launch is only paid for products
     of at least 2^32 multiply-adds, where the faster NN kernel repays it."""
@@ -185,6 +184,7 @@ def test_pack_b_2_packs_only_long_products():
         out, counts = _launches(lambda: a.to("ocl") @ b.to("ocl").t())
         assert counts.get("gemm_pack_kn") == 1 and counts.get("gemm_tiled_fwd") == 1, counts
         torch.testing.assert_close(out.cpu(), a @ b.t(), atol=1e-3, rtol=1e-4)
+
 
 def _write_tuning(path, entries, **fields):
     p = torch.ocl.get_device_properties(0)

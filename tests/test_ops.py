@@ -1,4 +1,6 @@
 """Runs every OpCase of tests/cases.py on the device and on the CPU and compares them."""
+from typing import NamedTuple
+
 import pytest
 import torch
 
@@ -68,6 +70,12 @@ def compare(actual, expected, atol, rtol, what):
         assert actual == expected, f"{what}: {actual} != {expected}"
 
 
+class Raised(NamedTuple):
+    """What run() returns in place of outputs or gradients when the call raised."""
+    type: type
+    message: str
+
+
 def run(case, sample, device, dtype):
     leaves = []
     args = convert(sample.args, device, case.grad, leaves)
@@ -75,7 +83,7 @@ def run(case, sample, device, dtype):
     try:
         out = case.fn(*args, **kwargs)
     except Exception as e:  # noqa: BLE001 - compared against the CPU's behaviour
-        return ("raised", type(e), str(e)), None, None
+        return Raised(type(e), str(e)), None, None
     outs = flatten(out)
     grads = None
     if case.grad and leaves:
@@ -86,7 +94,7 @@ def run(case, sample, device, dtype):
             try:
                 grads = torch.autograd.grad(diff, leaves, gouts, allow_unused=True)
             except RuntimeError as e:  # e.g. a torch without this op's derivative: the CPU raises too
-                grads = ("raised", type(e), str(e))
+                grads = Raised(type(e), str(e))
     if case.canonicalize is not None:
         out = case.canonicalize(out)
         outs = flatten(out)
@@ -107,13 +115,13 @@ def test_op(case, dtype):
         # Same guarantee as running the suite with TORCH_OCL_FALLBACK=error: every op a case
         # reaches (forward and backward) runs natively.
         assert not fell_back, f"{what}: ops fell back to the CPU: {sorted(fell_back)}"
-        if isinstance(exp_outs, tuple) and exp_outs and exp_outs[0] == "raised":
-            assert isinstance(act_outs, tuple) and act_outs[0] == "raised", f"{what}: CPU raised {exp_outs[1].__name__}, ocl did not"
-            assert issubclass(act_outs[1], exp_outs[1]) or issubclass(exp_outs[1], act_outs[1]), \
-                f"{what}: CPU raised {exp_outs[1].__name__}, ocl raised {act_outs[1].__name__}"
+        if isinstance(exp_outs, Raised):
+            assert isinstance(act_outs, Raised), f"{what}: CPU raised {exp_outs.type.__name__}, ocl did not"
+            assert issubclass(act_outs.type, exp_outs.type) or issubclass(exp_outs.type, act_outs.type), \
+                f"{what}: CPU raised {exp_outs.type.__name__}, ocl raised {act_outs.type.__name__}"
             continue
-        assert not (isinstance(act_outs, tuple) and act_outs and act_outs[0] == "raised"), \
-            f"{what}: ocl raised {act_outs[1].__name__} but the CPU did not: {act_outs[2]}"
+        assert not isinstance(act_outs, Raised), \
+            f"{what}: ocl raised {act_outs.type.__name__} but the CPU did not: {act_outs.message}"
         assert len(act_outs) == len(exp_outs), f"{what}: {len(act_outs)} outputs, expected {len(exp_outs)}"
         for j, (a, e) in enumerate(zip(act_outs, exp_outs)):
             if j in case.skip_outputs:
@@ -125,12 +133,10 @@ def test_op(case, dtype):
         for j, (a, e) in enumerate(zip(act_args, exp_args)):
             if isinstance(e, torch.Tensor) and not case.values_unspecified:
                 compare(a, e, atol, rtol, f"{what}: argument {j} after the call")
-        if isinstance(exp_grads, tuple) and exp_grads and exp_grads[0] == "raised":
-            assert isinstance(act_grads, tuple) and act_grads[0] == "raised", \
-                f"{what}: the CPU's backward raised ({exp_grads[2]}), ocl's did not"
+        if isinstance(exp_grads, Raised):
+            assert isinstance(act_grads, Raised), f"{what}: the CPU's backward raised ({exp_grads.message}), ocl's did not"
             continue
-        assert not (isinstance(act_grads, tuple) and act_grads and act_grads[0] == "raised"), \
-            f"{what}: ocl's backward raised but the CPU's did not: {act_grads[2]}"
+        assert not isinstance(act_grads, Raised), f"{what}: ocl's backward raised but the CPU's did not: {act_grads.message}"
         if exp_grads is not None:
             assert act_grads is not None, f"{what}: no gradients on ocl"
             for j, (a, e) in enumerate(zip(act_grads, exp_grads)):
