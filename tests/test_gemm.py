@@ -97,8 +97,12 @@ def _skip_unless_taken(cfg):
         pytest.skip("cp.async needs an NVIDIA GPU of sm_80 or later")
 
 
+# A micro-tile taller than wide (8x4 per work-item, as NVIDIA's small-class default).
+TALL_MICRO_TILE = "KERNEL=tiled TILE_M=32 TILE_N=32 TILE_K=8 WPT_M=8 WPT_N=4 VEC_WIDTH=4"
+
+
 @pytest.mark.parametrize("cfg", [SMALL_TILED + " DOUBLE_BUFFER=1", SMALL_TILED + " DOUBLE_BUFFER=0",
-                                 SMALL_TILED + " PACK_B=1"] + ASYNC)
+                                 SMALL_TILED + " PACK_B=1", TALL_MICRO_TILE] + ASYNC)
 def test_tiled_kernel_all_layouts_and_edges(cfg):
     # Edges in M, N and K (a partial last K-tile, rows past M/N), more K steps (K = 36: five of
     # TILE_K = 8) than cp.async stages, K = 0.

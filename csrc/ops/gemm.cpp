@@ -159,6 +159,11 @@ GemmConfig default_config(const Device& d, at::ScalarType t, ShapeClass shape) {
     // 1.20 ms against 1.76.
     if (large && !wide) c = {GemmKernel::Tiled, 128, 128, 16, 8, 8, 4, 1};
     else c = {GemmKernel::Tiled, 64, 64, 16, 4, 4, 4, 1};
+    // Small float32 problems on NVIDIA: 8x4 accumulators, 128 work-items per 64x64 tile (the
+    // shape of cuBLAS's 64x64x8 kernels for them). H200, device time of GPTMini small's
+    // products per step (bench/RESULTS.md, session 11): 1.21 ms with 4x4, 1.14 with 8x4,
+    // 1.49 with 8x8; 4x8 1.19, 32x64 tiles 1.23, TILE_K 8 1.20, cp.async stages 1.37-1.50.
+    if (nvidia && !large && !wide) c.wpt_m = 8;
     // Same card, bench_step_gemms.py large32 with PACK_B=1 against 0 in one session: the NT
     // products (every nn.Linear forward) 1-16% faster (8192x512x512 150 -> 126 us, the head
     // 1634 -> 1570 us), per-step GEMM 36.55 -> 35.55 ms. Large problems only: in the small
@@ -337,12 +342,18 @@ void run_gemv(Device& d, const at::Tensor& out, int64_t o_sb, int64_t o_sm, cons
 // While the slices' work-groups (small-class tiles, 64x64) would fill at most half of the
 // compute units, each is bound by the latency of its K steps rather than by throughput, and
 // slices may be half as deep. H200, kernel time of GPTMini small's weight gradients
-// (K = 4096): 128x128 8 slices 31.0 us, 16 slices 21.2 us; 256x128 30.2 -> 21.5 us. Not
-// further: 384x128, 512x128 and 128x512 (96-128 work-groups at 8 slices) gain 1-2 us, and
-// 4096x512x128 (128 work-groups unsplit) loses 6-7 us in 2 slices. Large products keep 512
+// (K = 4096): 128x128 8 slices 31.0 us, 16 slices 21.2 us; 256x128 30.2 -> 21.5 us. An
+// unsplit product stops there: 4096x512x128 (128 work-groups unsplit) loses 6-7 us in 2
+// slices, since the first split adds the reduction launch and a pass over all of out.
+// A product that is split already pays those, and more slices only add reads of M*N
+// floats each: it keeps doubling down to 128-deep slices while the work-groups stay at
+// most two per compute unit (session 11, 8x4 small tiles, us per call, 8 / 16 / 32 slices:
+// 128x512 30.5 / 27.5 / 28.1, 512x128 30.7 / 27.8 / 28.0, 384x128 30.3 / 27.4 / 25.1;
+// 16 / 32: 128x128 21.9 / 18.3, 256x128 22.1 / 21.6). Large products keep 512
 // (512x512x8192: 16 slices 105.5 us, 32 slices 114.3 us).
 constexpr int64_t kMinSliceK = 512;
 constexpr int64_t kMinSliceKSmall = 256;
+constexpr int64_t kMinSliceKSplit = 128;
 constexpr int64_t kSplitTilesPerCU = 2;
 int64_t split_k_slices(Device& d, at::ScalarType t, int64_t B, int64_t M, int64_t N, int64_t K) {
   if (t != at::kFloat || B != 1) return 1;
@@ -359,9 +370,13 @@ int64_t split_k_slices(Device& d, at::ScalarType t, int64_t B, int64_t M, int64_
   // more slices only add a second, partial wave and a longer reduction (512x8192x2048, 256
   // tiles for 264 slots: 4 slices 378.6 us, 8 slices 384.0, H200, session 9).
   const int64_t slots = kSplitTilesPerCU * cu;
+  const auto min_depth = [&](int64_t s) {  // of the slices after doubling s
+    const int64_t groups = 2 * s * small_groups;
+    if (s >= 2 && groups <= 2 * cu) return kMinSliceKSplit;
+    return groups <= cu ? kMinSliceKSmall : kMinSliceK;
+  };
   int64_t s = 1;
-  while (10 * tiles * s < 9 * slots && K / (2 * s) >= (2 * small_groups * s <= cu ? kMinSliceKSmall : kMinSliceK))
-    s *= 2;
+  while (10 * tiles * s < 9 * slots && K / (2 * s) >= min_depth(s)) s *= 2;
   // More than one wave of kSplitTilesPerCU tiles per unit whose last wave is at most half
   // full: doubling the slices again fills the waves (1536x8192x512: 384 tiles for 264 slots,
   // 391 us; 16 slices, 768 tiles, 316 us).
