@@ -547,8 +547,11 @@ void gemm_tiled_fwd(int M, int N, int K,
 // reads (along k) and the writes (along n) are both coalesced; the +1 column keeps the
 // transposed local reads free of bank conflicts. Elements are copied as stored.
 // NDRange (ceil(K/32)*32, ceil(N/32)*8, batch), local (32, 8, 1). Part of the programs that
-// hold gemm_tiled_fwd (float/double), the only kernel that reads the workspace.
-#if !defined(IS_HALF) && !defined(IS_BF16) && !defined(IS_INT) && !defined(NO_TILED_KERNEL)
+// hold gemm_tiled_fwd (float/double) or, with DIRECT_PACK, the CPU configurations'
+// gemm_direct_fwd (every dtype but half, which is stored as `half` and so has no loads or
+// stores of its own without cl_khr_fp16): the kernels that read the workspace.
+#if (!defined(IS_HALF) && !defined(IS_BF16) && !defined(IS_INT) && !defined(NO_TILED_KERNEL)) || \
+    (defined(DIRECT_PACK) && !defined(IS_HALF))
 __kernel __attribute__((reqd_work_group_size(32, 8, 1)))
 void gemm_pack_kn(int K, int N, PTR_ARG(DTYPE, src), long s_sb, long s_sn, PTR_ARG(DTYPE, dst)) {
   __local DTYPE tile[32][33];
@@ -569,41 +572,81 @@ void gemm_pack_kn(int K, int N, PTR_ARG(DTYPE, src), long s_sb, long s_sn, PTR_A
 }
 #endif
 
-// The same product for CPU OpenCL devices (PoCL and the like), where local-memory tiles
-// and barriers cost more than they save: each work-item accumulates a WPT_M x WPT_N
-// micro-tile straight from global memory (the caches do the staging), with clamped
-// (always in-range) loads so the inner loop has no branches and vectorizes across
-// work-items; out-of-range results are simply not stored.
+// The same product for CPU OpenCL devices (PoCL and the like), where local-memory tiles and
+// barriers cost more than they save and a work-group runs as a loop over its work-items on
+// one core. Each work-item computes WPT_M consecutive rows by WPT_N consecutive columns
+// straight from global memory (the caches do the staging). Where B's rows are unit-stride
+// and the work-item's columns are whole, its K loop is the register-blocked form of a CPU
+// BLAS micro-kernel in explicit vectors: per k, WPT_N / VEC_WIDTH vector loads of B's row k,
+// then one scalar of A per row broadcast into as many vector multiply-adds. (The K loop keeps
+// the compiler from vectorizing across work-items, so without explicit vectors it would run
+// scalar: PoCL, 2-core AVX-512 VM, GPTMini small8's products 11-17 GFLOP/s before.) Other
+// layouts and the right edge take the scalar loop, with clamped (always in-range) loads;
+// out-of-range results are simply not stored. gemm.cpp packs a k-contiguous B first.
 // NDRange (ceil(N/TILE_N)*RTS_N, ceil(M/TILE_M)*RTS_M, batch), local (RTS_N, RTS_M, 1).
+#if VEC_WIDTH > 1 && WPT_N % VEC_WIDTH == 0
+#define DIRECT_VECTORS (WPT_N / VEC_WIDTH)
+#else
+#define DIRECT_VECTORS 0
+#endif
 __kernel __attribute__((reqd_work_group_size(RTS_N, RTS_M, 1)))
 void gemm_direct_fwd(int M, int N, int K,
                      GEMM_OPERANDS,
                      int use_c, ACC alpha, ACC beta) {
-  const int tx = get_local_id(0), ty = get_local_id(1);
-  const int m0 = get_group_id(1) * TILE_M + ty * WPT_M, n0 = get_group_id(0) * TILE_N + tx;
+  const int m0 = get_group_id(1) * TILE_M + get_local_id(1) * WPT_M;
+  const int n0 = get_group_id(0) * TILE_N + get_local_id(0) * WPT_N;
+  if (m0 >= M || n0 >= N) return;  // no barriers below
   const long batch = get_global_id(2);
   __global const DTYPE* A = PTR(DTYPE, a) + batch * a_sb;
   __global const DTYPE* B = PTR(DTYPE, b) + batch * b_sb;
-  long arow[WPT_M], bcol[WPT_N];
+  long arow[WPT_M];
 #pragma unroll
   for (int i = 0; i < WPT_M; ++i) arow[i] = (long)min(m0 + i, M - 1) * a_sm;
-#pragma unroll
-  for (int j = 0; j < WPT_N; ++j) bcol[j] = (long)min(n0 + j * RTS_N, N - 1) * b_sn;
   ACC acc[WPT_M][WPT_N];
-#pragma unroll
-  for (int i = 0; i < WPT_M; ++i)
-#pragma unroll
-    for (int j = 0; j < WPT_N; ++j) acc[i][j] = (ACC)0;
-  for (int k = 0; k < K; ++k) {
-    ACC ar[WPT_M], br[WPT_N];
-#pragma unroll
-    for (int i = 0; i < WPT_M; ++i) ar[i] = LOAD(A, arow[i] + (long)k * a_sk);
-#pragma unroll
-    for (int j = 0; j < WPT_N; ++j) br[j] = LOAD(B, bcol[j] + (long)k * b_sk);
+#if DIRECT_VECTORS
+  if (b_sn == 1 && n0 + WPT_N <= N) {
+    ACCV vacc[WPT_M][DIRECT_VECTORS];
 #pragma unroll
     for (int i = 0; i < WPT_M; ++i)
 #pragma unroll
-      for (int j = 0; j < WPT_N; ++j) acc[i][j] = MAD(ar[i], br[j], acc[i][j]);
+      for (int v = 0; v < DIRECT_VECTORS; ++v) vacc[i][v] = (ACCV)0;
+    __global const DTYPE* brow = B + n0;
+    for (int k = 0; k < K; ++k, brow += b_sk) {
+      ACCV bv[DIRECT_VECTORS];
+#pragma unroll
+      for (int v = 0; v < DIRECT_VECTORS; ++v) bv[v] = VLOAD(brow + v * VEC_WIDTH);
+#pragma unroll
+      for (int i = 0; i < WPT_M; ++i) {
+        const ACCV x = (ACCV)(LOAD(A, arow[i] + (long)k * a_sk));
+#pragma unroll
+        for (int v = 0; v < DIRECT_VECTORS; ++v) vacc[i][v] = MAD(x, bv[v], vacc[i][v]);
+      }
+    }
+#pragma unroll
+    for (int i = 0; i < WPT_M; ++i)
+#pragma unroll
+      for (int v = 0; v < DIRECT_VECTORS; ++v) CAT(unpack, VEC_WIDTH)(vacc[i][v], (acc[i] + v * VEC_WIDTH));
+  } else
+#endif
+  {
+    long bcol[WPT_N];
+#pragma unroll
+    for (int j = 0; j < WPT_N; ++j) bcol[j] = (long)min(n0 + j, N - 1) * b_sn;
+#pragma unroll
+    for (int i = 0; i < WPT_M; ++i)
+#pragma unroll
+      for (int j = 0; j < WPT_N; ++j) acc[i][j] = (ACC)0;
+    for (int k = 0; k < K; ++k) {
+      ACC ar[WPT_M], br[WPT_N];
+#pragma unroll
+      for (int i = 0; i < WPT_M; ++i) ar[i] = LOAD(A, arow[i] + (long)k * a_sk);
+#pragma unroll
+      for (int j = 0; j < WPT_N; ++j) br[j] = LOAD(B, bcol[j] + (long)k * b_sk);
+#pragma unroll
+      for (int i = 0; i < WPT_M; ++i)
+#pragma unroll
+        for (int j = 0; j < WPT_N; ++j) acc[i][j] = MAD(ar[i], br[j], acc[i][j]);
+    }
   }
   __global DTYPE* O = PTR(DTYPE, out) + batch * o_sb;
   __global const DTYPE* C = use_c ? PTR(DTYPE, c) + batch * c_sb : 0;
@@ -613,7 +656,7 @@ void gemm_direct_fwd(int M, int N, int K,
     if (m >= M) break;
 #pragma unroll
     for (int j = 0; j < WPT_N; ++j) {
-      const int n = n0 + j * RTS_N;
+      const int n = n0 + j;
       if (n < N) {
         ACC v = alpha * acc[i][j];
         if (use_c) v += beta * LOAD(C, (long)m * c_sm + (long)n * c_sn);
