@@ -239,6 +239,13 @@ AttnConfig attn_config(const Device& d, int64_t D, int64_t Dv, at::ScalarType t)
     c.block_m = 32, c.block_n = 32, c.wpt_m = 2, c.wpt_n = 4, c.bwd_m = 16, c.bwd_n = 16, c.bwd_wpt_m = 2, c.bwd_wpt_n = 2;
   else
     c.block_m = 16, c.block_n = 16, c.wpt_m = 2, c.wpt_n = 2, c.bwd_m = 8, c.bwd_n = 8, c.bwd_wpt_m = 1, c.bwd_wpt_n = 1;
+  // CPU devices (PoCL runs a work-group as a loop over its work-items on one core): bigger
+  // micro-tiles and fewer work-items. PoCL 3.1, 2-core AVX-512 VM, fwd+bwd ms, one run
+  // (bench_attention.py --quick, bench/RESULTS.md session 11): GPTMini small's B=8 H=4 T=128
+  // d=32 causal 18.0 -> 11.0; B=1 H=2 d=64 T=256 10.5 -> 6.8 (causal 6.85 -> 4.02), T=512
+  // 35.7 -> 27.9 (causal 19.9 -> 14.8).
+  if ((d.info.type & CL_DEVICE_TYPE_CPU) && c.head_dim <= 64)
+    c.block_m = 64, c.block_n = 64, c.wpt_m = 8, c.wpt_n = 8, c.bwd_wpt_m = 8, c.bwd_wpt_n = 4;
   // NVIDIA (H200, driver 580; bench/RESULTS.md): without the register prefetch fwd+bwd ran
   // 4-9% faster at every T (fewer live registers, more resident work-groups).
   const bool nvidia = d.info.nvidia;
