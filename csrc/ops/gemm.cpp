@@ -498,19 +498,22 @@ void run_tiled(Device& d, const at::Tensor& out, const at::Tensor& a, const at::
                   a.stride(1), a.stride(2), bb, b.stride(0), b.stride(1), b.stride(2), cb, c_sb, c_sm, c_sn, bo,
                   out.stride(0), out.stride(1), out.stride(2), int(c != nullptr), extra...);
   };
+  // A k-contiguous B copied into a dense [B, K, N] workspace by gemm_pack_kn (of rc's
+  // program), and the product run again on it.
+  auto pack_b_and_run = [&]() {
+    at::Tensor packed = at::empty({B, K, N}, b.options());
+    launch(d, get_kernel(d, "gemm", rc->options, "gemm_pack_kn"),
+           Range(size_t((K + 31) / 32) * 32, size_t((N + 31) / 32) * 8, size_t(B)), Range(32, 8, 1), int(K), int(N),
+           bb, b.stride(0), b.stride(2), buf(packed));
+    run_tiled(d, out, a, packed, c, alpha, beta);
+  };
   if (cfg.kernel == GemmKernel::Tiled && has_tiled_kernel(t)) {
     const int flags = tiled_flags(out, a, b, c, bo, ba, bb, cb);
     Kernel* tk = flags >= 0 ? gemm_kernel(d, *rc, "gemm_tiled_fwd") : nullptr;
     // PACK_B: B k-contiguous (flag 2) becomes a dense [B, K, N] copy, which qualifies for the
     // n-contiguous path when N is a whole number of 4-vectors.
     const bool pack = cfg.pack_b == 1 || (cfg.pack_b == 2 && B * M * N * K >= kPackMinVolume);
-    if (tk && pack && (flags & 2) && N % 4 == 0) {
-      at::Tensor packed = at::empty({B, K, N}, b.options());
-      Kernel& pk = get_kernel(d, "gemm", rc->options, "gemm_pack_kn");  // tk's program
-      launch(d, pk, Range(size_t((K + 31) / 32) * 32, size_t((N + 31) / 32) * 8, size_t(B)), Range(32, 8, 1), int(K),
-             int(N), bb, b.stride(0), b.stride(2), buf(packed));
-      return run_tiled(d, out, a, packed, c, alpha, beta);
-    }
+    if (tk && pack && (flags & 2) && N % 4 == 0) return pack_b_and_run();
     if (tk) return go(*tk, flags);
   }
   if (cfg.kernel == GemmKernel::Direct) {
@@ -518,13 +521,7 @@ void run_tiled(Device& d, const at::Tensor& out, const at::Tensor& a, const at::
     // into a dense [B, K, N] copy first (K*N copies against M*N*K multiply-adds, which then
     // run in vectors instead of scalars).
     const bool k_contiguous = b.stride(1) == 1 && b.stride(2) != 1;
-    if (k_contiguous && t != at::kHalf && N >= cfg.wpt_n && d.info.max_work_group >= 256) {
-      at::Tensor packed = at::empty({B, K, N}, b.options());
-      launch(d, get_kernel(d, "gemm", rc->options, "gemm_pack_kn"),
-             Range(size_t((K + 31) / 32) * 32, size_t((N + 31) / 32) * 8, size_t(B)), Range(32, 8, 1), int(K), int(N),
-             bb, b.stride(0), b.stride(2), buf(packed));
-      return run_tiled(d, out, a, packed, c, alpha, beta);
-    }
+    if (k_contiguous && t != at::kHalf && N >= cfg.wpt_n && d.info.max_work_group >= 256) return pack_b_and_run();
   }
   go(*gemm_kernel(d, *rc, cfg.kernel == GemmKernel::Direct ? "gemm_direct_fwd" : "gemm_fwd"));
 }
