@@ -546,12 +546,9 @@ void gemm_tiled_fwd(int M, int N, int K,
 // into a dense [batch][K][N] workspace. 32x32 tiles pass through local memory so that the
 // reads (along k) and the writes (along n) are both coalesced; the +1 column keeps the
 // transposed local reads free of bank conflicts. Elements are copied as stored.
-// NDRange (ceil(K/32)*32, ceil(N/32)*8, batch), local (32, 8, 1). Part of the programs that
-// hold gemm_tiled_fwd (float/double) or, with DIRECT_PACK, the CPU configurations'
-// gemm_direct_fwd (every dtype but half, which is stored as `half` and so has no loads or
-// stores of its own without cl_khr_fp16): the kernels that read the workspace.
-#if (!defined(IS_HALF) && !defined(IS_BF16) && !defined(IS_INT) && !defined(NO_TILED_KERNEL)) || \
-    (defined(DIRECT_PACK) && !defined(IS_HALF))
+// NDRange (ceil(K/32)*32, ceil(N/32)*8, batch), local (32, 8, 1). Part of the programs whose
+// kernel reads the workspace (PACK_KERNEL: gemm.cpp's has_pack_kernel).
+#ifdef PACK_KERNEL
 __kernel __attribute__((reqd_work_group_size(32, 8, 1)))
 void gemm_pack_kn(int K, int N, PTR_ARG(DTYPE, src), long s_sb, long s_sn, PTR_ARG(DTYPE, dst)) {
   __local DTYPE tile[32][33];

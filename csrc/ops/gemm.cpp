@@ -76,6 +76,12 @@ bool has_tiled_kernel(at::ScalarType t) { return t == at::kFloat || t == at::kDo
 // Its cp.async path copies 4-byte elements and 16-byte vectors of four: float32 only (other
 // dtypes keep register staging under the same configuration).
 bool use_async(at::ScalarType t, const GemmConfig& c) { return c.async_stages != 0 && t == at::kFloat; }
+// Whether c's program holds gemm_pack_kn (PACK_KERNEL in gemm.cl): where its kernel reads a
+// packed B, gemm_tiled_fwd (PACK_B) or the CPU devices' gemm_direct_fwd. Not for float16,
+// whose `half` storage has no loads or stores of its own without cl_khr_fp16.
+bool has_pack_kernel(at::ScalarType t, const GemmConfig& c) {
+  return c.kernel == GemmKernel::Tiled ? has_tiled_kernel(t) : c.kernel == GemmKernel::Direct && t != at::kHalf;
+}
 
 // Why `c` cannot run dtype t on d ("" when it can): every kernel the program holds must
 // compile (the #error checks of gemm.cl) and fit the device's work-group and local memory.
@@ -244,8 +250,8 @@ std::string gemm_options(at::ScalarType t, const GemmConfig& cfg) {
     if (use_async(t, cfg)) o += " -DASYNC_STAGES=" + std::to_string(cfg.async_stages);
   } else {
     o += " -DNO_TILED_KERNEL";  // keeps the program (and PoCL's cold build) small
-    if (cfg.kernel == GemmKernel::Direct) o += " -DDIRECT_PACK";  // gemm_pack_kn for run_tiled's pack
   }
+  if (has_pack_kernel(t, cfg)) o += " -DPACK_KERNEL";
   return o;
 }
 
@@ -499,13 +505,16 @@ void run_tiled(Device& d, const at::Tensor& out, const at::Tensor& a, const at::
                   out.stride(0), out.stride(1), out.stride(2), int(c != nullptr), extra...);
   };
   // A k-contiguous B copied into a dense [B, K, N] workspace by gemm_pack_kn (of rc's
-  // program), and the product run again on it.
+  // program), and the product run again on it; false where the pack cannot run here (no
+  // pack kernel in the program, or a device without gemm_pack_kn's 32x8 work-group).
   auto pack_b_and_run = [&]() {
+    if (!has_pack_kernel(t, cfg) || d.info.max_work_group < 256) return false;
     at::Tensor packed = at::empty({B, K, N}, b.options());
     launch(d, get_kernel(d, "gemm", rc->options, "gemm_pack_kn"),
            Range(size_t((K + 31) / 32) * 32, size_t((N + 31) / 32) * 8, size_t(B)), Range(32, 8, 1), int(K), int(N),
            bb, b.stride(0), b.stride(2), buf(packed));
     run_tiled(d, out, a, packed, c, alpha, beta);
+    return true;
   };
   if (cfg.kernel == GemmKernel::Tiled && has_tiled_kernel(t)) {
     const int flags = tiled_flags(out, a, b, c, bo, ba, bb, cb);
@@ -513,7 +522,7 @@ void run_tiled(Device& d, const at::Tensor& out, const at::Tensor& a, const at::
     // PACK_B: B k-contiguous (flag 2) becomes a dense [B, K, N] copy, which qualifies for the
     // n-contiguous path when N is a whole number of 4-vectors.
     const bool pack = cfg.pack_b == 1 || (cfg.pack_b == 2 && B * M * N * K >= kPackMinVolume);
-    if (tk && pack && (flags & 2) && N % 4 == 0) return pack_b_and_run();
+    if (tk && pack && (flags & 2) && N % 4 == 0 && pack_b_and_run()) return;
     if (tk) return go(*tk, flags);
   }
   if (cfg.kernel == GemmKernel::Direct) {
@@ -521,7 +530,7 @@ void run_tiled(Device& d, const at::Tensor& out, const at::Tensor& a, const at::
     // into a dense [B, K, N] copy first (K*N copies against M*N*K multiply-adds, which then
     // run in vectors instead of scalars).
     const bool k_contiguous = b.stride(1) == 1 && b.stride(2) != 1;
-    if (k_contiguous && t != at::kHalf && N >= cfg.wpt_n && d.info.max_work_group >= 256) return pack_b_and_run();
+    if (k_contiguous && N >= cfg.wpt_n && pack_b_and_run()) return;
   }
   go(*gemm_kernel(d, *rc, cfg.kernel == GemmKernel::Direct ? "gemm_direct_fwd" : "gemm_fwd"));
 }
