@@ -153,12 +153,16 @@ GemmConfig default_config(const Device& d, at::ScalarType t, ShapeClass shape) {
   const bool large = shape == ShapeClass::Large;
   GemmConfig c;  // gemm_fwd 64x64x16, 4x4 per work-item, 256 work-items
   if (!gpu) {
-    // CPU devices (PoCL): gemm_direct_fwd, 2 rows x 32 columns per work-item in 8-wide
-    // vectors (8 vector accumulators: 12 vector registers in all, within AVX2's 16), 32
-    // work-items per group. PoCL 3.1 on a 2-core AVX-512 VM, GPTMini small8's products per
-    // step, two runs each (ms, wall): 2x32 42.1 / 41.7, 4x16 53.9 / 55.3, 4x32 (16x64 tiles)
-    // 50.3 / 41.4, 4x32 (32x128) 52.6 / 40.4; the scalar kernel before them 450.
-    c = {GemmKernel::Direct, 16, 128, 16, 2, 32, 8, 1};
+    // CPU devices (PoCL): gemm_direct_fwd in 8-wide vectors, 8 vector accumulators per
+    // work-item, 32 work-items per group. With 16-float registers (AVX-512) 2 rows x 32
+    // columns: PoCL 3.1 on a 2-core AVX-512 VM, GPTMini small8's products per step, two runs
+    // each (ms, wall): 2x32 42.1 / 41.7, 4x16 (32x64 tiles) 53.9 / 55.3, 4x32 (16x64) 50.3 /
+    // 41.4, 4x32 (32x128) 52.6 / 40.4; the scalar kernel before them 450. With 8-float
+    // registers (AVX2) 4 rows x 16 columns, which loads half as much of B per multiply-add:
+    // 2-core AVX2 VM, GFLOP/s of the best of 4 rounds on five of small8's products
+    // (bench/RESULTS.md, session 12): 2x32 34-43, 4x16 in 32x64 tiles 55-90.
+    if (d.info.native_float_width >= 16) c = {GemmKernel::Direct, 16, 128, 16, 2, 32, 8, 1};
+    else c = {GemmKernel::Direct, 32, 64, 16, 4, 16, 8, 1};
   } else if (d.info.max_work_group < 256 || d.info.local_mem < 16 * 1024) {
     c = {GemmKernel::Generic, 32, 32, 16, 4, 4, 2, 1};  // 64 work-items
   } else if (nvidia || amd) {

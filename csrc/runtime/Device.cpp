@@ -112,6 +112,7 @@ void discover() {
       in.max_alloc = device_val<cl_ulong>(id, CL_DEVICE_MAX_MEM_ALLOC_SIZE);
       in.max_work_group = device_val<size_t>(id, CL_DEVICE_MAX_WORK_GROUP_SIZE);
       in.max_parameter_size = device_val<size_t>(id, CL_DEVICE_MAX_PARAMETER_SIZE);
+      in.native_float_width = device_val<cl_uint>(id, CL_DEVICE_NATIVE_VECTOR_WIDTH_FLOAT);
       in.fp16 = in.extensions.find("cl_khr_fp16") != std::string::npos;
       in.fp64 = in.extensions.find("cl_khr_fp64") != std::string::npos ||
                 device_val<cl_device_fp_config>(id, CL_DEVICE_DOUBLE_FP_CONFIG) != 0;

@@ -22,6 +22,8 @@ struct DeviceInfo {
   cl_ulong global_mem = 0, local_mem = 0, max_alloc = 0;
   size_t max_work_group = 0;
   size_t max_parameter_size = 0;  // bytes of kernel arguments a launch may pass
+  // CL_DEVICE_NATIVE_VECTOR_WIDTH_FLOAT: floats per SIMD register (PoCL: 8 with AVX2, 16 with AVX-512).
+  cl_uint native_float_width = 1;
   bool fp16 = false, fp64 = false;
   // CL_FP_CORRECTLY_ROUNDED_DIVIDE_SQRT in CL_DEVICE_SINGLE_FP_CONFIG: see ieee_div_sqrt_option.
   bool fp32_correct_div_sqrt = false;
