@@ -5,7 +5,10 @@ sdpa_kernel(MATH) is honoured, and that memory stays O(B*H*L). The backward has 
 split (a dQ kernel; deterministic) and fused (dQ by atomic adds from the dK/dV kernel); the
 shape matrix, dropout, GQA, masks and 16-bit/64-bit dtypes run in both. The tensor-core
 kernels (MMA=ptx, NVIDIA's default for float32 up to head dimension 64) replace the forward
-and the fused backward where they apply; here they run through their emulation (MMA=emu)."""
+and the fused backward where they apply; here they run through their emulation (MMA=emu).
+A third mode, gemm (GEMM=on, CPU devices' default), runs float32/float64 attention without
+dropout as batched matrix products over the L x S scores with two row kernels between them;
+every test that is not about it selects the fused kernels (GEMM=off)."""
 import contextlib
 
 import pytest
@@ -20,8 +23,10 @@ pytestmark = requires_ocl
 DEV = "ocl"
 # The kernels a forward + backward launches in each backward mode.
 MODE_KERNELS = {"split": {"attention_fwd", "attention_bwd_prep", "attention_bwd_dq", "attention_bwd_dkdv"},
-                "fused": {"attention_fwd", "attention_bwd_prep", "attention_bwd_dkdv_dq"}}
+                "fused": {"attention_fwd", "attention_bwd_prep", "attention_bwd_dkdv_dq"},
+                "gemm": {"attention_gemm_softmax", "attention_gemm_grad"}}
 MODES = list(MODE_KERNELS)
+FUSED_MODES = ["split", "fused"]
 # The tensor-core kernels and the FMA kernels they stand in for.
 MMA_ALIAS = {"attention_mma_fwd": "attention_fwd", "attention_mma_bwd": "attention_bwd_dkdv_dq"}
 
@@ -38,27 +43,45 @@ _ATTN_KEYS = [f"attention/{dt}/d{hd}" for dt in ("float32", "float64", "float16"
 
 
 def _default_mode():
-    return "fused"
+    """The mode of the tuning entries in force: the fused backward, or gemm where a variant asks."""
+    return "gemm" if "GEMM=on" in _variant[0] else "fused"
+
+
+def _spec(variant):
+    """Tuning text for a variant: the fused kernels unless it selects the GEMM path itself."""
+    return variant if "GEMM=" in variant else f"{variant} GEMM=off".strip()
 
 
 _variant = [""]  # the kernel variant attn_variant() selected (tuning keys), kept by bwd_mode
 
 
+@pytest.fixture(autouse=True)
+def _fused_kernels_by_default():
+    """Every test starts with the fused kernels selected (GEMM=off), whatever the device's default."""
+    from torch_ocl import _C
+    for key in _ATTN_KEYS:
+        _C._tuning_set(0, key, _spec(""))
+    yield
+    for key in _ATTN_KEYS:
+        _C._tuning_set(0, key, "")
+
+
 @contextlib.contextmanager
 def bwd_mode(mode):
-    """Selects the backward mode (BWD=split|fused) through the in-process tuning entries of
-    every dtype and head-dimension class; None keeps the device's default."""
+    """Selects the mode (BWD=split|fused, or GEMM=on for gemm) through the in-process tuning
+    entries of every dtype and head-dimension class; None keeps the variant's."""
     from torch_ocl import _C
     if mode is None:
         yield _default_mode()
         return
+    text = "GEMM=on" if mode == "gemm" else f"BWD={mode} GEMM=off"
     try:
         for key in _ATTN_KEYS:
-            _C._tuning_set(0, key, f"{_variant[0]} BWD={mode}".strip())
+            _C._tuning_set(0, key, f"{_variant[0]} {text}".strip())
         yield mode
     finally:
         for key in _ATTN_KEYS:
-            _C._tuning_set(0, key, _variant[0])
+            _C._tuning_set(0, key, _spec(_variant[0]))
 
 
 @contextlib.contextmanager
@@ -117,11 +140,23 @@ def _compare(B, Hq, Hkv, L, S, D, Dv=None, causal=False, mask=None, dtype=torch.
         act_out, act_grads = _run(*(t.to(DEV) for t in (q, k, v, go)), None if m is None else m.to(DEV), grad_mask,
                                   is_causal=causal, **kw)
         counts = _launched()
-    expected = MODE_KERNELS[ran] if L > 0 and S > 0 else {"attention_fwd"}
+    if ran == "gemm" and (dtype not in (torch.float32, torch.float64) or kw.get("dropout_p")):
+        ran = "fused"  # what the GEMM path does not take
+    expected = MODE_KERNELS[ran] if L > 0 and S > 0 else {"attention_fwd"} if ran != "gemm" else set()
     assert expected <= set(counts), f"the {ran} backward's kernels did not all run: {counts}"
     torch.testing.assert_close(act_out, exp_out, atol=tol, rtol=tol)
     for i, (a, e) in enumerate(zip(act_grads, exp_grads)):
         torch.testing.assert_close(a, e, atol=10 * tol, rtol=10 * tol, msg=lambda s: f"gradient {i}: {s}")
+
+
+def _compare_values(B, Hq, Hkv, L, S, D, causal=False, tol=1e-5):
+    """Like _compare, whichever kernels run (where an entry leaves the device's defaults)."""
+    q, k, v, go = _inputs(B, Hq, Hkv, L, S, D, D)
+    exp_out, exp_grads = _run(q, k, v, go, is_causal=causal)
+    act_out, act_grads = _run(*(t.to(DEV) for t in (q, k, v, go)), is_causal=causal)
+    torch.testing.assert_close(act_out, exp_out, atol=tol, rtol=tol)
+    for a, e in zip(act_grads, exp_grads):
+        torch.testing.assert_close(a, e, atol=10 * tol, rtol=10 * tol)
 
 
 # (B, Hq, Hkv, L, S, D, Dv, causal, mask)
@@ -235,24 +270,26 @@ def test_deterministic_algorithms_select_the_split_backward():
 
 
 def test_mode_config_keys():
-    # BWD=fused|split and ATOMIC=cas parse (with numbers too); an unknown mode warns and is ignored.
+    # BWD=fused|split, ATOMIC=cas and GEMM=on|off parse (with numbers too); an unknown mode warns
+    # and is ignored.
     from torch_ocl import _C
     key = "attention/float32/d32"
     try:
         q, k, v, go = _inputs(1, 1, 1, 9, 12, 32, 32)
         exp = _run(q, k, v, go, is_causal=True)
-        for spec, mode in (("BWD=fused ATOMIC=cas", "fused"), ("BWD=0", "split"), ("BWD=1,ATOMIC=0", "fused")):
+        for spec, mode in (("BWD=fused ATOMIC=cas GEMM=off", "fused"), ("BWD=0 GEMM=0", "split"),
+                           ("BWD=1,ATOMIC=0,GEMM=off", "fused"), ("GEMM=on", "gemm"), ("BWD=split GEMM=1", "gemm")):
             _C._tuning_set(0, key, spec)
             torch.ocl._reset_launch_counts()
             act = _run(*(t.to(DEV) for t in (q, k, v, go)), is_causal=True)
             assert MODE_KERNELS[mode] <= set(_launched()), (spec, torch.ocl._launch_counts())
             for a, e in zip([act[0]] + act[1], [exp[0]] + exp[1]):
                 torch.testing.assert_close(a, e, atol=1e-4, rtol=1e-4)
-        _C._tuning_set(0, key, "BWD=sometimes")
+        _C._tuning_set(0, key, "BWD=sometimes GEMM=off")
         with pytest.warns(UserWarning, match="ignoring attention tiling"):
-            _compare(1, 1, 1, 5, 7, 32)
+            _compare_values(1, 1, 1, 5, 7, 32)  # the device's defaults
     finally:
-        _C._tuning_set(0, key, "")
+        _C._tuning_set(0, key, _spec(""))
 
 
 def test_tiling_override():
@@ -270,7 +307,7 @@ def test_tiling_override():
         "with warnings.catch_warnings(record=True) as w:\n"
         "    warnings.simplefilter('always')\n"
         "    got = run('ocl')\n"
-        "assert {'attention_fwd', 'attention_mma_fwd'} & set(torch.ocl._launch_counts())\n"
+        "assert {'attention_fwd', 'attention_mma_fwd', 'attention_gemm_softmax'} & set(torch.ocl._launch_counts())\n"
         "for a, e in zip(got, run('cpu')):\n"
         "    torch.testing.assert_close(a.cpu(), e, atol=1e-4, rtol=1e-4)\n"
         "print('WARNED' if any('TORCH_OCL_ATTN_CONFIG' in str(x.message) for x in w) else 'QUIET')\n")
@@ -278,7 +315,7 @@ def test_tiling_override():
     import subprocess
     import sys
     for spec, expect in (("BLOCK_M=32,BLOCK_N=16,WPT_M=2,WPT_N=2,BWD_BLOCK_M=16,BWD_BLOCK_N=16,BWD_WPT_M=2,"
-                          "BWD_WPT_N=2", "QUIET"), ("BLOCK_N=12", "WARNED")):
+                          "BWD_WPT_N=2,GEMM=off", "QUIET"), ("BLOCK_N=12", "WARNED")):
         env = dict(os.environ, TORCH_OCL_ATTN_CONFIG=spec)
         r = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, timeout=600)
         assert r.returncode == 0, r.stderr[-3000:]
@@ -293,11 +330,11 @@ def test_unbuildable_atomic_falls_back_to_cas():
     from torch_ocl import _C
     key = "attention/float32/d32"
     try:
-        _C._tuning_set(0, key, "BWD=fused ATOMIC=ptx")
+        _C._tuning_set(0, key, "BWD=fused ATOMIC=ptx GEMM=off")
         with pytest.warns(UserWarning, match="does not build"):
             _compare(1, 2, 2, 33, 40, 32, causal=True, mode=None)
     finally:
-        _C._tuning_set(0, key, "")
+        _C._tuning_set(0, key, _spec(""))
 
 
 def test_scale():
@@ -310,13 +347,14 @@ def test_tuning_file_entry():
     from torch_ocl import _C
     key = "attention/float32/d64"
     try:
-        _C._tuning_set(0, key, "BLOCK_M=16 BLOCK_N=16 WPT_M=2 WPT_N=2 BWD_BLOCK_M=8 BWD_BLOCK_N=8 BWD_WPT_M=1 BWD_WPT_N=1")
+        _C._tuning_set(0, key, "BLOCK_M=16 BLOCK_N=16 WPT_M=2 WPT_N=2 BWD_BLOCK_M=8 BWD_BLOCK_N=8 BWD_WPT_M=1 BWD_WPT_N=1"
+                               " GEMM=off")
         _compare(1, 2, 2, 37, 29, 64, causal=True)
         _C._tuning_set(0, key, "BLOCK_N=12")
         with pytest.warns(UserWarning, match="ignoring attention tiling"):
-            _compare(1, 1, 1, 5, 7, 64)
+            _compare_values(1, 1, 1, 5, 7, 64)  # the device's defaults
     finally:
-        _C._tuning_set(0, key, "")
+        _C._tuning_set(0, key, _spec(""))
 
 
 def test_bool_mask_arrives_as_float():
@@ -332,7 +370,7 @@ def test_bool_mask_arrives_as_float():
         torch.ops.aten._scaled_dot_product_fused_attention_overrideable(q.to(DEV), k.to(DEV), v.to(DEV), m.to(DEV))
 
 
-@pytest.mark.parametrize("mode", MODES)
+@pytest.mark.parametrize("mode", FUSED_MODES)
 def test_only_fused_kernels_run(mode):
     q, k, v, go = (t.to(DEV) for t in _inputs(2, 4, 4, 64, 64, 32, 32))
     q.requires_grad_(True), k.requires_grad_(True), v.requires_grad_(True)
@@ -343,6 +381,43 @@ def test_only_fused_kernels_run(mode):
         counts = _launched()
     assert set(counts) == MODE_KERNELS[mode], counts
     assert all(n == 1 for n in counts.values()), counts
+
+
+def test_gemm_mode_runs_products_and_two_row_kernels():
+    # GEMM=on: seven matrix products (two forward, five backward) and one launch of each row
+    # kernel; nothing else (contiguous q/k/v need no copies).
+    q, k, v, go = (t.to(DEV) for t in _inputs(2, 4, 4, 64, 64, 32, 32))
+    q.requires_grad_(True), k.requires_grad_(True), v.requires_grad_(True)
+    with bwd_mode("gemm"):
+        torch.ocl._reset_launch_counts()
+        out = F.scaled_dot_product_attention(q, k, v, is_causal=True)
+        torch.autograd.grad(out, (q, k, v), go)
+        counts = _launched()
+    rows = {name: counts.pop(name, 0) for name in MODE_KERNELS["gemm"]}
+    assert all(n == 1 for n in rows.values()), rows
+    assert counts and all(name.startswith("gemm") for name in counts), counts
+
+
+def test_gemm_mode_chunks_the_scores():
+    # The (batch, kv head) pairs go in chunks of at most 2^22 scores: eight pairs of 1024 x 1024
+    # scores run as two chunks of four, so the forward never holds all 32 MiB of them.
+    B, H, T, D = 1, 8, 1024, 16
+    q, k, v, go = _inputs(B, H, H, T, T, D, D)
+    exp_out, exp_grads = _run(q, k, v, go, is_causal=True)
+    leaves = [t.to(DEV).requires_grad_(True) for t in (q, k, v)]
+    with bwd_mode("gemm"):
+        torch.ocl.synchronize()
+        base = torch.ocl.memory_allocated()
+        torch.ocl.reset_peak_memory_stats()
+        out = F.scaled_dot_product_attention(*leaves, is_causal=True)
+        torch.ocl.synchronize()
+        fwd_peak = torch.ocl.max_memory_allocated() - base
+        grads = torch.autograd.grad(out, leaves, go.to(DEV))
+    all_scores = B * H * T * T * 4
+    assert fwd_peak < 0.6 * all_scores, f"forward peak {fwd_peak / 2**20:.1f} MiB (all scores: 32 MiB)"
+    torch.testing.assert_close(out.detach().cpu(), exp_out, atol=1e-5, rtol=1e-5)
+    for a, e in zip(grads, exp_grads):
+        torch.testing.assert_close(a.cpu(), e, atol=1e-4, rtol=1e-4)
 
 
 def test_sdpa_kernel_math_is_honoured():
@@ -415,7 +490,7 @@ def test_memory_is_linear_in_sequence_length():
     assert peak < T * T * 4 / 2, f"fwd+bwd peak {peak / 2**20:.2f} MiB is not far below the 4 MiB T x T matrix"
 
 
-@pytest.mark.parametrize("mode", MODES)
+@pytest.mark.parametrize("mode", FUSED_MODES)  # the GEMM path's gradients are [B, H, T, D]
 def test_backward_grads_keep_the_projection_layout(mode):
     # GPTMini's pattern: q, k, v are head-inner views of one [B, T, 3C] projection. The
     # gradients come back in that [B, T, H, D] memory order, so the transpose/view backward
@@ -454,12 +529,12 @@ def attn_variant(spec):
     try:
         _variant[0] = spec
         for key in _ATTN_KEYS:
-            _C._tuning_set(0, key, spec)
+            _C._tuning_set(0, key, _spec(spec))
         yield
     finally:
         _variant[0] = ""
         for key in _ATTN_KEYS:
-            _C._tuning_set(0, key, "")
+            _C._tuning_set(0, key, _spec(""))
 
 
 @pytest.mark.parametrize("spec", VARIANTS)

@@ -16,6 +16,7 @@
 #include <ATen/native/DispatchStub.h>
 #include <ATen/native/transformers/attention.h>
 #include <ATen/SDPBackend.h>
+#include <ATen/ops/bmm.h>
 #include <ATen/ops/empty.h>
 #include <ATen/ops/empty_like.h>
 #include <ATen/ops/zeros.h>
@@ -61,6 +62,9 @@ struct AttnConfig {
   int mma_max_regs = 0;  // MMA_MAXRREG: NVIDIA's register cap for the tensor-core program (0: none)
   int mma_fetch = 1;     // MMA_FETCH: the forward's K/V loads issued before its barrier (into registers)
   int mma_bwd_fetch = 1;  // MMA_BWD_FETCH: the backward's next Q/dO rows loaded during the current step
+  // GEMM=on|off: float32/float64 attention without dropout through the matrix-product kernels
+  // and an L x S score matrix in memory (kernels/attention_gemm.cl; see gemm_path_rows).
+  int gemm = 0;
   bool ok = false;
 
   size_t fwd_threads() const { return size_t(block_m / wpt_m) * (block_n / wpt_n); }
@@ -90,7 +94,7 @@ struct AttnConfig {
            mma >= 0 && mma <= 2 && mma_warps >= 1 && mma_warps <= 8 && mma_n >= 8 && mma_n <= 128 &&
            mma_n % 8 == 0 && mma_bq >= 16 && mma_bq <= 64 && mma_bq % 16 == 0 &&
            (mma_max_regs == 0 || (mma_max_regs >= 64 && mma_max_regs <= 255)) && (mma_fetch == 0 || mma_fetch == 1) &&
-           (mma_bwd_fetch == 0 || mma_bwd_fetch == 1) &&
+           (mma_bwd_fetch == 0 || mma_bwd_fetch == 1) && (gemm == 0 || gemm == 1) &&
            block_n % 4 == 0 && div(block_n / wpt_n, d4) && div(bwd_wpt_m, bwd_m) && div(bwd_wpt_n, bwd_n) &&
            bwd_m % 4 == 0 && bwd_n % 4 == 0 && div(bwd_n / bwd_wpt_n, d4) && div(bwd_m / bwd_wpt_m, d4);
   }
@@ -128,7 +132,7 @@ struct AttnConfig {
   // add an option of the fused backward's program only (see AttnPlan).
   std::string describe() const {
     return options() + (bwd_fused ? " BWD=fused" : " BWD=split") + " ATOMIC=" + std::to_string(atomic) +
-           (mma ? mma_options() : " MMA=0");
+           (mma ? mma_options() : " MMA=0") + (gemm ? " GEMM=on" : "");
   }
 };
 
@@ -154,6 +158,10 @@ std::string apply_tiling(const std::string& text, AttnConfig& c) {
     }
     if (key == "MMA" && (value == "off" || value == "ptx" || value == "emu")) {
       c.mma = value == "off" ? 0 : value == "ptx" ? 1 : 2;
+      continue;
+    }
+    if (key == "GEMM" && (value == "on" || value == "off")) {
+      c.gemm = value == "on";
       continue;
     }
     if (key == "ROWRED" && (value == "local" || value == "ptx" || value == "khr" || value == "emu")) {
@@ -185,14 +193,16 @@ std::string apply_tiling(const std::string& text, AttnConfig& c) {
                  : key == "MMA_MAXRREG" ? &c.mma_max_regs
                  : key == "MMA_FETCH"   ? &c.mma_fetch
                  : key == "MMA_BWD_FETCH" ? &c.mma_bwd_fetch
+                 : key == "GEMM"        ? &c.gemm
                                         : nullptr;
     if (!field)
       return "unknown key '" + key +
              "' (BLOCK_M, BLOCK_N, WPT_M, WPT_N, BWD_BLOCK_M, BWD_BLOCK_N, BWD_WPT_M, BWD_WPT_N, PREFETCH, SPLIT_KV, "
              "BWD=fused|split, ATOMIC=cas|ptx|ext|ptx4, EXP=exp|exp2|native, ROWRED=local|ptx|khr|emu, PPAD, "
-             "BWD_PREFETCH, DQVEC, DQROWS, MMA=off|ptx|emu, MMA_WARPS, MMA_N, MMA_BQ, MMA_MAXRREG, MMA_FETCH, MMA_BWD_FETCH)";
+             "BWD_PREFETCH, DQVEC, DQROWS, MMA=off|ptx|emu, MMA_WARPS, MMA_N, MMA_BQ, MMA_MAXRREG, MMA_FETCH, MMA_BWD_FETCH, GEMM=on|off)";
     if (!tuning::parse_int(key, value, field, &err))
-      return key == "BWD" || key == "ATOMIC" || key == "EXP" || key == "ROWRED" || key == "MMA" ? err + " or a mode name"
+      return key == "BWD" || key == "ATOMIC" || key == "EXP" || key == "ROWRED" || key == "MMA" || key == "GEMM"
+                 ? err + " or a mode name"
                                                                                                  : err;
   }
   if (!c.valid()) return "not a valid tiling for head dimension class " + std::to_string(c.head_dim) +
@@ -271,6 +281,11 @@ AttnConfig attn_config(const Device& d, int64_t D, int64_t Dv, at::ScalarType t)
   // sm_80; where the compute capability is unknown they stay off (and a compiler that rejects
   // them anyway costs one warning, then the FMA kernels: see mma_kernel).
   if (nvidia && d.info.nv_sm >= 80 && t == at::kFloat && c.head_dim <= 64) c.mma = 1;
+  // CPU devices: the products as GEMMs (gemm_direct_fwd's vector micro-kernel) instead of the
+  // fused kernels, whose per-work-item tiles PoCL runs at a fraction of the GEMM's speed.
+  // PoCL 3.1, 2-core AVX2 VM, GPTMini small8's attention (B=8 H=4 T=128 d=32 causal), fwd+bwd
+  // ms, one run (bench/RESULTS.md, session 12): fused kernels 25.4, the seven products alone 9.1.
+  if (d.info.type & CL_DEVICE_TYPE_CPU) c.gemm = 1;
   const std::string dflt = c.describe();
   apply_overrides(d, t, c);
   if (t != at::kFloat || c.head_dim > 64) c.mma = 0;  // what the tensor-core kernels take (no warning)
@@ -530,6 +545,111 @@ std::shared_ptr<const AttnPlan> checked_plan(const Device& d, const at::Tensor& 
   return p;
 }
 
+// ---- GEMM=on: the products as batched GEMMs over the score matrix -----------------------------
+// Query heads sharing a key/value head (GQA) are stacked, so every product is a bmm over the
+// B * Hkv (batch, kv head) pairs: Q as [B*Hkv, group*L, D], K [B*Hkv, S, D], V [B*Hkv, S, Dv]
+// (reshape: views where the layout allows, else one copy). The pairs go in chunks whose scores
+// take at most kGemmChunkElems elements (the backward holds two such buffers).
+constexpr int64_t kGemmChunkElems = int64_t(1) << 22;
+// The score matrix of one pair must fit a chunk's budget several times over, else the fused
+// kernels (O(L) memory) take the problem.
+constexpr int64_t kGemmMaxPairElems = int64_t(1) << 24;
+
+bool gemm_path(const AttnPlan& p, const at::Tensor& q, const at::Tensor& k, double dropout_p) {
+  const at::ScalarType t = q.scalar_type();
+  if (!p.c.gemm || dropout_p != 0.0 || (t != at::kFloat && t != at::kDouble)) return false;
+  const int64_t group = q.size(1) / k.size(1);
+  return group * q.size(2) * k.size(2) <= kGemmMaxPairElems;
+}
+
+// Pairs per chunk for pairs of `pair_elems` scores each.
+int64_t gemm_chunk(int64_t pair_elems) { return std::max<int64_t>(1, kGemmChunkElems / std::max<int64_t>(pair_elems, 1)); }
+
+std::string gemm_rows_options(at::ScalarType t) {
+  return t == at::kDouble ? "-DDTYPE=double" : "-DDTYPE=float";
+}
+
+struct MaskArgs {
+  Buf mask{nullptr, 0};
+  Strides4 s{0, 0, 0, 0};
+  int use = 0;
+};
+MaskArgs mask_args(const at::Tensor& mask4) {
+  MaskArgs m;
+  if (mask4.defined()) m.mask = buf(mask4), m.s = strides4(mask4), m.use = 1;
+  return m;
+}
+
+// out = softmax(scale * Q K^T + mask) V and lse, for q/k/v as [B, H, T, D] (any strides).
+void gemm_forward(Device& d, const at::Tensor& q, const at::Tensor& k, const at::Tensor& v,
+                  const at::Tensor& mask4, bool causal, double scale, const at::Tensor& out3, const at::Tensor& lse) {
+  const int64_t B = q.size(0), Hq = q.size(1), L = q.size(2), D = q.size(3), Hkv = k.size(1), S = k.size(2),
+                Dv = v.size(3), pairs = B * Hkv, gL = Hq / Hkv * L;
+  const at::Tensor q3 = q.reshape({pairs, gL, D}), k3 = k.reshape({pairs, S, D}), v3 = v.reshape({pairs, S, Dv});
+  const int64_t chunk = gemm_chunk(gL * S);
+  at::Tensor scores = at::empty({std::min(chunk, pairs), gL, S}, q.options());
+  Kernel& kern = get_kernel(d, "attention_gemm", gemm_rows_options(q.scalar_type()), "attention_gemm_softmax");
+  const MaskArgs m = mask_args(mask4);
+  for (int64_t n0 = 0; n0 < pairs; n0 += chunk) {
+    const int64_t nc = std::min(chunk, pairs - n0);
+    at::Tensor sc = scores.narrow(0, 0, nc);
+    at::bmm_out(sc, q3.narrow(0, n0, nc), k3.narrow(0, n0, nc).transpose(1, 2));
+    const int rows = int(nc * gL);
+    const cl_long row0 = n0 * gL;
+    if (rows == 0) continue;
+    if (q.scalar_type() == at::kDouble)
+      launch(d, kern, Range(size_t(rows)), Range(), rows, row0, int(L), int(S), int(Hq), int(causal), scale, buf(sc),
+             m.mask, m.s.b, m.s.h, m.s.r, m.s.d, m.use, buf(lse));
+    else
+      launch(d, kern, Range(size_t(rows)), Range(), rows, row0, int(L), int(S), int(Hq), int(causal), float(scale),
+             buf(sc), m.mask, m.s.b, m.s.h, m.s.r, m.s.d, m.use, buf(lse));
+    at::Tensor oc = out3.narrow(0, n0, nc);
+    at::bmm_out(oc, sc, v3.narrow(0, n0, nc));
+  }
+}
+
+// dq3/dk3/dv3 ([B*Hkv, group*L, D], [B*Hkv, S, D], [B*Hkv, S, Dv]) and dbias (when defined):
+// per chunk, P from the recomputed scores and lse, dP = dO V^T, dS by the row kernel, then
+// dV = P^T dO, dQ = scale dS K, dK = scale dS^T Q.
+void gemm_backward(Device& d, const at::Tensor& grad_out, const at::Tensor& q, const at::Tensor& k,
+                   const at::Tensor& v, const at::Tensor& mask4, const at::Tensor& out, const at::Tensor& lse,
+                   bool causal, double scale, const at::Tensor& dq3, const at::Tensor& dk3, const at::Tensor& dv3,
+                   const at::Tensor& dbias) {
+  const int64_t B = q.size(0), Hq = q.size(1), L = q.size(2), D = q.size(3), Hkv = k.size(1), S = k.size(2),
+                Dv = v.size(3), pairs = B * Hkv, gL = Hq / Hkv * L;
+  const at::Tensor q3 = q.reshape({pairs, gL, D}), k3 = k.reshape({pairs, S, D}), v3 = v.reshape({pairs, S, Dv});
+  const at::Tensor go3 = grad_out.reshape({pairs, gL, Dv});
+  const int64_t chunk = gemm_chunk(gL * S);
+  at::Tensor pbuf = at::empty({std::min(chunk, pairs), gL, S}, q.options());
+  at::Tensor dpbuf = at::empty_like(pbuf);
+  Kernel& kern = get_kernel(d, "attention_gemm", gemm_rows_options(q.scalar_type()), "attention_gemm_grad");
+  const MaskArgs m = mask_args(mask4);
+  const Strides4 gs = strides4(grad_out), os = strides4(out);
+  const Buf db = dbias.defined() ? buf(dbias) : Buf{nullptr, 0};
+  for (int64_t n0 = 0; n0 < pairs; n0 += chunk) {
+    const int64_t nc = std::min(chunk, pairs - n0);
+    at::Tensor pc = pbuf.narrow(0, 0, nc), dpc = dpbuf.narrow(0, 0, nc);
+    const at::Tensor qc = q3.narrow(0, n0, nc), kc = k3.narrow(0, n0, nc), vc = v3.narrow(0, n0, nc),
+                     goc = go3.narrow(0, n0, nc);
+    at::bmm_out(pc, qc, kc.transpose(1, 2));
+    at::bmm_out(dpc, goc, vc.transpose(1, 2));
+    const int rows = int(nc * gL);
+    const cl_long row0 = n0 * gL;
+    auto run = [&](auto sc) {
+      if (rows == 0) return;
+      launch(d, kern, Range(size_t(rows)), Range(), rows, row0, int(L), int(S), int(Hq), int(causal), sc, buf(pc),
+             buf(dpc), m.mask, m.s.b, m.s.h, m.s.r, m.s.d, m.use, buf(lse), int(Dv), buf(grad_out), gs.b, gs.h, gs.r,
+             gs.d, buf(out), os.b, os.h, os.r, os.d, db, int(dbias.defined()));
+    };
+    if (q.scalar_type() == at::kDouble) run(scale);
+    else run(float(scale));
+    at::Tensor dvc = dv3.narrow(0, n0, nc), dqc = dq3.narrow(0, n0, nc), dkc = dk3.narrow(0, n0, nc);
+    at::bmm_out(dvc, pc.transpose(1, 2), goc);
+    at::bmm_out(dqc, dpc, kc);
+    at::bmm_out(dkc, dpc.transpose(1, 2), qc);
+  }
+}
+
 }  // namespace
 
 // _scaled_dot_product_fused_attention_overrideable(Tensor query, Tensor key, Tensor value, Tensor? attn_bias=None, float dropout_p=0., bool is_causal=False, bool return_debug_mask=False, *, float? scale=None) -> (Tensor output, Tensor logsumexp, Tensor cum_seq_q, Tensor cum_seq_k, SymInt max_q, SymInt max_k, Tensor philox_seed, Tensor philox_offset, Tensor debug_attn_mask)
@@ -556,6 +676,13 @@ sdpa_overrideable_ocl(const at::Tensor& q, const at::Tensor& k, const at::Tensor
   if (out.numel() > 0) {
     const std::shared_ptr<const AttnPlan> plan = checked_plan(d, q, v);
     const AttnPlan& p = *plan;
+    if (gemm_path(p, q, k, dropout_p)) {
+      // [B, Hq, L, Dv] memory: the products' [B*Hkv, group*L, Dv] output as it comes.
+      at::Tensor out3 = at::empty({B * k.size(1), Hq / k.size(1) * L, Dv}, q.options());
+      gemm_forward(d, q, k, v, mask_view(attn_bias, q, S), is_causal, sc, out3, lse);
+      return {out3.view({B, Hq, L, Dv}), lse, at::Tensor(), at::Tensor(), c10::SymInt(L), c10::SymInt(S),
+              seed_t, offset_t, at::Tensor()};
+    }
     AttnArgs a = make_args(q, k, v, mask_view(attn_bias, q, S), is_causal, sc, dropout_p, ph.seed, ph.offset);
     Kernel* mma = dropout_p == 0.0 ? mma_kernel(d, p, "attention_mma_fwd") : nullptr;
     Kernel& kern = mma ? *mma : get_kernel(d, "attention", p.options, "attention_fwd");
@@ -587,9 +714,6 @@ std::tuple<at::Tensor, at::Tensor, at::Tensor, at::Tensor> sdpa_overrideable_bac
     if (x.stride(1) < x.stride(2)) return at::empty({Bn, T, H, Dn}, x.options()).transpose(1, 2);
     return at::empty({Bn, H, T, Dn}, x.options());
   };
-  at::Tensor dq = grad_like(q, B, Hq, L, D);
-  at::Tensor dk = grad_like(k, B, Hkv, S, D);
-  at::Tensor dv = grad_like(v, B, Hkv, S, Dv);
   const bool want_dbias = grad_input_mask[3] && attn_bias.defined();
   at::Tensor dbias = want_dbias ? at::zeros({B, Hq, L, S}, q.options()) : at::Tensor();
   uint64_t seed = 0, offset = 0;
@@ -597,14 +721,25 @@ std::tuple<at::Tensor, at::Tensor, at::Tensor, at::Tensor> sdpa_overrideable_bac
     seed = uint64_t(philox_seed.item<int64_t>());  // CPU tensors: no device synchronization
     offset = uint64_t(philox_offset.item<int64_t>());
   }
-  if (B * Hkv == 0 || (L == 0 && S == 0)) return {dq, dk, dv, dbias};
+  if (B * Hkv == 0 || (L == 0 && S == 0))
+    return {grad_like(q, B, Hq, L, D), grad_like(k, B, Hkv, S, D), grad_like(v, B, Hkv, S, Dv), dbias};
 
   const std::shared_ptr<const AttnPlan> plan = checked_plan(d, q, v);
   const AttnPlan& p = *plan;
-  const std::string& opts = p.options;
-  const size_t wg = p.c.bwd_threads();
   std::optional<at::Tensor> bias_opt;
   if (attn_bias.defined()) bias_opt = attn_bias;
+  if (gemm_path(p, q, k, dropout_p)) {
+    const int64_t pairs = B * Hkv, gL = Hq / Hkv * L;
+    at::Tensor dq3 = at::empty({pairs, gL, D}, q.options()), dk3 = at::empty({pairs, S, D}, q.options()),
+               dv3 = at::empty({pairs, S, Dv}, q.options());
+    gemm_backward(d, grad_out, q, k, v, mask_view(bias_opt, q, S), out, lse, is_causal, sc, dq3, dk3, dv3, dbias);
+    return {dq3.view({B, Hq, L, D}), dk3.view({B, Hkv, S, D}), dv3.view({B, Hkv, S, Dv}), dbias};
+  }
+  at::Tensor dq = grad_like(q, B, Hq, L, D);
+  at::Tensor dk = grad_like(k, B, Hkv, S, D);
+  at::Tensor dv = grad_like(v, B, Hkv, S, Dv);
+  const std::string& opts = p.options;
+  const size_t wg = p.c.bwd_threads();
   AttnArgs a = make_args(q, k, v, mask_view(bias_opt, q, S), is_causal, sc, dropout_p, seed, offset);
   const Strides4 gs = strides4(grad_out), os = strides4(out);
   at::Tensor delta = at::empty({B, Hq, L}, q.options().dtype(acc_type(t)));
