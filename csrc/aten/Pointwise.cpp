@@ -17,6 +17,7 @@ constexpr int kMaxTensors = 8;
 constexpr int kVec = 4;             // elements per work-item in pw_vec (one 16-byte float4)
 constexpr size_t kLocal = 256;      // work-group size of every pointwise launch
 constexpr size_t kMaxGroups = 65536;  // grid-stride loops cover the rest
+constexpr cl_ulong kMinRowsInner = 4;  // pw_rows: the shortest innermost dimension it takes
 
 // Geometry passed by value: matches `Geom` in the generated source.
 struct Geom {
@@ -81,6 +82,7 @@ struct Kernels {
   Kernel* contig;
   Kernel* strided32;
   Kernel* strided64;
+  Kernel* rows;
 };
 
 // The part of a cache key that is not the spec name: small and compared with memcmp.
@@ -103,7 +105,7 @@ const char* const kLanes[] = {".s0", ".s1", ".s2", ".s3"};
 
 std::string ct_defines(at::ScalarType ct) {
   std::ostringstream s;
-  s << "#define CT " << value_type(ct) << "\n";
+  s << "#define CT " << value_type(ct) << "\n#define CT8 " << value_type(ct) << "8\n";
   const bool fp = at::isFloatingType(ct), boolean = ct == at::kBool;
   s << "#define CT_IS_FP " << fp << "\n#define CT_IS_BOOL " << boolean << "\n#define CT_IS_INT " << (!fp && !boolean)
     << "\n#define CT_IS_DOUBLE " << (ct == at::kDouble) << "\n#define CT_IS_SIGNED "
@@ -164,44 +166,57 @@ std::string generate(const PointwiseSpec& spec, int nout, const std::vector<at::
   };
 
   // Vectorized contiguous: kVec elements per work-item through aligned vector accesses,
-  // the last n % kVec elements by the first work-items.
-  s << "__kernel void pw_vec(ulong n" << args.str() << ") {\n" << ptrs.str();
-  s << "  const ulong nv = n / " << kVec << ";\n";
-  s << "  for (ulong v = get_global_id(0); v < nv; v += get_global_size(0)) {\n";
-  for (int k = 0; k < nt; ++k) {
-    if (is_scalar[k]) continue;
-    const std::string st = storage_type(dtypes[k]), pk = "p" + std::to_string(k), vk = "v" + std::to_string(k);
-    if (dtypes[k] == at::kHalf) {
-      if (k >= nout) s << "    float4 " << vk << " = vload_half4(v, (__global const half*)" << pk << ");\n";
-      else s << "    float4 " << vk << ";\n";
-    } else {
-      s << "    " << st << "4 " << vk;
-      if (k >= nout) s << " = ((__global " << st << "4*)" << pk << ")[v]";
-      s << ";\n";
+  // the last n % kVec elements by the first work-items. A spec with a vector form where every
+  // operand is a tensor of the (floating) compute type: vec_expr over 8-element vectors.
+  bool vector_form = !spec.vec_expr.empty() && nout == 1 && at::isFloatingType(ct) && !spec.reports_errors;
+  for (int k = 0; k < nt; ++k) vector_form = vector_form && !is_scalar[k] && dtypes[k] == ct;
+  if (vector_form) {
+    s << "__kernel void pw_vec(ulong n" << args.str() << ") {\n" << ptrs.str();
+    s << "  const ulong n8 = n / 8;\n  for (ulong v = get_global_id(0); v < n8; v += get_global_size(0)) {\n";
+    for (int k = nout; k < nt; ++k) s << "    const CT8 " << kInNames[k - nout] << " = vload8(v, p" << k << ");\n";
+    s << "    vstore8((" << spec.vec_expr << "), v, p0);\n  }\n";
+    s << "  for (ulong i = n8 * 8 + get_global_id(0); i < n; i += get_global_size(0)) {\n";
+    for (int k = 0; k < nt; ++k) s << "    const ulong o" << k << " = i;\n";
+    s << scalar_block("o") << "  }\n}\n";
+  } else {
+    s << "__kernel void pw_vec(ulong n" << args.str() << ") {\n" << ptrs.str();
+    s << "  const ulong nv = n / " << kVec << ";\n";
+    s << "  for (ulong v = get_global_id(0); v < nv; v += get_global_size(0)) {\n";
+    for (int k = 0; k < nt; ++k) {
+      if (is_scalar[k]) continue;
+      const std::string st = storage_type(dtypes[k]), pk = "p" + std::to_string(k), vk = "v" + std::to_string(k);
+      if (dtypes[k] == at::kHalf) {
+        if (k >= nout) s << "    float4 " << vk << " = vload_half4(v, (__global const half*)" << pk << ");\n";
+        else s << "    float4 " << vk << ";\n";
+      } else {
+        s << "    " << st << "4 " << vk;
+        if (k >= nout) s << " = ((__global " << st << "4*)" << pk << ")[v]";
+        s << ";\n";
+      }
     }
-  }
-  for (int lane = 0; lane < kVec; ++lane) {
-    std::vector<std::string> raw(nt);
-    for (int k = nout; k < nt; ++k) {
-      if (is_scalar[k]) { raw[k] = "sv" + std::to_string(k); continue; }
-      std::string e = "v" + std::to_string(k) + kLanes[lane];
-      if (dtypes[k] == at::kBFloat16) e = "bf16_to_float(" + e + ")";
-      else if (dtypes[k] == at::kBool) e = "(" + e + " != 0)";
-      raw[k] = e;
+    for (int lane = 0; lane < kVec; ++lane) {
+      std::vector<std::string> raw(nt);
+      for (int k = nout; k < nt; ++k) {
+        if (is_scalar[k]) { raw[k] = "sv" + std::to_string(k); continue; }
+        std::string e = "v" + std::to_string(k) + kLanes[lane];
+        if (dtypes[k] == at::kBFloat16) e = "bf16_to_float(" + e + ")";
+        else if (dtypes[k] == at::kBool) e = "(" + e + " != 0)";
+        raw[k] = e;
+      }
+      s << block(raw, [&](int j, const std::string& v) {
+        return "v" + std::to_string(j) + kLanes[lane] + " = " + stored_value(dtypes[j], v) + ";";
+      });
     }
-    s << block(raw, [&](int j, const std::string& v) {
-      return "v" + std::to_string(j) + kLanes[lane] + " = " + stored_value(dtypes[j], v) + ";";
-    });
+    for (int j = 0; j < nout; ++j) {
+      const std::string st = storage_type(dtypes[j]), pj = "p" + std::to_string(j), vj = "v" + std::to_string(j);
+      if (dtypes[j] == at::kHalf) s << "    vstore_half4_rte(" << vj << ", v, (__global half*)" << pj << ");\n";
+      else s << "    ((__global " << st << "4*)" << pj << ")[v] = " << vj << ";\n";
+    }
+    s << "  }\n  if (get_global_id(0) < n - nv * " << kVec << ") {\n    const ulong i = nv * " << kVec
+      << " + get_global_id(0);\n";
+    for (int k = 0; k < nt; ++k) if (!is_scalar[k]) s << "    const ulong o" << k << " = i;\n";
+    s << scalar_block("o") << "  }\n}\n";
   }
-  for (int j = 0; j < nout; ++j) {
-    const std::string st = storage_type(dtypes[j]), pj = "p" + std::to_string(j), vj = "v" + std::to_string(j);
-    if (dtypes[j] == at::kHalf) s << "    vstore_half4_rte(" << vj << ", v, (__global half*)" << pj << ");\n";
-    else s << "    ((__global " << st << "4*)" << pj << ")[v] = " << vj << ";\n";
-  }
-  s << "  }\n  if (get_global_id(0) < n - nv * " << kVec << ") {\n    const ulong i = nv * " << kVec
-    << " + get_global_id(0);\n";
-  for (int k = 0; k < nt; ++k) if (!is_scalar[k]) s << "    const ulong o" << k << " = i;\n";
-  s << scalar_block("o") << "  }\n}\n";
 
   // Flat contiguous: every tensor operand is dense in iteration order.
   s << "__kernel void pw_contig(ulong n" << args.str() << ") {\n" << ptrs.str();
@@ -224,6 +239,22 @@ std::string generate(const PointwiseSpec& spec, int nout, const std::vector<at::
       if (!is_scalar[k]) s << "      o" << k << " += (" << SI << ")ix * (" << SI << ")g.stride[" << k << "][dd];\n";
     s << "    }\n" << scalar_block("o") << "  }\n}\n";
   }
+
+  // Strided by rows of the innermost dimension (CPU devices): offsets from the row index once
+  // per row, then a loop along the row. A work-item per element pays ndim divisions for every
+  // element, which a GPU hides and a CPU core does not.
+  s << "__kernel void pw_rows(ulong n" << args.str() << ", Geom g) {\n" << ptrs.str();
+  s << "  const ulong inner = g.size[0], rows = n / inner;\n";
+  s << "  for (ulong r = get_global_id(0); r < rows; r += get_global_size(0)) {\n    ulong rem = r;\n";
+  for (int k = 0; k < nt; ++k) if (!is_scalar[k]) s << "    long o" << k << " = 0;\n";
+  s << "    for (uint dd = 1; dd < g.ndim; ++dd) {\n      const ulong sz = g.size[dd], ix = rem % sz;\n"
+    << "      rem /= sz;\n";
+  for (int k = 0; k < nt; ++k)
+    if (!is_scalar[k]) s << "      o" << k << " += (long)ix * g.stride[" << k << "][dd];\n";
+  s << "    }\n    for (ulong j = 0; j < inner; ++j) {\n" << scalar_block("o");
+  for (int k = 0; k < nt; ++k)
+    if (!is_scalar[k]) s << "      o" << k << " += g.stride[" << k << "][0];\n";
+  s << "    }\n  }\n}\n";
   return s.str();
 }
 
@@ -263,7 +294,8 @@ Kernels& kernels_for(Device& d, const PointwiseSpec& spec, int nout, int nt, con
   const std::string opts = ieee_div_sqrt_option(d.info);
   Kernels ks{&get_kernel_from_source(d, src, opts, "pw_vec"), &get_kernel_from_source(d, src, opts, "pw_contig"),
              &get_kernel_from_source(d, src, opts, "pw_strided32"),
-             &get_kernel_from_source(d, src, opts, "pw_strided64")};
+             &get_kernel_from_source(d, src, opts, "pw_strided64"),
+             &get_kernel_from_source(d, src, opts, "pw_rows")};
   std::lock_guard<std::mutex> g(g_cache_mutex);
   if (Kernels* existing = find()) return *existing;  // another thread built it meanwhile
   auto& entries = g_cache[spec.name];
@@ -381,6 +413,12 @@ void run_one(Device& d, at::TensorIteratorBase& iter, const PointwiseSpec& spec,
     }
   }
   args.add_ref(&g, sizeof(g));
+  // CPU devices: a work-item per row of the innermost dimension where rows are long enough to
+  // pay for the loop (PoCL, GPTMini small8's q/k/v copies: 11 ns per element one per work-item).
+  if ((d.info.type & CL_DEVICE_TYPE_CPU) && ndims >= 2 && g.size[0] >= kMinRowsInner) {
+    enqueue(d, *ks.rows, static_cast<size_t>(n / int64_t(g.size[0])), args);
+    return;
+  }
   const bool narrow = n < (int64_t(1) << 31) && max_off < (int64_t(1) << 31);
   enqueue(d, narrow ? *ks.strided32 : *ks.strided64, static_cast<size_t>(n), args);
 }

@@ -10,6 +10,11 @@
 #define CT_IS_DOUBLE 0
 #define CT_IS_SIGNED 1
 #endif
+#ifndef CT8
+#define EW_VEC8_(t) t##8
+#define EW_VEC8(t) EW_VEC8_(t)
+#define CT8 EW_VEC8(CT)
+#endif
 #include "common.clh"
 
 // Sticky error code for integer division by zero (Device.h: kErrZeroDivision).
@@ -170,6 +175,15 @@ inline CT ew_round_decimals(CT x, CT tp, int negative) {
 #define EW_INV_SQRT_2PI CTC(0.39894228040143267794)
 #define EW_GELU_KAPPA CTC(0.044715)
 inline CT ew_gelu(CT x) { return x * CTC(0.5) * (CTC(1) + erf(x * EW_SQRT1_2)); }
+#if CT_IS_FP
+// The same over 8-element vectors (PointwiseSpec::vec_expr), where vector erf is the fast one.
+inline CT8 ew_gelu8(CT8 x) { return x * CTC(0.5) * (CTC(1) + erf(x * EW_SQRT1_2)); }
+inline CT8 ew_gelu_bwd8(CT8 g, CT8 x) {
+  const CT8 cdf = CTC(0.5) * (CTC(1) + erf(x * EW_SQRT1_2));
+  const CT8 pdf = exp(CTC(-0.5) * x * x) * EW_INV_SQRT_2PI;
+  return g * (cdf + x * pdf);
+}
+#endif
 inline CT ew_gelu_tanh(CT x) {
   return CTC(0.5) * x * (CTC(1) + tanh(EW_SQRT_2_PI * (x + EW_GELU_KAPPA * x * x * x)));
 }

@@ -95,7 +95,8 @@ bool gelu_is_tanh(c10::string_view approximate) {
 
 // gelu.out(Tensor self, *, str approximate="none", Tensor(a!) out) -> Tensor(a!)
 at::Tensor& gelu_out_ocl(const at::Tensor& self, c10::string_view approximate, at::Tensor& out) {
-  static const PointwiseSpec exact{"gelu", "ew_gelu(a)"}, tanh_form{"gelu_tanh", "ew_gelu_tanh(a)"};
+  static const PointwiseSpec exact{"gelu", "ew_gelu(a)", at::ScalarType::Undefined, {}, {}, false, "ew_gelu8(a)"},
+      tanh_form{"gelu_tanh", "ew_gelu_tanh(a)"};
   check_kind("GeluKernelImpl", self.scalar_type(), kFloating);
   return unary(self, out, gelu_is_tanh(approximate) ? tanh_form : exact, kFloating);
 }
@@ -137,7 +138,8 @@ at::Tensor& silu_backward_out_ocl(const at::Tensor& grad, const at::Tensor& self
 // gelu_backward.grad_input(Tensor grad_output, Tensor self, *, str approximate="none", Tensor(a!) grad_input)
 at::Tensor& gelu_backward_out_ocl(const at::Tensor& grad, const at::Tensor& self, c10::string_view approximate,
                                   at::Tensor& grad_input) {
-  static const PointwiseSpec exact{"gelu_bwd", "ew_gelu_bwd(a, b)"}, tanh_form{"gelu_tanh_bwd", "ew_gelu_tanh_bwd(a, b)"};
+  static const PointwiseSpec exact{"gelu_bwd", "ew_gelu_bwd(a, b)", at::ScalarType::Undefined, {}, {}, false, "ew_gelu_bwd8(a, b)"},
+      tanh_form{"gelu_tanh_bwd", "ew_gelu_tanh_bwd(a, b)"};
   return binary(grad, self, grad_input, gelu_is_tanh(approximate) ? tanh_form : exact, kFloating);
 }
 

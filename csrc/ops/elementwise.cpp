@@ -278,6 +278,13 @@ at::Tensor& sgn_out_ocl(const at::Tensor& self, at::Tensor& out) { return sign_o
     static const PointwiseSpec s{#NAME, EXPR};                       \
     return unary_float(self, out, s);                                \
   }
+// The same with a form over 4-element vectors (PointwiseSpec::vec_expr).
+#define EW_UNARY_FLOAT_VEC(NAME, EXPR, VEC_EXPR)                                \
+  /* NAME.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!) */                  \
+  at::Tensor& NAME##_out_ocl(const at::Tensor& self, at::Tensor& out) {        \
+    static const PointwiseSpec s{#NAME, EXPR, at::ScalarType::Undefined, {}, {}, false, VEC_EXPR}; \
+    return unary_float(self, out, s);                                           \
+  }
 EW_UNARY_FLOAT(exp, "exp(a)")
 EW_UNARY_FLOAT(exp2, "exp2(a)")
 EW_UNARY_FLOAT(expm1, "expm1(a)")
@@ -298,8 +305,8 @@ EW_UNARY_FLOAT(sinh, "sinh(a)")
 EW_UNARY_FLOAT(cosh, "cosh(a)")
 EW_UNARY_FLOAT(tanh, "tanh(a)")
 EW_UNARY_FLOAT(sigmoid, "ew_sigmoid(a)")
-EW_UNARY_FLOAT(erf, "erf(a)")
-EW_UNARY_FLOAT(erfc, "erfc(a)")
+EW_UNARY_FLOAT_VEC(erf, "erf(a)", "erf(a)")
+EW_UNARY_FLOAT_VEC(erfc, "erfc(a)", "erfc(a)")
 EW_UNARY_FLOAT(erfinv, "ew_erfinv(a)")
 #undef EW_UNARY_FLOAT
 
