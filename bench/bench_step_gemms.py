@@ -10,27 +10,28 @@ values); the table gives per-call times, the per-step total (count x time) and o
 - wall: host time of 10 back-to-back calls and a synchronize, divided by 10. It includes the
   latency from the first enqueue to the first kernel's start, which a training step (hundreds
   of queued kernels) hides, and which is larger through OpenCL than through CUDA.
-- gpu: device time of 20 back-to-back calls queued behind a few milliseconds of other work (so
-  the host's enqueue rate cannot leave the device idle between them), divided by 20: on cuda
-  CUDA events around them, on ocl the span of the kernels' own profiling events (first start
-  to last end) less the span of the busy work alone, measured in a worker process started
-  with TORCH_OCL_PROFILE=1. Both count every kernel of a call and the gaps between kernels.
-  This is the kernels' speed; for host-bound products (GPTMini small) it is not the wall time.
+- gpu: device time of 50 back-to-back calls queued behind a few milliseconds of other work (so
+  the host's enqueue rate cannot leave the device idle between them), divided by 50: host time
+  from before the busy work to a synchronize after the calls, less the same without the calls
+  (median of 7 of each), on both devices alike. It counts every kernel of a call and the gaps
+  between kernels. This is the kernels' speed; for host-bound products (GPTMini small) it is
+  not the wall time. (Kernel profiling events are not used: NVIDIA's OpenCL driver with
+  profiling on spaces back-to-back kernels ~12 us apart, against 1.5 us without, on an H200;
+  bench/RESULTS.md, session 12.) On a CPU device (PoCL) it is the wall time.
 Writes bench/results/step_gemms_<config>.json.
 """
 import argparse
 import collections
-import json
 import os
-import subprocess
 import sys
+import time
 
 import torch
 from torch.utils._python_dispatch import TorchDispatchMode
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
 from bench.bench_train import CONFIGS, make_step  # noqa: E402
-from bench.common import bench, card, devices, print_table, write_json  # noqa: E402
+from bench.common import bench, card, devices, print_table, sync, write_json  # noqa: E402
 
 GEMM_OPS = ("aten.mm.default", "aten.addmm.default", "aten.bmm.default", "aten.baddbmm.default")
 
@@ -94,7 +95,7 @@ def products(config, device):
 BUSY_ELEMS = 1 << 26  # float32 elements the device multiplies (16 passes) before a timed batch
 
 
-def gpu_us(func, inputs, kw, device, n=20):
+def gpu_us(func, inputs, kw, device, n=50, reps=7):
     """Device time per call of n back-to-back calls (see the module docstring). The calls are
     queued behind a few milliseconds of other work (16 passes over 256 MiB), so the device
     never waits for the host between them: a host-bound product (GPTMini small's) is timed by
@@ -103,39 +104,19 @@ def gpu_us(func, inputs, kw, device, n=20):
         func(*inputs, **kw)
     block = torch.ones(BUSY_ELEMS, device=device)
 
-    def busy():
+    def run(count):
+        sync(device)
+        t0 = time.perf_counter()
         for _ in range(16):
             block.mul_(1.0)
-
-    def calls(count):
         for _ in range(count):
             func(*inputs, **kw)
+        sync(device)
+        return time.perf_counter() - t0
 
-    if device == "cuda":
-        start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
-        torch.cuda.synchronize()
-        busy()
-        start.record()  # runs when the busy block ends
-        calls(n)
-        end.record()
-        torch.cuda.synchronize()
-        return start.elapsed_time(end) * 1e3 / n
-
-    def span(count):  # device ms from the first kernel's start to the last one's end
-        torch.ocl._reset_launch_counts()  # finishes the queue first
-        busy()
-        calls(count)
-        return torch.ocl._kernel_span_ms()
-
-    return (span(n) - span(0)) * 1e3 / n
-
-
-def ocl_gpu_worker(config):
-    """{product key: ocl device us per call}, from a process with kernel profiling on."""
-    out = {}
-    for key, op, spec, kw, _ in products(config, "ocl"):
-        out[key] = gpu_us(eval("torch.ops." + op), materialize(spec, "ocl"), dict(kw), "ocl")  # noqa: S307
-    print(json.dumps(out))
+    with_calls = sorted(run(n) for _ in range(reps))[reps // 2]
+    busy_only = sorted(run(0) for _ in range(reps))[reps // 2]
+    return (with_calls - busy_only) * 1e6 / n
 
 
 def main():
@@ -143,21 +124,13 @@ def main():
     ap.add_argument("--config", default="large32")
     ap.add_argument("--devices", default=None)
     ap.add_argument("--tag", default="", help="suffix of the JSON name (e.g. the TORCH_OCL_GEMM_* settings of this run)")
-    ap.add_argument("--gpu-worker", action="store_true", help=argparse.SUPPRESS)
     args = ap.parse_args()
-    if args.gpu_worker:
-        return ocl_gpu_worker(args.config)
     devs = args.devices.split(",") if args.devices else [d for d in devices(include_cpu=False)]
     # Recorded on ocl where it is one of the devices: a CUDA backward fails in a process with
     # torch_ocl loaded (pytorch/pytorch#161129, see the README), forward products do not.
     prods = products(args.config, "ocl" if "ocl" in devs else devs[0])
-    gpu = {}
-    if "ocl" in devs:
-        proc = subprocess.run([sys.executable, os.path.abspath(__file__), "--gpu-worker", "--config", args.config],
-                              env={**os.environ, "TORCH_OCL_PROFILE": "1"}, capture_output=True, text=True)
-        if proc.returncode:
-            sys.exit(f"the ocl device-time worker failed (exit {proc.returncode}):\n{proc.stderr[-4000:]}")
-        gpu["ocl"] = json.loads(proc.stdout.strip().splitlines()[-1])
+    cpu_device = {d: d == "cpu" or (torch.device(d).type == "ocl" and torch.ocl.get_device_properties(d).type == "cpu")
+                  for d in devs}
     rows = []
     for key, op, spec, kw, count in prods:
         row = {"product": describe(op, spec), "per step": count, "GFLOP": flops(op, spec) / 1e9}
@@ -166,7 +139,7 @@ def main():
             inputs = materialize(spec, dev)
             t = bench(lambda: func(*inputs, **dict(kw)), dev, iters=10)
             row[f"{dev} us"] = t * 1e6
-            row[f"{dev} gpu us"] = gpu["ocl"].get(key) if dev == "ocl" else gpu_us(func, inputs, dict(kw), dev)
+            row[f"{dev} gpu us"] = row[f"{dev} us"] if cpu_device[dev] else gpu_us(func, inputs, dict(kw), dev)
         if "ocl" in devs and "cuda" in devs:
             row["ocl/cuda"] = row["cuda us"] / row["ocl us"]
             row["gpu ocl/cuda"] = row["cuda gpu us"] / row["ocl gpu us"]
