@@ -469,6 +469,22 @@ void reduce_fwd(PTR_ARG(IN_T, x), PTR_ARG(OUT_T, y), PTR_ARG(OUT2_T, y2), PTR_AR
       ulong r = begin + coop;
       // UNROLL loads are issued before they are accumulated, so each item keeps several memory
       // requests in flight; the accumulation order (and argmax's first-index rule) is unchanged.
+#if OP == OP_SUM && ACC_FLOAT && defined(SUM_LANES)
+      // CPU devices: UNROLL independent compensated sums (a work-item's serial loop runs on one
+      // core, where a single Kahan chain is bound by its add latency), folded into the main
+      // sum before the remainder.
+      ACC lane_sum[UNROLL], lane_comp[UNROLL];
+      for (int u = 0; u < UNROLL; ++u) lane_sum[u] = lane_comp[u] = 0;
+      for (; r + (UNROLL - 1) * (ulong)C < end; r += UNROLL * (ulong)C, off += UNROLL * step) {
+        ACC v[UNROLL];
+        for (int u = 0; u < UNROLL; ++u) v[u] = LOAD(px, off + u * step);
+        for (int u = 0; u < UNROLL; ++u) KAHAN_ADD(lane_sum[u], lane_comp[u], s_map(v[u], mode, p0));
+      }
+      for (int u = 0; u < UNROLL; ++u) {
+        KAHAN_ADD(s.v, comp, lane_sum[u]);
+        KAHAN_ADD(s.v, comp, -lane_comp[u]);
+      }
+#else
       for (; r + (UNROLL - 1) * (ulong)C < end; r += UNROLL * (ulong)C, off += UNROLL * step) {
         ACC v[UNROLL];
         for (int u = 0; u < UNROLL; ++u) v[u] = LOAD(px, off + u * step);
@@ -481,6 +497,7 @@ void reduce_fwd(PTR_ARG(IN_T, x), PTR_ARG(OUT_T, y), PTR_ARG(OUT2_T, y2), PTR_AR
 #endif
         }
       }
+#endif
       for (; r < end; r += C, off += step) {
         ACC v = s_map(LOAD(px, off), mode, p0);
 #if OP == OP_SUM && ACC_FLOAT
