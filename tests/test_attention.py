@@ -337,8 +337,10 @@ def test_unbuildable_atomic_falls_back_to_cas():
         _C._tuning_set(0, key, _spec(""))
 
 
-def test_scale():
-    _compare(1, 2, 2, 12, 15, 32, scale=0.05)
+@pytest.mark.parametrize("mode", MODES)
+def test_scale(mode):
+    _compare(1, 2, 2, 12, 15, 32, scale=0.05, mode=mode)
+    _compare(1, 2, 2, 12, 15, 32, causal=True, mask=None, scale=1.7, mode=mode)
 
 
 def test_tuning_file_entry():
