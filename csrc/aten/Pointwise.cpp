@@ -113,6 +113,17 @@ std::string ct_defines(at::ScalarType ct) {
   return s.str();
 }
 
+// Whether pw_vec computes spec.vec_expr on 8-element vectors (kVecForm elements per work-item):
+// a single output and every operand a tensor stored in the floating compute type.
+constexpr int64_t kVecForm = 8;
+template <typename Dtypes, typename Flags>
+bool uses_vector_form(const PointwiseSpec& spec, int nout, int nt, const Dtypes& dtypes, const Flags& is_scalar,
+                      at::ScalarType ct) {
+  bool v = !spec.vec_expr.empty() && nout == 1 && at::isFloatingType(ct) && !spec.reports_errors;
+  for (int k = 0; k < nt; ++k) v = v && !is_scalar[k] && dtypes[k] == ct;
+  return v;
+}
+
 std::string generate(const PointwiseSpec& spec, int nout, const std::vector<at::ScalarType>& dtypes,
                      const std::vector<bool>& is_scalar, at::ScalarType ct, int nscalars) {
   const int nt = static_cast<int>(dtypes.size());
@@ -168,14 +179,14 @@ std::string generate(const PointwiseSpec& spec, int nout, const std::vector<at::
   // Vectorized contiguous: kVec elements per work-item through aligned vector accesses,
   // the last n % kVec elements by the first work-items. A spec with a vector form where every
   // operand is a tensor of the (floating) compute type: vec_expr over 8-element vectors.
-  bool vector_form = !spec.vec_expr.empty() && nout == 1 && at::isFloatingType(ct) && !spec.reports_errors;
-  for (int k = 0; k < nt; ++k) vector_form = vector_form && !is_scalar[k] && dtypes[k] == ct;
-  if (vector_form) {
+  if (uses_vector_form(spec, nout, nt, dtypes, is_scalar, ct)) {
     s << "__kernel void pw_vec(ulong n" << args.str() << ") {\n" << ptrs.str();
-    s << "  const ulong n8 = n / 8;\n  for (ulong v = get_global_id(0); v < n8; v += get_global_size(0)) {\n";
+    static_assert(kVecForm == 8, "pw_vec's vector form loads CT8 vectors");
+    s << "  const ulong n8 = n / " << kVecForm << ";\n"
+      << "  for (ulong v = get_global_id(0); v < n8; v += get_global_size(0)) {\n";
     for (int k = nout; k < nt; ++k) s << "    const CT8 " << kInNames[k - nout] << " = vload8(v, p" << k << ");\n";
     s << "    vstore8((" << spec.vec_expr << "), v, p0);\n  }\n";
-    s << "  for (ulong i = n8 * 8 + get_global_id(0); i < n; i += get_global_size(0)) {\n";
+    s << "  for (ulong i = n8 * " << kVecForm << " + get_global_id(0); i < n; i += get_global_size(0)) {\n";
     for (int k = 0; k < nt; ++k) s << "    const ulong o" << k << " = i;\n";
     s << scalar_block("o") << "  }\n}\n";
   } else {
@@ -393,7 +404,8 @@ void run_one(Device& d, at::TensorIteratorBase& iter, const PointwiseSpec& spec,
   for (const auto& sc : scalars) args.add_scalar(ct, sc);
   Kernels& ks = kernels_for(d, spec, nout, nt, dtypes, is_scalar, ct, static_cast<int>(scalars.size()));
   if (contig && aligned && n >= kVec) {
-    enqueue(d, *ks.vec, static_cast<size_t>(n / kVec), args);
+    const bool vec_form = uses_vector_form(spec, nout, nt, dtypes, is_scalar, ct);
+    enqueue(d, *ks.vec, static_cast<size_t>(std::max<int64_t>(n / (vec_form ? kVecForm : kVec), 1)), args);
     return;
   }
   if (contig) {
