@@ -114,17 +114,21 @@ std::string ct_defines(at::ScalarType ct) {
 }
 
 // Whether pw_vec computes spec.vec_expr on 8-element vectors (kVecForm elements per work-item):
-// a single output and every operand a tensor stored in the floating compute type.
+// on CPU devices, for a single output with every operand a tensor stored in the floating compute
+// type. GPUs keep a work-item per 4 elements computed lane by lane: on an H200 the vector form
+// ran GELU over 2^26 floats at 50 % of the copy bandwidth against 98 % (bench/RESULTS.md,
+// session 12).
 constexpr int64_t kVecForm = 8;
+bool is_cpu_device(const Device& d) { return (d.info.type & CL_DEVICE_TYPE_CPU) != 0; }
 template <typename Dtypes, typename Flags>
-bool uses_vector_form(const PointwiseSpec& spec, int nout, int nt, const Dtypes& dtypes, const Flags& is_scalar,
-                      at::ScalarType ct) {
-  bool v = !spec.vec_expr.empty() && nout == 1 && at::isFloatingType(ct) && !spec.reports_errors;
+bool uses_vector_form(const PointwiseSpec& spec, bool cpu_device, int nout, int nt, const Dtypes& dtypes,
+                      const Flags& is_scalar, at::ScalarType ct) {
+  bool v = cpu_device && !spec.vec_expr.empty() && nout == 1 && at::isFloatingType(ct) && !spec.reports_errors;
   for (int k = 0; k < nt; ++k) v = v && !is_scalar[k] && dtypes[k] == ct;
   return v;
 }
 
-std::string generate(const PointwiseSpec& spec, int nout, const std::vector<at::ScalarType>& dtypes,
+std::string generate(const PointwiseSpec& spec, bool cpu_device, int nout, const std::vector<at::ScalarType>& dtypes,
                      const std::vector<bool>& is_scalar, at::ScalarType ct, int nscalars) {
   const int nt = static_cast<int>(dtypes.size());
   std::ostringstream s;
@@ -179,7 +183,7 @@ std::string generate(const PointwiseSpec& spec, int nout, const std::vector<at::
   // Vectorized contiguous: kVec elements per work-item through aligned vector accesses,
   // the last n % kVec elements by the first work-items. A spec with a vector form where every
   // operand is a tensor of the (floating) compute type: vec_expr over 8-element vectors.
-  if (uses_vector_form(spec, nout, nt, dtypes, is_scalar, ct)) {
+  if (uses_vector_form(spec, cpu_device, nout, nt, dtypes, is_scalar, ct)) {
     s << "__kernel void pw_vec(ulong n" << args.str() << ") {\n" << ptrs.str();
     static_assert(kVecForm == 8, "pw_vec's vector form loads CT8 vectors");
     s << "  const ulong n8 = n / " << kVecForm << ";\n"
@@ -300,7 +304,7 @@ Kernels& kernels_for(Device& d, const PointwiseSpec& spec, int nout, int nt, con
     std::lock_guard<std::mutex> g(g_cache_mutex);
     if (Kernels* ks = find()) return *ks;
   }
-  std::string src = generate(spec, nout, std::vector<at::ScalarType>(dtypes.begin(), dtypes.begin() + nt),
+  std::string src = generate(spec, is_cpu_device(d), nout, std::vector<at::ScalarType>(dtypes.begin(), dtypes.begin() + nt),
                              std::vector<bool>(is_scalar.begin(), is_scalar.begin() + nt), ct, nscalars);
   const std::string opts = ieee_div_sqrt_option(d.info);
   Kernels ks{&get_kernel_from_source(d, src, opts, "pw_vec"), &get_kernel_from_source(d, src, opts, "pw_contig"),
@@ -404,7 +408,7 @@ void run_one(Device& d, at::TensorIteratorBase& iter, const PointwiseSpec& spec,
   for (const auto& sc : scalars) args.add_scalar(ct, sc);
   Kernels& ks = kernels_for(d, spec, nout, nt, dtypes, is_scalar, ct, static_cast<int>(scalars.size()));
   if (contig && aligned && n >= kVec) {
-    const bool vec_form = uses_vector_form(spec, nout, nt, dtypes, is_scalar, ct);
+    const bool vec_form = uses_vector_form(spec, is_cpu_device(d), nout, nt, dtypes, is_scalar, ct);
     enqueue(d, *ks.vec, static_cast<size_t>(std::max<int64_t>(n / (vec_form ? kVecForm : kVec), 1)), args);
     return;
   }
@@ -427,7 +431,7 @@ void run_one(Device& d, at::TensorIteratorBase& iter, const PointwiseSpec& spec,
   args.add_ref(&g, sizeof(g));
   // CPU devices: a work-item per row of the innermost dimension where rows are long enough to
   // pay for the loop (PoCL, GPTMini small8's q/k/v copies: 11 ns per element one per work-item).
-  if ((d.info.type & CL_DEVICE_TYPE_CPU) && ndims >= 2 && g.size[0] >= kMinRowsInner) {
+  if (is_cpu_device(d) && ndims >= 2 && g.size[0] >= kMinRowsInner) {
     enqueue(d, *ks.rows, static_cast<size_t>(n / int64_t(g.size[0])), args);
     return;
   }

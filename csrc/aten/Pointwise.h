@@ -34,10 +34,10 @@ struct PointwiseSpec {
   std::vector<at::ScalarType> out_types;
   // The expression may call report_error(err_flag, code) (e.g. integer division by zero).
   bool reports_errors = false;
-  // Optional: `expr` over 8-element vectors (inputs a, b, ... of type CT8) for pw_vec, used
-  // where every operand is a tensor stored in a floating compute type. For functions that a
-  // driver computes much faster on vectors than lane by lane (PoCL's erf on an AVX2 core: 28 ns
-  // per element in scalars, 5.1 in 4-element vectors, 2.6 in 8-element ones).
+  // Optional: `expr` over 8-element vectors (inputs a, b, ... of type CT8) for pw_vec on CPU
+  // devices, used where every operand is a tensor stored in a floating compute type. For
+  // functions that a CPU driver computes much faster on vectors than lane by lane (PoCL's erf on
+  // an AVX2 core: 28 ns per element in scalars, 5.1 in 4-element vectors, 2.6 in 8-element ones).
   std::string vec_expr = {};
 };
 
