@@ -63,7 +63,7 @@ struct AttnConfig {
   int mma_fetch = 1;     // MMA_FETCH: the forward's K/V loads issued before its barrier (into registers)
   int mma_bwd_fetch = 1;  // MMA_BWD_FETCH: the backward's next Q/dO rows loaded during the current step
   // GEMM=on|off: float32/float64 attention without dropout through the matrix-product kernels
-  // and an L x S score matrix in memory (kernels/attention_gemm.cl; see gemm_path_rows).
+  // and an L x S score matrix in memory (kernels/attention_gemm.cl; see gemm_path).
   int gemm = 0;
   bool ok = false;
 
@@ -551,8 +551,8 @@ std::shared_ptr<const AttnPlan> checked_plan(const Device& d, const at::Tensor& 
 // (reshape: views where the layout allows, else one copy). The pairs go in chunks whose scores
 // take at most kGemmChunkElems elements (the backward holds two such buffers).
 constexpr int64_t kGemmChunkElems = int64_t(1) << 22;
-// The score matrix of one pair must fit a chunk's budget several times over, else the fused
-// kernels (O(L) memory) take the problem.
+// A pair with more scores than this stays with the fused kernels (O(L) memory); up to it a
+// chunk of one pair may hold 4x the budget above.
 constexpr int64_t kGemmMaxPairElems = int64_t(1) << 24;
 
 bool gemm_path(const AttnPlan& p, const at::Tensor& q, const at::Tensor& k, double dropout_p) {
@@ -596,13 +596,13 @@ void gemm_forward(Device& d, const at::Tensor& q, const at::Tensor& k, const at:
     at::bmm_out(sc, q3.narrow(0, n0, nc), k3.narrow(0, n0, nc).transpose(1, 2));
     const int rows = int(nc * gL);
     const cl_long row0 = n0 * gL;
-    if (rows == 0) continue;
-    if (q.scalar_type() == at::kDouble)
-      launch(d, kern, Range(size_t(rows)), Range(), rows, row0, int(L), int(S), int(Hq), int(causal), scale, buf(sc),
+    auto run = [&](auto sc_scale) {
+      if (rows == 0) return;
+      launch(d, kern, Range(size_t(rows)), Range(), rows, row0, int(L), int(S), int(Hq), int(causal), sc_scale, buf(sc),
              m.mask, m.s.b, m.s.h, m.s.r, m.s.d, m.use, buf(lse));
-    else
-      launch(d, kern, Range(size_t(rows)), Range(), rows, row0, int(L), int(S), int(Hq), int(causal), float(scale),
-             buf(sc), m.mask, m.s.b, m.s.h, m.s.r, m.s.d, m.use, buf(lse));
+    };
+    if (q.scalar_type() == at::kDouble) run(scale);
+    else run(float(scale));
     at::Tensor oc = out3.narrow(0, n0, nc);
     at::bmm_out(oc, sc, v3.narrow(0, n0, nc));
   }
@@ -635,9 +635,9 @@ void gemm_backward(Device& d, const at::Tensor& grad_out, const at::Tensor& q, c
     at::bmm_out(dpc, goc, vc.transpose(1, 2));
     const int rows = int(nc * gL);
     const cl_long row0 = n0 * gL;
-    auto run = [&](auto sc) {
+    auto run = [&](auto sc_scale) {
       if (rows == 0) return;
-      launch(d, kern, Range(size_t(rows)), Range(), rows, row0, int(L), int(S), int(Hq), int(causal), sc, buf(pc),
+      launch(d, kern, Range(size_t(rows)), Range(), rows, row0, int(L), int(S), int(Hq), int(causal), sc_scale, buf(pc),
              buf(dpc), m.mask, m.s.b, m.s.h, m.s.r, m.s.d, m.use, buf(lse), int(Dv), buf(grad_out), gs.b, gs.h, gs.r,
              gs.d, buf(out), os.b, os.h, os.r, os.d, db, int(dbias.defined()));
     };
