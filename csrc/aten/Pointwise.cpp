@@ -119,7 +119,6 @@ std::string ct_defines(at::ScalarType ct) {
 // ran GELU over 2^26 floats at 50 % of the copy bandwidth against 98 % (bench/RESULTS.md,
 // session 12).
 constexpr int64_t kVecForm = 8;
-bool is_cpu_device(const Device& d) { return (d.info.type & CL_DEVICE_TYPE_CPU) != 0; }
 template <typename Dtypes, typename Flags>
 bool uses_vector_form(const PointwiseSpec& spec, bool cpu_device, int nout, int nt, const Dtypes& dtypes,
                       const Flags& is_scalar, at::ScalarType ct) {
@@ -183,8 +182,8 @@ std::string generate(const PointwiseSpec& spec, bool cpu_device, int nout, const
   // Vectorized contiguous: kVec elements per work-item through aligned vector accesses,
   // the last n % kVec elements by the first work-items. A spec with a vector form where every
   // operand is a tensor of the (floating) compute type: vec_expr over 8-element vectors.
+  s << "__kernel void pw_vec(ulong n" << args.str() << ") {\n" << ptrs.str();
   if (uses_vector_form(spec, cpu_device, nout, nt, dtypes, is_scalar, ct)) {
-    s << "__kernel void pw_vec(ulong n" << args.str() << ") {\n" << ptrs.str();
     static_assert(kVecForm == 8, "pw_vec's vector form loads CT8 vectors");
     s << "  const ulong n8 = n / " << kVecForm << ";\n"
       << "  for (ulong v = get_global_id(0); v < n8; v += get_global_size(0)) {\n";
@@ -194,7 +193,6 @@ std::string generate(const PointwiseSpec& spec, bool cpu_device, int nout, const
     for (int k = 0; k < nt; ++k) s << "    const ulong o" << k << " = i;\n";
     s << scalar_block("o") << "  }\n}\n";
   } else {
-    s << "__kernel void pw_vec(ulong n" << args.str() << ") {\n" << ptrs.str();
     s << "  const ulong nv = n / " << kVec << ";\n";
     s << "  for (ulong v = get_global_id(0); v < nv; v += get_global_size(0)) {\n";
     for (int k = 0; k < nt; ++k) {
@@ -304,7 +302,7 @@ Kernels& kernels_for(Device& d, const PointwiseSpec& spec, int nout, int nt, con
     std::lock_guard<std::mutex> g(g_cache_mutex);
     if (Kernels* ks = find()) return *ks;
   }
-  std::string src = generate(spec, is_cpu_device(d), nout, std::vector<at::ScalarType>(dtypes.begin(), dtypes.begin() + nt),
+  std::string src = generate(spec, d.info.is_cpu(), nout, std::vector<at::ScalarType>(dtypes.begin(), dtypes.begin() + nt),
                              std::vector<bool>(is_scalar.begin(), is_scalar.begin() + nt), ct, nscalars);
   const std::string opts = ieee_div_sqrt_option(d.info);
   Kernels ks{&get_kernel_from_source(d, src, opts, "pw_vec"), &get_kernel_from_source(d, src, opts, "pw_contig"),
@@ -408,7 +406,7 @@ void run_one(Device& d, at::TensorIteratorBase& iter, const PointwiseSpec& spec,
   for (const auto& sc : scalars) args.add_scalar(ct, sc);
   Kernels& ks = kernels_for(d, spec, nout, nt, dtypes, is_scalar, ct, static_cast<int>(scalars.size()));
   if (contig && aligned && n >= kVec) {
-    const bool vec_form = uses_vector_form(spec, is_cpu_device(d), nout, nt, dtypes, is_scalar, ct);
+    const bool vec_form = uses_vector_form(spec, d.info.is_cpu(), nout, nt, dtypes, is_scalar, ct);
     enqueue(d, *ks.vec, static_cast<size_t>(std::max<int64_t>(n / (vec_form ? kVecForm : kVec), 1)), args);
     return;
   }
@@ -431,7 +429,7 @@ void run_one(Device& d, at::TensorIteratorBase& iter, const PointwiseSpec& spec,
   args.add_ref(&g, sizeof(g));
   // CPU devices: a work-item per row of the innermost dimension where rows are long enough to
   // pay for the loop (PoCL, GPTMini small8's q/k/v copies: 11 ns per element one per work-item).
-  if (is_cpu_device(d) && ndims >= 2 && g.size[0] >= kMinRowsInner) {
+  if (d.info.is_cpu() && ndims >= 2 && g.size[0] >= kMinRowsInner) {
     enqueue(d, *ks.rows, static_cast<size_t>(n / int64_t(g.size[0])), args);
     return;
   }

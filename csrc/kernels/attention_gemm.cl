@@ -31,9 +31,10 @@
 
 #define MASK_ARGS PTR_ARG(DTYPE, mask), long m_sb, long m_sh, long m_sl, long m_ss, int use_mask
 
-inline DTYPE4 mask4(__global const DTYPE* MK, int use_mask, int j) {
-  return use_mask ? vload4(0, MK + j) : (DTYPE4)0;
-}
+// The pre-softmax value x = s * scale + mask of key j, from the scores row P (the vector form
+// for keys j..j+3 below n4, where the mask, if any, has a unit key stride).
+#define SCORE1(j) (P[j] * scale + (use_mask ? MK[(long)(j) * m_ss] : (DTYPE)0))
+#define SCORE4(j) (vload4(0, P + (j)) * scale + (use_mask ? vload4(0, MK + (j)) : (DTYPE4)0))
 
 // In place, scores -> probabilities: P = softmax(s * scale + mask) per row (0 where excluded,
 // a row with nothing left all 0); lse[R] = log sum exp of the row (-inf for such a row).
@@ -43,12 +44,12 @@ __kernel void attention_gemm_softmax(int rows, long row0, int L, int S, int Hq, 
   DTYPE mx = NEG_INF;
   DTYPE4 mx4 = (DTYPE4)NEG_INF;
   for (int j = 0; j < n4; j += 4) {
-    const DTYPE4 x = vload4(0, P + j) * scale + mask4(MK, use_mask, j);
+    const DTYPE4 x = SCORE4(j);
     vstore4(x, 0, P + j);
     mx4 = fmax(mx4, x);
   }
   for (int j = n4; j < n; ++j) {
-    const DTYPE x = P[j] * scale + (use_mask ? MK[(long)j * m_ss] : (DTYPE)0);
+    const DTYPE x = SCORE1(j);
     P[j] = x;
     mx = fmax(mx, x);
   }
@@ -100,8 +101,7 @@ __kernel void attention_gemm_grad(int rows, long row0, int L, int S, int Hq, int
   const int m = ls == NEG_INF ? 0 : n;  // a row with nothing left has P = 0 throughout
   const int m4 = min(n4, m);
   for (int j = 0; j < m4; j += 4) {
-    const DTYPE4 x = vload4(0, P + j) * scale + mask4(MK, use_mask, j);
-    const DTYPE4 pr = exp(x - ls);
+    const DTYPE4 pr = exp(SCORE4(j) - ls);
     // 0 where P is (a masked key), whatever dp holds
     const DTYPE4 ds = select(pr * (vload4(0, DP + j) - delta), (DTYPE4)0, pr == (DTYPE4)0);
     vstore4(pr, 0, P + j);
@@ -109,7 +109,7 @@ __kernel void attention_gemm_grad(int rows, long row0, int L, int S, int Hq, int
     if (want_dbias) vstore4(ds, 0, DB + j);
   }
   for (int j = m4; j < m; ++j) {
-    const DTYPE x = P[j] * scale + (use_mask ? MK[(long)j * m_ss] : (DTYPE)0);
+    const DTYPE x = SCORE1(j);
     const DTYPE pr = x == NEG_INF ? (DTYPE)0 : exp(x - ls);
     const DTYPE ds = pr == (DTYPE)0 ? (DTYPE)0 : pr * (DP[j] - delta);
     P[j] = pr;

@@ -475,27 +475,25 @@ void reduce_fwd(PTR_ARG(IN_T, x), PTR_ARG(OUT_T, y), PTR_ARG(OUT2_T, y2), PTR_AR
       // sum before the remainder.
       ACC lane_sum[UNROLL], lane_comp[UNROLL];
       for (int u = 0; u < UNROLL; ++u) lane_sum[u] = lane_comp[u] = 0;
-      for (; r + (UNROLL - 1) * (ulong)C < end; r += UNROLL * (ulong)C, off += UNROLL * step) {
-        ACC v[UNROLL];
-        for (int u = 0; u < UNROLL; ++u) v[u] = LOAD(px, off + u * step);
-        for (int u = 0; u < UNROLL; ++u) KAHAN_ADD(lane_sum[u], lane_comp[u], s_map(v[u], mode, p0));
-      }
-      for (int u = 0; u < UNROLL; ++u) {
-        KAHAN_ADD(s.v, comp, lane_sum[u]);
-        KAHAN_ADD(s.v, comp, -lane_comp[u]);
-      }
-#else
+#endif
       for (; r + (UNROLL - 1) * (ulong)C < end; r += UNROLL * (ulong)C, off += UNROLL * step) {
         ACC v[UNROLL];
         for (int u = 0; u < UNROLL; ++u) v[u] = LOAD(px, off + u * step);
         for (int u = 0; u < UNROLL; ++u) {
           ACC m = s_map(v[u], mode, p0);
-#if OP == OP_SUM && ACC_FLOAT
+#if OP == OP_SUM && ACC_FLOAT && defined(SUM_LANES)
+          KAHAN_ADD(lane_sum[u], lane_comp[u], m);
+#elif OP == OP_SUM && ACC_FLOAT
           KAHAN_ADD(s.v, comp, m);
 #else
           s = s_add(s, m, (long)(r + u * (ulong)C), mode);
 #endif
         }
+      }
+#if OP == OP_SUM && ACC_FLOAT && defined(SUM_LANES)
+      for (int u = 0; u < UNROLL; ++u) {
+        KAHAN_ADD(s.v, comp, lane_sum[u]);
+        KAHAN_ADD(s.v, comp, -lane_comp[u]);
       }
 #endif
       for (; r < end; r += C, off += step) {

@@ -254,7 +254,7 @@ AttnConfig attn_config(const Device& d, int64_t D, int64_t Dv, at::ScalarType t)
   // (bench_attention.py --quick, bench/RESULTS.md session 11): GPTMini small's B=8 H=4 T=128
   // d=32 causal 18.0 -> 11.0; B=1 H=2 d=64 T=256 10.5 -> 6.8 (causal 6.85 -> 4.02), T=512
   // 35.7 -> 27.9 (causal 19.9 -> 14.8).
-  if ((d.info.type & CL_DEVICE_TYPE_CPU) && c.head_dim <= 64)
+  if (d.info.is_cpu() && c.head_dim <= 64)
     c.block_m = 64, c.block_n = 64, c.wpt_m = 8, c.wpt_n = 8, c.bwd_wpt_m = 8, c.bwd_wpt_n = 4;
   // NVIDIA (H200, driver 580; bench/RESULTS.md): without the register prefetch fwd+bwd ran
   // 4-9% faster at every T (fewer live registers, more resident work-groups).
@@ -285,7 +285,7 @@ AttnConfig attn_config(const Device& d, int64_t D, int64_t Dv, at::ScalarType t)
   // fused kernels, whose per-work-item tiles PoCL runs at a fraction of the GEMM's speed.
   // PoCL 3.1, 2-core AVX2 VM, GPTMini small8's attention (B=8 H=4 T=128 d=32 causal), fwd+bwd
   // ms, one run (bench/RESULTS.md, session 12): fused kernels 25.4, the seven products alone 9.1.
-  if (d.info.type & CL_DEVICE_TYPE_CPU) c.gemm = 1;
+  if (d.info.is_cpu()) c.gemm = 1;
   const std::string dflt = c.describe();
   apply_overrides(d, t, c);
   if (t != at::kFloat || c.head_dim > 64) c.mma = 0;  // what the tensor-core kernels take (no warning)
@@ -562,9 +562,6 @@ bool gemm_path(const AttnPlan& p, const at::Tensor& q, const at::Tensor& k, doub
   return group * q.size(2) * k.size(2) <= kGemmMaxPairElems;
 }
 
-// Pairs per chunk for pairs of `pair_elems` scores each.
-int64_t gemm_chunk(int64_t pair_elems) { return std::max<int64_t>(1, kGemmChunkElems / std::max<int64_t>(pair_elems, 1)); }
-
 std::string gemm_rows_options(at::ScalarType t) {
   return t == at::kDouble ? "-DDTYPE=double" : "-DDTYPE=float";
 }
@@ -580,74 +577,85 @@ MaskArgs mask_args(const at::Tensor& mask4) {
   return m;
 }
 
-// out = softmax(scale * Q K^T + mask) V and lse, for q/k/v as [B, H, T, D] (any strides).
-void gemm_forward(Device& d, const at::Tensor& q, const at::Tensor& k, const at::Tensor& v,
-                  const at::Tensor& mask4, bool causal, double scale, const at::Tensor& out3, const at::Tensor& lse) {
-  const int64_t B = q.size(0), Hq = q.size(1), L = q.size(2), D = q.size(3), Hkv = k.size(1), S = k.size(2),
-                Dv = v.size(3), pairs = B * Hkv, gL = Hq / Hkv * L;
-  const at::Tensor q3 = q.reshape({pairs, gL, D}), k3 = k.reshape({pairs, S, D}), v3 = v.reshape({pairs, S, Dv});
-  const int64_t chunk = gemm_chunk(gL * S);
-  at::Tensor scores = at::empty({std::min(chunk, pairs), gL, S}, q.options());
-  Kernel& kern = get_kernel(d, "attention_gemm", gemm_rows_options(q.scalar_type()), "attention_gemm_softmax");
-  const MaskArgs m = mask_args(mask4);
-  for (int64_t n0 = 0; n0 < pairs; n0 += chunk) {
-    const int64_t nc = std::min(chunk, pairs - n0);
-    at::Tensor sc = scores.narrow(0, 0, nc);
-    at::bmm_out(sc, q3.narrow(0, n0, nc), k3.narrow(0, n0, nc).transpose(1, 2));
-    const int rows = int(nc * gL);
-    const cl_long row0 = n0 * gL;
-    auto run = [&](auto sc_scale) {
-      if (rows == 0) return;
-      launch(d, kern, Range(size_t(rows)), Range(), rows, row0, int(L), int(S), int(Hq), int(causal), sc_scale, buf(sc),
-             m.mask, m.s.b, m.s.h, m.s.r, m.s.d, m.use, buf(lse));
-    };
-    if (q.scalar_type() == at::kDouble) run(scale);
-    else run(float(scale));
-    at::Tensor oc = out3.narrow(0, n0, nc);
-    at::bmm_out(oc, sc, v3.narrow(0, n0, nc));
-  }
+// q/k/v as the (batch, kv head) pairs the products batch over, and the pairs per chunk.
+struct GemmPairs {
+  int64_t B, Hq, Hkv, L, S, D, Dv, pairs, gL, chunk;
+  at::Tensor q3, k3, v3;
+  GemmPairs(const at::Tensor& q, const at::Tensor& k, const at::Tensor& v)
+      : B(q.size(0)), Hq(q.size(1)), Hkv(k.size(1)), L(q.size(2)), S(k.size(2)), D(q.size(3)), Dv(v.size(3)),
+        pairs(B * Hkv), gL(Hq / Hkv * L),
+        chunk(std::max<int64_t>(1, kGemmChunkElems / std::max<int64_t>(gL * S, 1))),
+        q3(q.reshape({pairs, gL, D})), k3(k.reshape({pairs, S, D})), v3(v.reshape({pairs, S, Dv})) {}
+  // A score buffer for the largest chunk.
+  at::Tensor scores() const { return at::empty({std::min(chunk, pairs), gL, S}, q3.options()); }
+};
+
+// One of attention_gemm.cl's row kernels over the rows of pairs [n0, n0 + nc): their common
+// arguments (the scale in the kernel's DTYPE), then `rest`.
+template <typename... Rest>
+void launch_rows(Device& d, Kernel& kern, const GemmPairs& g, int64_t n0, int64_t nc, bool causal, double scale,
+                 const Rest&... rest) {
+  const int rows = int(nc * g.gL);
+  if (rows == 0) return;
+  auto go = [&](auto sc) {
+    launch(d, kern, Range(size_t(rows)), Range(), rows, cl_long(n0 * g.gL), int(g.L), int(g.S), int(g.Hq),
+           int(causal), sc, rest...);
+  };
+  if (g.q3.scalar_type() == at::kDouble) go(scale);
+  else go(float(scale));
 }
 
-// dq3/dk3/dv3 ([B*Hkv, group*L, D], [B*Hkv, S, D], [B*Hkv, S, Dv]) and dbias (when defined):
-// per chunk, P from the recomputed scores and lse, dP = dO V^T, dS by the row kernel, then
-// dV = P^T dO, dQ = scale dS K, dK = scale dS^T Q.
-void gemm_backward(Device& d, const at::Tensor& grad_out, const at::Tensor& q, const at::Tensor& k,
-                   const at::Tensor& v, const at::Tensor& mask4, const at::Tensor& out, const at::Tensor& lse,
-                   bool causal, double scale, const at::Tensor& dq3, const at::Tensor& dk3, const at::Tensor& dv3,
-                   const at::Tensor& dbias) {
-  const int64_t B = q.size(0), Hq = q.size(1), L = q.size(2), D = q.size(3), Hkv = k.size(1), S = k.size(2),
-                Dv = v.size(3), pairs = B * Hkv, gL = Hq / Hkv * L;
-  const at::Tensor q3 = q.reshape({pairs, gL, D}), k3 = k.reshape({pairs, S, D}), v3 = v.reshape({pairs, S, Dv});
-  const at::Tensor go3 = grad_out.reshape({pairs, gL, Dv});
-  const int64_t chunk = gemm_chunk(gL * S);
-  at::Tensor pbuf = at::empty({std::min(chunk, pairs), gL, S}, q.options());
-  at::Tensor dpbuf = at::empty_like(pbuf);
+// out = softmax(scale * Q K^T + mask) V, returned in [B, Hq, L, Dv] memory (the products'
+// [B*Hkv, group*L, Dv] output as it comes), and lse.
+at::Tensor gemm_forward(Device& d, const at::Tensor& q, const at::Tensor& k, const at::Tensor& v,
+                        const at::Tensor& mask4, bool causal, double scale, const at::Tensor& lse) {
+  const GemmPairs g(q, k, v);
+  at::Tensor out3 = at::empty({g.pairs, g.gL, g.Dv}, q.options());
+  at::Tensor scores = g.scores();
+  Kernel& kern = get_kernel(d, "attention_gemm", gemm_rows_options(q.scalar_type()), "attention_gemm_softmax");
+  const MaskArgs m = mask_args(mask4);
+  for (int64_t n0 = 0; n0 < g.pairs; n0 += g.chunk) {
+    const int64_t nc = std::min(g.chunk, g.pairs - n0);
+    at::Tensor sc = scores.narrow(0, 0, nc), oc = out3.narrow(0, n0, nc);
+    at::bmm_out(sc, g.q3.narrow(0, n0, nc), g.k3.narrow(0, n0, nc).transpose(1, 2));
+    launch_rows(d, kern, g, n0, nc, causal, scale, buf(sc), m.mask, m.s.b, m.s.h, m.s.r, m.s.d, m.use, buf(lse));
+    at::bmm_out(oc, sc, g.v3.narrow(0, n0, nc));
+  }
+  return out3.view({g.B, g.Hq, g.L, g.Dv});
+}
+
+// dq, dk, dv as [B, H, T, D] and dbias (when defined): per chunk, P from the recomputed scores
+// and lse, dP = dO V^T, dS by the row kernel, then dV = P^T dO, dQ = scale dS K, dK = scale dS^T Q.
+std::tuple<at::Tensor, at::Tensor, at::Tensor> gemm_backward(Device& d, const at::Tensor& grad_out,
+                                                             const at::Tensor& q, const at::Tensor& k,
+                                                             const at::Tensor& v, const at::Tensor& mask4,
+                                                             const at::Tensor& out, const at::Tensor& lse,
+                                                             bool causal, double scale, const at::Tensor& dbias) {
+  const GemmPairs g(q, k, v);
+  at::Tensor dq3 = at::empty({g.pairs, g.gL, g.D}, q.options()), dk3 = at::empty({g.pairs, g.S, g.D}, q.options()),
+             dv3 = at::empty({g.pairs, g.S, g.Dv}, q.options());
+  const at::Tensor go3 = grad_out.reshape({g.pairs, g.gL, g.Dv});
+  at::Tensor pbuf = g.scores(), dpbuf = g.scores();
   Kernel& kern = get_kernel(d, "attention_gemm", gemm_rows_options(q.scalar_type()), "attention_gemm_grad");
   const MaskArgs m = mask_args(mask4);
   const Strides4 gs = strides4(grad_out), os = strides4(out);
   const Buf db = dbias.defined() ? buf(dbias) : Buf{nullptr, 0};
-  for (int64_t n0 = 0; n0 < pairs; n0 += chunk) {
-    const int64_t nc = std::min(chunk, pairs - n0);
+  for (int64_t n0 = 0; n0 < g.pairs; n0 += g.chunk) {
+    const int64_t nc = std::min(g.chunk, g.pairs - n0);
     at::Tensor pc = pbuf.narrow(0, 0, nc), dpc = dpbuf.narrow(0, 0, nc);
-    const at::Tensor qc = q3.narrow(0, n0, nc), kc = k3.narrow(0, n0, nc), vc = v3.narrow(0, n0, nc),
+    const at::Tensor qc = g.q3.narrow(0, n0, nc), kc = g.k3.narrow(0, n0, nc), vc = g.v3.narrow(0, n0, nc),
                      goc = go3.narrow(0, n0, nc);
     at::bmm_out(pc, qc, kc.transpose(1, 2));
     at::bmm_out(dpc, goc, vc.transpose(1, 2));
-    const int rows = int(nc * gL);
-    const cl_long row0 = n0 * gL;
-    auto run = [&](auto sc_scale) {
-      if (rows == 0) return;
-      launch(d, kern, Range(size_t(rows)), Range(), rows, row0, int(L), int(S), int(Hq), int(causal), sc_scale, buf(pc),
-             buf(dpc), m.mask, m.s.b, m.s.h, m.s.r, m.s.d, m.use, buf(lse), int(Dv), buf(grad_out), gs.b, gs.h, gs.r,
-             gs.d, buf(out), os.b, os.h, os.r, os.d, db, int(dbias.defined()));
-    };
-    if (q.scalar_type() == at::kDouble) run(scale);
-    else run(float(scale));
+    launch_rows(d, kern, g, n0, nc, causal, scale, buf(pc), buf(dpc), m.mask, m.s.b, m.s.h, m.s.r, m.s.d, m.use,
+                buf(lse), int(g.Dv), buf(grad_out), gs.b, gs.h, gs.r, gs.d, buf(out), os.b, os.h, os.r, os.d, db,
+                int(dbias.defined()));
     at::Tensor dvc = dv3.narrow(0, n0, nc), dqc = dq3.narrow(0, n0, nc), dkc = dk3.narrow(0, n0, nc);
     at::bmm_out(dvc, pc.transpose(1, 2), goc);
     at::bmm_out(dqc, dpc, kc);
     at::bmm_out(dkc, dpc.transpose(1, 2), qc);
   }
+  return {dq3.view({g.B, g.Hq, g.L, g.D}), dk3.view({g.B, g.Hkv, g.S, g.D}), dv3.view({g.B, g.Hkv, g.S, g.Dv})};
 }
 
 }  // namespace
@@ -676,13 +684,9 @@ sdpa_overrideable_ocl(const at::Tensor& q, const at::Tensor& k, const at::Tensor
   if (out.numel() > 0) {
     const std::shared_ptr<const AttnPlan> plan = checked_plan(d, q, v);
     const AttnPlan& p = *plan;
-    if (gemm_path(p, q, k, dropout_p)) {
-      // [B, Hq, L, Dv] memory: the products' [B*Hkv, group*L, Dv] output as it comes.
-      at::Tensor out3 = at::empty({B * k.size(1), Hq / k.size(1) * L, Dv}, q.options());
-      gemm_forward(d, q, k, v, mask_view(attn_bias, q, S), is_causal, sc, out3, lse);
-      return {out3.view({B, Hq, L, Dv}), lse, at::Tensor(), at::Tensor(), c10::SymInt(L), c10::SymInt(S),
-              seed_t, offset_t, at::Tensor()};
-    }
+    if (gemm_path(p, q, k, dropout_p))
+      return {gemm_forward(d, q, k, v, mask_view(attn_bias, q, S), is_causal, sc, lse), lse, at::Tensor(),
+              at::Tensor(), c10::SymInt(L), c10::SymInt(S), seed_t, offset_t, at::Tensor()};
     AttnArgs a = make_args(q, k, v, mask_view(attn_bias, q, S), is_causal, sc, dropout_p, ph.seed, ph.offset);
     Kernel* mma = dropout_p == 0.0 ? mma_kernel(d, p, "attention_mma_fwd") : nullptr;
     Kernel& kern = mma ? *mma : get_kernel(d, "attention", p.options, "attention_fwd");
@@ -729,11 +733,8 @@ std::tuple<at::Tensor, at::Tensor, at::Tensor, at::Tensor> sdpa_overrideable_bac
   std::optional<at::Tensor> bias_opt;
   if (attn_bias.defined()) bias_opt = attn_bias;
   if (gemm_path(p, q, k, dropout_p)) {
-    const int64_t pairs = B * Hkv, gL = Hq / Hkv * L;
-    at::Tensor dq3 = at::empty({pairs, gL, D}, q.options()), dk3 = at::empty({pairs, S, D}, q.options()),
-               dv3 = at::empty({pairs, S, Dv}, q.options());
-    gemm_backward(d, grad_out, q, k, v, mask_view(bias_opt, q, S), out, lse, is_causal, sc, dq3, dk3, dv3, dbias);
-    return {dq3.view({B, Hq, L, D}), dk3.view({B, Hkv, S, D}), dv3.view({B, Hkv, S, Dv}), dbias};
+    auto [dq, dk, dv] = gemm_backward(d, grad_out, q, k, v, mask_view(bias_opt, q, S), out, lse, is_causal, sc, dbias);
+    return {dq, dk, dv, dbias};
   }
   at::Tensor dq = grad_like(q, B, Hq, L, D);
   at::Tensor dk = grad_like(k, B, Hkv, S, D);

@@ -164,7 +164,7 @@ Teams teams(const RowGeom& g, int items, int max_team = rows::kMaxWG) {
 // keep 256.
 int forward_team(const Device& d, const RowsConfig& rc, int64_t rows) {
   if (rc.fwd_team) return rc.fwd_team;
-  if (d.info.type & CL_DEVICE_TYPE_CPU) return rows::kMaxWG;
+  if (d.info.is_cpu()) return rows::kMaxWG;
   const int64_t want = std::max<int64_t>(d.info.compute_units, 1) * 1024;
   return static_cast<int>(std::clamp<int64_t>(rows::next_pow2((want + rows - 1) / rows), 32, rows::kMaxWG));
 }

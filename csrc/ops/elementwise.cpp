@@ -272,19 +272,14 @@ at::Tensor& sgn_out_ocl(const at::Tensor& self, at::Tensor& out) { return sign_o
 
 // ---- float math (integers promote to float) ------------------------------------------------
 
-#define EW_UNARY_FLOAT(NAME, EXPR)                                   \
-  /* NAME.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!) */       \
-  at::Tensor& NAME##_out_ocl(const at::Tensor& self, at::Tensor& out) { \
-    static const PointwiseSpec s{#NAME, EXPR};                       \
-    return unary_float(self, out, s);                                \
-  }
-// The same with a form over 4-element vectors (PointwiseSpec::vec_expr).
-#define EW_UNARY_FLOAT_VEC(NAME, EXPR, VEC_EXPR)                                \
-  /* NAME.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!) */                  \
-  at::Tensor& NAME##_out_ocl(const at::Tensor& self, at::Tensor& out) {        \
+// VEC_EXPR: the same over 8-element vectors for CPU devices (PointwiseSpec::vec_expr), or "".
+#define EW_UNARY_FLOAT_VEC(NAME, EXPR, VEC_EXPR)                                                    \
+  /* NAME.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!) */                                      \
+  at::Tensor& NAME##_out_ocl(const at::Tensor& self, at::Tensor& out) {                            \
     static const PointwiseSpec s{#NAME, EXPR, at::ScalarType::Undefined, {}, {}, false, VEC_EXPR}; \
-    return unary_float(self, out, s);                                           \
+    return unary_float(self, out, s);                                                               \
   }
+#define EW_UNARY_FLOAT(NAME, EXPR) EW_UNARY_FLOAT_VEC(NAME, EXPR, "")
 EW_UNARY_FLOAT(exp, "exp(a)")
 EW_UNARY_FLOAT(exp2, "exp2(a)")
 EW_UNARY_FLOAT(expm1, "expm1(a)")
@@ -309,6 +304,7 @@ EW_UNARY_FLOAT_VEC(erf, "erf(a)", "erf(a)")
 EW_UNARY_FLOAT_VEC(erfc, "erfc(a)", "erfc(a)")
 EW_UNARY_FLOAT(erfinv, "ew_erfinv(a)")
 #undef EW_UNARY_FLOAT
+#undef EW_UNARY_FLOAT_VEC
 
 // atan2.out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)
 at::Tensor& atan2_out_ocl(const at::Tensor& self, const at::Tensor& other, at::Tensor& out) {

@@ -250,7 +250,7 @@ void run_reduce(const Spec& spec, const at::Tensor& self, at::native::DimMask ma
   else if (k2[0].in == 1 && nout > 1) row_mode = false;
   else row_mode = r2[0].in <= k2[0].in || nout == 1;
   size_t C, P;
-  const bool cpu = d.info.type & CL_DEVICE_TYPE_CPU;
+  const bool cpu = d.info.is_cpu();
   if (cpu) {
     // CPU devices: one work-item per output where there are enough of them (a serial loop on
     // one core, no tree to climb; long reductions split over work-groups below), a team per

@@ -32,6 +32,8 @@ struct DeviceInfo {
   bool nvidia = false;
   int nv_sm = 0;
   std::string extensions;
+  // A CPU device (PoCL and the like): a work-group runs as a loop over its work-items on one core.
+  bool is_cpu() const { return (type & CL_DEVICE_TYPE_CPU) != 0; }
   // Whether `extensions` lists `name` (a whole entry, not a prefix of a longer one).
   bool has_extension(const std::string& name) const {
     for (size_t at = extensions.find(name); at != std::string::npos; at = extensions.find(name, at + 1)) {
