@@ -62,7 +62,8 @@ import pytest  # noqa: E402
 
 from torch_ocl import _C  # noqa: E402
 
-SMALL_TILED = "KERNEL=tiled TILE_M=32 TILE_N=32 TILE_K=8 WPT_M=4 WPT_N=4 VEC_WIDTH=4"
+# SLICE_K=1: these tests are about gemm_tiled_fwd itself (NVIDIA's default slices small products).
+SMALL_TILED = "KERNEL=tiled TILE_M=32 TILE_N=32 TILE_K=8 WPT_M=4 WPT_N=4 VEC_WIDTH=4 SLICE_K=1"
 
 
 class _forced:
@@ -100,7 +101,7 @@ def _skip_unless_taken(cfg):
 
 
 # A micro-tile taller than wide (8x4 per work-item, as NVIDIA's small-class default).
-TALL_MICRO_TILE = "KERNEL=tiled TILE_M=32 TILE_N=32 TILE_K=8 WPT_M=8 WPT_N=4 VEC_WIDTH=4"
+TALL_MICRO_TILE = "KERNEL=tiled TILE_M=32 TILE_N=32 TILE_K=8 WPT_M=8 WPT_N=4 VEC_WIDTH=4 SLICE_K=1"
 
 
 @pytest.mark.parametrize("cfg", [SMALL_TILED + " DOUBLE_BUFFER=1", SMALL_TILED + " DOUBLE_BUFFER=0",
@@ -149,6 +150,70 @@ def test_tiled_kernel_epilogue_and_batches(cfg):
         torch.testing.assert_close(outd.cpu(), torch.addmm(c.t(), a[0], b[0]))
         ab = torch.randn(1, 40, 24).expand(3, 40, 24)  # a broadcast (stride-0) batch
         torch.testing.assert_close(torch.bmm(ab.to("ocl"), bbd).cpu(), torch.bmm(ab, b))
+
+
+# gemm_tiled_sliced_fwd: SLICE_K groups of work-items share a work-group's K steps. It runs for
+# products of at most one work-group per compute unit (PoCL: one per core) with at least two
+# K steps per slice, so the problems are one or two 64x64 tiles.
+SLICED = ["KERNEL=tiled TILE_M=64 TILE_N=64 TILE_K=16 WPT_M=8 WPT_N=4 VEC_WIDTH=4 SLICE_K=2",
+          "KERNEL=tiled TILE_M=64 TILE_N=64 TILE_K=16 WPT_M=8 WPT_N=4 VEC_WIDTH=4 SLICE_K=3",
+          "KERNEL=tiled TILE_M=32 TILE_N=32 TILE_K=8 WPT_M=4 WPT_N=4 VEC_WIDTH=4 SLICE_K=4"]
+
+
+@pytest.mark.parametrize("cfg", SLICED)
+def test_sliced_kernel_all_layouts_edges_and_epilogue(cfg):
+    # K steps that do not divide among the slices (200 = 12.5 steps of 16), a partial last
+    # K-tile, rows and columns past the matrix, fewer steps than 2 per slice (no slicing).
+    problems = [(64, 200, 64), (37, 100, 60), (64, 36, 64), (20, 8, 12)]
+    cu = torch.ocl.get_device_properties(0).multi_processor_count
+    with _forced(cfg):
+        for dtype in (torch.float32, torch.float64):
+            # The configuration taken (a device with 48 KiB of local memory refuses the float64
+            # tiles of SLICE_K=2 and 3 with a warning and keeps its default).
+            chosen = _C._gemm_config(0, dtype, 1, 64, 64).split(": ", 1)[1]
+            fields = dict(f.split("=") for f in chosen.split())
+            tm, tn, tk, slices = (int(fields[k]) for k in ("TILE_M", "TILE_N", "TILE_K", "SLICE_K"))
+            for M, K, N in problems:
+                for la in "nt":
+                    for lb in "nt":
+                        a, b = _mat(M, K, la, dtype), _mat(K, N, lb, dtype)
+                        out, counts = _launches(lambda: torch.mm(a.to("ocl"), b.to("ocl")))
+                        torch.testing.assert_close(out.cpu(), a @ b, atol=1e-4, rtol=1e-5)
+                        if K % 4 == 0 and (la == "n" or M % 4 == 0) and (lb == "t" or N % 4 == 0):
+                            sliced = slices > 1 and -(-K // tk) >= 2 * slices and -(-M // tm) * -(-N // tn) <= cu
+                            name = "gemm_tiled_sliced_fwd" if sliced else "gemm_tiled_fwd"
+                            assert counts.get(name) == 1, (M, K, N, la, lb, counts)
+            # the epilogue (bias, alpha, beta) and batches
+            bias, a, b = torch.randn(36, dtype=dtype), torch.randn(2, 20, 96, dtype=dtype), torch.randn(2, 96, 36, dtype=dtype)
+            out, counts = _launches(lambda: torch.baddbmm(bias.to("ocl"), a.to("ocl"), b.to("ocl"), beta=0.5, alpha=2.0))
+            torch.testing.assert_close(out.cpu(), torch.baddbmm(bias, a, b, beta=0.5, alpha=2.0), atol=1e-4, rtol=1e-5)
+            if slices > 1 and 2 * -(-20 // tm) * -(-36 // tn) <= cu:
+                assert counts.get("gemm_tiled_sliced_fwd") == 1, counts
+
+
+def test_sliced_kernel_only_for_few_work_groups():
+    """More work-groups than compute units keep gemm_tiled_fwd; SLICE_K=1 never slices."""
+    cu = torch.ocl.get_device_properties(0).multi_processor_count
+    a, b = torch.randn(64 * (cu + 1), 64), torch.randn(64, 64)
+    with _forced(SLICED[0]):
+        out, counts = _launches(lambda: a.to("ocl") @ b.to("ocl"))
+        assert counts.get("gemm_tiled_fwd") == 1 and "gemm_tiled_sliced_fwd" not in counts, counts
+        torch.testing.assert_close(out.cpu(), a @ b, atol=1e-4, rtol=1e-5)
+    with _forced(SLICED[0].replace("SLICE_K=2", "SLICE_K=1")):
+        _, counts = _launches(lambda: a[:64].to("ocl") @ b.to("ocl"))
+        assert counts.get("gemm_tiled_fwd") == 1, counts
+
+
+@pytest.mark.parametrize("cfg", ["SLICE_K=9", "SLICE_K=0",
+                                 "KERNEL=tiled TILE_M=64 TILE_N=64 TILE_K=8 WPT_M=8 WPT_N=4 VEC_WIDTH=4 SLICE_K=4"])
+def test_bad_slice_k_is_refused_with_a_warning(cfg):
+    default = _C._gemm_config(0, torch.float32, 1, 64, 64)
+    with _forced(cfg):
+        a, b = torch.randn(64, 64), torch.randn(64, 64)
+        with pytest.warns(UserWarning, match="SLICE_K"):
+            out = torch.mm(a.to("ocl"), b.to("ocl"))
+        torch.testing.assert_close(out.cpu(), a @ b, atol=1e-4, rtol=1e-5)
+        assert _C._gemm_config(0, torch.float32, 1, 64, 64) == default
 
 
 def test_pack_b_transposes_k_contiguous_b_first():
@@ -268,23 +333,34 @@ def test_tuner_writes_winners_and_they_are_used(tmp_path):
 
 def test_tiled_kernel_that_fails_to_build_falls_back(tmp_path):
     # A driver that rejects gemm_tiled_fwd: products still run (gemm_fwd, same tiles), warned once.
+    _run_with_broken_kernel(tmp_path, "void TILED_KERNEL(", "void TILED_KERNEL(not_a_type x, ", SMALL_TILED, "gemm_fwd")
+
+
+def test_sliced_kernel_that_fails_to_build_falls_back(tmp_path):
+    # Only the sliced program broken: gemm_tiled_fwd takes its products, warned once.
+    _run_with_broken_kernel(tmp_path, "#define TILED_KERNEL gemm_tiled_sliced_fwd",
+                            "#define TILED_KERNEL gemm_tiled_sliced_fwd not_a_type", SLICED[0], "gemm_tiled_fwd")
+
+
+def _run_with_broken_kernel(tmp_path, find, replace, cfg, fallback):
     src = os.path.join(os.path.dirname(__file__), "..", "csrc", "kernels")
     kdir = tmp_path / "kernels"
     kdir.mkdir()
     for f in os.listdir(src):
         text = open(os.path.join(src, f)).read()
         if f == "gemm.cl":
-            text = text.replace("void gemm_tiled_fwd(", "void gemm_tiled_fwd(not_a_type x, ")
+            assert find in text
+            text = text.replace(find, replace)
         (kdir / f).write_text(text)
     code = ("import torch, warnings\n"
             "warnings.simplefilter('always')\n"
-            "a, b = torch.randn(40, 24), torch.randn(24, 36)\n"
+            "a, b = torch.randn(40, 64), torch.randn(64, 36)\n"
             "with warnings.catch_warnings(record=True) as w:\n"
             "    warnings.simplefilter('always')\n"
             "    for _ in range(2): out = torch.mm(a.to('ocl'), b.to('ocl')).cpu()\n"
             "assert sum('failed to build' in str(x.message) for x in w) == 1, [str(x.message)[:200] for x in w]\n"
-            "torch.testing.assert_close(out, a @ b)\n"
-            "assert 'gemm_fwd' in torch.ocl._launch_counts()\n")
-    env = dict(os.environ, TORCH_OCL_KERNEL_DIR=str(kdir), TORCH_OCL_GEMM_CONFIG=SMALL_TILED)
+            "torch.testing.assert_close(out, a @ b, atol=1e-4, rtol=1e-5)\n"
+            f"assert '{fallback}' in torch.ocl._launch_counts(), torch.ocl._launch_counts()\n")
+    env = dict(os.environ, TORCH_OCL_KERNEL_DIR=str(kdir), TORCH_OCL_GEMM_CONFIG=cfg)
     proc = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, timeout=600)
     assert proc.returncode == 0, proc.stdout + proc.stderr[-3000:]

@@ -246,12 +246,24 @@ void gemm_fwd(int M, int N, int K,
 // out-of-range k reads as zero, so no edge needs a separate code path. ASYNC_STAGES replaces
 // the register staging by cp.async copies on NVIDIA (see there; measured slower on an H200,
 // kept as a tunable).
+// SLICE_K > 1 (gemm_tiled_sliced_fwd, the program gemm.cpp builds for products of at most one
+// work-group per compute unit): the work-group is SLICE_K groups of RTS_M x RTS_N work-items, each with its own local
+// tiles, walking its own contiguous share of the K steps; at the end the slices' accumulators
+// meet in local memory and slice 0 adds them (in slice order) and stores. A product with few
+// tiles is bound by the latency of its chain of K steps, not by arithmetic: this shortens the
+// chain SLICE_K times and puts SLICE_K times as many warps on each compute unit.
 #if !defined(IS_HALF) && !defined(IS_BF16) && !defined(IS_INT) && !defined(NO_TILED_KERNEL)
 #ifndef DOUBLE_BUFFER
 #define DOUBLE_BUFFER 1  // 1: two local tiles, one barrier per K step; 0: one tile, two barriers
 #endif
 #ifndef ASYNC_STAGES
 #define ASYNC_STAGES 0  // >= 2: a ring of this many local tiles filled by cp.async (see below)
+#endif
+#ifndef SLICE_K
+#define SLICE_K 1  // work-item groups of a work-group that split the K steps among them
+#endif
+#if SLICE_K > 1 && ASYNC_STAGES
+#error "SLICE_K > 1 is for the register-staged pipeline, not ASYNC_STAGES"
 #endif
 #define V4 CAT(DTYPE, 4)
 #if ASYNC_STAGES
@@ -381,16 +393,32 @@ inline void cp_async4(__local DTYPE* dst, __global const DTYPE* src, int src_byt
 // flags: 1 A is k-contiguous (else m-contiguous); 2 B is k-contiguous (else n-contiguous);
 // 4 out rows are unit-stride and 4-aligned (vector stores); 8 the same for C (vector loads).
 // NDRange and arguments as gemm_fwd.
-__kernel __attribute__((reqd_work_group_size(RTS_N, RTS_M, 1)))
-void gemm_tiled_fwd(int M, int N, int K,
+// SLICE_K > 1: local size (RTS_N, RTS_M * SLICE_K, 1), global size along 1 likewise times SLICE_K.
+#if SLICE_K > 1 && (SLICE_K - 1) * TILE_M * TILE_N > SLICE_K * NBUF * TILE_K * (LDA_L + LDB_L)
+#error "SLICE_K: the slices' accumulators must fit in their local tiles"
+#endif
+#if SLICE_K > 1
+#define TILED_KERNEL gemm_tiled_sliced_fwd
+#else
+#define TILED_KERNEL gemm_tiled_fwd
+#endif
+__kernel __attribute__((reqd_work_group_size(RTS_N, RTS_M * SLICE_K, 1)))
+void TILED_KERNEL(int M, int N, int K,
                     GEMM_OPERANDS,
                     int use_c, int flags, ACC alpha, ACC beta) {
+#if SLICE_K > 1
+  // One array: the A tiles of every slice, then their B tiles (the reduction reuses it whole).
+  __local V4 tiles4[SLICE_K * NBUF * TILE_K * (LDA_L + LDB_L) / 4];
+  const int tx = get_local_id(0), ty = get_local_id(1) % RTS_M, slice = get_local_id(1) / RTS_M;
+  __local DTYPE* As = (__local DTYPE*)tiles4 + slice * (NBUF * TILE_K * LDA_L);
+  __local DTYPE* Bs = (__local DTYPE*)tiles4 + SLICE_K * (NBUF * TILE_K * LDA_L) + slice * (NBUF * TILE_K * LDB_L);
+#else
   __local V4 As4[NBUF * TILE_K * LDA_L / 4];
   __local V4 Bs4[NBUF * TILE_K * LDB_L / 4];
   __local DTYPE* As = (__local DTYPE*)As4;
   __local DTYPE* Bs = (__local DTYPE*)Bs4;
-
   const int tx = get_local_id(0), ty = get_local_id(1);
+#endif
   const int tid = ty * RTS_N + tx;
   const int m0 = get_group_id(1) * TILE_M, n0 = get_group_id(0) * TILE_N;
   const long batch = get_global_id(2);
@@ -403,7 +431,15 @@ void gemm_tiled_fwd(int M, int N, int K,
   for (int i = 0; i < WPT_M; ++i)
 #pragma unroll
     for (int j = 0; j < WPT_N; ++j) acc[i][j] = (ACC)0;
+#if SLICE_K > 1
+  // This slice's steps: [k_base, k_base + steps * TILE_K). Every slice runs the same number
+  // of steps (the barriers are the whole work-group's); steps past K load zeros.
+  const int steps = ((K + TILE_K - 1) / TILE_K + SLICE_K - 1) / SLICE_K;
+  const int k_base = slice * steps * TILE_K;
+#else
   const int steps = (K + TILE_K - 1) / TILE_K;
+  const int k_base = 0;
+#endif
 
 // acc += this work-item's share of the product of local tile buffer `cur`: per depth k, its
 // WPT_M operands of A and WPT_N of B (TILED_FRAGMENT: 4-wide local reads) and their outer product.
@@ -460,6 +496,10 @@ void gemm_tiled_fwd(int M, int N, int K,
   TILED_SETUP(TILE_M, LDA_L, A_VECS, A, a_kc, a_sm, a_sk, m0, M, a_ptr, a_kk0, a_loc0);
   TILED_SETUP(TILE_N, LDB_L, B_VECS, B, b_kc, b_sn, b_sk, n0, N, b_ptr, b_kk0, b_loc0);
   const long a_adv = TILE_K * (a_kc ? 1 : a_sk), b_adv = TILE_K * (b_kc ? 1 : b_sk);
+#if SLICE_K > 1
+  TILED_ADVANCE(A_VECS, a_ptr, a_adv / TILE_K * k_base);
+  TILED_ADVANCE(B_VECS, b_ptr, b_adv / TILE_K * k_base);
+#endif
 
   V4 ra[A_VECS], rb[B_VECS];
 #define TILED_LOAD_STEP(k1, full)                                               \
@@ -467,10 +507,10 @@ void gemm_tiled_fwd(int M, int N, int K,
     TILED_LOAD(TILE_M, A_VECS, a_kc, a_ptr, a_kk0, k1, K, full, ra);            \
     TILED_LOAD(TILE_N, B_VECS, b_kc, b_ptr, b_kk0, k1, K, full, rb);            \
   } while (0)
-  if (TILE_K <= K)
-    TILED_LOAD_STEP(0, 1);
+  if (k_base + TILE_K <= K)
+    TILED_LOAD_STEP(k_base, 1);
   else
-    TILED_LOAD_STEP(0, 0);
+    TILED_LOAD_STEP(k_base, 0);
   TILED_STORE(TILE_M, A_VECS, As, LDA_L, a_kc, a_loc0, ra);
   TILED_STORE(TILE_N, B_VECS, Bs, LDB_L, b_kc, b_loc0, rb);
   barrier(CLK_LOCAL_MEM_FENCE);
@@ -479,7 +519,7 @@ void gemm_tiled_fwd(int M, int N, int K,
     const int cur = DOUBLE_BUFFER ? (t & 1) : 0;
     const bool more = t + 1 < steps;
     if (more) {  // the next step's loads run while this step computes
-      const int k1 = (t + 1) * TILE_K;
+      const int k1 = k_base + (t + 1) * TILE_K;
       TILED_ADVANCE(A_VECS, a_ptr, a_adv);
       TILED_ADVANCE(B_VECS, b_ptr, b_adv);
       if (k1 + TILE_K <= K)  // every step but a partial last one: no bounds checks
@@ -502,6 +542,29 @@ void gemm_tiled_fwd(int M, int N, int K,
       barrier(CLK_LOCAL_MEM_FENCE);
     }
 #endif
+  }
+#endif
+
+#if SLICE_K > 1
+  // The loop ended on a barrier: the tiles are free. Slices 1.. park their accumulators there
+  // (element (i, j) of work-item tid at (i*WPT_N + j)*NTHREADS + tid: consecutive work-items,
+  // consecutive words), slice 0 adds them in slice order.
+  __local ACC* red = (__local ACC*)tiles4;
+  if (slice > 0) {
+    __local ACC* r = red + (slice - 1) * (TILE_M * TILE_N) + tid;
+#pragma unroll
+    for (int i = 0; i < WPT_M; ++i)
+#pragma unroll
+      for (int j = 0; j < WPT_N; ++j) r[(i * WPT_N + j) * NTHREADS] = acc[i][j];
+  }
+  barrier(CLK_LOCAL_MEM_FENCE);
+  if (slice > 0) return;
+  for (int s = 1; s < SLICE_K; ++s) {
+    __local const ACC* r = red + (s - 1) * (TILE_M * TILE_N) + tid;
+#pragma unroll
+    for (int i = 0; i < WPT_M; ++i)
+#pragma unroll
+      for (int j = 0; j < WPT_N; ++j) acc[i][j] += r[(i * WPT_N + j) * NTHREADS];
   }
 #endif
 

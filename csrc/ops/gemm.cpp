@@ -47,6 +47,10 @@ struct GemmConfig {
   // gemm_tiled_fwd in float32 on NVIDIA sm_80 or later only: >= 2 fills a ring of this many
   // local tiles by cp.async instead of staging the loads in registers (DOUBLE_BUFFER unused).
   int async_stages = 0;
+  // gemm_tiled_fwd without ASYNC_STAGES (unused with it): products of at most one work-group
+  // per compute unit run gemm_tiled_sliced_fwd instead, SLICE_K groups of work-items per
+  // work-group splitting the K steps (see use_slices). 1: never.
+  int slice_k = 1;
 };
 
 // Which class of problem a configuration is chosen for: big tiles only pay off when there
@@ -66,7 +70,8 @@ std::string config_string(const GemmConfig& c) {
          " TILE_N=" + std::to_string(c.tile_n) + " TILE_K=" + std::to_string(c.tile_k) +
          " WPT_M=" + std::to_string(c.wpt_m) + " WPT_N=" + std::to_string(c.wpt_n) +
          " VEC_WIDTH=" + std::to_string(c.vec_width) + " DOUBLE_BUFFER=" + std::to_string(c.double_buffer) +
-         " PACK_B=" + std::to_string(c.pack_b) + " ASYNC_STAGES=" + std::to_string(c.async_stages);
+         " PACK_B=" + std::to_string(c.pack_b) + " ASYNC_STAGES=" + std::to_string(c.async_stages) +
+         " SLICE_K=" + std::to_string(c.slice_k);
 }
 
 size_t dtype_bytes(at::ScalarType t) { return c10::elementSize(t); }
@@ -92,6 +97,7 @@ std::string config_error(const Device& d, at::ScalarType t, const GemmConfig& c)
   if (c.vec_width != 1 && c.vec_width != 2 && c.vec_width != 4 && c.vec_width != 8) return "VEC_WIDTH must be 1, 2, 4 or 8";
   if (c.double_buffer != 0 && c.double_buffer != 1) return "DOUBLE_BUFFER must be 0 or 1";
   if (c.pack_b < 0 || c.pack_b > 2) return "PACK_B must be 0, 1 or 2";
+  if (c.slice_k < 1 || c.slice_k > 8) return "SLICE_K must be in 1..8";
   if (c.async_stages != 0) {
     if (c.async_stages < 2 || c.async_stages > 8) return "ASYNC_STAGES must be 0 or 2..8";
     if (!d.info.nvidia || d.info.nv_sm < 80) return "ASYNC_STAGES needs an NVIDIA GPU of sm_80 or later (cp.async)";
@@ -114,6 +120,15 @@ std::string config_error(const Device& d, at::ScalarType t, const GemmConfig& c)
       return "the tiled kernel needs a work-group size that is a multiple of TILE_K/4, TILE_M/4 and TILE_N/4";
     const size_t buffers = use_async(t, c) ? c.async_stages : 1 + c.double_buffer;
     local = std::max(local, buffers * c.tile_k * (c.tile_m + c.tile_n + 8) * dtype_bytes(t));
+    if (c.slice_k > 1 && !use_async(t, c)) {  // gemm_tiled_sliced_fwd: SLICE_K times the work-items and tiles
+      if (threads * c.slice_k > int64_t(d.info.max_work_group))
+        return "SLICE_K=" + std::to_string(c.slice_k) + " makes a work-group of " + std::to_string(threads * c.slice_k) +
+               ", more than the device's " + std::to_string(d.info.max_work_group);
+      const size_t tiles = c.slice_k * buffers * c.tile_k * (c.tile_m + c.tile_n + 8);
+      if (size_t(c.slice_k - 1) * c.tile_m * c.tile_n > tiles)
+        return "SLICE_K: the slices' accumulators must fit in their local tiles (raise TILE_K or lower SLICE_K)";
+      local = std::max(local, tiles * dtype_bytes(t));
+    }
   }
   if (local > d.info.local_mem)
     return std::to_string(local) + " bytes of local memory exceed the device's " + std::to_string(d.info.local_mem);
@@ -136,7 +151,7 @@ std::string apply_config(const std::string& text, GemmConfig& c) {
     int* field = key == "TILE_M" ? &c.tile_m : key == "TILE_N" ? &c.tile_n : key == "TILE_K" ? &c.tile_k
                : key == "WPT_M" ? &c.wpt_m : key == "WPT_N" ? &c.wpt_n : key == "VEC_WIDTH" ? &c.vec_width
                : key == "DOUBLE_BUFFER" ? &c.double_buffer : key == "PACK_B" ? &c.pack_b
-               : key == "ASYNC_STAGES" ? &c.async_stages : nullptr;
+               : key == "ASYNC_STAGES" ? &c.async_stages : key == "SLICE_K" ? &c.slice_k : nullptr;
     if (!field) return "unknown key '" + key + "'";
     if (!tuning::parse_int(key, val, field, &err)) return err;
   }
@@ -179,6 +194,12 @@ GemmConfig default_config(const Device& d, at::ScalarType t, ShapeClass shape) {
     // products per step (bench/RESULTS.md, session 11): 1.21 ms with 4x4, 1.14 with 8x4,
     // 1.49 with 8x8; 4x8 1.19, 32x64 tiles 1.23, TILE_K 8 1.20, cp.async stages 1.37-1.50.
     if (nvidia && !large && !wide) c.wpt_m = 8;
+    // ... and two slices of K where a product has at most one work-group per unit (SLICE_K,
+    // use_slices). H200, wall-clock device time of GPTMini small's products against cuBLAS,
+    // two rounds each (bench/RESULTS.md, session 13): 4096x512 @ 512x128 0.88 / 0.91 of
+    // cuBLAS -> 1.00 / 0.98, the same + bias 0.88 / 0.87 -> 0.95 / 0.93, 4096x256 @ 256x128
+    // 0.83 / 0.88 -> 0.99 / 0.94; SLICE_K=3 and 4 no better than 2 on the whole.
+    if (nvidia && !large && !wide) c.slice_k = 2;
     // Same card, bench_step_gemms.py large32 with PACK_B=1 against 0 in one session: the NT
     // products (every nn.Linear forward) 1-16% faster (8192x512x512 150 -> 126 us, the head
     // 1634 -> 1570 us), per-step GEMM 36.55 -> 35.55 ms. Large problems only: in the small
@@ -224,8 +245,10 @@ struct ResolvedConfig {
   GemmConfig cfg;
   std::string options;          // the program for cfg
   std::string generic_options;  // the same tiles without gemm_tiled_fwd (== options unless tiled)
+  std::string sliced_options;   // gemm_tiled_sliced_fwd's program ("" unless SLICE_K > 1 applies)
   uint64_t generation = 0;
-  mutable std::atomic<bool> tiled_broken{false};  // the driver failed to build `options`
+  mutable std::atomic<bool> tiled_broken{false};   // the driver failed to build `options`
+  mutable std::atomic<bool> sliced_broken{false};  // ... or `sliced_options`
 };
 
 // Build options selecting the storage and accumulation types of kernels/gemm.cl.
@@ -272,6 +295,8 @@ std::shared_ptr<const ResolvedConfig> gemm_config(Device& d, at::ScalarType t, S
     GemmConfig generic = r->cfg;
     generic.kernel = GemmKernel::Generic;
     r->generic_options = r->cfg.kernel == GemmKernel::Tiled ? gemm_options(t, generic) : r->options;
+    if (r->cfg.kernel == GemmKernel::Tiled && has_tiled_kernel(t) && r->cfg.slice_k > 1 && !use_async(t, r->cfg))
+      r->sliced_options = r->options + " -DSLICE_K=" + std::to_string(r->cfg.slice_k);
     r->generation = gen;
     slot = std::move(r);
   }
@@ -283,6 +308,19 @@ std::shared_ptr<const ResolvedConfig> gemm_config(Device& d, at::ScalarType t, S
 // program is then built without it (gemm_fwd with the same tiles serves every layout),
 // after one warning per configuration naming the build error.
 Kernel* gemm_kernel(Device& d, const ResolvedConfig& rc, const std::string& name) {
+  if (name == "gemm_tiled_sliced_fwd") {  // likewise: a failed build leaves gemm_tiled_fwd
+    if (rc.sliced_options.empty() || rc.tiled_broken.load(std::memory_order_acquire) ||
+        rc.sliced_broken.load(std::memory_order_acquire))
+      return nullptr;
+    try {
+      return &get_kernel(d, "gemm", rc.sliced_options, name);
+    } catch (const c10::Error& e) {
+      if (!rc.sliced_broken.exchange(true))
+        TORCH_WARN("torch_ocl: the sliced GEMM kernel failed to build on ", d.info.name, " (",
+                   std::string(e.what_without_backtrace()).substr(0, 1500), "); using gemm_tiled_fwd");
+      return nullptr;
+    }
+  }
   if (rc.options != rc.generic_options && !rc.tiled_broken.load(std::memory_order_acquire)) {
     try {
       return &get_kernel(d, "gemm", rc.options, name);
@@ -489,8 +527,20 @@ void run_own(Device& d, const at::Tensor& out, const at::Tensor& a, const at::Te
 // 8192x2048x512 (2^33) 399.0 packed, 401.6 unpacked.
 constexpr int64_t kPackMinVolume = int64_t(1) << 32;
 
+// SLICE_K: a product of at most one work-group per compute unit is bound by the latency of
+// its chain of K steps (each a round trip to global memory), and its units hold one
+// work-group's few warps; gemm_tiled_sliced_fwd gives each work-group SLICE_K chains of
+// 1/SLICE_K the length, at least kSliceMinSteps steps each.
+constexpr int64_t kSliceMinSteps = 2;
+bool use_slices(const Device& d, const GemmConfig& cfg, int64_t groups, int64_t K) {
+  const int64_t steps = (K + cfg.tile_k - 1) / cfg.tile_k;
+  return cfg.slice_k > 1 && groups <= int64_t(std::max<cl_uint>(d.info.compute_units, 1)) &&
+         steps >= kSliceMinSteps * cfg.slice_k;
+}
+
 // One launch over the [B, M, N] problem (M, N > 1) of the configured kernel: gemm_tiled_fwd
-// where the layout allows, else gemm_fwd (or gemm_direct_fwd on CPU devices).
+// (or gemm_tiled_sliced_fwd) where the layout allows, else gemm_fwd (or gemm_direct_fwd on
+// CPU devices).
 void run_tiled(Device& d, const at::Tensor& out, const at::Tensor& a, const at::Tensor& b, const at::Tensor* c,
                const at::Scalar& alpha, const at::Scalar& beta) {
   const int64_t B = out.size(0), M = out.size(1), N = out.size(2), K = a.size(2);
@@ -499,15 +549,17 @@ void run_tiled(Device& d, const at::Tensor& out, const at::Tensor& a, const at::
   const auto rc = gemm_config(d, t, shape_class(d, B, M, N));
   const GemmConfig& cfg = rc->cfg;
   const size_t rts_m = cfg.tile_m / cfg.wpt_m, rts_n = cfg.tile_n / cfg.wpt_n;
-  Range g(size_t((N + cfg.tile_n - 1) / cfg.tile_n) * rts_n, size_t((M + cfg.tile_m - 1) / cfg.tile_m) * rts_m,
-          size_t(B));
+  const int64_t groups_n = (N + cfg.tile_n - 1) / cfg.tile_n, groups_m = (M + cfg.tile_m - 1) / cfg.tile_m;
   const Buf ba = buf(a), bb = buf(b), bo = buf(out), cb = c ? buf(*c) : Buf{nullptr, 0};
-  // The three kernels share their leading arguments (GEMM_OPERANDS in gemm.cl).
-  auto go = [&](Kernel& k, auto... extra) {
-    launch_scaled(d, k, g, Range(rts_n, rts_m, 1), t, alpha, beta, int(M), int(N), int(K), ba, a.stride(0),
+  // The kernels share their leading arguments (GEMM_OPERANDS in gemm.cl); `slices` groups of
+  // work-items per work-group (gemm_tiled_sliced_fwd), else 1.
+  auto go_sliced = [&](Kernel& k, size_t slices, auto... extra) {
+    launch_scaled(d, k, Range(size_t(groups_n) * rts_n, size_t(groups_m) * rts_m * slices, size_t(B)),
+                  Range(rts_n, rts_m * slices, 1), t, alpha, beta, int(M), int(N), int(K), ba, a.stride(0),
                   a.stride(1), a.stride(2), bb, b.stride(0), b.stride(1), b.stride(2), cb, c_sb, c_sm, c_sn, bo,
                   out.stride(0), out.stride(1), out.stride(2), int(c != nullptr), extra...);
   };
+  auto go = [&](Kernel& k, auto... extra) { go_sliced(k, 1, extra...); };
   // A k-contiguous B copied into a dense [B, K, N] workspace by gemm_pack_kn (of rc's
   // program), and the product run again on it; false where the pack cannot run here (no
   // pack kernel in the program, or a device without gemm_pack_kn's 32x8 work-group).
@@ -527,6 +579,8 @@ void run_tiled(Device& d, const at::Tensor& out, const at::Tensor& a, const at::
     // n-contiguous path when N is a whole number of 4-vectors.
     const bool pack = cfg.pack_b == 1 || (cfg.pack_b == 2 && B * M * N * K >= kPackMinVolume);
     if (tk && pack && (flags & 2) && N % 4 == 0 && pack_b_and_run()) return;
+    if (tk && use_slices(d, cfg, B * groups_m * groups_n, K))
+      if (Kernel* sk = gemm_kernel(d, *rc, "gemm_tiled_sliced_fwd")) return go_sliced(*sk, size_t(cfg.slice_k), flags);
     if (tk) return go(*tk, flags);
   }
   if (cfg.kernel == GemmKernel::Direct) {
