@@ -303,33 +303,34 @@ std::shared_ptr<const ResolvedConfig> gemm_config(Device& d, at::ScalarType t, S
   return slot;
 }
 
-// Kernel `name` of rc's program, or nullptr for gemm_tiled_fwd when it cannot be built. A
-// driver that rejects gemm_tiled_fwd must not take every matrix product down with it: the
-// program is then built without it (gemm_fwd with the same tiles serves every layout),
-// after one warning per configuration naming the build error.
+// Kernel `name` of the program built with `options`, or nullptr (after one warning per
+// configuration, naming the build error) when the driver rejects that program.
+Kernel* kernel_or_null(Device& d, const std::string& options, const std::string& name, std::atomic<bool>& broken,
+                       const char* what, const char* instead) {
+  if (broken.load(std::memory_order_acquire)) return nullptr;
+  try {
+    return &get_kernel(d, "gemm", options, name);
+  } catch (const c10::Error& e) {
+    if (!broken.exchange(true))
+      TORCH_WARN("torch_ocl: the ", what, " GEMM kernel failed to build on ", d.info.name, " (",
+                 std::string(e.what_without_backtrace()).substr(0, 1500), "); using ", instead);
+    return nullptr;
+  }
+}
+
+// Kernel `name` of rc's program, or nullptr for gemm_tiled_fwd / gemm_tiled_sliced_fwd when
+// it cannot be built. A driver that rejects gemm_tiled_fwd must not take every matrix
+// product down with it: the program is then built without it (gemm_fwd with the same tiles
+// serves every layout); one that rejects the sliced program leaves gemm_tiled_fwd.
 Kernel* gemm_kernel(Device& d, const ResolvedConfig& rc, const std::string& name) {
-  if (name == "gemm_tiled_sliced_fwd") {  // likewise: a failed build leaves gemm_tiled_fwd
-    if (rc.sliced_options.empty() || rc.tiled_broken.load(std::memory_order_acquire) ||
-        rc.sliced_broken.load(std::memory_order_acquire))
-      return nullptr;
-    try {
-      return &get_kernel(d, "gemm", rc.sliced_options, name);
-    } catch (const c10::Error& e) {
-      if (!rc.sliced_broken.exchange(true))
-        TORCH_WARN("torch_ocl: the sliced GEMM kernel failed to build on ", d.info.name, " (",
-                   std::string(e.what_without_backtrace()).substr(0, 1500), "); using gemm_tiled_fwd");
-      return nullptr;
-    }
-  }
-  if (rc.options != rc.generic_options && !rc.tiled_broken.load(std::memory_order_acquire)) {
-    try {
-      return &get_kernel(d, "gemm", rc.options, name);
-    } catch (const c10::Error& e) {
-      if (!rc.tiled_broken.exchange(true))
-        TORCH_WARN("torch_ocl: the tiled GEMM kernel failed to build on ", d.info.name, " (",
-                   std::string(e.what_without_backtrace()).substr(0, 1500), "); using gemm_fwd with the same tiles");
-    }
-  }
+  const bool tiled = rc.options != rc.generic_options;
+  if (name == "gemm_tiled_sliced_fwd")
+    return tiled && !rc.sliced_options.empty() && !rc.tiled_broken.load(std::memory_order_acquire)
+               ? kernel_or_null(d, rc.sliced_options, name, rc.sliced_broken, "sliced", "gemm_tiled_fwd")
+               : nullptr;
+  if (tiled)
+    if (Kernel* k = kernel_or_null(d, rc.options, name, rc.tiled_broken, "tiled", "gemm_fwd with the same tiles"))
+      return k;
   if (name == "gemm_tiled_fwd") return nullptr;
   return &get_kernel(d, "gemm", rc.generic_options, name);
 }
