@@ -196,6 +196,12 @@ inline Config config(const Device& d, Family family) {
         c.bwd_max_regs = 128;
       }
     }
+    // CPU devices (PoCL): the LayerNorm/RMSNorm backward with 8 register elements per
+    // work-item, i.e. wider teams. Its barriers split it into loops over the work-group whose
+    // per-work-item state (the register arrays) PoCL keeps in memory; fewer elements each
+    // halved its time. 2-core AVX2 VM, LayerNorm forward + backward, two rounds (bench/RESULTS.md,
+    // session 13): [1024, 128] 2.17 / 2.33 ms -> 1.56 / 1.37, [2048, 512] 14.9 / 14.6 -> 8.1.
+    if (d.info.is_cpu() && family == kNorm) c.bwd_items = 8;
     tuning::apply_override(d, keys[family], "", "", "row kernel configuration",
                            [&](const std::string& text) { return apply(d, text, family, c); });
     slot = {gen, c};
