@@ -247,11 +247,12 @@ void gemm_fwd(int M, int N, int K,
 // the register staging by cp.async copies on NVIDIA (see there; measured slower on an H200,
 // kept as a tunable).
 // SLICE_K > 1 (gemm_tiled_sliced_fwd, the program gemm.cpp builds for products of at most one
-// work-group per compute unit): the work-group is SLICE_K groups of RTS_M x RTS_N work-items, each with its own local
-// tiles, walking its own contiguous share of the K steps; at the end the slices' accumulators
-// meet in local memory and slice 0 adds them (in slice order) and stores. A product with few
-// tiles is bound by the latency of its chain of K steps, not by arithmetic: this shortens the
-// chain SLICE_K times and puts SLICE_K times as many warps on each compute unit.
+// work-group per compute unit): the work-group is SLICE_K groups of RTS_M x RTS_N work-items,
+// each with its own local tiles, walking its own contiguous share of the K steps; at the end
+// the slices' accumulators meet in local memory and slice 0 adds them (in slice order) and
+// stores. A product with few tiles is bound by the latency of its chain of K steps, not by
+// arithmetic: this shortens the chain SLICE_K times and puts SLICE_K times as many warps on
+// each compute unit.
 #if !defined(IS_HALF) && !defined(IS_BF16) && !defined(IS_INT) && !defined(NO_TILED_KERNEL)
 #ifndef DOUBLE_BUFFER
 #define DOUBLE_BUFFER 1  // 1: two local tiles, one barrier per K step; 0: one tile, two barriers
@@ -404,8 +405,8 @@ inline void cp_async4(__local DTYPE* dst, __global const DTYPE* src, int src_byt
 #endif
 __kernel __attribute__((reqd_work_group_size(RTS_N, RTS_M * SLICE_K, 1)))
 void TILED_KERNEL(int M, int N, int K,
-                    GEMM_OPERANDS,
-                    int use_c, int flags, ACC alpha, ACC beta) {
+                  GEMM_OPERANDS,
+                  int use_c, int flags, ACC alpha, ACC beta) {
 #if SLICE_K > 1
   // One array: the A tiles of every slice, then their B tiles (the reduction reuses it whole).
   __local V4 tiles4[SLICE_K * NBUF * TILE_K * (LDA_L + LDB_L) / 4];
