@@ -83,6 +83,7 @@ struct Kernels {
   Kernel* strided32;
   Kernel* strided64;
   Kernel* rows;
+  int64_t vec_elems;  // elements per pw_vec work-item (kVecForm with the vector form, else kVec)
 };
 
 // The part of a cache key that is not the spec name: small and compared with memcmp.
@@ -127,7 +128,7 @@ bool uses_vector_form(const PointwiseSpec& spec, bool cpu_device, int nout, int 
   return v;
 }
 
-std::string generate(const PointwiseSpec& spec, bool cpu_device, int nout, const std::vector<at::ScalarType>& dtypes,
+std::string generate(const PointwiseSpec& spec, bool vector_form, int nout, const std::vector<at::ScalarType>& dtypes,
                      const std::vector<bool>& is_scalar, at::ScalarType ct, int nscalars) {
   const int nt = static_cast<int>(dtypes.size());
   std::ostringstream s;
@@ -183,7 +184,7 @@ std::string generate(const PointwiseSpec& spec, bool cpu_device, int nout, const
   // the last n % kVec elements by the first work-items. A spec with a vector form where every
   // operand is a tensor of the (floating) compute type: vec_expr over 8-element vectors.
   s << "__kernel void pw_vec(ulong n" << args.str() << ") {\n" << ptrs.str();
-  if (uses_vector_form(spec, cpu_device, nout, nt, dtypes, is_scalar, ct)) {
+  if (vector_form) {
     static_assert(kVecForm == 8, "pw_vec's vector form loads CT8 vectors");
     s << "  const ulong n8 = n / " << kVecForm << ";\n"
       << "  for (ulong v = get_global_id(0); v < n8; v += get_global_size(0)) {\n";
@@ -302,13 +303,14 @@ Kernels& kernels_for(Device& d, const PointwiseSpec& spec, int nout, int nt, con
     std::lock_guard<std::mutex> g(g_cache_mutex);
     if (Kernels* ks = find()) return *ks;
   }
-  std::string src = generate(spec, d.info.is_cpu(), nout, std::vector<at::ScalarType>(dtypes.begin(), dtypes.begin() + nt),
+  const bool vector_form = uses_vector_form(spec, d.info.is_cpu(), nout, nt, dtypes, is_scalar, ct);
+  std::string src = generate(spec, vector_form, nout, std::vector<at::ScalarType>(dtypes.begin(), dtypes.begin() + nt),
                              std::vector<bool>(is_scalar.begin(), is_scalar.begin() + nt), ct, nscalars);
   const std::string opts = ieee_div_sqrt_option(d.info);
   Kernels ks{&get_kernel_from_source(d, src, opts, "pw_vec"), &get_kernel_from_source(d, src, opts, "pw_contig"),
              &get_kernel_from_source(d, src, opts, "pw_strided32"),
              &get_kernel_from_source(d, src, opts, "pw_strided64"),
-             &get_kernel_from_source(d, src, opts, "pw_rows")};
+             &get_kernel_from_source(d, src, opts, "pw_rows"), vector_form ? kVecForm : kVec};
   std::lock_guard<std::mutex> g(g_cache_mutex);
   if (Kernels* existing = find()) return *existing;  // another thread built it meanwhile
   auto& entries = g_cache[spec.name];
@@ -406,8 +408,7 @@ void run_one(Device& d, at::TensorIteratorBase& iter, const PointwiseSpec& spec,
   for (const auto& sc : scalars) args.add_scalar(ct, sc);
   Kernels& ks = kernels_for(d, spec, nout, nt, dtypes, is_scalar, ct, static_cast<int>(scalars.size()));
   if (contig && aligned && n >= kVec) {
-    const bool vec_form = uses_vector_form(spec, d.info.is_cpu(), nout, nt, dtypes, is_scalar, ct);
-    enqueue(d, *ks.vec, static_cast<size_t>(std::max<int64_t>(n / (vec_form ? kVecForm : kVec), 1)), args);
+    enqueue(d, *ks.vec, static_cast<size_t>(std::max<int64_t>(n / ks.vec_elems, 1)), args);
     return;
   }
   if (contig) {
