@@ -323,12 +323,11 @@ Kernel* kernel_or_null(Device& d, const std::string& options, const std::string&
 // product down with it: the program is then built without it (gemm_fwd with the same tiles
 // serves every layout); one that rejects the sliced program leaves gemm_tiled_fwd.
 Kernel* gemm_kernel(Device& d, const ResolvedConfig& rc, const std::string& name) {
-  const bool tiled = rc.options != rc.generic_options;
-  if (name == "gemm_tiled_sliced_fwd")
-    return tiled && !rc.sliced_options.empty() && !rc.tiled_broken.load(std::memory_order_acquire)
+  if (name == "gemm_tiled_sliced_fwd")  // sliced_options is set for tiled configurations only
+    return !rc.sliced_options.empty() && !rc.tiled_broken.load(std::memory_order_acquire)
                ? kernel_or_null(d, rc.sliced_options, name, rc.sliced_broken, "sliced", "gemm_tiled_fwd")
                : nullptr;
-  if (tiled)
+  if (rc.options != rc.generic_options)
     if (Kernel* k = kernel_or_null(d, rc.options, name, rc.tiled_broken, "tiled", "gemm_fwd with the same tiles"))
       return k;
   if (name == "gemm_tiled_fwd") return nullptr;
