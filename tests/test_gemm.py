@@ -89,6 +89,16 @@ def _mat(r, c, layout, dtype, offset=0):
     return x if layout == "n" else x.t()
 
 
+def _all_layouts(problems, dtype):
+    """(problem, a, b, tiled) for each (M, K, N) in every transpose ('n'/'t') of a and b; `tiled`:
+    the layout is unit-stride and 4-aligned, so it qualifies for the tiled kernels (tiled_flags)."""
+    for M, K, N in problems:
+        for la in "nt":
+            for lb in "nt":
+                tiled = K > 0 and K % 4 == 0 and (la == "n" or M % 4 == 0) and (lb == "t" or N % 4 == 0)
+                yield (M, K, N, la, lb), _mat(M, K, la, dtype), _mat(K, N, lb, dtype), tiled
+
+
 # ASYNC_STAGES (cp.async) needs NVIDIA sm_80+; elsewhere the device refuses it (warned and
 # ignored) and the tests taking it skip. float64 keeps register staging under it.
 ASYNC = [SMALL_TILED + " ASYNC_STAGES=2", SMALL_TILED + " ASYNC_STAGES=3"]
@@ -113,15 +123,11 @@ def test_tiled_kernel_all_layouts_and_edges(cfg):
     with _forced(cfg):
         _skip_unless_taken(cfg)
         for dtype in (torch.float32, torch.float64):
-            for M, K, N in problems:
-                for la in "nt":
-                    for lb in "nt":
-                        a, b = _mat(M, K, la, dtype), _mat(K, N, lb, dtype)
-                        out, counts = _launches(lambda: torch.mm(a.to("ocl"), b.to("ocl")))
-                        torch.testing.assert_close(out.cpu(), a @ b)
-                        # aligned unit-stride layouts (tiled_flags) run gemm_tiled_fwd
-                        if K % 4 == 0 and K and (la == "n" or M % 4 == 0) and (lb == "t" or N % 4 == 0):
-                            assert "gemm_tiled_fwd" in counts, (M, K, N, la, lb, counts)
+            for problem, a, b, tiled in _all_layouts(problems, dtype):
+                out, counts = _launches(lambda: torch.mm(a.to("ocl"), b.to("ocl")))
+                torch.testing.assert_close(out.cpu(), a @ b)
+                if tiled:  # aligned unit-stride layouts run gemm_tiled_fwd
+                    assert "gemm_tiled_fwd" in counts, (problem, counts)
             # Layouts that qualify run gemm_tiled_fwd; misaligned ones fall back to gemm_fwd.
             a, b = _mat(40, 24, "n", dtype), _mat(24, 36, "t", dtype)
             _, counts = _launches(lambda: torch.mm(a.to("ocl"), b.to("ocl")))
@@ -173,16 +179,13 @@ def test_sliced_kernel_all_layouts_edges_and_epilogue(cfg):
             chosen = _C._gemm_config(0, dtype, 1, 64, 64).split(": ", 1)[1]
             fields = dict(f.split("=") for f in chosen.split())
             tm, tn, tk, slices = (int(fields[k]) for k in ("TILE_M", "TILE_N", "TILE_K", "SLICE_K"))
-            for M, K, N in problems:
-                for la in "nt":
-                    for lb in "nt":
-                        a, b = _mat(M, K, la, dtype), _mat(K, N, lb, dtype)
-                        out, counts = _launches(lambda: torch.mm(a.to("ocl"), b.to("ocl")))
-                        torch.testing.assert_close(out.cpu(), a @ b, atol=1e-4, rtol=1e-5)
-                        if K % 4 == 0 and (la == "n" or M % 4 == 0) and (lb == "t" or N % 4 == 0):
-                            sliced = slices > 1 and -(-K // tk) >= 2 * slices and -(-M // tm) * -(-N // tn) <= cu
-                            name = "gemm_tiled_sliced_fwd" if sliced else "gemm_tiled_fwd"
-                            assert counts.get(name) == 1, (M, K, N, la, lb, counts)
+            for (M, K, N, _, _), a, b, tiled in _all_layouts(problems, dtype):
+                out, counts = _launches(lambda: torch.mm(a.to("ocl"), b.to("ocl")))
+                torch.testing.assert_close(out.cpu(), a @ b, atol=1e-4, rtol=1e-5)
+                if tiled:
+                    sliced = slices > 1 and -(-K // tk) >= 2 * slices and -(-M // tm) * -(-N // tn) <= cu
+                    name = "gemm_tiled_sliced_fwd" if sliced else "gemm_tiled_fwd"
+                    assert counts.get(name) == 1, ((M, K, N), counts)
             # the epilogue (bias, alpha, beta) and batches
             bias, a, b = torch.randn(36, dtype=dtype), torch.randn(2, 20, 96, dtype=dtype), torch.randn(2, 96, 36, dtype=dtype)
             out, counts = _launches(lambda: torch.baddbmm(bias.to("ocl"), a.to("ocl"), b.to("ocl"), beta=0.5, alpha=2.0))

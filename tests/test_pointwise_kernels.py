@@ -1,8 +1,8 @@
 """The generated pointwise kernels (csrc/aten/Pointwise.cpp) by the layout that selects them:
 pw_vec for dense aligned operands (on CPU devices with the 8-wide vector form of GELU, its
 backward, erf and erfc), pw_contig, pw_rows on CPU devices (a work-item per row of the
-innermost dimension) and pw_strided32 elsewhere. Each against the CPU over lengths around the vector widths, views with
-zero, transposed and sliced strides, in-place and out= forms."""
+innermost dimension) and pw_strided32 elsewhere. Each against the CPU over lengths around the
+vector widths, views with zero, transposed and sliced strides, in-place and out= forms."""
 import pytest
 import torch
 import torch.nn.functional as F
