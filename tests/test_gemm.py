@@ -17,10 +17,24 @@ def _launches(fn):
     return out, torch.ocl._launch_counts()
 
 
+# Operand packing that is part of a product's algorithm, not a copy of a view: on CPU devices
+# gemm_direct_fwd reads B (and an A that is not k-contiguous) from panels packed per call.
+_PACKS = ("gemm_pack_panels_m", "gemm_pack_panels_n")
+
+
+def _without_packs(counts):
+    """counts without the operand packs, after checking there is at most one per operand."""
+    counts = dict(counts)
+    for name in _PACKS:
+        assert counts.pop(name, 0) <= 1, counts
+    return counts
+
+
 def test_linear_with_bias_is_one_launch():
     x, w, b = torch.randn(2, 9, 24), torch.randn(13, 24), torch.randn(13)
     xd, wd, bd = x.to("ocl"), w.to("ocl"), b.to("ocl")
     out, counts = _launches(lambda: F.linear(xd, wd, bd))
+    counts = _without_packs(counts)
     gemm = {k: v for k, v in counts.items() if k.startswith(("gemm", "gemv"))}
     assert sum(counts.values()) == 1 and sum(gemm.values()) == 1, counts
     torch.testing.assert_close(out.cpu(), F.linear(x, w, b), atol=1e-5, rtol=1e-5)
@@ -30,11 +44,9 @@ def test_transposed_operands_are_not_copied():
     a, b, c = torch.randn(20, 17), torch.randn(23, 20), torch.randn(23, 17)
     ad, bd, cd = a.to("ocl"), b.to("ocl"), c.to("ocl")
     out, counts = _launches(lambda: torch.addmm(cd, bd.t().t(), ad, beta=0.5, alpha=2.0))
-    assert sum(counts.values()) == 1, counts
+    assert sum(_without_packs(counts).values()) == 1, counts
     out, counts = _launches(lambda: torch.addmm(cd.t(), ad.t(), bd.t(), beta=0.5, alpha=2.0))
-    # B is k-contiguous here: CPU devices pack it into n-contiguous rows for gemm_direct_fwd's
-    # vector loop (one gemm_pack_kn); otherwise the product is the only launch.
-    assert counts.pop("gemm_pack_kn", 0) <= 1 and sum(counts.values()) == 1, counts
+    assert sum(_without_packs(counts).values()) == 1, counts
     torch.testing.assert_close(out.cpu(), torch.addmm(c.t(), a.t(), b.t(), beta=0.5, alpha=2.0), atol=1e-5, rtol=1e-5)
 
 
@@ -217,6 +229,65 @@ def test_bad_slice_k_is_refused_with_a_warning(cfg):
             out = torch.mm(a.to("ocl"), b.to("ocl"))
         torch.testing.assert_close(out.cpu(), a @ b, atol=1e-4, rtol=1e-5)
         assert _C._gemm_config(0, torch.float32, 1, 64, 64) == default
+
+
+# gemm_direct_fwd (CPU devices; forced here on any device): PoCL's AVX2 and AVX-512 defaults,
+# and micro-tiles whose panel rows have no vector type (scalar copies).
+DIRECT = ["KERNEL=direct TILE_M=32 TILE_N=64 TILE_K=16 WPT_M=4 WPT_N=16 VEC_WIDTH=8",
+          "KERNEL=direct TILE_M=16 TILE_N=128 TILE_K=16 WPT_M=2 WPT_N=32 VEC_WIDTH=8",
+          "KERNEL=direct TILE_M=12 TILE_N=24 TILE_K=8 WPT_M=3 WPT_N=6 VEC_WIDTH=2"]
+
+
+@pytest.mark.parametrize("cfg", DIRECT)
+def test_direct_kernel_packed_operands_layouts_edges_and_epilogue(cfg):
+    """B is packed into WPT_N-column panels when M > WPT_M, A into WPT_M-row panels when it is
+    not k-contiguous and N > WPT_N; panels past the edge are zero-filled; whole unit-stride
+    output rows are stored as vectors, everything else element by element."""
+    fields = dict(f.split("=") for f in cfg.split())
+    wm, wn = int(fields["WPT_M"]), int(fields["WPT_N"])
+    problems = [(64, 32, 64), (37, 20, 45), (8, 4, 12), (3, 5, 7), (100, 36, 68), (33, 0, 8)]
+    with _forced(cfg):
+        for dtype in (torch.float32, torch.float64):
+            for (M, K, N, la, lb), a, b, _ in _all_layouts(problems, dtype):
+                out, counts = _launches(lambda: torch.mm(a.to("ocl"), b.to("ocl")))
+                torch.testing.assert_close(out.cpu(), a @ b)
+                if M > 1 and N > 1:  # M or N == 1 are matrix-vector products
+                    packs = {"gemm_pack_panels_n": int(K > 0 and M > wm),
+                             "gemm_pack_panels_m": int(K > 0 and la == "t" and N > wn)}
+                    assert counts.get("gemm_direct_fwd") == 1, ((M, K, N, la, lb), counts)
+                    assert {k: counts.get(k, 0) for k in packs} == packs, ((M, K, N, la, lb), counts)
+            # Operands strided in both dimensions, the epilogue with a bias (row stride 0),
+            # alpha and beta, a transposed C and a transposed out (element stores), batches with
+            # a broadcast (stride-0) batch of a transposed A.
+            a, b = torch.randn(70, 60, dtype=dtype)[::2, ::3], torch.randn(40, 90, dtype=dtype)[::2, ::2]
+            torch.testing.assert_close(torch.mm(a.to("ocl"), b.to("ocl")).cpu(), a @ b)
+            bias, a, b = torch.randn(45, dtype=dtype), torch.randn(37, 20, dtype=dtype), torch.randn(20, 45, dtype=dtype)
+            out = torch.addmm(bias.to("ocl"), a.to("ocl"), b.to("ocl"), beta=0.5, alpha=2.0)
+            torch.testing.assert_close(out.cpu(), torch.addmm(bias, a, b, beta=0.5, alpha=2.0))
+            c = torch.randn(45, 37, dtype=dtype)
+            outd = torch.empty(45, 37, dtype=dtype, device="ocl").t()
+            torch.addmm(c.to("ocl").t(), a.to("ocl"), b.to("ocl"), out=outd)
+            torch.testing.assert_close(outd.cpu(), torch.addmm(c.t(), a, b))
+            ab = torch.randn(1, 20, 37, dtype=dtype).expand(3, 20, 37).transpose(1, 2)
+            bb = torch.randn(3, 45, 20, dtype=dtype).transpose(1, 2)
+            torch.testing.assert_close(torch.bmm(ab.to("ocl"), bb.to("ocl")).cpu(), torch.bmm(ab, bb))
+
+
+def test_direct_kernel_other_dtypes():
+    """The device's own configuration (gemm_direct_fwd on CPU devices) for the dtypes with and
+    without panels: bfloat16 and integers are packed, float16 is not (no half loads there)."""
+    for dtype in (torch.bfloat16, torch.float16, torch.int32, torch.int64, torch.int8):
+        for la in "nt":
+            for lb in "nt":
+                a, b = _mat(37, 20, la, torch.float32), _mat(20, 45, lb, torch.float32)
+                if dtype.is_floating_point:
+                    a, b = a.to(dtype), b.to(dtype)
+                    ref = (a.float() @ b.float()).to(dtype)
+                    tol = dict(atol=0.05, rtol=0.02)
+                else:
+                    a, b = (a * 3).round().to(dtype), (b * 3).round().to(dtype)
+                    ref, tol = a @ b, {}
+                torch.testing.assert_close(torch.mm(a.to("ocl"), b.to("ocl")).cpu(), ref, **tol)
 
 
 def test_pack_b_transposes_k_contiguous_b_first():

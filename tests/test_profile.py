@@ -23,8 +23,9 @@ SCRIPT = textwrap.dedent("""
     torch.mm(a, a)                     # launch()
     torch._foreach_mul_([a, a.clone()], 2.0)  # multi-tensor kernels
     times = torch.ocl._kernel_times()
-    gemm = [v for k, v in times.items() if k.startswith("gemm")]
-    assert len(gemm) == 1 and gemm[0][0] == 1, times   # the warm-up launches were dropped
+    # the warm-up launches were dropped (a CPU device also packs an operand: one kernel more)
+    gemm = [n for k, (n, _) in times.items() if k.startswith("gemm")]
+    assert 1 <= len(gemm) <= 2 and all(n == 1 for n in gemm), times
     assert sum(n for n, _ in times.values()) >= 4, times
     assert all(ms >= 0.0 for _, ms in times.values()), times
     assert sum(ms for _, ms in times.values()) > 0.0, times
@@ -53,5 +54,7 @@ def test_kernel_times_without_profiling_report_launches_only():
     torch.ocl._reset_launch_counts()
     torch.mm(a, a)
     times = torch.ocl._kernel_times()
-    assert sum(n for n, _ in times.values()) == 1 and all(ms == 0.0 for _, ms in times.values()), times
+    packs = times.pop("gemm_pack_panels_n", (0, 0.0))[0]  # CPU devices pack B first
+    assert packs <= 1 and sum(n for n, _ in times.values()) == 1, times
+    assert all(ms == 0.0 for _, ms in times.values()), times
     assert torch.ocl._kernel_span_ms() == 0.0

@@ -610,8 +610,8 @@ void TILED_KERNEL(int M, int N, int K,
 // into a dense [batch][K][N] workspace. 32x32 tiles pass through local memory so that the
 // reads (along k) and the writes (along n) are both coalesced; the +1 column keeps the
 // transposed local reads free of bank conflicts. Elements are copied as stored.
-// NDRange (ceil(K/32)*32, ceil(N/32)*8, batch), local (32, 8, 1). Part of the programs whose
-// kernel reads the workspace (PACK_KERNEL: gemm.cpp's has_pack_kernel).
+// NDRange (ceil(K/32)*32, ceil(N/32)*8, batch), local (32, 8, 1). Part of the tiled programs
+// that can read the workspace (PACK_KERNEL: gemm.cpp's has_pack_kernel).
 #ifdef PACK_KERNEL
 __kernel __attribute__((reqd_work_group_size(32, 8, 1)))
 void gemm_pack_kn(int K, int N, PTR_ARG(DTYPE, src), long s_sb, long s_sn, PTR_ARG(DTYPE, dst)) {
@@ -633,6 +633,55 @@ void gemm_pack_kn(int K, int N, PTR_ARG(DTYPE, src), long s_sb, long s_sn, PTR_A
 }
 #endif
 
+#ifdef PANEL_KERNELS
+// gemm_direct_fwd's packed operands (gemm.cpp, CPU devices): rows [0, R) x depth [0, K) of
+// an operand whose element (r, k) is at src[b*s_b + r*s_r + k*s_k], copied into panels of W
+// rows (W = WPT_M for A, WPT_N for B), each k-major: dst[b][p][k][j] = element (p*W + j, k),
+// zero for rows r >= R. A work-item's micro-tile then reads one contiguous stream per
+// operand: no cache sets shared by the rows of a power-of-two stride, no edge columns. One
+// work-item copies one panel, along whichever side is contiguous (few, long work-items: a CPU
+// device pays per work-group). NDRange (panels, batch), local (1, 1).
+// The copies' own loops stay scalar (loop vectorization would turn the strided side into gathers).
+#ifdef __clang__
+#define NO_VECTORIZE _Pragma("clang loop vectorize(disable)")
+#else
+#define NO_VECTORIZE
+#endif
+#define PANEL_ROW_VEC(W) ((W) == 2 || (W) == 4 || (W) == 8 || (W) == 16)
+#if PANEL_ROW_VEC(WPT_M)
+#define PANEL_ROW_M(d, s) CAT(vstore, WPT_M)(CAT(vload, WPT_M)(0, (s)), 0, (d))
+#else
+#define PANEL_ROW_M(d, s) for (int j = 0; j < WPT_M; ++j) (d)[j] = (s)[j]
+#endif
+#if PANEL_ROW_VEC(WPT_N)
+#define PANEL_ROW_N(d, s) CAT(vstore, WPT_N)(CAT(vload, WPT_N)(0, (s)), 0, (d))
+#else
+#define PANEL_ROW_N(d, s) for (int j = 0; j < WPT_N; ++j) (d)[j] = (s)[j]
+#endif
+#define PACK_PANELS(NAME, W, ROW)                                                                 \
+  __kernel void NAME(int R, int K, int panels, PTR_ARG(DTYPE, src), long s_b, long s_r, long s_k, \
+                     PTR_ARG(DTYPE, dst)) {                                                       \
+    const int p = get_global_id(0), rows = min(W, R - p * (W));                                   \
+    const long batch = get_global_id(1);                                                          \
+    __global const DTYPE* S = PTR(DTYPE, src) + batch * s_b + (long)p * (W) * s_r;                \
+    __global DTYPE* D = PTR(DTYPE, dst) + (batch * panels + p) * (long)K * (W);                   \
+    if (rows == (W) && s_r == 1) {                                                                \
+      NO_VECTORIZE for (int k = 0; k < K; ++k)                                                    \
+        ROW(D + (long)k * (W), S + (long)k * s_k);                                                \
+    } else if (rows == (W) && s_k == 1) {                                                         \
+      for (int j = 0; j < (W); ++j)                                                               \
+        NO_VECTORIZE for (int k = 0; k < K; ++k)                                                  \
+          D[(long)k * (W) + j] = S[(long)j * s_r + k];                                            \
+    } else {                                                                                      \
+      for (int k = 0; k < K; ++k)                                                                 \
+        NO_VECTORIZE for (int j = 0; j < (W); ++j)                                                \
+          D[(long)k * (W) + j] = j < rows ? S[(long)j * s_r + (long)k * s_k] : (DTYPE)0;          \
+    }                                                                                             \
+  }
+PACK_PANELS(gemm_pack_panels_m, WPT_M, PANEL_ROW_M)
+PACK_PANELS(gemm_pack_panels_n, WPT_N, PANEL_ROW_N)
+#endif
+
 // The same product for CPU OpenCL devices (PoCL and the like), where local-memory tiles and
 // barriers cost more than they save and a work-group runs as a loop over its work-items on
 // one core. Each work-item computes WPT_M consecutive rows by WPT_N consecutive columns
@@ -643,46 +692,79 @@ void gemm_pack_kn(int K, int N, PTR_ARG(DTYPE, src), long s_sb, long s_sn, PTR_A
 // the compiler from vectorizing across work-items, so without explicit vectors it would run
 // scalar: PoCL, 2-core AVX-512 VM, GPTMini small8's products 11-17 GFLOP/s before.) Other
 // layouts and the right edge take the scalar loop, with clamped (always in-range) loads;
-// out-of-range results are simply not stored. gemm.cpp packs a k-contiguous B first.
+// out-of-range results are simply not stored. gemm.cpp's run_direct packs B (and a strided
+// A) into panels first (`packed`), which the vector loop reads as contiguous streams; whole
+// rows of unit-stride output vectors are stored as vectors.
 // NDRange (ceil(N/TILE_N)*RTS_N, ceil(M/TILE_M)*RTS_M, batch), local (RTS_N, RTS_M, 1).
 #if VEC_WIDTH > 1 && WPT_N % VEC_WIDTH == 0
 #define DIRECT_VECTORS (WPT_N / VEC_WIDTH)
 #else
 #define DIRECT_VECTORS 0
 #endif
+// Vector stores of the accumulators where storage and accumulator types agree.
+#if DIRECT_VECTORS && !defined(IS_HALF) && !defined(IS_BF16) && !defined(IS_INT)
+#define DIRECT_VECTOR_STORES 1
+#else
+#define DIRECT_VECTOR_STORES 0
+#endif
 __kernel __attribute__((reqd_work_group_size(RTS_N, RTS_M, 1)))
 void gemm_direct_fwd(int M, int N, int K,
                      GEMM_OPERANDS,
-                     int use_c, ACC alpha, ACC beta) {
+                     int use_c, int packed, ACC alpha, ACC beta) {
   const int m0 = get_group_id(1) * TILE_M + get_local_id(1) * WPT_M;
   const int n0 = get_group_id(0) * TILE_N + get_local_id(0) * WPT_N;
   if (m0 >= M || n0 >= N) return;  // no barriers below
   const long batch = get_global_id(2);
   __global const DTYPE* A = PTR(DTYPE, a) + batch * a_sb;
   __global const DTYPE* B = PTR(DTYPE, b) + batch * b_sb;
+  // packed & 1: A is in gemm_pack_panels' WPT_M-row panels, packed & 2: B in WPT_N-column
+  // panels (a_sb / b_sb step over a batch's panels). The micro-tile then starts a panel
+  // (m0, n0 are multiples of WPT_M, WPT_N), whose rows are k-major and zero past the edge.
+  long a_k = a_sk, b_k = b_sk, b_n = b_sn;
+  if (packed & 1) A += (long)(m0 / WPT_M) * K * WPT_M, a_k = WPT_M;
+  if (packed & 2) B += (long)(n0 / WPT_N) * K * WPT_N - n0, b_k = WPT_N, b_n = 1;
   long arow[WPT_M];
 #pragma unroll
-  for (int i = 0; i < WPT_M; ++i) arow[i] = (long)min(m0 + i, M - 1) * a_sm;
+  for (int i = 0; i < WPT_M; ++i) arow[i] = packed & 1 ? i : (long)min(m0 + i, M - 1) * a_sm;
   ACC acc[WPT_M][WPT_N];
 #if DIRECT_VECTORS
-  if (b_sn == 1 && n0 + WPT_N <= N) {
+  if (b_n == 1 && (n0 + WPT_N <= N || (packed & 2))) {
     ACCV vacc[WPT_M][DIRECT_VECTORS];
 #pragma unroll
     for (int i = 0; i < WPT_M; ++i)
 #pragma unroll
       for (int v = 0; v < DIRECT_VECTORS; ++v) vacc[i][v] = (ACCV)0;
     __global const DTYPE* brow = B + n0;
-    for (int k = 0; k < K; ++k, brow += b_sk) {
+    for (int k = 0; k < K; ++k, brow += b_k) {
       ACCV bv[DIRECT_VECTORS];
 #pragma unroll
       for (int v = 0; v < DIRECT_VECTORS; ++v) bv[v] = VLOAD(brow + v * VEC_WIDTH);
 #pragma unroll
       for (int i = 0; i < WPT_M; ++i) {
-        const ACCV x = (ACCV)(LOAD(A, arow[i] + (long)k * a_sk));
+        const ACCV x = (ACCV)(LOAD(A, arow[i] + (long)k * a_k));
 #pragma unroll
         for (int v = 0; v < DIRECT_VECTORS; ++v) vacc[i][v] = MAD(x, bv[v], vacc[i][v]);
       }
     }
+#if DIRECT_VECTOR_STORES
+    // Whole rows of unit-stride vectors: the epilogue in vectors too.
+    if (o_sn == 1 && n0 + WPT_N <= N && (!use_c || c_sn == 1)) {
+      __global DTYPE* O = PTR(DTYPE, out) + batch * o_sb + n0;
+      __global const DTYPE* C = PTR(DTYPE, c) + batch * c_sb + n0;
+#pragma unroll
+      for (int i = 0; i < WPT_M; ++i) {
+        const int m = m0 + i;
+        if (m >= M) break;
+#pragma unroll
+        for (int v = 0; v < DIRECT_VECTORS; ++v) {
+          ACCV r = alpha * vacc[i][v];
+          if (use_c) r += beta * VLOAD(C + (long)m * c_sm + v * VEC_WIDTH);
+          CAT(vstore, VEC_WIDTH)(r, 0, O + (long)m * o_sm + v * VEC_WIDTH);
+        }
+      }
+      return;
+    }
+#endif
 #pragma unroll
     for (int i = 0; i < WPT_M; ++i)
 #pragma unroll
@@ -692,7 +774,7 @@ void gemm_direct_fwd(int M, int N, int K,
   {
     long bcol[WPT_N];
 #pragma unroll
-    for (int j = 0; j < WPT_N; ++j) bcol[j] = (long)min(n0 + j, N - 1) * b_sn;
+    for (int j = 0; j < WPT_N; ++j) bcol[j] = (long)min(n0 + j, N - 1) * b_n;
 #pragma unroll
     for (int i = 0; i < WPT_M; ++i)
 #pragma unroll
@@ -700,9 +782,9 @@ void gemm_direct_fwd(int M, int N, int K,
     for (int k = 0; k < K; ++k) {
       ACC ar[WPT_M], br[WPT_N];
 #pragma unroll
-      for (int i = 0; i < WPT_M; ++i) ar[i] = LOAD(A, arow[i] + (long)k * a_sk);
+      for (int i = 0; i < WPT_M; ++i) ar[i] = LOAD(A, arow[i] + (long)k * a_k);
 #pragma unroll
-      for (int j = 0; j < WPT_N; ++j) br[j] = LOAD(B, bcol[j] + (long)k * b_sk);
+      for (int j = 0; j < WPT_N; ++j) br[j] = LOAD(B, bcol[j] + (long)k * b_k);
 #pragma unroll
       for (int i = 0; i < WPT_M; ++i)
 #pragma unroll

@@ -81,9 +81,9 @@ bool has_tiled_kernel(at::ScalarType t) { return t == at::kFloat || t == at::kDo
 // Its cp.async path copies 4-byte elements and 16-byte vectors of four: float32 only (other
 // dtypes keep register staging under the same configuration).
 bool use_async(at::ScalarType t, const GemmConfig& c) { return c.async_stages != 0 && t == at::kFloat; }
-// Whether c's program holds gemm_pack_kn (PACK_KERNEL in gemm.cl): where its kernel reads a
-// packed B, gemm_tiled_fwd (PACK_B) or the CPU devices' gemm_direct_fwd. Not for float16,
-// whose `half` storage has no loads or stores of its own without cl_khr_fp16.
+// Whether c's program holds its operand packing kernels: gemm_pack_kn for gemm_tiled_fwd
+// (PACK_B; PACK_KERNEL in gemm.cl), gemm_pack_panels_m/_n for gemm_direct_fwd (PANEL_KERNELS).
+// Not for float16, whose `half` storage has no loads or stores of its own without cl_khr_fp16.
 bool has_pack_kernel(at::ScalarType t, const GemmConfig& c) {
   return c.kernel == GemmKernel::Tiled ? has_tiled_kernel(t) : c.kernel == GemmKernel::Direct && t != at::kHalf;
 }
@@ -278,7 +278,7 @@ std::string gemm_options(at::ScalarType t, const GemmConfig& cfg) {
   } else {
     o += " -DNO_TILED_KERNEL";  // keeps the program (and PoCL's cold build) small
   }
-  if (has_pack_kernel(t, cfg)) o += " -DPACK_KERNEL";
+  if (has_pack_kernel(t, cfg)) o += cfg.kernel == GemmKernel::Tiled ? " -DPACK_KERNEL" : " -DPANEL_KERNELS";
   return o;
 }
 
@@ -538,6 +538,45 @@ bool use_slices(const Device& d, const GemmConfig& cfg, int64_t groups, int64_t 
          steps >= kSliceMinSteps * cfg.slice_k;
 }
 
+// gemm_direct_fwd (CPU devices) over the [B, M, N] problem. Where its vector loop applies,
+// the operands it would read along strided lines are first copied into gemm_pack_panels'
+// k-major panels, as a CPU BLAS packs them: B always (its K x WPT_N strip per work-item
+// otherwise strides over rows of N elements, whose power-of-two lengths put a strip's lines
+// into few cache sets; a k-contiguous B, x @ W^T, would take the scalar loop), A where it is
+// not k-contiguous (then each k reads WPT_M elements from another line; a k-contiguous A is
+// read WPT_M rows at a time and gains nothing). PoCL, 2-core AVX2 VM, GPTMini small8's 15
+// products interleaved in one process (bench/RESULTS.md, session 14), per-step ms: 77.9
+// with B packed only when k-contiguous (gemm_pack_kn, before), 71.4 with B always, 63.5
+// with A as above too, 75.1 with A always.
+void run_direct(Device& d, const ResolvedConfig& rc, const at::Tensor& out, const at::Tensor& a, const at::Tensor& b,
+                const at::Tensor* c, const at::Scalar& alpha, const at::Scalar& beta) {
+  const int64_t B = out.size(0), M = out.size(1), N = out.size(2), K = a.size(2);
+  const GemmConfig& cfg = rc.cfg;
+  const at::ScalarType t = out.scalar_type();
+  const bool vectors = cfg.vec_width > 1 && cfg.wpt_n % cfg.vec_width == 0 && has_pack_kernel(t, cfg) && K > 0;
+  const bool pack_b = vectors && M > cfg.wpt_m;
+  const bool pack_a = vectors && a.stride(2) != 1 && N > cfg.wpt_n;
+  // Operand (r, k) at x[b*s_b + r*s_r + k*s_k] into panels of w rows: [B, panels * K * w].
+  auto pack = [&](const at::Tensor& x, int64_t R, int64_t s_r, int64_t s_k, int w, const char* kernel) {
+    const int64_t panels = (R + w - 1) / w;
+    at::Tensor dst = at::empty({B, panels * K * w}, x.options());
+    launch(d, get_kernel(d, "gemm", rc.options, kernel), Range(size_t(panels), size_t(B)), Range(1, 1), int(R),
+           int(K), int(panels), buf(x), x.stride(0), s_r, s_k, buf(dst));
+    return dst;
+  };
+  const at::Tensor ap = pack_a ? pack(a, M, a.stride(1), a.stride(2), cfg.wpt_m, "gemm_pack_panels_m") : a;
+  const at::Tensor bp = pack_b ? pack(b, N, b.stride(2), b.stride(1), cfg.wpt_n, "gemm_pack_panels_n") : b;
+  const size_t rts_m = cfg.tile_m / cfg.wpt_m, rts_n = cfg.tile_n / cfg.wpt_n;
+  const int64_t groups_n = (N + cfg.tile_n - 1) / cfg.tile_n, groups_m = (M + cfg.tile_m - 1) / cfg.tile_m;
+  launch_scaled(d, *gemm_kernel(d, rc, "gemm_direct_fwd"),
+                Range(size_t(groups_n) * rts_n, size_t(groups_m) * rts_m, size_t(B)), Range(rts_n, rts_m, 1), t,
+                alpha, beta, int(M), int(N), int(K), buf(ap), ap.stride(0), pack_a ? 0 : a.stride(1),
+                pack_a ? 0 : a.stride(2), buf(bp), bp.stride(0), pack_b ? 0 : b.stride(1), pack_b ? 0 : b.stride(2),
+                c ? buf(*c) : Buf{nullptr, 0}, c ? c->stride(0) : 0, c ? c->stride(1) : 0, c ? c->stride(2) : 0,
+                buf(out), out.stride(0), out.stride(1), out.stride(2), int(c != nullptr),
+                int(pack_a ? 1 : 0) | int(pack_b ? 2 : 0));
+}
+
 // One launch over the [B, M, N] problem (M, N > 1) of the configured kernel: gemm_tiled_fwd
 // (or gemm_tiled_sliced_fwd) where the layout allows, else gemm_fwd (or gemm_direct_fwd on
 // CPU devices).
@@ -583,14 +622,8 @@ void run_tiled(Device& d, const at::Tensor& out, const at::Tensor& a, const at::
       if (Kernel* sk = gemm_kernel(d, *rc, "gemm_tiled_sliced_fwd")) return go_sliced(*sk, size_t(cfg.slice_k), flags);
     if (tk) return go(*tk, flags);
   }
-  if (cfg.kernel == GemmKernel::Direct) {
-    // gemm_direct_fwd's vector loop reads B along n: a k-contiguous B (x @ W^T) is packed
-    // into a dense [B, K, N] copy first (K*N copies against M*N*K multiply-adds, which then
-    // run in vectors instead of scalars).
-    const bool k_contiguous = b.stride(1) == 1 && b.stride(2) != 1;
-    if (k_contiguous && N >= cfg.wpt_n && pack_b_and_run()) return;
-  }
-  go(*gemm_kernel(d, *rc, cfg.kernel == GemmKernel::Direct ? "gemm_direct_fwd" : "gemm_fwd"));
+  if (cfg.kernel == GemmKernel::Direct) return run_direct(d, *rc, out, a, b, c, alpha, beta);
+  go(*gemm_kernel(d, *rc, "gemm_fwd"));
 }
 
 // ---- CLBlast -------------------------------------------------------------------------------
