@@ -122,7 +122,8 @@ def test_prod_split():
 def test_split_sum_is_one_launch():
     x = torch.randn(4096, 128, generator=gen()).to("ocl")  # a bias gradient: sum over tokens
     y, counts = launches(lambda: x.sum(0))
-    assert counts == {"reduce_fwd": 1}
+    # (CPU devices sum whole columns per work-item instead: reduce_sum_cols, also one launch.)
+    assert counts in ({"reduce_fwd": 1}, {"reduce_sum_cols": 1}), counts
     close(y, x.cpu().sum(0), 1e-4)
     v = torch.randn(1 << 20, generator=gen(1)).to("ocl")
     y, counts = launches(lambda: v.sum())
@@ -161,6 +162,74 @@ def test_empty_and_odd_sizes():
         x = torch.randn(*shape, generator=gen(7))
         close(x.to("ocl").sum(dim), x.sum(dim), 1e-4)
         close(x.to("ocl").mean(dim), x.mean(dim), 1e-4)
+
+
+# CPU devices sum float/double over one unit-stride kept dim (reduce_sum_cols: 8 outputs per
+# work-item) or along unit-stride rows (reduce_sum_rows: rows of 8-wide vectors, then a tail),
+# each vector lane a compensated sum; other devices and geometries take reduce_fwd. Shapes:
+# output counts that are and are not multiples of 8, rows shorter than one vector, more rows
+# than work-items, a strided reduced dim, a strided output.
+IS_CPU_DEVICE = torch.ocl.get_device_properties(0).type == "cpu" if torch.ocl.is_available() else False
+SUM_MODES = {
+    "sum": lambda x, d, **kw: x.sum(d, **kw),
+    "mean": lambda x, d, **kw: x.mean(d, **kw),
+    "nansum": lambda x, d, **kw: x.nansum(d, **kw),
+    "norm1": lambda x, d, **kw: torch.linalg.vector_norm(x, 1, d, **kw),
+    "norm2": lambda x, d, **kw: torch.linalg.vector_norm(x, 2, d, **kw),
+    "norm3": lambda x, d, **kw: torch.linalg.vector_norm(x, 3, d, **kw),
+    "norm0": lambda x, d, **kw: torch.linalg.vector_norm(x, 0, d, **kw),
+}
+
+
+@pytest.mark.parametrize("dtype", [torch.float32, torch.float64])
+@pytest.mark.parametrize("mode", list(SUM_MODES))
+def test_unit_stride_sums(mode, dtype):
+    fn = SUM_MODES[mode]
+    cases = [  # (shape, view, dim, CPU device kernel)
+        ((1024, 512), None, 0, "reduce_sum_cols"),
+        ((333, 45), None, 0, "reduce_sum_cols"),            # 45 outputs: 5 full vectors and a tail
+        ((40, 16, 3), lambda t: t[:, :, 1], 0, "reduce_fwd"),  # kept stride 3: the generic kernel
+        ((50, 37), None, 1, "reduce_sum_rows"),              # rows of 4 vectors and a tail of 5
+        ((300, 5), None, 1, "reduce_sum_rows"),              # rows shorter than a vector
+        ((1000, 77), lambda t: t[::3], 1, "reduce_sum_rows"),  # strided rows, several per item
+        ((64, 20, 24), lambda t: t.transpose(0, 1), 1, "reduce_sum_cols"),  # reduced stride 480
+    ]
+    for i, (shape, view, dim, kernel) in enumerate(cases):
+        x = (torch.randn(*shape, generator=gen(i)) * 3).to(dtype)
+        x.view(-1)[:: 97] = 0.0
+        if mode == "nansum":
+            x.view(-1)[5::211] = float("nan")
+        xd = x.to("ocl")
+        if view is not None:
+            x, xd = view(x), view(xd)
+        y, counts = launches(lambda: fn(xd, dim))
+        close(y, fn(x.double(), dim).to(dtype), 1e-5 if dtype == torch.float32 else 1e-12)
+        assert sum(counts.values()) == 1, counts
+        if IS_CPU_DEVICE:
+            assert kernel in counts, (shape, dim, counts)
+    # keepdim and a strided out=
+    x = torch.randn(200, 24, generator=gen(9)).to(dtype)
+    close(fn(x.to("ocl"), 0, keepdim=True), fn(x, 0, keepdim=True), 1e-5)
+    if mode == "sum":
+        out = torch.zeros(24, 3, dtype=dtype, device="ocl")
+        torch.sum(x.to("ocl"), 0, out=out[:, 1])
+        close(out[:, 1], x.sum(0), 1e-5)
+        assert int((out[:, 0] != 0).sum()) == 0 and int((out[:, 2] != 0).sum()) == 0
+
+
+def test_unit_stride_sums_special_values():
+    """Infinities and NaNs in the vector lanes give the CPU's results (an infinite partial sum
+    resets its compensation; inf - inf is NaN)."""
+    x = torch.randn(64, 40, generator=gen(3))
+    x[3, 5] = float("inf")
+    x[7, 9] = float("nan")
+    x[10, 11], x[20, 11] = float("inf"), float("-inf")
+    x[11, 12], x[30, 12] = float("-inf"), float("-inf")
+    x[:, 13] = 3e38  # the partial sums overflow to inf
+    for d in (0, 1):
+        close(x.to("ocl").sum(d), x.sum(d), 1e-5)
+        close(x.to("ocl").nansum(d), x.nansum(d), 1e-5)
+        close(x.to("ocl").double().sum(d), x.double().sum(d), 1e-12)
 
 
 # ---- LayerNorm / RMSNorm backward ----------------------------------------------------------

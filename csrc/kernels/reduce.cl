@@ -530,6 +530,91 @@ void reduce_fwd(PTR_ARG(IN_T, x), PTR_ARG(OUT_T, y), PTR_ARG(OUT2_T, y2), PTR_AR
                  P, fin_log2, mode, p0, p1);
 }
 
+#if defined(SUM_VEC) && OP == OP_SUM && ACC_FLOAT
+// CPU devices (ops/reduce.cpp's run_sum_vec): float/double sums over one strided dim in
+// SUM_VEC-wide vectors. A CPU runs a work-item's loop on one core in its vector registers;
+// reduce_fwd's scalar compensated chains are bound by the latency of their adds (PoCL,
+// 2-core AVX2 VM: ~3 ns per element). Each vector lane is its own compensated sum; the
+// operand is the input's own type (IN_T == ACC, no dtype= conversion: the host checks).
+// reduce_sum_cols: the kept dim is unit-stride, a work-item sums SUM_VEC adjacent outputs
+// walking the reduced dim (a bias gradient: the columns of dY); NDRange ceil(nout/SUM_VEC).
+// reduce_sum_rows: the reduced dim is unit-stride, a work-item sums the rows [item*per_item,
+// +per_item), each SUM_VEC elements at a time, then its lanes and the tail. Local size 1: a
+// CPU device pays per work-group, and its own vectorization across work-items would turn
+// these loops into gathers.
+#define SUM_CAT_(a, b) a##b
+#define SUM_CAT(a, b) SUM_CAT_(a, b)
+#define VACC SUM_CAT(ACC, SUM_VEC)
+#define VLOADS SUM_CAT(vload, SUM_VEC)
+#define VSTORES SUM_CAT(vstore, SUM_VEC)
+inline VACC v_map(VACC x, uint mode, ACC p0) {
+  switch (mode & MAP_MASK) {
+    case MAP_NAN_TO_ZERO: return select(x, (VACC)0, isnan(x));
+    case MAP_ABS: return fabs(x);
+    case MAP_SQUARE: return x * x;
+    case MAP_POW: return pow(fabs(x), (VACC)p0);
+    case MAP_NONZERO: return select((VACC)0, (VACC)1, x != (VACC)0);
+    default: return x;
+  }
+}
+#define V_KAHAN_ADD(sum, comp, v)                                 \
+  do {                                                            \
+    VACC y_ = (v) - (comp);                                       \
+    VACC t_ = (sum) + y_;                                         \
+    (comp) = select((t_ - (sum)) - y_, (VACC)0, isinf(t_));       \
+    (sum) = t_;                                                   \
+  } while (0)
+
+__kernel void reduce_sum_cols(PTR_ARG(IN_T, x), PTR_ARG(OUT_T, y), ulong nout, ulong nred, long r_in, long o_out,
+                              uint mode, ACC p0, ACC p1) {
+  const ulong o0 = get_global_id(0) * SUM_VEC;
+  if (o0 >= nout) return;
+  __global const ACC* px = PTR(IN_T, x) + o0;
+  ACC lanes[SUM_VEC];
+  const uint n = (uint)min((ulong)SUM_VEC, nout - o0);
+  if (n == SUM_VEC) {
+    VACC s = 0, c = 0;
+    for (ulong r = 0; r < nred; ++r) V_KAHAN_ADD(s, c, v_map(VLOADS(0, px + (long)r * r_in), mode, p0));
+    VSTORES(s - c, 0, lanes);
+  } else {
+    for (uint i = 0; i < n; ++i) {
+      ACC s = 0, c = 0;
+      for (ulong r = 0; r < nred; ++r) KAHAN_ADD(s, c, s_map(px[(long)r * r_in + i], mode, p0));
+      lanes[i] = s - c;
+    }
+  }
+  for (uint i = 0; i < n; ++i) {
+    State st;
+    st.v = lanes[i];
+    s_store(st, PTR(OUT_T, y), (long)(o0 + i) * o_out, 0, 0, mode, p0, p1);
+  }
+}
+
+__kernel void reduce_sum_rows(PTR_ARG(IN_T, x), PTR_ARG(OUT_T, y), ulong nout, ulong nred, ulong per_item, long o_in,
+                              long o_out, uint mode, ACC p0, ACC p1) {
+  const ulong begin = get_global_id(0) * per_item, end = min(nout, begin + per_item);
+  for (ulong o = begin; o < end; ++o) {
+    __global const ACC* px = PTR(IN_T, x) + (long)o * o_in;
+    VACC vs = 0, vc = 0;
+    ulong r = 0;
+    for (; r + SUM_VEC <= nred; r += SUM_VEC) V_KAHAN_ADD(vs, vc, v_map(VLOADS(0, px + r), mode, p0));
+    ACC sums[SUM_VEC], comps[SUM_VEC];
+    VSTORES(vs, 0, sums);
+    VSTORES(vc, 0, comps);
+    State st;
+    st.v = 0;
+    ACC c = 0;
+    for (uint i = 0; i < SUM_VEC; ++i) {
+      KAHAN_ADD(st.v, c, sums[i]);
+      KAHAN_ADD(st.v, c, -comps[i]);
+    }
+    for (; r < nred; ++r) KAHAN_ADD(st.v, c, s_map(px[r], mode, p0));
+    st.v -= c;
+    s_store(st, PTR(OUT_T, y), (long)o * o_out, 0, 0, mode, p0, p1);
+  }
+}
+#endif
+
 #else
 // Fallback second stage (built separately with -DFINISH) for split reductions launched without
 // arrival counters: combines the nsplit partial states of each output and stores.

@@ -159,6 +159,39 @@ void run_reduce_via_copy(const Spec& spec, const at::Tensor& self, at::native::D
   if (out2.defined()) out2.copy_(t2.view(out2.sizes()));
 }
 
+// CPU devices: a float/double sum over one reduced dim with one kept dim, either of them
+// unit-stride, by reduce_sum_cols / reduce_sum_rows of kernels/reduce.cl (`opts`: built with
+// SUM_VEC), where there are enough work-items to occupy every core; false otherwise (then
+// reduce_fwd runs). PoCL, 2-core AVX2 VM (bench/RESULTS.md, session 14), us per call, one
+// process: x.sum(0) of 1024x512 floats 1,241 -> 196, x.sum(1) 1,184 -> 220; 1024x128
+// 365 -> 62 and 381 -> 83.
+constexpr int kSumVec = 8;  // SUM_VEC: 8 floats fill an AVX2 register
+bool run_sum_vec(const Spec& spec, Device& d, const std::string& opts, const at::Tensor& self, const at::Tensor& out,
+                 const KeptDim& kept, const RedDim& red, uint64_t nout, uint64_t nred) {
+  const uint64_t cu = std::max<cl_uint>(d.info.compute_units, 1);
+  const at::ScalarType acc = acc_type(spec.val);
+  if (kept.in == 1 && red.in != 1) {
+    const uint64_t items = (nout + kSumVec - 1) / kSumVec;
+    if (items < cu) return false;
+    Kernel& k = get_kernel(d, "reduce", opts, "reduce_sum_cols");
+    with_acc_args(acc, spec.p0, spec.p1, [&](auto p0, auto p1) {
+      launch(d, k, Range(items), Range(1), buf(self), buf(out), cl_ulong(nout), cl_ulong(nred), cl_long(red.in),
+             cl_long(kept.out), cl_uint(spec.mode), p0, p1);
+    });
+    return true;
+  }
+  if (red.in == 1 && nout >= cu) {
+    const uint64_t items = std::min<uint64_t>(nout, cu * 8), per_item = (nout + items - 1) / items;
+    Kernel& k = get_kernel(d, "reduce", opts, "reduce_sum_rows");
+    with_acc_args(acc, spec.p0, spec.p1, [&](auto p0, auto p1) {
+      launch(d, k, Range((nout + per_item - 1) / per_item), Range(1), buf(self), buf(out), cl_ulong(nout),
+             cl_ulong(nred), cl_ulong(per_item), cl_long(kept.in), cl_long(kept.out), cl_uint(spec.mode), p0, p1);
+    });
+    return true;
+  }
+  return false;
+}
+
 // Reduces `self` over the dims set in `mask` into `out` (and `out2`: indices or mean), whose
 // shapes are already the reduction's (with or without the kept size-1 dims, per keepdim).
 void run_reduce(const Spec& spec, const at::Tensor& self, at::native::DimMask mask, bool keepdim,
@@ -286,10 +319,16 @@ void run_reduce(const Spec& spec, const at::Tensor& self, at::native::DimMask ma
   const bool arg = spec.op == kArg;
   const at::ScalarType out_t = arg ? self.scalar_type() : out.scalar_type();
   const at::ScalarType out2_t = spec.op == kWelford || spec.op == kAMinMax ? out_t : at::kLong;
-  // CPU devices: independent compensated sums per work-item (SUM_LANES in kernels/reduce.cl).
-  const std::string opts = build_options(spec, self.scalar_type(), out_t, out2_t) + (cpu ? " -DSUM_LANES" : "");
-  Kernel& k = get_kernel(d, "reduce", opts, "reduce_fwd");
+  // CPU devices: independent compensated sums per work-item (SUM_LANES in kernels/reduce.cl),
+  // and float/double sums of the input's own type also in vectors (SUM_VEC, see run_sum_vec).
   const at::ScalarType acc = acc_type(spec.val);
+  const bool sum_vec = cpu && spec.op == kSum && spec.val == self.scalar_type() && acc == self.scalar_type() &&
+                       at::isFloatingType(acc) && !out2.defined();
+  const std::string opts = build_options(spec, self.scalar_type(), out_t, out2_t) + (cpu ? " -DSUM_LANES" : "") +
+                           (sum_vec ? " -DSUM_VEC=" + std::to_string(kSumVec) : "");
+  if (sum_vec && k2.size() == 1 && r2.size() == 1 && run_sum_vec(spec, d, opts, self, out, k2[0], r2[0], nout, nred))
+    return;
+  Kernel& k = get_kernel(d, "reduce", opts, "reduce_fwd");
   Buf bx = buf(self), by = out.defined() ? buf(out) : Buf{nullptr, 0}, by2 = out2.defined() ? buf(out2) : Buf{nullptr, 0};
   at::Tensor ws;
   Buf bws{nullptr, 0};
