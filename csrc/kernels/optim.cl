@@ -22,7 +22,7 @@
 #define VEC_WIDTH 1
 #endif
 // float4s of each list a work-item keeps in registers on the whole-block path (VEC_WIDTH 4):
-// the host sets it to block_elems / (4 * WG).
+// the host sets it to block_elems / (4 * WG); 0 (CPU devices) leaves that path out.
 #ifndef VEC_BATCH
 #define VEC_BATCH 4
 #endif
@@ -84,6 +84,7 @@ __kernel void fused_adam(Chunk c SLOT_PTRS(T, param) SLOT_PTRS(T, grad) SLOT_PTR
   __global float4* vm4 = vmp ? (__global float4*)(vmp + begin) : 0;  // amsgrad only
   // A whole aligned block: each work-item loads its VEC_BATCH float4s of every list before the
   // barrier, so all of its loads are in flight at once and overlap work-item 0's factors.
+#if VEC_BATCH > 0
   const bool batch = aligned && end - begin == (ulong)VEC_BATCH * 4 * WG;
   float4 P[VEC_BATCH], G[VEC_BATCH], M[VEC_BATCH], V[VEC_BATCH], VM[VEC_BATCH];
   if (batch) {
@@ -98,12 +99,14 @@ __kernel void fused_adam(Chunk c SLOT_PTRS(T, param) SLOT_PTRS(T, grad) SLOT_PTR
     }
   }
 #endif
+#endif
   barrier(CLK_LOCAL_MEM_FENCE);
   if ((flags & ADAM_FOUND_INF) && PTR(float, found_inf)[0] == 1.0f) return;  // after the barrier
   const CT step_size = factors[0], bc2_sqrt = factors[1], decay = factors[2];
   const bool scaled = (flags & ADAM_GRAD_SCALE) != 0;
   const CT scale = scaled ? (CT)PTR(float, grad_scale)[0] : (CT)1;
 #if VEC_WIDTH == 4
+#if VEC_BATCH > 0
   if (batch) {
 #pragma unroll
     for (int j = 0; j < VEC_BATCH; ++j) {
@@ -121,6 +124,7 @@ __kernel void fused_adam(Chunk c SLOT_PTRS(T, param) SLOT_PTRS(T, grad) SLOT_PTR
     }
     return;
   }
+#endif
   if (aligned) {
     const uint nvec = (uint)((end - begin) / 4);
     for (uint j = lid; j < nvec; j += WG) {

@@ -64,7 +64,12 @@ void adam_impl(const AdamArgs& a) {
       slot_bucket(count_nonempty(numels), slots_for(d, kAdamLists, ChunkLayout::per_slot(sizeof(S)), kAdamFixedBytes));
   std::string opts = float_type_options(t) + " -DWG=" + std::to_string(kGroup) + " -DSLOTS=" + std::to_string(slots);
   opts += d.info.fp64 ? " -DBC=double" : " -DBC=float";
-  if (t == at::kFloat) opts += " -DVEC_WIDTH=4 -DVEC_BATCH=" + std::to_string(kBlockElems / (4 * kGroup));
+  // float4 accesses; on GPUs each work-item's loads of a whole block are issued before the
+  // barrier (VEC_BATCH). Not on CPU devices, which keep those arrays in memory across the
+  // barrier (PoCL, 2-core AVX2 VM, bench/RESULTS.md session 14: GPTMini small's AdamW step,
+  // 0.84 M parameters, three alternating rounds 9.6-9.9 ms with them, 3.0-3.6 without).
+  if (t == at::kFloat)
+    opts += " -DVEC_WIDTH=4 -DVEC_BATCH=" + std::to_string(d.info.is_cpu() ? 0 : kBlockElems / (4 * kGroup));
   Kernel& k = get_kernel(d, "optim", opts, "fused_adam");
   const Buf none{nullptr, 0};
   for (const auto& c : plan<S>(numels, kBlockElems, slots)) {
