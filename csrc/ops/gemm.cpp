@@ -547,7 +547,7 @@ bool use_slices(const Device& d, const GemmConfig& cfg, int64_t groups, int64_t 
 // read WPT_M rows at a time and gains nothing). PoCL, 2-core AVX2 VM, GPTMini small8's 15
 // products interleaved in one process (bench/RESULTS.md, session 14), per-step ms: 77.9
 // with B packed only when k-contiguous (gemm_pack_kn, before), 71.4 with B always, 63.5
-// with A as above too, 75.1 with A always.
+// with A as above too; another run 68.4 as landed against 75.1 with A always.
 void run_direct(Device& d, const ResolvedConfig& rc, const at::Tensor& out, const at::Tensor& a, const at::Tensor& b,
                 const at::Tensor* c, const at::Scalar& alpha, const at::Scalar& beta) {
   const int64_t B = out.size(0), M = out.size(1), N = out.size(2), K = a.size(2);
