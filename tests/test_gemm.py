@@ -271,6 +271,19 @@ def test_direct_kernel_packed_operands_layouts_edges_and_epilogue(cfg):
             ab = torch.randn(1, 20, 37, dtype=dtype).expand(3, 20, 37).transpose(1, 2)
             bb = torch.randn(3, 45, 20, dtype=dtype).transpose(1, 2)
             torch.testing.assert_close(torch.bmm(ab.to("ocl"), bb.to("ocl")).cpu(), torch.bmm(ab, bb))
+            # A broadcast operand is packed once, not once per batch: the call's peak memory
+            # stays below its output plus half of what per-batch panels of B would take.
+            a3, b1 = torch.randn(256, 40, 64, dtype=dtype), torch.randn(1, 64, 48, dtype=dtype)
+            a3d, b3d = a3.to("ocl"), b1.to("ocl").expand(256, 64, 48)
+            b3 = b1.expand(256, 64, 48)
+            torch.ocl.synchronize()
+            torch.ocl.reset_peak_memory_stats()
+            base = torch.ocl.memory_allocated()
+            out = torch.bmm(a3d, b3d)
+            torch.ocl.synchronize()
+            per_batch_panels = 256 * 64 * (-(-48 // wn) * wn) * a3.element_size()
+            assert torch.ocl.max_memory_allocated() - base < out.nbytes + per_batch_panels // 2
+            torch.testing.assert_close(out.cpu(), torch.bmm(a3, b3))
 
 
 def test_direct_kernel_other_dtypes():

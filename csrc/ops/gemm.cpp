@@ -556,22 +556,24 @@ void run_direct(Device& d, const ResolvedConfig& rc, const at::Tensor& out, cons
   const bool vectors = cfg.vec_width > 1 && cfg.wpt_n % cfg.vec_width == 0 && has_pack_kernel(t, cfg) && K > 0;
   const bool pack_b = vectors && M > cfg.wpt_m;
   const bool pack_a = vectors && a.stride(2) != 1 && N > cfg.wpt_n;
-  // Operand (r, k) at x[b*s_b + r*s_r + k*s_k] into panels of w rows: [B, panels * K * w].
+  // Operand (r, k) at x[b*s_b + r*s_r + k*s_k] into panels of w rows: [batches, panels * K * w],
+  // one batch where x's batch is broadcast (stride 0), read with batch stride 0 (ap_sb/bp_sb).
   auto pack = [&](const at::Tensor& x, int64_t R, int64_t s_r, int64_t s_k, int w, const char* kernel) {
-    const int64_t panels = (R + w - 1) / w;
-    at::Tensor dst = at::empty({B, panels * K * w}, x.options());
-    launch(d, get_kernel(d, "gemm", rc.options, kernel), Range(size_t(panels), size_t(B)), Range(1, 1), int(R),
-           int(K), int(panels), buf(x), x.stride(0), s_r, s_k, buf(dst));
+    const int64_t panels = (R + w - 1) / w, batches = x.stride(0) == 0 ? 1 : B;
+    at::Tensor dst = at::empty({batches, panels * K * w}, x.options());
+    launch(d, get_kernel(d, "gemm", rc.options, kernel), Range(size_t(panels), size_t(batches)), Range(1, 1),
+           int(R), int(K), int(panels), buf(x), x.stride(0), s_r, s_k, buf(dst));
     return dst;
   };
   const at::Tensor ap = pack_a ? pack(a, M, a.stride(1), a.stride(2), cfg.wpt_m, "gemm_pack_panels_m") : a;
   const at::Tensor bp = pack_b ? pack(b, N, b.stride(2), b.stride(1), cfg.wpt_n, "gemm_pack_panels_n") : b;
+  const int64_t ap_sb = ap.size(0) == 1 ? 0 : ap.stride(0), bp_sb = bp.size(0) == 1 ? 0 : bp.stride(0);
   const size_t rts_m = cfg.tile_m / cfg.wpt_m, rts_n = cfg.tile_n / cfg.wpt_n;
   const int64_t groups_n = (N + cfg.tile_n - 1) / cfg.tile_n, groups_m = (M + cfg.tile_m - 1) / cfg.tile_m;
   launch_scaled(d, *gemm_kernel(d, rc, "gemm_direct_fwd"),
                 Range(size_t(groups_n) * rts_n, size_t(groups_m) * rts_m, size_t(B)), Range(rts_n, rts_m, 1), t,
-                alpha, beta, int(M), int(N), int(K), buf(ap), ap.stride(0), pack_a ? 0 : a.stride(1),
-                pack_a ? 0 : a.stride(2), buf(bp), bp.stride(0), pack_b ? 0 : b.stride(1), pack_b ? 0 : b.stride(2),
+                alpha, beta, int(M), int(N), int(K), buf(ap), ap_sb, pack_a ? 0 : a.stride(1),
+                pack_a ? 0 : a.stride(2), buf(bp), bp_sb, pack_b ? 0 : b.stride(1), pack_b ? 0 : b.stride(2),
                 c ? buf(*c) : Buf{nullptr, 0}, c ? c->stride(0) : 0, c ? c->stride(1) : 0, c ? c->stride(2) : 0,
                 buf(out), out.stride(0), out.stride(1), out.stride(2), int(c != nullptr),
                 int(pack_a ? 1 : 0) | int(pack_b ? 2 : 0));
