@@ -692,7 +692,7 @@ PACK_PANELS(gemm_pack_panels_n, WPT_N, PANEL_ROW_N)
 // the compiler from vectorizing across work-items, so without explicit vectors it would run
 // scalar: PoCL, 2-core AVX-512 VM, GPTMini small8's products 11-17 GFLOP/s before.) Other
 // layouts and the right edge take the scalar loop, with clamped (always in-range) loads;
-// out-of-range results are simply not stored. gemm.cpp's run_direct packs B (and a strided
+// out-of-range results are simply not stored. gemm.cpp's pack_direct_operands packs B (and a strided
 // A) into panels first (`packed`), which the vector loop reads as contiguous streams; whole
 // rows of unit-stride output vectors are stored as vectors.
 // NDRange (ceil(N/TILE_N)*RTS_N, ceil(M/TILE_M)*RTS_M, batch), local (RTS_N, RTS_M, 1).

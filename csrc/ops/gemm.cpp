@@ -538,45 +538,46 @@ bool use_slices(const Device& d, const GemmConfig& cfg, int64_t groups, int64_t 
          steps >= kSliceMinSteps * cfg.slice_k;
 }
 
-// gemm_direct_fwd (CPU devices) over the [B, M, N] problem. Where its vector loop applies,
-// the operands it would read along strided lines are first copied into gemm_pack_panels'
-// k-major panels, as a CPU BLAS packs them: B always (its K x WPT_N strip per work-item
-// otherwise strides over rows of N elements, whose power-of-two lengths put a strip's lines
-// into few cache sets; a k-contiguous B, x @ W^T, would take the scalar loop), A where it is
-// not k-contiguous (then each k reads WPT_M elements from another line; a k-contiguous A is
-// read WPT_M rows at a time and gains nothing). PoCL, 2-core AVX2 VM, GPTMini small8's 15
-// products interleaved in one process (bench/RESULTS.md, session 14), per-step ms: 77.9
-// with B packed only when k-contiguous (gemm_pack_kn, before), 71.4 with B always, 63.5
-// with A as above too; another run 68.4 as landed against 75.1 with A always.
-void run_direct(Device& d, const ResolvedConfig& rc, const at::Tensor& out, const at::Tensor& a, const at::Tensor& b,
-                const at::Tensor* c, const at::Scalar& alpha, const at::Scalar& beta) {
-  const int64_t B = out.size(0), M = out.size(1), N = out.size(2), K = a.size(2);
+// An operand as GEMM_OPERANDS in gemm.cl takes it: buffer and (batch, row, column) strides.
+struct GemmOperand {
+  Buf buf;
+  int64_t sb, s1, s2;
+};
+GemmOperand operand(const at::Tensor& x) { return {buf(x), x.stride(0), x.stride(1), x.stride(2)}; }
+
+// gemm_direct_fwd (CPU devices): where its vector loop applies, the operands it would read
+// along strided lines are first copied into gemm_pack_panels' k-major panels, as a CPU BLAS
+// packs them: B always (its K x WPT_N strip per work-item otherwise strides over rows of N
+// elements, whose power-of-two lengths put a strip's lines into few cache sets; a
+// k-contiguous B, x @ W^T, would take the scalar loop), A where it is not k-contiguous (then
+// each k reads WPT_M elements from another line; a k-contiguous A is read WPT_M rows at a
+// time and gains nothing). PoCL, 2-core AVX2 VM, GPTMini small8's 15 products interleaved in
+// one process (bench/RESULTS.md, session 14), per-step ms: 77.9 with B packed only when
+// k-contiguous (gemm_pack_kn, before), 71.4 with B always, 63.5 with A as above too; another
+// run 68.4 as landed against 75.1 with A always.
+// Packs them for the [B, M, N] product of a and b, points *oa / *ob at the panels (which *ap /
+// *bp keep alive until the launch) and returns gemm_direct_fwd's `packed` flags.
+int pack_direct_operands(Device& d, const ResolvedConfig& rc, const at::Tensor& a, const at::Tensor& b,
+                         at::Tensor* ap, at::Tensor* bp, GemmOperand* oa, GemmOperand* ob) {
+  const int64_t B = a.size(0), M = a.size(1), K = a.size(2), N = b.size(2);
   const GemmConfig& cfg = rc.cfg;
-  const at::ScalarType t = out.scalar_type();
-  const bool vectors = cfg.vec_width > 1 && cfg.wpt_n % cfg.vec_width == 0 && has_pack_kernel(t, cfg) && K > 0;
+  const bool vectors =
+      cfg.vec_width > 1 && cfg.wpt_n % cfg.vec_width == 0 && has_pack_kernel(a.scalar_type(), cfg) && K > 0;
   const bool pack_b = vectors && M > cfg.wpt_m;
   const bool pack_a = vectors && a.stride(2) != 1 && N > cfg.wpt_n;
   // Operand (r, k) at x[b*s_b + r*s_r + k*s_k] into panels of w rows: [batches, panels * K * w],
-  // one batch where x's batch is broadcast (stride 0), read with batch stride 0 (ap_sb/bp_sb).
-  auto pack = [&](const at::Tensor& x, int64_t R, int64_t s_r, int64_t s_k, int w, const char* kernel) {
+  // one batch where x's batch is broadcast (stride 0), then read with batch stride 0.
+  auto pack = [&](const at::Tensor& x, int64_t R, int64_t s_r, int64_t s_k, int w, const char* kernel,
+                  at::Tensor* dst, GemmOperand* o) {
     const int64_t panels = (R + w - 1) / w, batches = x.stride(0) == 0 ? 1 : B;
-    at::Tensor dst = at::empty({batches, panels * K * w}, x.options());
+    *dst = at::empty({batches, panels * K * w}, x.options());
     launch(d, get_kernel(d, "gemm", rc.options, kernel), Range(size_t(panels), size_t(batches)), Range(1, 1),
-           int(R), int(K), int(panels), buf(x), x.stride(0), s_r, s_k, buf(dst));
-    return dst;
+           int(R), int(K), int(panels), buf(x), x.stride(0), s_r, s_k, buf(*dst));
+    *o = {buf(*dst), batches == 1 ? 0 : dst->stride(0), 0, 0};
   };
-  const at::Tensor ap = pack_a ? pack(a, M, a.stride(1), a.stride(2), cfg.wpt_m, "gemm_pack_panels_m") : a;
-  const at::Tensor bp = pack_b ? pack(b, N, b.stride(2), b.stride(1), cfg.wpt_n, "gemm_pack_panels_n") : b;
-  const int64_t ap_sb = ap.size(0) == 1 ? 0 : ap.stride(0), bp_sb = bp.size(0) == 1 ? 0 : bp.stride(0);
-  const size_t rts_m = cfg.tile_m / cfg.wpt_m, rts_n = cfg.tile_n / cfg.wpt_n;
-  const int64_t groups_n = (N + cfg.tile_n - 1) / cfg.tile_n, groups_m = (M + cfg.tile_m - 1) / cfg.tile_m;
-  launch_scaled(d, *gemm_kernel(d, rc, "gemm_direct_fwd"),
-                Range(size_t(groups_n) * rts_n, size_t(groups_m) * rts_m, size_t(B)), Range(rts_n, rts_m, 1), t,
-                alpha, beta, int(M), int(N), int(K), buf(ap), ap_sb, pack_a ? 0 : a.stride(1),
-                pack_a ? 0 : a.stride(2), buf(bp), bp_sb, pack_b ? 0 : b.stride(1), pack_b ? 0 : b.stride(2),
-                c ? buf(*c) : Buf{nullptr, 0}, c ? c->stride(0) : 0, c ? c->stride(1) : 0, c ? c->stride(2) : 0,
-                buf(out), out.stride(0), out.stride(1), out.stride(2), int(c != nullptr),
-                int(pack_a ? 1 : 0) | int(pack_b ? 2 : 0));
+  if (pack_a) pack(a, M, a.stride(1), a.stride(2), cfg.wpt_m, "gemm_pack_panels_m", ap, oa);
+  if (pack_b) pack(b, N, b.stride(2), b.stride(1), cfg.wpt_n, "gemm_pack_panels_n", bp, ob);
+  return (pack_a ? 1 : 0) | (pack_b ? 2 : 0);
 }
 
 // One launch over the [B, M, N] problem (M, N > 1) of the configured kernel: gemm_tiled_fwd
@@ -592,13 +593,14 @@ void run_tiled(Device& d, const at::Tensor& out, const at::Tensor& a, const at::
   const size_t rts_m = cfg.tile_m / cfg.wpt_m, rts_n = cfg.tile_n / cfg.wpt_n;
   const int64_t groups_n = (N + cfg.tile_n - 1) / cfg.tile_n, groups_m = (M + cfg.tile_m - 1) / cfg.tile_m;
   const Buf ba = buf(a), bb = buf(b), bo = buf(out), cb = c ? buf(*c) : Buf{nullptr, 0};
+  GemmOperand oa = operand(a), ob = operand(b);  // gemm_direct_fwd may read panels instead
   // The kernels share their leading arguments (GEMM_OPERANDS in gemm.cl); `slices` groups of
   // work-items per work-group (gemm_tiled_sliced_fwd), else 1.
   auto go_sliced = [&](Kernel& k, size_t slices, auto... extra) {
     launch_scaled(d, k, Range(size_t(groups_n) * rts_n, size_t(groups_m) * rts_m * slices, size_t(B)),
-                  Range(rts_n, rts_m * slices, 1), t, alpha, beta, int(M), int(N), int(K), ba, a.stride(0),
-                  a.stride(1), a.stride(2), bb, b.stride(0), b.stride(1), b.stride(2), cb, c_sb, c_sm, c_sn, bo,
-                  out.stride(0), out.stride(1), out.stride(2), int(c != nullptr), extra...);
+                  Range(rts_n, rts_m * slices, 1), t, alpha, beta, int(M), int(N), int(K), oa.buf, oa.sb, oa.s1,
+                  oa.s2, ob.buf, ob.sb, ob.s1, ob.s2, cb, c_sb, c_sm, c_sn, bo, out.stride(0), out.stride(1),
+                  out.stride(2), int(c != nullptr), extra...);
   };
   auto go = [&](Kernel& k, auto... extra) { go_sliced(k, 1, extra...); };
   // A k-contiguous B copied into a dense [B, K, N] workspace by gemm_pack_kn (of rc's
@@ -624,7 +626,11 @@ void run_tiled(Device& d, const at::Tensor& out, const at::Tensor& a, const at::
       if (Kernel* sk = gemm_kernel(d, *rc, "gemm_tiled_sliced_fwd")) return go_sliced(*sk, size_t(cfg.slice_k), flags);
     if (tk) return go(*tk, flags);
   }
-  if (cfg.kernel == GemmKernel::Direct) return run_direct(d, *rc, out, a, b, c, alpha, beta);
+  if (cfg.kernel == GemmKernel::Direct) {
+    at::Tensor ap, bp;
+    const int packed = pack_direct_operands(d, *rc, a, b, &ap, &bp, &oa, &ob);
+    return go(*gemm_kernel(d, *rc, "gemm_direct_fwd"), packed);
+  }
   go(*gemm_kernel(d, *rc, "gemm_fwd"));
 }
 
