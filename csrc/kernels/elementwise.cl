@@ -202,7 +202,7 @@ inline float8 ew_exp8(float8 a) {
 }
 // Phi(x), the standard normal CDF; *zz = x^2 / 2.
 inline float8 ew_phi8(float8 x, float8* zz) {
-  const float8 z = fabs(x) * 0.70710678118654752440f;
+  const float8 z = fabs(x) * EW_SQRT1_2;
   *zz = z * z;
   const float8 t = 1.0f / fma(0.5f, z, 1.0f);
   float8 p = 0.17087277f;
@@ -225,7 +225,7 @@ inline float8 ew_gelu8(float8 x) {
 inline float8 ew_gelu_bwd8(float8 g, float8 x) {
   float8 zz;
   const float8 cdf = ew_phi8(x, &zz);
-  return g * fma(x, ew_exp8(-zz) * 0.39894228040143267794f, cdf);
+  return g * fma(x, ew_exp8(-zz) * EW_INV_SQRT_2PI, cdf);
 }
 #elif CT_IS_FP
 // The same over 8 doubles, with the device's vector erf and exp.

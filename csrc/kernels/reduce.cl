@@ -322,15 +322,17 @@ inline void s_store(State s, __global OUT_T* y, long oy, __global OUT2_T* y2, lo
 #endif
 }
 
-// Compensated (Kahan) summation step. An infinite partial sum resets the compensation, which
-// would otherwise turn inf into NaN (inf - inf).
-#define KAHAN_ADD(sum, comp, v)                      \
-  do {                                               \
-    ACC y_ = (v) - (comp);                           \
-    ACC t_ = (sum) + y_;                             \
-    (comp) = isinf(t_) ? (ACC)0 : (t_ - (sum)) - y_; \
-    (sum) = t_;                                      \
+// Compensated (Kahan) summation step in type T (ACC, or a vector of it: the conditional then
+// selects per lane). An infinite partial sum resets the compensation, which would otherwise
+// turn inf into NaN (inf - inf).
+#define KAHAN_ADD_T(T, sum, comp, v)               \
+  do {                                             \
+    T y_ = (v) - (comp);                           \
+    T t_ = (sum) + y_;                             \
+    (comp) = isinf(t_) ? (T)0 : (t_ - (sum)) - y_; \
+    (sum) = t_;                                    \
   } while (0)
+#define KAHAN_ADD(sum, comp, v) KAHAN_ADD_T(ACC, sum, comp, v)
 
 // ---- geometry ------------------------------------------------------------------------------
 // Kept dims (innermost first): size, input stride, output strides; reduced dims: size, input
@@ -557,13 +559,7 @@ inline VACC v_map(VACC x, uint mode, ACC p0) {
     default: return x;
   }
 }
-#define V_KAHAN_ADD(sum, comp, v)                                 \
-  do {                                                            \
-    VACC y_ = (v) - (comp);                                       \
-    VACC t_ = (sum) + y_;                                         \
-    (comp) = select((t_ - (sum)) - y_, (VACC)0, isinf(t_));       \
-    (sum) = t_;                                                   \
-  } while (0)
+#define V_KAHAN_ADD(sum, comp, v) KAHAN_ADD_T(VACC, sum, comp, v)
 
 __kernel void reduce_sum_cols(PTR_ARG(IN_T, x), PTR_ARG(OUT_T, y), ulong nout, ulong nred, long r_in, long o_out,
                               uint mode, ACC p0, ACC p1) {
