@@ -254,7 +254,21 @@ def ln_case(M, N, dtype=torch.float32, seed=0, affine=True):
     return x, w, b, dy
 
 
-def test_layer_norm_backward_is_one_launch():
+@pytest.fixture
+def norm_rows():
+    """Sets the norm family's row configuration ("norm/rows") for one test, restores the default."""
+    import torch_ocl._C as C
+
+    yield lambda text: C._tuning_set(0, "norm/rows", text)
+    C._tuning_set(0, "norm/rows", "")
+
+
+# The team kernels (GPUs' default) and the serial ones (CPU devices' default), on any device.
+NORM_KERNELS = ["SERIAL=0", "SERIAL=1"]
+
+
+def test_layer_norm_backward_is_one_launch(norm_rows):
+    norm_rows("SERIAL=0")
     x, w, b, dy = [t.to("ocl") for t in ln_case(4096, 128)]
     y, mean, rstd = torch.ops.aten.native_layer_norm(x, [128], w, b, 1e-5)
     grads, counts = launches(
@@ -268,15 +282,36 @@ def test_layer_norm_backward_is_one_launch():
     assert all(torch.equal(a.cpu(), c.cpu()) for a, c in zip(grads, again))
 
 
+def test_layer_norm_backward_serial_launches(norm_rows):
+    # grad_input with each work-item's weight/bias partials, then their sum: deterministic.
+    norm_rows("SERIAL=1")
+    x, w, b, dy = [t.to("ocl") for t in ln_case(4096, 131)]
+    y, mean, rstd = torch.ops.aten.native_layer_norm(x, [131], w, b, 1e-5)
+    grads, counts = launches(
+        lambda: torch.ops.aten.native_layer_norm_backward(dy, x, [131], mean, rstd, w, b, [True, True, True]))
+    assert counts == {"layer_norm_bwd_serial": 1, "layer_norm_wb_serial": 1}
+    ref = torch.ops.aten.native_layer_norm_backward(dy.cpu(), x.cpu(), [131], mean.cpu(), rstd.cpu(), w.cpu(),
+                                                    b.cpu(), [True, True, True])
+    close(grads, ref, 1e-4)
+    again = torch.ops.aten.native_layer_norm_backward(dy, x, [131], mean, rstd, w, b, [True, True, True])
+    assert all(torch.equal(a.cpu(), c.cpu()) for a, c in zip(grads, again))
+    _, counts = launches(lambda: torch.ops.aten.native_layer_norm_backward(dy, x, [131], mean, rstd, w, b,
+                                                                           [True, False, False]))
+    assert counts == {"layer_norm_bwd_serial": 1}
+
+
+@pytest.mark.parametrize("kernels", NORM_KERNELS)
 @pytest.mark.parametrize("M,N", [(4096, 128), (20000, 8), (1, 7), (33, 129), (0, 16), (700, 4096), (3, 5000)])
-def test_layer_norm_backward_shapes(M, N):
+def test_layer_norm_backward_shapes(norm_rows, kernels, M, N):
+    norm_rows(kernels)
     x, w, b, dy = ln_case(M, N, seed=M + N)
     close(ln_grads("ocl", x, w, b, dy), ln_grads("cpu", x, w, b, dy), 2e-4)
     close(ln_grads("ocl", x, w, None, dy, rms=True), ln_grads("cpu", x, w, None, dy, rms=True), 2e-4)
 
 
-def test_layer_norm_backward_launches_long_rows():
+def test_layer_norm_backward_launches_long_rows(norm_rows):
     # Rows longer than the registers hold: grad_input, then one column-sum launch.
+    norm_rows("SERIAL=0")
     x, w, b, dy = [t.to("ocl") for t in ln_case(64, 5000)]
     y, mean, rstd = torch.ops.aten.native_layer_norm(x, [5000], w, b, 1e-5)
     _, counts = launches(
@@ -284,8 +319,10 @@ def test_layer_norm_backward_launches_long_rows():
     assert counts == {"layer_norm_bwd": 1, "layer_norm_bwd_wb": 1}
 
 
+@pytest.mark.parametrize("kernels", NORM_KERNELS)
 @pytest.mark.parametrize("mask", [[True, False, True], [False, True, False], [False, True, True], [True, False, False]])
-def test_layer_norm_backward_output_masks(mask):
+def test_layer_norm_backward_output_masks(norm_rows, kernels, mask):
+    norm_rows(kernels)
     x, w, b, dy = ln_case(1000, 96, seed=9)
     mean_rstd = torch.ops.aten.native_layer_norm(x, [96], w, b, 1e-5)[1:]
     ref = torch.ops.aten.native_layer_norm_backward(dy, x, [96], *mean_rstd, w, b, mask)
@@ -298,8 +335,10 @@ def test_layer_norm_backward_output_masks(mask):
             assert a is None
 
 
+@pytest.mark.parametrize("kernels", NORM_KERNELS)
 @pytest.mark.parametrize("dtype", [torch.float64, torch.float16, torch.bfloat16])
-def test_layer_norm_backward_dtypes(dtype):
+def test_layer_norm_backward_dtypes(norm_rows, kernels, dtype):
+    norm_rows(kernels)
     # Against a float64 reference: the CPU's own 16-bit kernels accumulate the weight/bias
     # grads in 16 bits, which is less accurate than the float accumulation here.
     x, w, b, dy = ln_case(2048, 64, dtype, seed=11)

@@ -18,12 +18,14 @@ pytestmark = pytest.mark.skipif(not (hasattr(torch, "ocl") and torch.ocl.is_avai
 
 @pytest.fixture
 def rows_mode():
-    """Sets both families' row configuration for one test, restores the default after."""
+    """Sets both families' row configuration for one test, restores the default after. A team
+    mode (text) runs the norm family's team kernels (SERIAL=0), which CPU devices otherwise
+    replace by their serial ones; norm_extra adds norm-only keys."""
     import torch_ocl._C as C
 
     def set_mode(text, norm_extra=""):
         C._tuning_set(0, "softmax/rows", text)
-        C._tuning_set(0, "norm/rows", f"{text} {norm_extra}".strip())
+        C._tuning_set(0, "norm/rows", f"{text} {'SERIAL=0' if text else ''} {norm_extra}".strip())
 
     yield set_mode
     set_mode("")
@@ -93,6 +95,18 @@ def _params(cases, modes):
 @pytest.mark.parametrize("mode,case,dtype", list(_params(ROW_CASES, MODES)))
 def test_rows_modes(rows_mode, mode, case, dtype):
     rows_mode(mode)
+    test_ops.test_op(case, dtype)
+
+
+# The norm family's team kernels with the device's own reduction (the local-memory tree on CPU
+# devices, as AMD and Intel GPUs run them), and its serial kernels (CPU devices' default) on
+# any device.
+NORM_ROW_CASES = [c for c in ROW_CASES if "norm" in c.name]
+
+
+@pytest.mark.parametrize("mode,case,dtype", list(_params(NORM_ROW_CASES, ["SERIAL=0", "SERIAL=1"])))
+def test_norm_kernels(rows_mode, mode, case, dtype):
+    rows_mode("", mode)
     test_ops.test_op(case, dtype)
 
 

@@ -22,6 +22,9 @@
 #ifndef BWD_PREFETCH
 #define BWD_PREFETCH 0  // 1: layer_norm_bwd loads the next tile's dy and x while it computes the current one
 #endif
+#ifndef SERIAL_ROWS
+#define SERIAL_ROWS 0  // 1: the one-work-item-per-row-block kernels for CPU devices instead of the team kernels
+#endif
 #ifndef X_KIND
 #define X_KIND 0  // storage kind of input/grad/output: 0 float, 1 double, 2 half, 3 bfloat16
 #endif
@@ -45,6 +48,163 @@
 #define LOAD4_W(p, i) CAT(LD4_, W_KIND)(p, i)
 #define STORE4_X(p, i, v) CAT(SV4_, X_KIND)(p, i, v)
 
+#if SERIAL_ROWS
+// CPU devices (norm.cpp: rows::Config::serial). One work-item walks a block of whole rows, eight
+// elements at a time, with no team and no barrier: PoCL runs such a kernel as a plain loop per
+// work-item, where the team kernels below are cut at every barrier into loops over the
+// work-group that keep each work-item's register arrays in memory. Rows need no alignment
+// (vloadn/vstoren take any element address); a row's last N % 8 elements go one by one.
+#define ACC8 CAT(ACC, 8)
+inline void store_bf16x8(__global ushort* p, float8 v) {
+  const float e[8] = {v.s0, v.s1, v.s2, v.s3, v.s4, v.s5, v.s6, v.s7};
+#pragma unroll
+  for (int i = 0; i < 8; ++i) p[i] = float_to_bf16(e[i]);
+}
+#define LD8_0(p, i) CAT(convert_, ACC8)(vload8(0, (p) + (i)))
+#define LD8_1(p, i) CAT(convert_, ACC8)(vload8(0, (p) + (i)))
+#define LD8_2(p, i) CAT(convert_, ACC8)(vload_half8(0, (p) + (i)))
+#define LD8_3(p, i) CAT(convert_, ACC8)(as_float8(convert_uint8(vload8(0, (p) + (i))) << 16))
+#define SV8_0(p, i, v) vstore8(convert_float8(v), 0, (p) + (i))
+#define SV8_1(p, i, v) vstore8(convert_double8(v), 0, (p) + (i))
+#define SV8_2(p, i, v) vstore_half8_rte(convert_float8(v), 0, (p) + (i))
+#define SV8_3(p, i, v) store_bf16x8((p) + (i), convert_float8(v))
+#define LOAD8_X(p, i) CAT(LD8_, X_KIND)(p, i)
+#define LOAD8_W(p, i) CAT(LD8_, W_KIND)(p, i)
+#define STORE8_X(p, i, v) CAT(SV8_, X_KIND)(p, i, v)
+inline ACC sum8(ACC8 v) { return ((v.s0 + v.s4) + (v.s1 + v.s5)) + ((v.s2 + v.s6) + (v.s3 + v.s7)); }
+
+// Rows [r0, r1) of work-item `item`: `per` consecutive rows each.
+#define SERIAL_ROWS_OF(item, per, M, r0, r1) \
+  const long r0 = (long)(item) * (per), r1 = min(r0 + (per), (long)(M))
+
+// layer_norm_fwd of whole rows (same arguments, rows_per_item in place of T): the mean, then the
+// sum of squared deviations from it (exact two-pass), then y.
+__kernel void layer_norm_fwd_serial(PTR_ARG(X_T, x), PTR_ARG(W_T, w), PTR_ARG(W_T, b), PTR_ARG(X_T, y),
+                                    PTR_ARG(S_T, mean), PTR_ARG(S_T, rstd), long M, long N, ACC eps,
+                                    long rows_per_item, int has_w, int has_b, int rms) {
+  __global X_T* xp = PTR(X_T, x);
+  __global W_T* wp = PTR(W_T, w);
+  __global W_T* bp = PTR(W_T, b);
+  __global X_T* yp = PTR(X_T, y);
+  SERIAL_ROWS_OF(get_global_id(0), rows_per_item, M, r0, r1);
+  const long N8 = N & ~7L;
+  for (long row = r0; row < r1; ++row) {
+    const long base = row * N;
+    ACC mu = 0;
+    if (!rms) {
+      ACC8 s8 = 0;
+      for (long c = 0; c < N8; c += 8) s8 += LOAD8_X(xp, base + c);
+      ACC s = sum8(s8);
+      for (long c = N8; c < N; ++c) s += LOAD_X(xp, base + c);
+      mu = N > 0 ? s / (ACC)N : (ACC)0;  // empty rows: mean 0 (and rstd NaN), as the CPU
+    }
+    ACC8 q8 = 0;
+    for (long c = 0; c < N8; c += 8) {
+      const ACC8 d = LOAD8_X(xp, base + c) - mu;
+      q8 += d * d;
+    }
+    ACC m2 = sum8(q8);
+    for (long c = N8; c < N; ++c) {
+      const ACC d = LOAD_X(xp, base + c) - mu;
+      m2 += d * d;
+    }
+    const ACC rs = (ACC)1 / sqrt(m2 / (ACC)N + eps);
+    if (!rms) STORE_S(PTR(S_T, mean), row, mu);
+    STORE_S(PTR(S_T, rstd), row, rs);
+    for (long c = 0; c < N8; c += 8) {
+      ACC8 r = (LOAD8_X(xp, base + c) - mu) * rs;
+      if (has_w) r *= LOAD8_W(wp, c);
+      if (has_b) r += LOAD8_W(bp, c);
+      STORE8_X(yp, base + c, r);
+    }
+    for (long c = N8; c < N; ++c) {
+      ACC r = (LOAD_X(xp, base + c) - mu) * rs;
+      if (has_w) r *= LOAD_W(wp, c);
+      if (has_b) r += LOAD_W(bp, c);
+      STORE_X(yp, base + c, r);
+    }
+  }
+}
+
+// layer_norm_bwd of whole rows: per row, the sums of g = dy * w and of g * xhat, then grad_input
+// (same formula as layer_norm_bwd). With want_wb, the work-item also adds dy * xhat and dy of
+// its rows into its own partial row part[item] = (dw[N], db[N]), which layer_norm_wb_serial sums
+// over the work-items in order (deterministic).
+__kernel void layer_norm_bwd_serial(PTR_ARG(X_T, dy), PTR_ARG(X_T, x), PTR_ARG(S_T, mean), PTR_ARG(S_T, rstd),
+                                    PTR_ARG(W_T, w), PTR_ARG(X_T, dx), PTR_ARG(ACC, part), long M, long N,
+                                    long rows_per_item, int has_w, int rms, int want_dx, int want_wb) {
+  __global X_T* dyp = PTR(X_T, dy);
+  __global X_T* xp = PTR(X_T, x);
+  __global W_T* wp = PTR(W_T, w);
+  __global X_T* dxp = PTR(X_T, dx);
+  const long item = get_global_id(0);
+  SERIAL_ROWS_OF(item, rows_per_item, M, r0, r1);
+  const long N8 = N & ~7L;
+  __global ACC* pw = want_wb ? PTR(ACC, part) + item * 2 * N : 0;
+  __global ACC* pb = want_wb ? pw + N : 0;
+  if (want_wb)
+    for (long c = 0; c < 2 * N; ++c) pw[c] = 0;
+  const ACC inv_n = (ACC)1 / (ACC)N;
+  for (long row = r0; row < r1; ++row) {
+    const long base = row * N;
+    const ACC mu = rms ? (ACC)0 : LOAD_S(PTR(S_T, mean), row);
+    const ACC rs = LOAD_S(PTR(S_T, rstd), row);
+    ACC8 a8 = 0, b8 = 0;
+    for (long c = 0; c < N8; c += 8) {
+      ACC8 g = LOAD8_X(dyp, base + c);
+      if (has_w) g *= LOAD8_W(wp, c);
+      a8 += g;
+      b8 += g * ((LOAD8_X(xp, base + c) - mu) * rs);
+    }
+    ACC a = sum8(a8), bsum = sum8(b8);
+    for (long c = N8; c < N; ++c) {
+      const ACC g = LOAD_X(dyp, base + c) * (has_w ? LOAD_W(wp, c) : (ACC)1);
+      a += g;
+      bsum += g * ((LOAD_X(xp, base + c) - mu) * rs);
+    }
+    const ACC mean_g = rms ? (ACC)0 : a * inv_n, mean_gx = bsum * inv_n;
+    for (long c = 0; c < N8; c += 8) {
+      const ACC8 d = LOAD8_X(dyp, base + c), xh = (LOAD8_X(xp, base + c) - mu) * rs;
+      if (want_dx) STORE8_X(dxp, base + c, rs * ((has_w ? d * LOAD8_W(wp, c) : d) - mean_g - xh * mean_gx));
+      if (want_wb) {
+        vstore8(vload8(0, pw + c) + d * xh, 0, pw + c);
+        vstore8(vload8(0, pb + c) + d, 0, pb + c);
+      }
+    }
+    for (long c = N8; c < N; ++c) {
+      const ACC d = LOAD_X(dyp, base + c), xh = (LOAD_X(xp, base + c) - mu) * rs;
+      if (want_dx) STORE_X(dxp, base + c, rs * ((has_w ? d * LOAD_W(wp, c) : d) - mean_g - xh * mean_gx));
+      if (want_wb) {
+        pw[c] += d * xh;
+        pb[c] += d;
+      }
+    }
+  }
+}
+
+// grad_weight / grad_bias from layer_norm_bwd_serial's `items` partial rows: one work-item per
+// eight columns, the partials added in order.
+__kernel void layer_norm_wb_serial(PTR_ARG(ACC, part), PTR_ARG(W_T, dw), PTR_ARG(W_T, db), long items, long N,
+                                   int want_w, int want_b) {
+  __global const ACC* pp = PTR(ACC, part);
+  const long c0 = get_global_id(0) * 8;
+  if (c0 >= N) return;
+  ACC sw[8] = {0}, sb[8] = {0};
+  const int n = (int)min(8L, N - c0);
+  for (long i = 0; i < items; ++i) {
+    __global const ACC* p = pp + i * 2 * N + c0;
+    for (int j = 0; j < n; ++j) {
+      sw[j] += p[j];
+      sb[j] += p[N + j];
+    }
+  }
+  for (int j = 0; j < n; ++j) {
+    if (want_w) STORE_W(PTR(W_T, dw), c0 + j, sw[j]);
+    if (want_b) STORE_W(PTR(W_T, db), c0 + j, sb[j]);
+  }
+}
+
+#else  // the team kernels (GPUs)
 DEFINE_LOAD_REGS(load_x_regs, X_T, LOAD_X, LOAD4_X)
 DEFINE_LOAD_REGS(load_w_regs, W_T, LOAD_W, LOAD4_W)
 
@@ -442,3 +602,4 @@ __kernel void layer_norm_bwd_wb_final(PTR_ARG(ACC, dw_part), PTR_ARG(ACC, db_par
   wb_column_sums(PTR(ACC, dw_part), PTR(ACC, db_part), PTR(W_T, dw), PTR(W_T, db), N, blocks, want_w, want_b, red_w,
                  red_b);
 }
+#endif  // SERIAL_ROWS

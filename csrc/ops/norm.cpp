@@ -44,6 +44,7 @@ std::string options(Device& d, const Types& t, const rows::Config& rc, int64_t N
   return "-DX_KIND=" + std::to_string(xk) + " -DW_KIND=" + std::to_string(wk) + " -DS_KIND=" + std::to_string(sk) +
          " -DCOLS=" + std::to_string(kCols) + " -DFAN_IN=" + std::to_string(rc.fan_in) +
          " -DWB_CHUNK=" + std::to_string(kWbChunk) + (rc.prefetch ? " -DBWD_PREFETCH=1" : "") +
+         (rc.serial ? " -DSERIAL_ROWS=1" : "") +
          rows::options(rc, dbl, rows::reduce_for(rc, rows::team_width(N, rc.items)));
 }
 
@@ -89,16 +90,35 @@ bool vec_rows(const rows::Config& rc, int64_t N, std::initializer_list<std::pair
   return true;
 }
 
+// SERIAL kernels: how many work-items share M rows (blocks of consecutive rows): a few per
+// compute unit, so that the device's threads stay busy to the end, and at most one per row.
+constexpr int64_t kSerialItemsPerCU = 8;
+std::pair<int64_t, int64_t> serial_split(const Device& d, int64_t M) {
+  const int64_t items = std::max<int64_t>(std::min<int64_t>(M, kSerialItemsPerCU * d.info.compute_units), 1);
+  return {items, (M + items - 1) / items};  // (work-items, rows per work-item)
+}
+
 // Launches layer_norm_fwd (rms=true: RMSNorm, mean not written).
 void norm_forward(Device& d, const std::string& opts, const rows::Config& rc, const at::Tensor& x, const at::Tensor& w,
                   const at::Tensor& b, const at::Tensor& y, const at::Tensor& mean, const at::Tensor& rstd, int64_t M,
                   int64_t N, double eps, bool rms) {
   if (M == 0) return;
-  const rows::Split g = rows::split(M, N, rc.items, true, M);  // a team of consecutive work-items per row
   const Buf bx = buf(x), bw = buf_or_none(w), bb = buf_or_none(b), by = buf(y);
+  const bool dbl = x.scalar_type() == at::kDouble || (w.defined() && w.scalar_type() == at::kDouble);
+  if (rc.serial) {
+    const auto [items, per] = serial_split(d, M);
+    Kernel& k = get_kernel(d, "norm", opts, "layer_norm_fwd_serial");
+    auto go = [&](auto e) {
+      launch(d, k, Range(static_cast<size_t>(items)), Range(1), bx, bw, bb, by, buf_or_none(mean), buf(rstd), M, N,
+             e, per, cl_int(w.defined()), cl_int(b.defined()), cl_int(rms));
+    };
+    if (dbl) go(static_cast<double>(eps));
+    else go(static_cast<float>(eps));
+    return;
+  }
+  const rows::Split g = rows::split(M, N, rc.items, true, M);  // a team of consecutive work-items per row
   const bool vec = vec_rows(rc, N, {{&x, bx}, {&w, bw}, {&b, bb}, {&y, by}});
   Kernel& k = get_kernel(d, "norm", opts + (vec ? " -DVEC=4" : ""), "layer_norm_fwd");
-  const bool dbl = x.scalar_type() == at::kDouble || (w.defined() && w.scalar_type() == at::kDouble);
   auto go = [&](auto e) {
     launch(d, k, Range(g.groups * g.local), Range(g.local), bx, bw, bb, by, buf_or_none(mean), buf(rstd), M, N, e,
            cl_int(g.T), cl_int(w.defined()), cl_int(b.defined()), cl_int(rms));
@@ -121,6 +141,21 @@ void norm_backward(Device& d, const std::string& opts, const rows::Config& rc, c
   Buf mean_b = rms ? Buf{} : buf(mean);
   Buf dw_b = dw.defined() ? buf(dw) : Buf{}, db_b = db.defined() ? buf(db) : Buf{};
   const at::ScalarType acc = x.scalar_type() == at::kDouble ? at::kDouble : at::kFloat;
+  if (rc.serial) {
+    // grad_input and each work-item's partial row of the weight/bias grads in one launch, then
+    // their sum over the work-items in a second.
+    const auto [items, per] = serial_split(d, M);
+    at::Tensor part = want_wb ? at::empty({items, 2, N}, x.options().dtype(acc)) : at::Tensor();
+    Kernel& k = get_kernel(d, "norm", opts, "layer_norm_bwd_serial");
+    launch(d, k, Range(static_cast<size_t>(items)), Range(1), buf(dy), buf(x), mean_b, buf(rstd), buf_or_none(w),
+           want_dx ? buf(dx) : Buf{}, want_wb ? buf(part) : Buf{}, M, N, per, cl_int(w.defined()), cl_int(rms),
+           cl_int(want_dx), cl_int(want_wb));
+    if (!want_wb) return;
+    Kernel& f = get_kernel(d, "norm", opts, "layer_norm_wb_serial");
+    launch(d, f, Range(static_cast<size_t>((N + 7) / 8)), Range(1), buf(part), dw_b, db_b, items, N,
+           cl_int(dw.defined()), cl_int(db.defined()));
+    return;
+  }
   const int T = rows::team_width(N, rc.items);
   const int64_t lanes = kMaxWG / T, tiles = (M + lanes - 1) / lanes;
   const bool fused_wb = want_wb && N <= int64_t(T) * rc.items;

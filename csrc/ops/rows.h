@@ -66,7 +66,7 @@ inline Split split(int64_t rows, int64_t C, int items, bool c_fast, int64_t adja
 // tree. BWD_ITEMS=32 ran the LayerNorm backward over 131072 x 512 at 93% of copy against 85%
 // with 16, but GPTMini large's 8192 x 512 backward slower (17 calls: 0.64 against 0.48 ms per
 // step), so the default stays 16. Text "ROWRED=local|ptx|khr|emu VEC=0|1 ITEMS=4..64 MAXRREG=0|16..255" (and,
-// for norm, "BWD_ITEMS=4..64 BWD_MAXRREG=0|16..255 GROUPS_PER_CU=1..64 FAN_IN=4..32 PREFETCH=0|1"; for
+// for norm, "BWD_ITEMS=4..64 BWD_MAXRREG=0|16..255 GROUPS_PER_CU=1..64 FAN_IN=4..32 PREFETCH=0|1 SERIAL=0|1"; for
 // cross-entropy, "FWD_TEAM=0|32..256") overrides any of them, from the
 // tuning file or in-process through torch_ocl._C._tuning_set(device, key, text) (the tests and
 // bench/bench_ops.py --rows do). emu (shuffles emulated through local memory) lets CPU devices
@@ -83,6 +83,7 @@ struct Config {
   int max_regs = 0;       // MAXRREG: NVIDIA's per-work-item register cap for the family's programs (norm: the forward's; 0: the compiler's choice)
   int bwd_max_regs = 0;   // norm: BWD_MAXRREG, the backward kernels' register cap (0: the compiler's choice)
   int fwd_team = 0;       // cross-entropy: FWD_TEAM, the forward's widest team (0: sized to the device, cross_entropy.cpp: forward_team)
+  int serial = 0;         // norm: SERIAL, one work-item per block of whole rows, no teams (CPU devices' default)
 };
 
 
@@ -114,16 +115,18 @@ inline std::string apply(const Device& d, const std::string& text, Family family
                  : norm_keys && key == "FAN_IN"        ? &r.fan_in
                  : norm_keys && key == "PREFETCH"      ? &r.prefetch
                  : norm_keys && key == "BWD_MAXRREG"   ? &r.bwd_max_regs
+                 : norm_keys && key == "SERIAL"        ? &r.serial
                  : ce_keys && key == "FWD_TEAM"        ? &r.fwd_team
                                                         : nullptr;
     if (!field)
       return "unknown key '" + key + "' (ROWRED, VEC, ITEMS, MAXRREG" +
-             (norm_keys ? ", BWD_ITEMS, BWD_MAXRREG, GROUPS_PER_CU, FAN_IN, PREFETCH)"
+             (norm_keys ? ", BWD_ITEMS, BWD_MAXRREG, GROUPS_PER_CU, FAN_IN, PREFETCH, SERIAL)"
               : ce_keys ? ", FWD_TEAM)" : ")");
     if (!tuning::parse_int(key, value, field, &err)) return err;
   }
   if (r.vec != 0 && r.vec != 1) return "VEC must be 0 or 1";
   if (r.prefetch != 0 && r.prefetch != 1) return "PREFETCH must be 0 or 1";
+  if (r.serial != 0 && r.serial != 1) return "SERIAL must be 0 or 1";
   if (r.items < 4 || r.items > 64 || (r.items & (r.items - 1)) != 0) return "ITEMS must be 4, 8, 16, 32 or 64";
   if (r.bwd_items != 0 && (r.bwd_items < 4 || r.bwd_items > 64 || (r.bwd_items & (r.bwd_items - 1)) != 0))
     return "BWD_ITEMS must be 4, 8, 16, 32 or 64";
@@ -202,6 +205,11 @@ inline Config config(const Device& d, Family family) {
     // halved its time. 2-core AVX2 VM, LayerNorm forward + backward, two rounds (bench/RESULTS.md,
     // session 13): [1024, 128] 2.17 / 2.33 ms -> 1.56 / 1.37, [2048, 512] 14.9 / 14.6 -> 8.1.
     if (d.info.is_cpu() && family == kNorm) c.bwd_items = 8;
+    // ... and with SERIAL=1 neither: one work-item per block of whole rows, no barrier (norm.cl).
+    // Same kind of VM (bench/RESULTS.md, session 15), LayerNorm over [1024, 128], best of three
+    // interleaved rounds: forward 0.374 -> 0.093 ms, forward + backward 1.53 -> 0.38 (torch's
+    // CPU kernels 0.117 / 0.316); GPTMini small8's step 108-123 -> 100-110 ms.
+    if (d.info.is_cpu() && family == kNorm) c.serial = 1;
     tuning::apply_override(d, keys[family], "", "", "row kernel configuration",
                            [&](const std::string& text) { return apply(d, text, family, c); });
     slot = {gen, c};
