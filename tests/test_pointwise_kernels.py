@@ -38,11 +38,12 @@ VECTOR_FORMS = {
 @pytest.mark.parametrize("name", list(VECTOR_FORMS))
 @pytest.mark.parametrize("dtype", [torch.float32, torch.float64])
 def test_vector_forms_match_cpu(name, dtype):
-    # Lengths below, at and around the 8-wide vectors (the tail runs the scalar form), and
-    # values out to where erf saturates.
+    # Lengths below, at and around the 8-wide vectors (the tail runs the scalar form) and the
+    # work-items' groups of four vectors (the last n / 8 % 4 vectors go one by one), and values
+    # out to where erf saturates.
     fn = VECTOR_FORMS[name]
     tol = 1e-6 if dtype == torch.float32 else 1e-12
-    for n in (1, 7, 8, 9, 63, 1037):
+    for n in (1, 7, 8, 9, 32, 63, 1037, 4099):
         x, y = randn(n, dtype=dtype), randn(n, dtype=dtype, seed=1)
         x[: min(n, 3)] = torch.tensor([0.0, -9.0, 9.0], dtype=dtype)[: min(n, 3)]
         got, kernels = launched(lambda: fn(x.to(DEV), y.to(DEV)))

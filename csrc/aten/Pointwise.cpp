@@ -119,7 +119,8 @@ std::string ct_defines(at::ScalarType ct) {
 // type. GPUs keep a work-item per 4 elements computed lane by lane: on an H200 the vector form
 // ran GELU over 2^26 floats at 50 % of the copy bandwidth against 98 % (bench/RESULTS.md,
 // session 12).
-constexpr int64_t kVecForm = 8;
+constexpr int64_t kVecFormUnroll = 4;
+constexpr int64_t kVecForm = 8 * kVecFormUnroll;
 template <typename Dtypes, typename Flags>
 bool uses_vector_form(const PointwiseSpec& spec, bool cpu_device, int nout, int nt, const Dtypes& dtypes,
                       const Flags& is_scalar, at::ScalarType ct) {
@@ -185,12 +186,26 @@ std::string generate(const PointwiseSpec& spec, bool vector_form, int nout, cons
   // operand is a tensor of the (floating) compute type: vec_expr over 8-element vectors.
   s << "__kernel void pw_vec(ulong n" << args.str() << ") {\n" << ptrs.str();
   if (vector_form) {
-    static_assert(kVecForm == 8, "pw_vec's vector form loads CT8 vectors");
-    s << "  const ulong n8 = n / " << kVecForm << ";\n"
-      << "  for (ulong v = get_global_id(0); v < n8; v += get_global_size(0)) {\n";
-    for (int k = nout; k < nt; ++k) s << "    const CT8 " << kInNames[k - nout] << " = vload8(v, p" << k << ");\n";
-    s << "    vstore8((" << spec.vec_expr << "), v, p0);\n  }\n";
-    s << "  for (ulong i = n8 * " << kVecForm << " + get_global_id(0); i < n; i += get_global_size(0)) {\n";
+    // kVecFormUnroll vectors per work-item, each computed in its own block before any is stored:
+    // independent chains the compiler can interleave (vec_expr's are long dependent chains).
+    static_assert(kVecForm == 8 * kVecFormUnroll, "pw_vec's vector form loads CT8 vectors");
+    // Vector number `v`'s inputs and vec_expr, assigned to `dst` (or stored, for "").
+    const auto vector_block = [&](const std::string& v, const std::string& dst) {
+      s << "    {\n      const ulong v = " << v << ";\n";
+      for (int k = nout; k < nt; ++k) s << "      const CT8 " << kInNames[k - nout] << " = vload8(v, p" << k << ");\n";
+      if (dst.empty()) s << "      vstore8((" << spec.vec_expr << "), v, p0);\n    }\n";
+      else s << "      " << dst << " = (" << spec.vec_expr << ");\n    }\n";
+    };
+    s << "  const ulong n8 = n / 8, nq = n8 / " << kVecFormUnroll << ";\n"
+      << "  for (ulong q = get_global_id(0); q < nq; q += get_global_size(0)) {\n";
+    for (int u = 0; u < kVecFormUnroll; ++u) s << "    CT8 r" << u << ";\n";
+    for (int u = 0; u < kVecFormUnroll; ++u)
+      vector_block("q * " + std::to_string(kVecFormUnroll) + " + " + std::to_string(u), "r" + std::to_string(u));
+    for (int u = 0; u < kVecFormUnroll; ++u)
+      s << "    vstore8(r" << u << ", q * " << kVecFormUnroll << " + " << u << ", p0);\n";
+    s << "  }\n  for (ulong w = nq * " << kVecFormUnroll << " + get_global_id(0); w < n8; w += get_global_size(0))\n";
+    vector_block("w", "");
+    s << "  for (ulong i = n8 * 8 + get_global_id(0); i < n; i += get_global_size(0)) {\n";
     for (int k = 0; k < nt; ++k) s << "    const ulong o" << k << " = i;\n";
     s << scalar_block("o") << "  }\n}\n";
   } else {

@@ -188,7 +188,9 @@ inline CT ew_gelu(CT x) { return x * CTC(0.5) * (CTC(1) + erf(x * EW_SQRT1_2)); 
 // or 0); NaN stays NaN.
 inline float8 ew_exp8(float8 a) {
   const float8 c = select(a, (float8)88.0f, a > 88.0f);
-  const float8 n = rint(c * 1.44269504088896341f);
+  // Round to nearest by the 1.5 * 2^23 shift (|c * log2 e| < 2^22): two additions where
+  // PoCL expands rint into some twenty instructions.
+  const float8 n = (c * 1.44269504088896341f + 12582912.0f) - 12582912.0f;
   float8 r = fma(n, -0.693359375f, c);  // c - n ln2, ln2 in two parts
   r = fma(n, 2.12194440e-4f, r);
   float8 p = 1.9875691500e-4f;
