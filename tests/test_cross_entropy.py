@@ -24,7 +24,9 @@ def _target(shape, C, ignore=None, seed=0, dtype=torch.int64):
 
 
 def _launches(name):
-    return torch.ocl._launch_counts().get(name, 0)
+    """Launches of kernel `name`, or of its serial form (CPU devices' default)."""
+    counts = torch.ocl._launch_counts()
+    return counts.get(name, 0) + counts.get(name + "_serial", 0)
 
 
 def _check(x, t, w=None, dtype=None, grad=True, gout_seed=1, **kw):
@@ -59,6 +61,20 @@ def _like_on_device(x):
     return base.as_strided(x.size(), x.stride(), x.storage_offset()).detach()
 
 
+@pytest.fixture(params=["SERIAL=0", "SERIAL=1"], ids=["teams", "serial"])
+def kernels(request):
+    """Runs a test with the team kernels (GPUs' default) and with the serial ones (CPU devices')."""
+    import torch_ocl._C as C
+
+    C._tuning_set(0, "cross_entropy/rows", request.param)
+    yield request.param
+    C._tuning_set(0, "cross_entropy/rows", "")
+
+
+both_kernels = pytest.mark.usefixtures("kernels")
+
+
+@both_kernels
 @pytest.mark.parametrize("dtype", [torch.float32, torch.float64, torch.float16, torch.bfloat16])
 @pytest.mark.parametrize("reduction", ["mean", "sum", "none"])
 def test_options(dtype, reduction):
@@ -70,6 +86,7 @@ def test_options(dtype, reduction):
     _check(x, _target((9,), 7, ignore=-100), w, reduction=reduction, label_smoothing=0.15)
 
 
+@both_kernels
 @pytest.mark.parametrize("C", [1, 3, 1000, 8193])
 def test_class_counts(C):
     x = make((5, C), torch.float32, low=-8, high=8)
@@ -79,6 +96,7 @@ def test_class_counts(C):
         _check(x, _target((5,), C), make((C,), torch.float32, low=0.5, high=1.5), label_smoothing=0.1)
 
 
+@both_kernels
 @pytest.mark.parametrize("dtype", [torch.float32, torch.float64, torch.float16, torch.bfloat16])
 def test_vector_rows(dtype):
     # C % 4 == 0 with rows aligned to 4 elements (vector loads and stores), and a row offset
@@ -91,6 +109,7 @@ def test_vector_rows(dtype):
         _check(make((3, 1024), dtype, low=-30, high=30), _target((3,), 1024, ignore=-100), reduction="sum")
 
 
+@both_kernels
 def test_strided_inputs():
     t = _target((6,), 5, ignore=-100)
     _check(make((5, 6), torch.float32).t(), t)  # transposed: rows are the unit-stride direction
@@ -105,17 +124,20 @@ def test_strided_inputs():
     _check(make((2, 3, 2, 2, 3), torch.float32), _target((2, 2, 2, 3), 3), make((3,), torch.float32, low=0.5, high=2))
 
 
+@both_kernels
 def test_no_batch_dim():
     for r in ("mean", "sum", "none"):
         _check(make((6,), torch.float32), torch.tensor(4), reduction=r, label_smoothing=0.1)
         _check(make((6,), torch.float32), torch.tensor(-100), reduction=r)
 
 
+@both_kernels
 def test_uint8_target():
     _check(make((5, 6), torch.float32), _target((5,), 6, dtype=torch.uint8), reduction="none")
     _check(make((5, 6), torch.float32), _target((5,), 6, dtype=torch.uint8), label_smoothing=0.2)
 
 
+@both_kernels
 @pytest.mark.parametrize("reduction", ["mean", "sum", "none"])
 def test_empty_batch(reduction):
     _check(make((0, 5), torch.float32), _target((0,), 5), reduction=reduction)
@@ -123,6 +145,7 @@ def test_empty_batch(reduction):
     _check(make((2, 5, 0), torch.float32), _target((2, 0), 5), reduction=reduction)
 
 
+@both_kernels
 def test_all_ignored():
     x = make((4, 3), torch.float32)
     t = torch.full((4,), -100)
@@ -131,6 +154,7 @@ def test_all_ignored():
         _check(x, t, reduction=r, label_smoothing=0.1)
 
 
+@both_kernels
 def test_many_rows_reduction_is_deterministic():
     # Thousands of work-groups: the last one to finish adds the partials in a fixed order.
     x = make((3000, 37), torch.float32).to("ocl")
@@ -142,13 +166,24 @@ def test_many_rows_reduction_is_deterministic():
     _check(x.cpu(), t.cpu(), reduction="sum")
 
 
+@both_kernels
 def test_extreme_values():
     x = torch.tensor([[0.0, float("-inf"), 1.0], [float("-inf")] * 3, [1e30, -1e30, 0.0], [float("nan"), 0.0, 1.0]])
     _check(x, torch.tensor([0, 1, 0, 2]), reduction="none", grad=False)
     _check(x[[0, 2]], torch.tensor([0, 1]), reduction="none")
     _check(x[[0, 2]], torch.tensor([2, -100]), label_smoothing=0.1)
+    # The same in rows of 8-element vectors and a tail: -inf, NaN and +inf in either part.
+    x = make((6, 19), torch.float32, low=-5, high=5)
+    x[0, 3], x[0, 17] = float("-inf"), float("-inf")
+    x[1] = float("-inf")
+    x[2, 5], x[3, 18], x[4, 9] = float("nan"), float("nan"), float("inf")
+    x[5, 1], x[5, 10] = 1e30, -1e30
+    _check(x, torch.tensor([0, 1, 2, 3, 4, 10]), reduction="none", grad=False)
+    _check(x[[0, 5]], torch.tensor([17, 1]), reduction="none", label_smoothing=0.1)
+    _check(x[[0, 5]], torch.tensor([16, -100]), label_smoothing=0.1)
 
 
+@both_kernels
 def test_out_of_range_target_raises_at_sync():
     x = make((4, 3), torch.float32).to("ocl")
     for t in ([0, 3, 1, 2], [0, -1, 1, 2]):
@@ -199,8 +234,7 @@ def test_dispatch_paths():
     with torch.inference_mode():
         b = F.cross_entropy(x.to("ocl"), td, label_smoothing=0.1)
         assert b.is_inference()
-    counts = torch.ocl._launch_counts()
-    assert counts.get("ce_fwd") == 2 and counts.get("softmax_fwd", 0) == 0, counts
+    assert _launches("ce_fwd") == 2 and _launches("softmax_fwd") == 0, torch.ocl._launch_counts()
     assert a.grad_fn is None and not a.requires_grad
     torch.testing.assert_close(a.cpu(), ref)
     torch.testing.assert_close(b.cpu(), ref)
@@ -265,14 +299,15 @@ def test_saved_input_modified_in_place_is_detected():
 
 @pytest.fixture
 def rows_mode():
-    """Sets the cross-entropy row configuration (tuning entry "cross_entropy/rows") for one test."""
+    """Sets the cross-entropy row configuration (tuning entry "cross_entropy/rows") of the team
+    kernels (SERIAL=0, which CPU devices otherwise replace by the serial ones) for one test."""
     import torch_ocl._C as C
 
-    yield lambda text: C._tuning_set(0, "cross_entropy/rows", text)
+    yield lambda text: C._tuning_set(0, "cross_entropy/rows", f"{text} SERIAL=0")
     C._tuning_set(0, "cross_entropy/rows", "")
 
 
-@pytest.mark.parametrize("mode", ["ROWRED=emu", "VEC=0 ITEMS=4"])
+@pytest.mark.parametrize("mode", ["", "ROWRED=emu", "VEC=0 ITEMS=4"])
 def test_row_modes(rows_mode, mode):
     # emu: the warp-shuffle team reductions (NVIDIA's default) emulated through local memory;
     # VEC=0 ITEMS=4: the scalar loads where the vector path would run, in wider teams.

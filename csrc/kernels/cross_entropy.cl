@@ -32,6 +32,9 @@
 #ifndef STREAM_VECS
 #define STREAM_VECS 4  // forward: 4-element vectors each work-item has in flight per step of a streamed row
 #endif
+#ifndef SERIAL_ROWS
+#define SERIAL_ROWS 0  // 1: the serial kernels of CPU devices (ce_fwd_serial, ce_bwd_serial) instead of the team kernels
+#endif
 #ifndef FIN_BATCH
 #define FIN_BATCH 8  // partials each work-item of a reduction's last work-group requests at once
 #endif
@@ -152,6 +155,138 @@ inline void ce_finish_parts(__global const ACC* ws, long nparts, __global X_T* o
     if (flags & F_SAVE_LSE) aux[rows] = rb[0];
   }
 }
+
+#if SERIAL_ROWS
+// CPU devices (rows::Config::serial, as norm.cl): one work-item walks a block of whole rows
+// with no team and no barrier, eight classes at a time where they are unit-stride (exp8f:
+// PoCL's own vector exp goes element by element). Forward: the row's max, then the sum of
+// exp(x - max) (with label smoothing's sums), so a row holding NaN or +inf, or only -inf,
+// gives NaN as log_softmax does. Reductions: each work-item adds its rows' losses and weights
+// in order into ws[2 item], [2 item + 1] for ce_finish (one work-item: the result itself).
+#define LOAD8_X(p, i) CAT(LD8_, X_KIND)(p, i)
+#define STORE8_X(p, i, v) CAT(SV8_, X_KIND)(p, i, v)
+#if ACC_IS_DOUBLE
+#define EXP8(v) exp(v)
+#else
+#define EXP8(v) exp8f(v)
+#endif
+inline ACC max8_nan(ACC8 v) {
+  return max_nan(max_nan(max_nan(v.s0, v.s1), max_nan(v.s2, v.s3)), max_nan(max_nan(v.s4, v.s5), max_nan(v.s6, v.s7)));
+}
+
+// Arguments as ce_fwd, rows_per_item in place of the team's geometry.
+__kernel void ce_fwd_serial(PTR_ARG(X_T, x), PTR_ARG(TGT_T, target), PTR_ARG(X_T, w), PTR_ARG(X_T, out),
+                            PTR_ARG(ACC, aux), PTR_ARG(ACC, ws), long rows, long S, long C, long xs_n, long xs_s,
+                            long xs_c, long ignore_index, ACC eps, long rows_per_item, int flags,
+                            __global int* err) {
+  const bool has_w = (flags & F_HAS_W) != 0, smooth = (flags & F_SMOOTH) != 0;
+  __global const X_T* xp = PTR(X_T, x);
+  __global const X_T* wp = PTR(X_T, w);
+  const long item = get_global_id(0);
+  SERIAL_ROWS_OF(item, rows_per_item, rows, r0, r1);
+  const long C8 = xs_c == 1 ? (C & ~7L) : 0;  // classes read as vectors
+  ACC loss_sum = 0, weight_sum = 0;
+  for (long row = r0; row < r1; ++row) {
+    const long xb = row_base(row, S, xs_n, xs_s);
+    ACC xt, wt;
+    const long t = target_loads(true, PTR(TGT_T, target)[row], C, ignore_index, err, xp, xb, xs_c, wp, has_w, &xt,
+                                &wt);
+    ACC8 m8 = -INFINITY;
+    for (long c = 0; c < C8; c += 8) {
+      const ACC8 v = LOAD8_X(xp, xb + c);
+      m8 = select(v, m8, (m8 >= v) | isnan(m8));  // max_nan lane by lane
+    }
+    ACC m = max8_nan(m8);
+    for (long c = C8; c < C; ++c) m = max_nan(m, LOAD_X(xp, xb + c * xs_c));
+    ACC8 s8 = 0, sx8 = 0, sw8 = 0;
+    for (long c = 0; c < C8; c += 8) {
+      const ACC8 v = LOAD8_X(xp, xb + c);
+      s8 += EXP8(v - m);
+      if (smooth) {
+        const ACC8 wc = has_w ? LOAD8_X(wp, c) : (ACC8)1;
+        sx8 += wc * v;
+        sw8 += wc;
+      }
+    }
+    ACC s = sum8(s8), sx = sum8(sx8), sw = sum8(sw8);
+    for (long c = C8; c < C; ++c) {
+      const ACC v = LOAD_X(xp, xb + c * xs_c);
+      s += exp(v - m);
+      if (smooth) {
+        const ACC wc = has_w ? LOAD_X(wp, c) : (ACC)1;
+        sx += wc * v;
+        sw += wc;
+      }
+    }
+    const ACC lse = m + log(s);
+    if (flags & F_SAVE_LSE) PTR(ACC, aux)[row] = lse;
+    ACC loss = 0;
+    if (t >= 0) {
+      loss = wt * (lse - xt);
+      if (smooth) loss = ((ACC)1 - eps) * loss + eps / (ACC)C * (lse * (has_w ? sw : (ACC)C) - sx);
+    }
+    if (smooth && has_w && row == 0 && (flags & F_SAVE_LSE)) PTR(ACC, aux)[rows + 1] = sw;
+    if (!(flags & F_REDUCE)) STORE_X(PTR(X_T, out), row, loss);
+    loss_sum += loss;
+    weight_sum += wt;
+  }
+  if (!(flags & F_REDUCE)) return;
+  if (get_global_size(0) == 1) {
+    STORE_X(PTR(X_T, out), 0, (flags & F_MEAN) ? loss_sum / weight_sum : loss_sum);
+    if (flags & F_SAVE_LSE) PTR(ACC, aux)[rows] = weight_sum;
+    return;
+  }
+  PTR(ACC, ws)[2 * item] = loss_sum;
+  PTR(ACC, ws)[2 * item + 1] = weight_sum;
+}
+
+// d loss / d x_c (ce_bwd's formula) of the class score at xp[at].
+inline ACC ce_grad1(__global const X_T* xp, long at, __global const X_T* wp, long c, long t, ACC cp, ACC a, ACC b,
+                    ACC lse, bool smooth, bool has_w) {
+  ACC r = cp * exp(LOAD_X(xp, at) - lse);
+  if (c == t) r -= a;
+  if (smooth) r -= has_w ? b * LOAD_X(wp, c) : b;
+  return r;
+}
+
+// Arguments as ce_bwd, rows_per_item in place of the team's geometry; the formula of ce_bwd.
+// Vectors (when both x and gx are unit-stride along the classes) leave out the target's -a,
+// so its element is written again by the scalar formula.
+__kernel void ce_bwd_serial(PTR_ARG(X_T, x), PTR_ARG(TGT_T, target), PTR_ARG(X_T, w), PTR_ARG(X_T, go),
+                            PTR_ARG(ACC, aux), PTR_ARG(X_T, gx), long rows, long S, long C, long xs_n, long xs_s,
+                            long xs_c, long gs_n, long gs_s, long gs_c, long ignore_index, ACC eps,
+                            long rows_per_item, int flags) {
+  const bool has_w = (flags & F_HAS_W) != 0, smooth = (flags & F_SMOOTH) != 0;
+  __global const X_T* xp = PTR(X_T, x);
+  __global const X_T* wp = PTR(X_T, w);
+  __global X_T* gp = PTR(X_T, gx);
+  SERIAL_ROWS_OF(get_global_id(0), rows_per_item, rows, r0, r1);
+  const long C8 = xs_c == 1 && gs_c == 1 ? (C & ~7L) : 0;
+  for (long row = r0; row < r1; ++row) {
+    const long xb = row_base(row, S, xs_n, xs_s), gb = row_base(row, S, gs_n, gs_s);
+    const long t = ce_class(PTR(TGT_T, target)[row], C, ignore_index, 0);
+    if (t < 0) {  // ignored rows get exact zeros (not 0 * exp(x - lse), which is NaN for x = +inf)
+      for (long c = 0; c < C8; c += 8) STORE8_X(gp, gb + c, (ACC8)0);
+      for (long c = C8; c < C; ++c) STORE_X(gp, gb + c * gs_c, (ACC)0);
+      continue;
+    }
+    ACC g = LOAD_X(PTR(X_T, go), (flags & F_PER_SAMPLE) ? row : 0);
+    if (flags & F_MEAN) g /= PTR(ACC, aux)[rows];
+    const ACC a = g * ((ACC)1 - eps) * (has_w ? LOAD_X(wp, t) : (ACC)1);
+    const ACC b = smooth ? g * eps / (ACC)C : (ACC)0;
+    const ACC cp = smooth ? a + b * (has_w ? PTR(ACC, aux)[rows + 1] : (ACC)C) : a;
+    const ACC lse = PTR(ACC, aux)[row];
+    for (long c = 0; c < C8; c += 8) {
+      ACC8 r = cp * EXP8(LOAD8_X(xp, xb + c) - lse);
+      if (smooth) r -= has_w ? b * LOAD8_X(wp, c) : (ACC8)b;
+      STORE8_X(gp, gb + c, r);
+    }
+    if (t < C8) STORE_X(gp, gb + t, ce_grad1(xp, xb + t, wp, t, t, cp, a, b, lse, smooth, has_w));
+    for (long c = C8; c < C; ++c)
+      STORE_X(gp, gb + c * gs_c, ce_grad1(xp, xb + c * xs_c, wp, c, t, cp, a, b, lse, smooth, has_w));
+  }
+}
+#else  // the team kernels
 
 // Forward. aux (ACC): [0, rows) logsumexp per row, [rows] total weight of the non-ignored rows
 // (reductions), [rows + 1] sum of the class weights (label smoothing with weights). With
@@ -318,13 +453,16 @@ __kernel void ce_fwd(PTR_ARG(X_T, x), PTR_ARG(TGT_T, target), PTR_ARG(X_T, w), P
   ce_finish_parts(PTR(ACC, ws), ngroups, PTR(X_T, out), PTR(ACC, aux), rows, flags, red_l, red_w);
 }
 
-// One work-group: the reduction of ce_fwd's partials when arrival counters are unavailable.
+#endif  // SERIAL_ROWS
+
+// One work-group: the reduction of ce_fwd's partials when arrival counters are unavailable, or of ce_fwd_serial's.
 __kernel void ce_finish(PTR_ARG(ACC, ws), long nparts, PTR_ARG(X_T, out), PTR_ARG(ACC, aux), long rows, int flags) {
   __local ACC ra[MAX_WG];
   __local ACC rb[MAX_WG];
   ce_finish_parts(PTR(ACC, ws), nparts, PTR(X_T, out), PTR(ACC, aux), rows, flags, ra, rb);
 }
 
+#if !SERIAL_ROWS
 // Backward: with p_c = exp(x_c - lse), g the row's grad_output (/ total weight for mean),
 //   d loss / d x_c = g * ((1 - eps) * w_t * (p_c - [c == t]) + eps / C * (p_c * sum_k w_k - w_c))
 //                  = cp * p_c - [c == t] * a - b * w_c,
@@ -407,3 +545,4 @@ __kernel void ce_bwd(PTR_ARG(X_T, x), PTR_ARG(TGT_T, target), PTR_ARG(X_T, w), P
   }
 #endif
 }
+#endif  // !SERIAL_ROWS

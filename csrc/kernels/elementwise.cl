@@ -179,29 +179,10 @@ inline CT ew_gelu(CT x) { return x * CTC(0.5) * (CTC(1) + erf(x * EW_SQRT1_2)); 
 // The same over 8 floats (PointwiseSpec::vec_expr: CPU devices), without the device's erf and
 // exp, which PoCL does not vectorize: Phi(x) = erfc(-x/sqrt(2)) / 2 from Numerical Recipes'
 // erfcc (erfc(z) = t exp(-z^2 + P(t)), t = 1/(1 + z/2), fractional error < 1.2e-7 for z >= 0)
-// taken at |x| and reflected, and a float8 exp (Cody-Waite reduction, Cephes' expf
-// polynomial). Against a float64 reference over [-16, 16] the largest absolute error is
-// 3.8e-7 for GELU and 2.0e-7 for its derivative (erf's form: 4.5e-7, 1.3e-7); PoCL, 2-core
-// AVX2 VM, ns per element: GELU 5.7 -> 2.5, its backward 6.4 -> 4.7 (bench/RESULTS.md,
-// session 14).
-// exp(a) for float8 a <= 88 (larger a give exp(88)), 0 below -87 (where expf is subnormal
-// or 0); NaN stays NaN.
-inline float8 ew_exp8(float8 a) {
-  const float8 c = select(a, (float8)88.0f, a > 88.0f);
-  // Round to nearest by the 1.5 * 2^23 shift (|c * log2 e| < 2^22): two additions where
-  // PoCL expands rint into some twenty instructions.
-  const float8 n = (c * 1.44269504088896341f + 12582912.0f) - 12582912.0f;
-  float8 r = fma(n, -0.693359375f, c);  // c - n ln2, ln2 in two parts
-  r = fma(n, 2.12194440e-4f, r);
-  float8 p = 1.9875691500e-4f;
-  p = fma(p, r, 1.3981999507e-3f);
-  p = fma(p, r, 8.3334519073e-3f);
-  p = fma(p, r, 4.1665795894e-2f);
-  p = fma(p, r, 1.6666665459e-1f);
-  p = fma(p, r, 5.0000001201e-1f);
-  p = fma(p, r * r, r + 1.0f);
-  return select(p * as_float8((convert_int8(n) + 127) << 23), (float8)0.0f, a < -87.0f);
-}
+// taken at |x| and reflected, and common.clh's exp8f. Against a float64 reference over
+// [-16, 16] the largest absolute error is 3.8e-7 for GELU and 2.0e-7 for its derivative (erf's
+// form: 4.5e-7, 1.3e-7); PoCL, 2-core AVX2 VM, ns per element: GELU 5.7 -> 2.5, its backward
+// 6.4 -> 4.7 (bench/RESULTS.md, session 14).
 // Phi(x), the standard normal CDF; *zz = x^2 / 2.
 inline float8 ew_phi8(float8 x, float8* zz) {
   const float8 z = fabs(x) * EW_SQRT1_2;
@@ -217,7 +198,7 @@ inline float8 ew_phi8(float8 x, float8* zz) {
   p = fma(p, t, 0.37409196f);
   p = fma(p, t, 1.00002368f);
   p = fma(p, t, -1.26551223f);
-  const float8 half_erfc = 0.5f * t * ew_exp8(p - *zz);
+  const float8 half_erfc = 0.5f * t * exp8f(p - *zz);
   return select(half_erfc, 1.0f - half_erfc, x >= 0.0f);
 }
 inline float8 ew_gelu8(float8 x) {
@@ -227,7 +208,7 @@ inline float8 ew_gelu8(float8 x) {
 inline float8 ew_gelu_bwd8(float8 g, float8 x) {
   float8 zz;
   const float8 cdf = ew_phi8(x, &zz);
-  return g * fma(x, ew_exp8(-zz) * EW_INV_SQRT_2PI, cdf);
+  return g * fma(x, exp8f(-zz) * EW_INV_SQRT_2PI, cdf);
 }
 #elif CT_IS_FP
 // The same over 8 doubles, with the device's vector erf and exp.

@@ -54,28 +54,9 @@
 // work-item, where the team kernels below are cut at every barrier into loops over the
 // work-group that keep each work-item's register arrays in memory. Rows need no alignment
 // (vloadn/vstoren take any element address); a row's last N % 8 elements go one by one.
-#define ACC8 CAT(ACC, 8)
-inline void store_bf16x8(__global ushort* p, float8 v) {
-  const float e[8] = {v.s0, v.s1, v.s2, v.s3, v.s4, v.s5, v.s6, v.s7};
-#pragma unroll
-  for (int i = 0; i < 8; ++i) p[i] = float_to_bf16(e[i]);
-}
-#define LD8_0(p, i) CAT(convert_, ACC8)(vload8(0, (p) + (i)))
-#define LD8_1(p, i) CAT(convert_, ACC8)(vload8(0, (p) + (i)))
-#define LD8_2(p, i) CAT(convert_, ACC8)(vload_half8(0, (p) + (i)))
-#define LD8_3(p, i) CAT(convert_, ACC8)(as_float8(convert_uint8(vload8(0, (p) + (i))) << 16))
-#define SV8_0(p, i, v) vstore8(convert_float8(v), 0, (p) + (i))
-#define SV8_1(p, i, v) vstore8(convert_double8(v), 0, (p) + (i))
-#define SV8_2(p, i, v) vstore_half8_rte(convert_float8(v), 0, (p) + (i))
-#define SV8_3(p, i, v) store_bf16x8((p) + (i), convert_float8(v))
 #define LOAD8_X(p, i) CAT(LD8_, X_KIND)(p, i)
 #define LOAD8_W(p, i) CAT(LD8_, W_KIND)(p, i)
 #define STORE8_X(p, i, v) CAT(SV8_, X_KIND)(p, i, v)
-inline ACC sum8(ACC8 v) { return ((v.s0 + v.s4) + (v.s1 + v.s5)) + ((v.s2 + v.s6) + (v.s3 + v.s7)); }
-
-// Rows [r0, r1) of work-item `item`: `per` consecutive rows each.
-#define SERIAL_ROWS_OF(item, per, M, r0, r1) \
-  const long r0 = (long)(item) * (per), r1 = min(r0 + (per), (long)(M))
 
 // layer_norm_fwd of whole rows (same arguments, rows_per_item in place of T): the mean, then the
 // sum of squared deviations from it (exact two-pass), then y.

@@ -214,9 +214,30 @@ at::Tensor ce_forward(const CeCall& c, at::Tensor* aux) {
     return loss;
   }
   const RowsConfig rc = rows_config(d);
-  const Teams k = teams(g, rc.items, forward_team(d, rc, rows));
   int flags = (c.weight.defined() ? kHasW : 0) | (c.eps > 0 ? kSmooth : 0) | (aux ? kSaveLse : 0) |
               (reduce ? kReduce : 0) | (mean ? kMean : 0);
+  const Buf wb = c.weight.defined() ? buf(c.weight) : Buf{nullptr, 0};
+  const Buf ab = aux ? buf(ax) : Buf{nullptr, 0};
+  if (rc.serial) {
+    // Blocks of whole rows per work-item; with a reduction over several work-items, their
+    // partials go to ce_finish.
+    const auto [items, per] = rows::serial_split(d, rows);
+    const std::string opts = options(c.self, c.target, 0, false, rc) + " -DSERIAL_ROWS=1";
+    at::Tensor ws;
+    if (reduce && items > 1) ws = at::empty({2 * items}, c.self.options().dtype(acc_type(c.self.scalar_type())));
+    const Buf wsb = ws.defined() ? buf(ws) : Buf{nullptr, 0};
+    Kernel& kf = get_kernel(d, "cross_entropy", opts, "ce_fwd_serial");
+    with_acc(c.self, c.eps, [&](auto eps) {
+      launch(d, kf, Range(static_cast<size_t>(items)), Range(1), buf(x), buf(c.target), wb, buf(loss), ab, wsb, rows,
+             g.S, g.C, g.sn, g.ss, g.sc, c.ignore_index, eps, per, cl_int(flags), d.error_buf);
+    });
+    if (ws.defined()) {
+      Kernel& kfin = get_kernel(d, "cross_entropy", opts, "ce_finish");
+      launch(d, kfin, Range(kMaxWG), Range(kMaxWG), wsb, items, buf(loss), ab, rows, cl_int(flags));
+    }
+    return loss;
+  }
+  const Teams k = teams(g, rc.items, forward_team(d, rc, rows));
   at::Tensor ws;
   cl_mem counters = nullptr;
   if (reduce && k.groups > 1) {
@@ -231,8 +252,6 @@ at::Tensor ce_forward(const CeCall& c, at::Tensor* aux) {
   const std::string opts = options(c.self, c.target, k.c_fast ? rows::reduce_for(rc, k.T) : 0, vec4, rc) +
                            (stream ? " -DCE_STREAM=1" : "");
   Kernel& kf = get_kernel(d, "cross_entropy", opts, "ce_fwd");
-  const Buf wb = c.weight.defined() ? buf(c.weight) : Buf{nullptr, 0};
-  const Buf ab = aux ? buf(ax) : Buf{nullptr, 0};
   const Buf wsb = ws.defined() ? buf(ws) : Buf{nullptr, 0};
   with_acc(c.self, c.eps, [&](auto eps) {
     launch(d, kf, Range(k.groups * k.local), Range(k.local), buf(x), buf(c.target), wb, buf(loss), ab, wsb, counters,
@@ -272,11 +291,22 @@ at::Tensor ce_backward(const at::Tensor& grad_out, const CeCall& c, const at::Te
     }
   }
   const RowsConfig rc = rows_config(d);
+  const Buf wb = c.weight.defined() ? buf(c.weight) : Buf{nullptr, 0};
+  if (rc.serial) {
+    const auto [items, per] = rows::serial_split(d, g.rows());
+    Kernel& kb = get_kernel(d, "cross_entropy", options(c.self, c.target, 0, false, rc) + " -DSERIAL_ROWS=1",
+                            "ce_bwd_serial");
+    with_acc(c.self, c.eps, [&](auto eps) {
+      launch(d, kb, Range(static_cast<size_t>(items)), Range(1), buf(x), buf(c.target), wb, buf(go), buf(aux),
+             buf(gx), g.rows(), g.S, g.C, g.sn, g.ss, g.sc, gg.sn, gg.ss, gg.sc, c.ignore_index, eps, per,
+             cl_int(flags));
+    });
+    return gx;
+  }
   const Teams k = teams(g, rc.items);
   const bool vec4 = rc.vec == 1 && vec4_ok(x, g) && vec4_ok(gx, gg);
   // ce_bwd has no team reduction: ROW_REDUCE 0 shares the program of forwards without shuffles.
   Kernel& kb = get_kernel(d, "cross_entropy", options(c.self, c.target, 0, vec4, rc), "ce_bwd");
-  const Buf wb = c.weight.defined() ? buf(c.weight) : Buf{nullptr, 0};
   with_acc(c.self, c.eps, [&](auto eps) {
     launch(d, kb, Range(k.groups * k.local), Range(k.local), buf(x), buf(c.target), wb, buf(go), buf(aux), buf(gx),
            g.rows(), g.S, g.C, g.sn, g.ss, g.sc, gg.sn, gg.ss, gg.sc, c.ignore_index, eps, cl_int(k.T),

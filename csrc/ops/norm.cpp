@@ -90,14 +90,6 @@ bool vec_rows(const rows::Config& rc, int64_t N, std::initializer_list<std::pair
   return true;
 }
 
-// SERIAL kernels: how many work-items share M rows (blocks of consecutive rows): a few per
-// compute unit, so that the device's threads stay busy to the end, and at most one per row.
-constexpr int64_t kSerialItemsPerCU = 8;
-std::pair<int64_t, int64_t> serial_split(const Device& d, int64_t M) {
-  const int64_t items = std::max<int64_t>(std::min<int64_t>(M, kSerialItemsPerCU * d.info.compute_units), 1);
-  return {items, (M + items - 1) / items};  // (work-items, rows per work-item)
-}
-
 // Launches layer_norm_fwd (rms=true: RMSNorm, mean not written).
 void norm_forward(Device& d, const std::string& opts, const rows::Config& rc, const at::Tensor& x, const at::Tensor& w,
                   const at::Tensor& b, const at::Tensor& y, const at::Tensor& mean, const at::Tensor& rstd, int64_t M,
@@ -106,7 +98,7 @@ void norm_forward(Device& d, const std::string& opts, const rows::Config& rc, co
   const Buf bx = buf(x), bw = buf_or_none(w), bb = buf_or_none(b), by = buf(y);
   const bool dbl = x.scalar_type() == at::kDouble || (w.defined() && w.scalar_type() == at::kDouble);
   if (rc.serial) {
-    const auto [items, per] = serial_split(d, M);
+    const auto [items, per] = rows::serial_split(d, M);
     Kernel& k = get_kernel(d, "norm", opts, "layer_norm_fwd_serial");
     auto go = [&](auto e) {
       launch(d, k, Range(static_cast<size_t>(items)), Range(1), bx, bw, bb, by, buf_or_none(mean), buf(rstd), M, N,
@@ -144,7 +136,7 @@ void norm_backward(Device& d, const std::string& opts, const rows::Config& rc, c
   if (rc.serial) {
     // grad_input and each work-item's partial row of the weight/bias grads in one launch, then
     // their sum over the work-items in a second.
-    const auto [items, per] = serial_split(d, M);
+    const auto [items, per] = rows::serial_split(d, M);
     at::Tensor part = want_wb ? at::empty({items, 2, N}, x.options().dtype(acc)) : at::Tensor();
     Kernel& k = get_kernel(d, "norm", opts, "layer_norm_bwd_serial");
     launch(d, k, Range(static_cast<size_t>(items)), Range(1), buf(dy), buf(x), mean_b, buf(rstd), buf_or_none(w),

@@ -57,6 +57,15 @@ inline Split split(int64_t rows, int64_t C, int items, bool c_fast, int64_t adja
   return s;
 }
 
+// The serial kernels (Config::serial): how many work-items share `rows` rows, in blocks of
+// consecutive rows: a few per compute unit, so that the device's threads stay busy to the end,
+// at most one per row, at least one. (work-items, rows per work-item).
+constexpr int64_t kSerialItemsPerCU = 8;
+inline std::pair<int64_t, int64_t> serial_split(const Device& d, int64_t rows) {
+  const int64_t items = std::max<int64_t>(std::min<int64_t>(rows, kSerialItemsPerCU * d.info.compute_units), 1);
+  return {items, (rows + items - 1) / items};
+}
+
 // Defaults: on NVIDIA, warp shuffles by inline PTX (shfl.sync) for teams of at most one warp
 // (no barrier at all), the local-memory tree for wider teams and on other devices; 4-element
 // vectors where the layout allows; 16 register elements per work-item. Measured on an H200
@@ -67,7 +76,7 @@ inline Split split(int64_t rows, int64_t C, int items, bool c_fast, int64_t adja
 // with 16, but GPTMini large's 8192 x 512 backward slower (17 calls: 0.64 against 0.48 ms per
 // step), so the default stays 16. Text "ROWRED=local|ptx|khr|emu VEC=0|1 ITEMS=4..64 MAXRREG=0|16..255" (and,
 // for norm, "BWD_ITEMS=4..64 BWD_MAXRREG=0|16..255 GROUPS_PER_CU=1..64 FAN_IN=4..32 PREFETCH=0|1 SERIAL=0|1"; for
-// cross-entropy, "FWD_TEAM=0|32..256") overrides any of them, from the
+// cross-entropy, "FWD_TEAM=0|32..256 SERIAL=0|1") overrides any of them, from the
 // tuning file or in-process through torch_ocl._C._tuning_set(device, key, text) (the tests and
 // bench/bench_ops.py --rows do). emu (shuffles emulated through local memory) lets CPU devices
 // run the shuffle code paths in tests; ptx needs NVIDIA, khr cl_khr_subgroup_shuffle.
@@ -83,7 +92,7 @@ struct Config {
   int max_regs = 0;       // MAXRREG: NVIDIA's per-work-item register cap for the family's programs (norm: the forward's; 0: the compiler's choice)
   int bwd_max_regs = 0;   // norm: BWD_MAXRREG, the backward kernels' register cap (0: the compiler's choice)
   int fwd_team = 0;       // cross-entropy: FWD_TEAM, the forward's widest team (0: sized to the device, cross_entropy.cpp: forward_team)
-  int serial = 0;         // norm: SERIAL, one work-item per block of whole rows, no teams (CPU devices' default)
+  int serial = 0;         // norm, cross-entropy: SERIAL, one work-item per block of whole rows, no teams (CPU devices' default)
 };
 
 
@@ -115,13 +124,13 @@ inline std::string apply(const Device& d, const std::string& text, Family family
                  : norm_keys && key == "FAN_IN"        ? &r.fan_in
                  : norm_keys && key == "PREFETCH"      ? &r.prefetch
                  : norm_keys && key == "BWD_MAXRREG"   ? &r.bwd_max_regs
-                 : norm_keys && key == "SERIAL"        ? &r.serial
+                 : (norm_keys || ce_keys) && key == "SERIAL" ? &r.serial
                  : ce_keys && key == "FWD_TEAM"        ? &r.fwd_team
                                                         : nullptr;
     if (!field)
       return "unknown key '" + key + "' (ROWRED, VEC, ITEMS, MAXRREG" +
              (norm_keys ? ", BWD_ITEMS, BWD_MAXRREG, GROUPS_PER_CU, FAN_IN, PREFETCH, SERIAL)"
-              : ce_keys ? ", FWD_TEAM)" : ")");
+              : ce_keys ? ", FWD_TEAM, SERIAL)" : ")");
     if (!tuning::parse_int(key, value, field, &err)) return err;
   }
   if (r.vec != 0 && r.vec != 1) return "VEC must be 0 or 1";
@@ -210,6 +219,9 @@ inline Config config(const Device& d, Family family) {
     // interleaved rounds: forward 0.374 -> 0.093 ms, forward + backward 1.53 -> 0.38 (torch's
     // CPU kernels 0.117 / 0.316); GPTMini small8's step 108-123 -> 100-110 ms.
     if (d.info.is_cpu() && family == kNorm) c.serial = 1;
+    // The same for cross-entropy: GPTMini small8's [1024, 256] forward + backward, same VM,
+    // three interleaved rounds: 3.84-4.13 -> 0.65-0.93 ms (torch's CPU kernels 0.55-0.59).
+    if (d.info.is_cpu() && family == kCrossEntropy) c.serial = 1;
     tuning::apply_override(d, keys[family], "", "", "row kernel configuration",
                            [&](const std::string& text) { return apply(d, text, family, c); });
     slot = {gen, c};
