@@ -267,37 +267,32 @@ def norm_rows():
 NORM_KERNELS = ["SERIAL=0", "SERIAL=1"]
 
 
-def test_layer_norm_backward_is_one_launch(norm_rows):
-    norm_rows("SERIAL=0")
-    x, w, b, dy = [t.to("ocl") for t in ln_case(4096, 128)]
-    y, mean, rstd = torch.ops.aten.native_layer_norm(x, [128], w, b, 1e-5)
+# The team kernels: grad_input and the weight/bias grads in one launch (the last group to finish
+# sums the partials). The serial ones: grad_input with each work-item's weight/bias partials,
+# then their sum. (kernels, N, launches with every grad, launches for grad_input alone)
+LAUNCHES = [
+    ("SERIAL=0", 128, {"layer_norm_bwd": 1}, {"layer_norm_bwd": 1}),
+    ("SERIAL=1", 131, {"layer_norm_bwd_serial": 1, "layer_norm_wb_serial": 1}, {"layer_norm_bwd_serial": 1}),
+]
+
+
+@pytest.mark.parametrize("kernels,N,all_grads,dx_only", LAUNCHES, ids=["teams", "serial"])
+def test_layer_norm_backward_launches(norm_rows, kernels, N, all_grads, dx_only):
+    norm_rows(kernels)
+    x, w, b, dy = [t.to("ocl") for t in ln_case(4096, N)]
+    y, mean, rstd = torch.ops.aten.native_layer_norm(x, [N], w, b, 1e-5)
     grads, counts = launches(
-        lambda: torch.ops.aten.native_layer_norm_backward(dy, x, [128], mean, rstd, w, b, [True, True, True]))
-    assert counts == {"layer_norm_bwd": 1}
-    ref = torch.ops.aten.native_layer_norm_backward(dy.cpu(), x.cpu(), [128], mean.cpu(), rstd.cpu(), w.cpu(),
+        lambda: torch.ops.aten.native_layer_norm_backward(dy, x, [N], mean, rstd, w, b, [True, True, True]))
+    assert counts == all_grads
+    ref = torch.ops.aten.native_layer_norm_backward(dy.cpu(), x.cpu(), [N], mean.cpu(), rstd.cpu(), w.cpu(),
                                                     b.cpu(), [True, True, True])
     close(grads, ref, 1e-4)
     # Determinism: the fixed summation order does not depend on which group arrives last.
-    again = torch.ops.aten.native_layer_norm_backward(dy, x, [128], mean, rstd, w, b, [True, True, True])
+    again = torch.ops.aten.native_layer_norm_backward(dy, x, [N], mean, rstd, w, b, [True, True, True])
     assert all(torch.equal(a.cpu(), c.cpu()) for a, c in zip(grads, again))
-
-
-def test_layer_norm_backward_serial_launches(norm_rows):
-    # grad_input with each work-item's weight/bias partials, then their sum: deterministic.
-    norm_rows("SERIAL=1")
-    x, w, b, dy = [t.to("ocl") for t in ln_case(4096, 131)]
-    y, mean, rstd = torch.ops.aten.native_layer_norm(x, [131], w, b, 1e-5)
-    grads, counts = launches(
-        lambda: torch.ops.aten.native_layer_norm_backward(dy, x, [131], mean, rstd, w, b, [True, True, True]))
-    assert counts == {"layer_norm_bwd_serial": 1, "layer_norm_wb_serial": 1}
-    ref = torch.ops.aten.native_layer_norm_backward(dy.cpu(), x.cpu(), [131], mean.cpu(), rstd.cpu(), w.cpu(),
-                                                    b.cpu(), [True, True, True])
-    close(grads, ref, 1e-4)
-    again = torch.ops.aten.native_layer_norm_backward(dy, x, [131], mean, rstd, w, b, [True, True, True])
-    assert all(torch.equal(a.cpu(), c.cpu()) for a, c in zip(grads, again))
-    _, counts = launches(lambda: torch.ops.aten.native_layer_norm_backward(dy, x, [131], mean, rstd, w, b,
-                                                                           [True, False, False]))
-    assert counts == {"layer_norm_bwd_serial": 1}
+    _, counts = launches(
+        lambda: torch.ops.aten.native_layer_norm_backward(dy, x, [N], mean, rstd, w, b, [True, False, False]))
+    assert counts == dx_only
 
 
 @pytest.mark.parametrize("kernels", NORM_KERNELS)

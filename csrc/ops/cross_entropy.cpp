@@ -6,7 +6,8 @@
 // (inference_mode / below autograd). Probability targets, weights that require grad, forward
 // AD, functorch transforms and inputs the CPU rejects go to ATen's composite, so the results,
 // gradients and errors are the CPU's. Team reductions and vector loads come from
-// rows_config() (device defaults, overridable through the tuning entry "cross_entropy/rows").
+// rows_config() (device defaults, overridable through the tuning entry "cross_entropy/rows"),
+// as does SERIAL: CPU devices run ce_fwd_serial / ce_bwd_serial, a work-item per block of rows.
 #include "../runtime/Launch.h"
 #include "../runtime/Tuning.h"
 #include "rows.h"
@@ -38,7 +39,7 @@ enum : int {
 
 // How cross_entropy.cl's row teams reduce and read: rows::config(d, rows::kCrossEntropy), the
 // tuning entry "cross_entropy/rows" ("ROWRED=local|ptx|khr|emu VEC=0|1 ITEMS=4..64 MAXRREG=0|16..255
-// FWD_TEAM=0|32..256"; in-process:
+// FWD_TEAM=0|32..256 SERIAL=0|1"; in-process:
 // torch_ocl._C._tuning_set(device, "cross_entropy/rows", text), as the tests do). ITEMS: the
 // row elements each work-item keeps in registers, which also sizes the teams (at most MAX_WG
 // work-items, and for the forward at most forward_team's width): rows of up to T * ITEMS

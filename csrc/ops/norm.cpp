@@ -3,7 +3,8 @@
 // of pointwise ops. Inputs are made dense ([M, N] row-major, N = prod(normalized_shape));
 // kernels live in kernels/norm.cl. Team reductions, vector width, register elements per
 // work-item and the backward's grid come from rows::config() (ops/rows.h: device defaults,
-// overridable through the tuning entry "norm/rows").
+// overridable through the tuning entry "norm/rows"), as does SERIAL: CPU devices run the
+// serial kernels instead, a work-item per block of whole rows.
 #include "../runtime/Launch.h"
 #include "rows.h"
 #include <ATen/ops/empty.h>
