@@ -166,9 +166,10 @@ def test_empty_and_odd_sizes():
 
 # CPU devices sum float/double over one unit-stride kept dim (reduce_sum_cols: 8 outputs per
 # work-item) or along unit-stride rows (reduce_sum_rows: rows of 8-wide vectors, then a tail),
-# each vector lane a compensated sum; other devices and geometries take reduce_fwd. Shapes:
-# output counts that are and are not multiples of 8, rows shorter than one vector, more rows
-# than work-items, a strided reduced dim, a strided output.
+# each vector lane a compensated sum, four of them per work-item over interleaved rows or
+# vectors; other devices and geometries take reduce_fwd. Shapes: output counts that are and are
+# not multiples of 8, reduced lengths past the groups of four, rows shorter than one vector,
+# more rows than work-items, a strided reduced dim, a strided output.
 IS_CPU_DEVICE = torch.ocl.get_device_properties(0).type == "cpu" if torch.ocl.is_available() else False
 SUM_MODES = {
     "sum": lambda x, d, **kw: x.sum(d, **kw),
@@ -188,6 +189,8 @@ def test_unit_stride_sums(mode, dtype):
     cases = [  # (shape, view, dim, CPU device kernel)
         ((1024, 512), None, 0, "reduce_sum_cols"),
         ((333, 45), None, 0, "reduce_sum_cols"),            # 45 outputs: 5 full vectors and a tail
+        ((1027, 16), None, 0, "reduce_sum_cols"),           # 3 rows after the groups of four
+        ((20, 45), None, 1, "reduce_sum_rows"),             # a group of 4 vectors, 1 vector, a tail of 5
         ((40, 16, 3), lambda t: t[:, :, 1], 0, "reduce_fwd"),  # kept stride 3: the generic kernel
         ((50, 37), None, 1, "reduce_sum_rows"),              # rows of 4 vectors and a tail of 5
         ((300, 5), None, 1, "reduce_sum_rows"),              # rows shorter than a vector

@@ -560,6 +560,17 @@ inline VACC v_map(VACC x, uint mode, ACC p0) {
   }
 }
 #define V_KAHAN_ADD(sum, comp, v) KAHAN_ADD_T(VACC, sum, comp, v)
+// Independent compensated sums per work-item (interleaved rows or vectors), combined at the
+// end in a fixed order: one chain would wait on the latency of its dependent adds.
+#define SUM_ILP 4
+// (sum, comp) of SUM_ILP vector chains folded into chain 0: sum - comp is their total.
+#define V_KAHAN_FOLD(s, c)                               \
+  do {                                                   \
+    _Pragma("unroll") for (int u_ = 1; u_ < SUM_ILP; ++u_) { \
+      V_KAHAN_ADD(s[0], c[0], s[u_]);                   \
+      V_KAHAN_ADD(s[0], c[0], -c[u_]);                  \
+    }                                                    \
+  } while (0)
 
 __kernel void reduce_sum_cols(PTR_ARG(IN_T, x), PTR_ARG(OUT_T, y), ulong nout, ulong nred, long r_in, long o_out,
                               uint mode, ACC p0, ACC p1) {
@@ -569,9 +580,16 @@ __kernel void reduce_sum_cols(PTR_ARG(IN_T, x), PTR_ARG(OUT_T, y), ulong nout, u
   ACC lanes[SUM_VEC];
   const uint n = (uint)min((ulong)SUM_VEC, nout - o0);
   if (n == SUM_VEC) {
-    VACC s = 0, c = 0;
-    for (ulong r = 0; r < nred; ++r) V_KAHAN_ADD(s, c, v_map(VLOADS(0, px + (long)r * r_in), mode, p0));
-    VSTORES(s - c, 0, lanes);
+    VACC s[SUM_ILP], c[SUM_ILP];
+#pragma unroll
+    for (int u = 0; u < SUM_ILP; ++u) s[u] = c[u] = 0;
+    ulong r = 0;
+    for (; r + SUM_ILP <= nred; r += SUM_ILP)
+#pragma unroll
+      for (int u = 0; u < SUM_ILP; ++u) V_KAHAN_ADD(s[u], c[u], v_map(VLOADS(0, px + (long)(r + u) * r_in), mode, p0));
+    for (; r < nred; ++r) V_KAHAN_ADD(s[0], c[0], v_map(VLOADS(0, px + (long)r * r_in), mode, p0));
+    V_KAHAN_FOLD(s, c);
+    VSTORES(s[0] - c[0], 0, lanes);
   } else {
     for (uint i = 0; i < n; ++i) {
       ACC s = 0, c = 0;
@@ -591,12 +609,18 @@ __kernel void reduce_sum_rows(PTR_ARG(IN_T, x), PTR_ARG(OUT_T, y), ulong nout, u
   const ulong begin = get_global_id(0) * per_item, end = min(nout, begin + per_item);
   for (ulong o = begin; o < end; ++o) {
     __global const ACC* px = PTR(IN_T, x) + (long)o * o_in;
-    VACC vs = 0, vc = 0;
+    VACC vs[SUM_ILP], vc[SUM_ILP];
+#pragma unroll
+    for (int u = 0; u < SUM_ILP; ++u) vs[u] = vc[u] = 0;
     ulong r = 0;
-    for (; r + SUM_VEC <= nred; r += SUM_VEC) V_KAHAN_ADD(vs, vc, v_map(VLOADS(0, px + r), mode, p0));
+    for (; r + SUM_ILP * SUM_VEC <= nred; r += SUM_ILP * SUM_VEC)
+#pragma unroll
+      for (int u = 0; u < SUM_ILP; ++u) V_KAHAN_ADD(vs[u], vc[u], v_map(VLOADS(0, px + r + u * SUM_VEC), mode, p0));
+    for (; r + SUM_VEC <= nred; r += SUM_VEC) V_KAHAN_ADD(vs[0], vc[0], v_map(VLOADS(0, px + r), mode, p0));
+    V_KAHAN_FOLD(vs, vc);
     ACC sums[SUM_VEC], comps[SUM_VEC];
-    VSTORES(vs, 0, sums);
-    VSTORES(vc, 0, comps);
+    VSTORES(vs[0], 0, sums);
+    VSTORES(vc[0], 0, comps);
     State st;
     st.v = 0;
     ACC c = 0;

@@ -164,7 +164,9 @@ void run_reduce_via_copy(const Spec& spec, const at::Tensor& self, at::native::D
 // SUM_VEC), where there are enough work-items to occupy every core; false otherwise (then
 // reduce_fwd runs). PoCL, 2-core AVX2 VM (bench/RESULTS.md, session 14), us per call, one
 // process: x.sum(0) of 1024x512 floats 1,241 -> 196, x.sum(1) 1,184 -> 220; 1024x128
-// 365 -> 62 and 381 -> 83.
+// 365 -> 62 and 381 -> 83. Four compensated chains per work-item instead of one (session 15,
+// alternating processes, three rounds): 1024x512 sum(0) 199-209 -> 110-127, sum(1) 219-230 ->
+// 114-135; 1024x128 sum(0) 62-73 -> 39-53.
 constexpr int kSumVec = 8;  // SUM_VEC: 8 floats fill an AVX2 register
 bool run_sum_vec(const Spec& spec, Device& d, const std::string& opts, const at::Tensor& self, const at::Tensor& out,
                  const KeptDim& kept, const RedDim& red, uint64_t nout, uint64_t nred) {
