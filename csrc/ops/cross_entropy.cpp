@@ -178,11 +178,13 @@ bool vec4_ok(const at::Tensor& t, const RowGeom& g) {
   return (g.N == 1 || g.sn % 4 == 0) && (g.S == 1 || g.ss % 4 == 0);
 }
 
-// Build options; row_reduce: ROW_REDUCE (0 unless the teams are consecutive work-items).
+// Build options; row_reduce: ROW_REDUCE (0 unless the teams are consecutive work-items);
+// SERIAL_ROWS where rc selects the serial kernels (row_reduce and vec4 are then unused).
 std::string options(const at::Tensor& self, const at::Tensor& target, int row_reduce, bool vec4, const RowsConfig& rc) {
   const int xk = storage_kind(self.scalar_type());
   return "-DX_KIND=" + std::to_string(xk) + " -DTGT_T=" + (target.scalar_type() == at::kByte ? "uchar" : "long") +
-         " -DVEC=" + (vec4 ? "4" : "1") + rows::options(rc, xk == 1, row_reduce);
+         " -DVEC=" + (vec4 ? "4" : "1") + (rc.serial ? " -DSERIAL_ROWS=1" : "") +
+         rows::options(rc, xk == 1, row_reduce);
 }
 
 // Calls f with eps as the kernels' ACC type.
@@ -223,7 +225,7 @@ at::Tensor ce_forward(const CeCall& c, at::Tensor* aux) {
     // Blocks of whole rows per work-item; with a reduction over several work-items, their
     // partials go to ce_finish.
     const auto [items, per] = rows::serial_split(d, rows);
-    const std::string opts = options(c.self, c.target, 0, false, rc) + " -DSERIAL_ROWS=1";
+    const std::string opts = options(c.self, c.target, 0, false, rc);
     at::Tensor ws;
     if (reduce && items > 1) ws = at::empty({2 * items}, c.self.options().dtype(acc_type(c.self.scalar_type())));
     const Buf wsb = ws.defined() ? buf(ws) : Buf{nullptr, 0};
@@ -295,8 +297,7 @@ at::Tensor ce_backward(const at::Tensor& grad_out, const CeCall& c, const at::Te
   const Buf wb = c.weight.defined() ? buf(c.weight) : Buf{nullptr, 0};
   if (rc.serial) {
     const auto [items, per] = rows::serial_split(d, g.rows());
-    Kernel& kb = get_kernel(d, "cross_entropy", options(c.self, c.target, 0, false, rc) + " -DSERIAL_ROWS=1",
-                            "ce_bwd_serial");
+    Kernel& kb = get_kernel(d, "cross_entropy", options(c.self, c.target, 0, false, rc), "ce_bwd_serial");
     with_acc(c.self, c.eps, [&](auto eps) {
       launch(d, kb, Range(static_cast<size_t>(items)), Range(1), buf(x), buf(c.target), wb, buf(go), buf(aux),
              buf(gx), g.rows(), g.S, g.C, g.sn, g.ss, g.sc, gg.sn, gg.ss, gg.sc, c.ignore_index, eps, per,
