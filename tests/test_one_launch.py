@@ -87,7 +87,10 @@ def test_split_reduction_kinds(name):
             x = x.round()  # ties across chunks: the first index must win
         y, counts = launches(lambda: fn(view(x.to("ocl")), d))
         close(y, fn(view(x), d), tol=1e-4)
-        assert counts.get("reduce_finish", 0) == 0, (name, i, counts)
+        # var/std on CPU devices finish in reduce_finish (ops/reduce.cpp: PoCL's optimizer
+        # miscompiles their in-kernel finish); one launch everywhere else.
+        welford_on_cpu = name in ("var", "std_mean", "var_mean") and torch.ocl.get_device_properties(0).type == "cpu"
+        assert counts.get("reduce_finish", 0) <= (1 if welford_on_cpu else 0), (name, i, counts)
 
 
 @pytest.mark.parametrize("dtype", [torch.float64, torch.float16, torch.bfloat16, torch.int64, torch.int32,
@@ -368,6 +371,12 @@ torch.sum(x.to("ocl"), 0, out=y[:70])  # split column sum; nothing written past 
 assert torch.allclose(y[:70].cpu(), x.sum(0), atol=1e-3) and bool((y[70:].cpu() == 7).all())
 v = torch.randn(300001, generator=g).round()
 assert v.to("ocl").argmax().item() == v.argmax().item()
+for x, kw in [(torch.randn(10000, generator=g), {}), (torch.randn(64, 128, generator=g), {"dim": 1}),
+              (torch.randn(10000, 3, generator=g), {"dim": 0})]:  # split var/std/var_mean
+    for fn in (torch.var, torch.std):
+        assert torch.allclose(fn(x.to("ocl"), **kw).cpu(), fn(x, **kw), rtol=1e-4, atol=1e-5), (fn, x.shape)
+    vm, vm_ref = torch.var_mean(x.to("ocl"), **kw), torch.var_mean(x, **kw)
+    assert all(torch.allclose(u.cpu(), r, rtol=1e-4, atol=1e-5) for u, r in zip(vm, vm_ref)), x.shape
 for M, N in [(4096, 100), (64, 5000)]:  # one launch; rows longer than the registers hold
     a, dy = torch.randn(M, N, generator=g), torch.randn(M, N, generator=g)
     w, b = torch.randn(N, generator=g), torch.randn(N, generator=g)

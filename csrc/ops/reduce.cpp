@@ -343,7 +343,11 @@ void run_reduce(const Spec& spec, const at::Tensor& self, at::native::DimMask ma
   if (nsplit > 1) {
     ws = at::empty({static_cast<int64_t>(nsplit * nout * kStateBytes)}, self.options().dtype(at::kByte));
     bws = buf(ws);
-    counters = d.arrival_counters(groups);
+    // var/std on CPU devices finish in reduce_finish: PoCL 3.1's optimizer miscompiles the
+    // Welford combine in reduce_fwd's last-group finish (NaN from 7,937 elements on, where the
+    // split starts; the same partials finished by reduce_finish, or the same kernel built
+    // with -cl-opt-disable, are right; every other op's in-kernel finish is too).
+    counters = cpu && spec.op == kWelford ? nullptr : d.arrival_counters(groups);
   }
   with_acc_args(acc, spec.p0, spec.p1, [&](auto p0, auto p1) {
     launch(d, k, Range(groups * kLocal, nsplit), Range(kLocal, 1), bx, by, by2, bws, counters, g, cl_ulong(nout),
