@@ -244,7 +244,7 @@ at::Tensor& arange_start_out_ocl(const c10::Scalar& start, const c10::Scalar& en
   if (t == at::kLong) {
     const int64_t s = start.toLong(), e = end.toLong(), st = step.toLong();
     const int64_t sgn = (st > 0) - (st < 0);
-    size_d = std::ceil(static_cast<double>(e - s + st - sgn) / st);
+    size_d = static_cast<double>((e - s + st - sgn) / st);  // exact: the rounding is in the numerator
   } else {
     size_d = std::ceil((xe - xs) / xst);
   }

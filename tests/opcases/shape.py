@@ -78,7 +78,8 @@ def _tri(x, k):
 
 
 def _arange_samples(dtype):
-    for args in [(10,), (3, 10), (3, 10, 2), (10, 3, -3), (0,), (5, 5)]:
+    # (0, 11, 3), (0, 10, 4), (10, -5, -3): steps that do not divide the range (int64 counted one too many)
+    for args in [(10,), (3, 10), (3, 10, 2), (10, 3, -3), (0,), (5, 5), (0, 11, 3), (0, 10, 4), (10, -5, -3)]:
         yield Sample(args, {"dtype": dtype, "device": CPU}, tag=str(args))
     if dtype.is_floating_point:
         yield Sample((-1.5, 2.25, 0.25), {"dtype": dtype, "device": CPU}, tag="fractional")
