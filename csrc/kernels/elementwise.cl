@@ -17,10 +17,12 @@
 #endif
 #include "common.clh"
 
-// Sticky error code for integer division by zero (Device.h: kErrZeroDivision).
+// Sticky error codes (Device.h: kErrZeroDivision, kErrBceInputRange, kErrBceTargetRange).
 #ifndef ERR_ZERO_DIVISION
 #define ERR_ZERO_DIVISION 3
 #endif
+#define ERR_BCE_INPUT_RANGE 4
+#define ERR_BCE_TARGET_RANGE 5
 
 // A constant in the compute type.
 #define CTC(x) ((CT)(x))
@@ -169,6 +171,15 @@ inline CT ew_erfinv(CT y) {
 inline CT ew_round_decimals(CT x, CT tp, int negative) {
   return negative ? rint(x / tp) * tp : rint(x * tp) / tp;
 }
+#if CT_IS_FP
+// binary_cross_entropy's term for input x and target y, the CPU's formula (log terms clamped
+// at -100, so x = 0 or 1 stays finite); x or y outside [0, 1] (or NaN) reports the CPU's error.
+inline CT ew_bce(CT x, CT y, __global int* err) {
+  if (!(x >= (CT)0 && x <= (CT)1)) report_error(err, ERR_BCE_INPUT_RANGE);
+  if (!(y >= (CT)0 && y <= (CT)1)) report_error(err, ERR_BCE_TARGET_RANGE);
+  return (y - (CT)1) * fmax(log1p(-x), (CT)-100) - y * fmax(log(x), (CT)-100);
+}
+#endif
 // GELU and its derivative, exact (erf) and tanh-approximated forms.
 #define EW_SQRT1_2 CTC(0.70710678118654752440)
 #define EW_SQRT_2_PI CTC(0.79788456080286535588)  // sqrt(2 / pi)

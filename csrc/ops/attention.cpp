@@ -705,6 +705,9 @@ std::tuple<at::Tensor, at::Tensor, at::Tensor, at::Tensor> sdpa_overrideable_bac
     const at::Tensor& lse, const at::Tensor& cum_seq_q, const at::Tensor& cum_seq_k, int64_t max_q, int64_t max_k,
     double dropout_p, bool is_causal, const at::Tensor& philox_seed, const at::Tensor& philox_offset,
     std::optional<double> scale) {
+  // No gradient reached the output (a custom Function dropped it): no gradients, which
+  // autograd takes as zeros (as CUDA's attention backward ops do).
+  if (!grad_out.defined()) return {at::Tensor(), at::Tensor(), at::Tensor(), at::Tensor()};
   check_inputs(q, k, v);
   Device& d = ocl_device(q);
   const int64_t B = q.size(0), Hq = q.size(1), L = q.size(2), D = q.size(3), S = k.size(2), Hkv = k.size(1),

@@ -238,7 +238,8 @@ at::Tensor& gather_out_ocl(const at::Tensor& self, int64_t dim, const at::Tensor
   at::assert_no_overlap(out, self);
   Device& d = ocl_device(self);
   check_dtype_supported(d, self.scalar_type(), "gather");
-  at::Tensor index = on_device_of(index_in, self);
+  // The kernels read int64 indices; torch also takes int32 ones here.
+  at::Tensor index = on_device_of(index_in, self).to(at::kLong);
   ScatterGeom g = scatter_geom(index, dim, self, out);
   launch(d, get_kernel(d, "index", move_opts(self), "gather_fwd"), grid(n), Range(kWG), buf(out), buf(self), buf(index),
          n, g, d.error_buf);
@@ -264,7 +265,7 @@ void scatter_impl(const at::Tensor& self, int64_t dim, const at::Tensor& index_i
   at::assert_no_internal_overlap(out);
   Device& d = ocl_device(self);
   check_dtype_supported(d, self.scalar_type(), name);
-  at::Tensor index = on_device_of(index_in, self);
+  at::Tensor index = on_device_of(index_in, self).to(at::kLong);  // int32 indices too, as gather
   at::Tensor s = src;
   if (s.defined()) {
     s = on_device_of(s, self);

@@ -213,12 +213,10 @@ at::Tensor& elementwise_loss(const at::Tensor& a, const at::Tensor& b, const at:
 }
 
 const PointwiseSpec kMseSpec{"nn_mse_loss", "(a - b) * (a - b)", at::ScalarType::Undefined, {}, {}};
-// The CPU's formula: log terms clamped at -100 so that x = 0 or 1 gives a finite loss.
-const PointwiseSpec kBceSpec{"nn_bce_loss", "(b - (CT)1) * fmax(log1p(-a), (CT)-100) - b * fmax(log(a), (CT)-100)",
-                             at::ScalarType::Undefined, {}, {}};
-const PointwiseSpec kBceWSpec{"nn_bce_loss_w",
-                              "((b - (CT)1) * fmax(log1p(-a), (CT)-100) - b * fmax(log(a), (CT)-100)) * c",
-                              at::ScalarType::Undefined, {}, {}};
+// The CPU's formula (elementwise.cl's ew_bce): log terms clamped at -100 so that x = 0 or 1
+// gives a finite loss; an input or target outside [0, 1] reports the CPU's error.
+const PointwiseSpec kBceSpec{"nn_bce_loss", "ew_bce(a, b, err_flag)", at::ScalarType::Undefined, {}, {}, true};
+const PointwiseSpec kBceWSpec{"nn_bce_loss_w", "ew_bce(a, b, err_flag) * c", at::ScalarType::Undefined, {}, {}, true};
 
 }  // namespace
 
@@ -365,14 +363,22 @@ at::Tensor mse_loss_backward_ocl(const at::Tensor& grad_output, const at::Tensor
   return grad_input;
 }
 
+// The CPU's dtype rule for binary_cross_entropy and its backward: target as self (a weight
+// may differ).
+void check_bce_target_dtype(const at::Tensor& self, const at::Tensor& target) {
+  TORCH_CHECK(target.scalar_type() == self.scalar_type(), "Found dtype ", target.scalar_type(), " but expected ",
+              self.scalar_type());
+}
+
 // binary_cross_entropy.out(Tensor self, Tensor target, Tensor? weight=None, int reduction=Mean, *, Tensor(a!) out) -> Tensor(a!)
-// Unlike the CPU, inputs outside [0, 1] are not reported (they give NaN): checking them would
-// need a host round trip or a sticky error for a ValueError-vs-RuntimeError mismatch.
+// An input or target outside [0, 1] (NaN included) raises the CPU's RuntimeError, at the next
+// synchronization point (the device's sticky error flag; at the op with TORCH_OCL_SYNC=1).
 at::Tensor& binary_cross_entropy_out_ocl(const at::Tensor& self, const at::Tensor& target,
                                          const std::optional<at::Tensor>& weight, int64_t reduction, at::Tensor& out) {
   TORCH_CHECK(self.sizes() == target.sizes(), "Using a target size (", target.sizes(),
               ") that is different to the input size (", self.sizes(), ") is deprecated. ",
               "Please ensure they have the same size.");
+  check_bce_target_dtype(self, target);
   const bool has_w = weight.has_value() && weight->defined();
   return elementwise_loss(self, target, has_w ? *weight : at::Tensor(), reduction, has_w ? kBceWSpec : kBceSpec, out,
                           "binary_cross_entropy");
@@ -392,6 +398,7 @@ at::Tensor& binary_cross_entropy_backward_grad_input_ocl(const at::Tensor& grad_
                                                          const std::optional<at::Tensor>& weight, int64_t reduction,
                                                          at::Tensor& grad_input) {
   check_floating(self, "binary_cross_entropy_backward");
+  check_bce_target_dtype(self, target);
   const double norm = reduction_checked(reduction) == at::Reduction::Mean ? 1.0 / static_cast<double>(self.numel()) : 1.0;
   const bool has_w = weight.has_value() && weight->defined();
   at::TensorIteratorConfig cfg;

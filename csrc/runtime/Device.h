@@ -146,7 +146,14 @@ void check_device_errors(Device& d);
 // queue), so a host read costs one wait, not two.
 void read_buffer_checked(Device& d, cl_mem mem, size_t offset, size_t n, void* dst, const char* what);
 // Sticky error codes written by kernels (see kernels/common.clh).
-enum DeviceErrorCode : int { kErrNone = 0, kErrIndexOutOfRange = 1, kErrInvalidArgument = 2, kErrZeroDivision = 3 };
+enum DeviceErrorCode : int {
+  kErrNone = 0,
+  kErrIndexOutOfRange = 1,
+  kErrInvalidArgument = 2,
+  kErrZeroDivision = 3,
+  kErrBceInputRange = 4,   // binary_cross_entropy: an input outside [0, 1]
+  kErrBceTargetRange = 5,  // ... a target outside [0, 1]
+};
 
 bool in_bad_fork();
 // True once any device context exists (for fork safety and torch.ocl._initialized).

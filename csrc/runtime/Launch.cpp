@@ -10,6 +10,11 @@ Buf buf_ptr(const void* p) {
 
 Buf buf(const at::Tensor& t) {
   if (t.numel() == 0) return Buf{nullptr, 0};
+  // An op whose own checks let a tensor of another device through (a CPU target or weight):
+  // the error every backend gives for mixed devices, not an allocator lookup failure.
+  TORCH_CHECK(t.device().type() == c10::DeviceType::PrivateUse1,
+              "Expected all tensors to be on the same device, but found at least two devices, ocl and ", t.device(),
+              "!");
   const char* base = static_cast<const char*>(t.storage().data());
   TORCH_CHECK(base != nullptr, "torch_ocl: tensor has no storage");
   return buf_ptr(base + t.storage_offset() * t.itemsize());

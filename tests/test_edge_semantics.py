@@ -1,0 +1,88 @@
+"""Edge semantics found by differential audits against the CPU (session 16): int32 indices
+for gather/scatter, binary_cross_entropy's range and dtype errors, mixed-device arguments,
+an attention backward reached by no gradient."""
+import pytest
+import torch
+import torch.nn.functional as F
+
+from .conftest import requires_ocl
+
+pytestmark = requires_ocl
+
+
+@pytest.mark.parametrize("index_dtype", [torch.int32, torch.int64])
+def test_gather_scatter_take_int32_indices(index_dtype):
+    x = torch.arange(10.0)
+    i = torch.tensor([1, 0, 1, 0], dtype=index_dtype)
+    xd, idd = x.to("ocl"), i.to("ocl")
+    torch.testing.assert_close(xd.gather(0, idd).cpu(), x.gather(0, i))
+    z, ones = torch.zeros(5), torch.ones(4)
+    torch.testing.assert_close(z.to("ocl").scatter_add(0, idd, ones.to("ocl")).cpu(), z.scatter_add(0, i, ones))
+    torch.testing.assert_close(z.to("ocl").scatter(0, idd, 7.0).cpu(), z.scatter(0, i, 7.0))
+    m = torch.arange(12.0).reshape(3, 4)
+    j = torch.tensor([[2, 0], [1, 3], [0, 0]], dtype=index_dtype)
+    torch.testing.assert_close(m.to("ocl").gather(1, j.to("ocl")).cpu(), m.gather(1, j))
+
+
+@pytest.mark.parametrize("x, t, message", [
+    ([0.5, 1.5], [1.0, 0.0], "all elements of input should be between 0 and 1"),
+    ([0.5, -0.1], [1.0, 0.0], "all elements of input should be between 0 and 1"),
+    ([0.5, float("nan")], [1.0, 0.0], "all elements of input should be between 0 and 1"),
+    ([0.5, 0.2], [1.5, 0.0], "all elements of target should be between 0 and 1"),
+])
+def test_binary_cross_entropy_range_errors_like_cpu(x, t, message):
+    x, t = torch.tensor(x), torch.tensor(t)
+    with pytest.raises(RuntimeError, match=message):
+        F.binary_cross_entropy(x, t)
+    with pytest.raises(RuntimeError, match=message):  # at the next synchronization point
+        F.binary_cross_entropy(x.to("ocl"), t.to("ocl"), reduction="none").cpu()
+    ok = torch.tensor([0.25, 0.75])  # the device stays usable, the error is cleared
+    torch.testing.assert_close(F.binary_cross_entropy(ok.to("ocl"), ok.to("ocl")).cpu(), F.binary_cross_entropy(ok, ok))
+
+
+def test_binary_cross_entropy_dtype_rule_like_cpu():
+    x, t = torch.tensor([0.5, 0.2]), torch.tensor([1.0, 0.0], dtype=torch.float64)
+    for dev in ("cpu", "ocl"):
+        with pytest.raises(RuntimeError, match="Found dtype Double but expected Float"):
+            F.binary_cross_entropy(x.to(dev), t.to(dev))
+        with pytest.raises(RuntimeError, match="Found dtype Double but expected Float"):
+            torch.ops.aten.binary_cross_entropy_backward(torch.ones(2, device=dev), x.to(dev), t.to(dev))
+    w = torch.ones(2, dtype=torch.float64)  # a weight may differ, as on the CPU
+    torch.testing.assert_close(F.binary_cross_entropy(x.to("ocl"), t.float().to("ocl"), weight=w.to("ocl")).cpu(),
+                               F.binary_cross_entropy(x, t.float(), weight=w))
+
+
+@pytest.mark.parametrize("call", [
+    lambda: F.cross_entropy(torch.randn(3, 4, device="ocl"), torch.tensor([0, 1, 2])),
+    lambda: F.nll_loss(torch.randn(3, 4, device="ocl"), torch.tensor([0, 1, 2])),
+    lambda: F.layer_norm(torch.randn(3, 4, device="ocl"), (4,), torch.ones(4)),
+    lambda: F.rms_norm(torch.randn(3, 4, device="ocl"), (4,), torch.ones(4)),
+], ids=["cross_entropy target", "nll_loss target", "layer_norm weight", "rms_norm weight"])
+def test_cpu_argument_is_the_mixed_device_error(call):
+    with pytest.raises(RuntimeError, match="Expected all tensors to be on the same device"):
+        call()
+    assert (torch.ones(2, device="ocl") * 2).cpu().tolist() == [2.0, 2.0]
+
+
+class _DropGrad(torch.autograd.Function):
+    @staticmethod
+    def forward(ctx, x):
+        return x.clone()
+
+    @staticmethod
+    def backward(ctx, g):
+        return None
+
+
+def test_attention_backward_without_output_gradient():
+    # No gradient reaches the attention output: q, k, v get none from it (CPU and CUDA alike).
+    grads = {}
+    for dev in ("cpu", "ocl"):
+        g = torch.Generator().manual_seed(0)
+        q, k, v = (torch.randn(1, 2, 3, 8, generator=g).to(dev).requires_grad_() for _ in range(3))
+        out = F.scaled_dot_product_attention(q, k, v)
+        (_DropGrad.apply(out).sum() + q.sum()).backward()
+        grads[dev] = (q.grad.cpu(), k.grad, v.grad)
+    torch.testing.assert_close(grads["ocl"][0], grads["cpu"][0])
+    assert grads["ocl"][1] is None and grads["ocl"][2] is None
+    assert grads["cpu"][1] is None and grads["cpu"][2] is None
