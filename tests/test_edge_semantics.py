@@ -1,6 +1,7 @@
 """Edge semantics found by differential audits against the CPU (session 16): int32 indices
 for gather/scatter, binary_cross_entropy's range and dtype errors, mixed-device arguments,
-an attention backward reached by no gradient."""
+an attention backward reached by no gradient, NaN clamp bounds, logit's eps order, erfinv's
+tails."""
 import pytest
 import torch
 import torch.nn.functional as F
@@ -86,3 +87,39 @@ def test_attention_backward_without_output_gradient():
     torch.testing.assert_close(grads["ocl"][0], grads["cpu"][0])
     assert grads["ocl"][1] is None and grads["ocl"][2] is None
     assert grads["cpu"][1] is None and grads["cpu"][2] is None
+
+
+def test_nan_scalar_bounds_propagate_like_cpu():
+    x, nan = torch.tensor([1.0, 2.0, float("nan")]), float("nan")
+    for kw in ({"min": nan}, {"max": nan}, {"min": 0.0, "max": nan}, {"min": nan, "max": 1.0}, {"min": 1.5}):
+        torch.testing.assert_close(torch.clamp(x.to("ocl"), **kw).cpu(), torch.clamp(x, **kw), equal_nan=True)
+    torch.testing.assert_close(torch.clamp_min(x.to("ocl"), nan).cpu(), torch.clamp_min(x, nan), equal_nan=True)
+    torch.testing.assert_close(torch.clamp_max(x.to("ocl"), nan).cpu(), torch.clamp_max(x, nan), equal_nan=True)
+    torch.testing.assert_close(F.hardtanh(x.to("ocl"), nan, 1.0).cpu(), F.hardtanh(x, nan, 1.0), equal_nan=True)
+
+
+@pytest.mark.parametrize("eps", [0.7, 0.5, 0.2, 1e-6])
+def test_logit_eps_clamps_in_cpu_order(eps):
+    # eps > 0.5 makes the bounds cross: the CPU tests x < eps first.
+    p = torch.tensor([0.1, 0.5, 0.9, 0.0, 1.0])
+    torch.testing.assert_close(torch.logit(p.to("ocl"), eps=eps).cpu(), torch.logit(p, eps=eps))
+
+
+def test_erfinv_tails():
+    # float64 arguments within 2^-24 of +-1 (NaN before: the first guess was taken in float32).
+    y = torch.tensor([0.99999999, -0.9999999999, 1 - 2.0**-52, 0.999, -0.95, 0.9, 1.0, -1.0], dtype=torch.float64)
+    torch.testing.assert_close(torch.erfinv(y.to("ocl")).cpu(), torch.erfinv(y), rtol=1e-9, atol=0)
+    y32 = torch.tensor([0.9999999, -0.99999, 0.999, 0.95, 1.0, -1.0])
+    torch.testing.assert_close(torch.erfinv(y32.to("ocl")).cpu(), torch.erfinv(y32), rtol=2e-6, atol=0)
+
+
+@pytest.mark.parametrize("dtype", [torch.float32, torch.float64])
+def test_tanh_saturates_and_tanh_gelu_tail(dtype):
+    # PoCL's float tanh stopped one ulp short of +-1, so tanh-GELU of -1000 was -3e-5, not -0.
+    inf = float("inf")
+    x = torch.tensor([inf, -inf, 20.0, 9.2, -19.2, 0.5, float("nan")], dtype=dtype)
+    torch.testing.assert_close(torch.tanh(x.to("ocl")).cpu(), torch.tanh(x), equal_nan=True, rtol=0, atol=1e-7)
+    assert torch.tanh(x.to("ocl"))[[0, 1, 2, 4]].abs().cpu().eq(1).all()  # |x| past tanh's last float64 below 1
+    g = torch.tensor([-1e30, -1000.0, -inf, -5.1, 3.0], dtype=dtype)
+    torch.testing.assert_close(F.gelu(g.to("ocl"), approximate="tanh").cpu(), F.gelu(g, approximate="tanh"),
+                               equal_nan=True)

@@ -137,8 +137,10 @@ inline CT ew_erfinv(CT y) {
   if (y != y || y < -1 || y > 1) return (CT)NAN;
   if (y == 1) return (CT)INFINITY;
   if (y == -1) return (CT)(-INFINITY);
+  // w from y in the compute type: a double y within 2^-24 of +-1 rounds to +-1 in float,
+  // where w (and the Newton steps after it) would be infinite.
   float x = (float)y;
-  float w = -log((1.0f - x) * (1.0f + x)), p;
+  float w = (float)(-log((CTC(1) - y) * (CTC(1) + y))), p;
   if (w < 5.0f) {
     w -= 2.5f;
     p = 2.81022636e-08f;
@@ -163,6 +165,18 @@ inline CT ew_erfinv(CT y) {
     p = 2.83297682f + p * w;
   }
   CT r = (CT)(p * x);
+  if (fabs(y) > CTC(0.9)) {
+    // The tail: Newton on log(erfc(|r|)) = log(1 - |y|), nearly quadratic in r, where erf(r) - y
+    // would lose the residual (erf(r) is within ulps of 1) and the polynomial, taken past its
+    // float range for a double y, starts up to ~7 % off.
+    const CT lq = log(CTC(1) - fabs(y));
+    CT a = fabs(r);
+    for (int it = 0; it < 3; ++it) {
+      const CT e = erfc(a);
+      a += (log(e) - lq) * e / (CTC(1.1283791670955126) * exp(-a * a));
+    }
+    return copysign(a, y);
+  }
   // Newton on erf(r) = y: erf'(r) = 2/sqrt(pi) exp(-r^2).
   for (int it = 0; it < 2; ++it) r -= (erf(r) - y) / (CTC(1.1283791670955126) * exp(-r * r));
   return r;
@@ -179,6 +193,17 @@ inline CT ew_bce(CT x, CT y, __global int* err) {
   if (!(y >= (CT)0 && y <= (CT)1)) report_error(err, ERR_BCE_TARGET_RANGE);
   return (y - (CT)1) * fmax(log1p(-x), (CT)-100) - y * fmax(log(x), (CT)-100);
 }
+#endif
+// tanh, exactly +-1 where it rounds there (|x| > 9.01 in float, > 19.1 in double): PoCL 3.1's
+// float tanh stops one ulp short (tanh(inf) = 0.99999994), so 1 + tanh(u) never reached 0 and
+// tanh-GELU of -1000 was -3e-5 instead of -0.
+#if CT_IS_FP
+#if CT_IS_DOUBLE
+#define EW_TANH_ONE CTC(19.1)
+#else
+#define EW_TANH_ONE CTC(9.1)
+#endif
+inline CT ew_tanh(CT x) { return fabs(x) > EW_TANH_ONE ? copysign(CTC(1), x) : tanh(x); }
 #endif
 // GELU and its derivative, exact (erf) and tanh-approximated forms.
 #define EW_SQRT1_2 CTC(0.70710678118654752440)
@@ -231,7 +256,7 @@ inline CT8 ew_gelu_bwd8(CT8 g, CT8 x) {
 }
 #endif
 inline CT ew_gelu_tanh(CT x) {
-  return CTC(0.5) * x * (CTC(1) + tanh(EW_SQRT_2_PI * (x + EW_GELU_KAPPA * x * x * x)));
+  return CTC(0.5) * x * (CTC(1) + ew_tanh(EW_SQRT_2_PI * (x + EW_GELU_KAPPA * x * x * x)));
 }
 inline CT ew_gelu_bwd(CT g, CT x) {
   CT cdf = CTC(0.5) * (CTC(1) + erf(x * EW_SQRT1_2));
@@ -247,7 +272,7 @@ inline CT ew_gelu_tanh_bwd(CT g, CT x) {
   CT x2 = x * x;
   CT u = EW_SQRT_2_PI * (x + EW_GELU_KAPPA * x2 * x);
   CT dinner = EW_SQRT_2_PI * (CTC(1) + CTC(3) * EW_GELU_KAPPA * x2);
-  return g * (CTC(0.5) * (CTC(1) + tanh(u)) + CTC(0.5) * x * ew_sech2(u) * dinner);
+  return g * (CTC(0.5) * (CTC(1) + ew_tanh(u)) + CTC(0.5) * x * ew_sech2(u) * dinner);
 }
 inline CT ew_sigmoid(CT x) { return CTC(1) / (CTC(1) + exp(-x)); }
 // log(1 + exp(x)) without overflow for large x.

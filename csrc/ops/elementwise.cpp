@@ -298,7 +298,7 @@ EW_UNARY_FLOAT(acos, "acos(a)")
 EW_UNARY_FLOAT(atan, "atan(a)")
 EW_UNARY_FLOAT(sinh, "sinh(a)")
 EW_UNARY_FLOAT(cosh, "cosh(a)")
-EW_UNARY_FLOAT(tanh, "tanh(a)")
+EW_UNARY_FLOAT(tanh, "ew_tanh(a)")
 EW_UNARY_FLOAT(sigmoid, "ew_sigmoid(a)")
 EW_UNARY_FLOAT_VEC(erf, "erf(a)", "erf(a)")
 EW_UNARY_FLOAT_VEC(erfc, "erfc(a)", "erfc(a)")
@@ -328,7 +328,9 @@ at::Tensor& logit_impl(const at::Tensor& self, std::optional<double> eps, at::Te
   iter.build_unary_float_op(out, self);
   if (!out.defined()) out = iter.output();
   if (eps.has_value() && *eps >= 0) {
-    static const PointwiseSpec s{"logit_eps", "CT x = EW_MIN(EW_MAX(a, s0), CTC(1) - s0); r0 = log(x / (CTC(1) - x));"};
+    // The CPU's clamp order (x < lo first), which differs from min(max()) when eps > 0.5.
+    static const PointwiseSpec s{"logit_eps",
+                                 "CT lo = s0, hi = CTC(1) - s0; CT x = a < lo ? lo : (a > hi ? hi : a); r0 = log(x / (CTC(1) - x));"};
     pointwise(iter, s, {*eps});
   } else {
     static const PointwiseSpec s{"logit", "log(a / (CTC(1) - a))"};
@@ -423,9 +425,10 @@ at::Tensor& clamp_out_ocl(const at::Tensor& self, const std::optional<c10::Scala
   TORCH_CHECK(rt != at::kBool, "\"clamp\" not implemented for 'Bool'");
   at::TensorIterator iter;
   iter.build_output_borrowing_argument_owning_unary_op(out, self.to(rt));
-  static const PointwiseSpec both{"clamp", "(a != a) ? a : EW_MIN(EW_MAX(a, s0), s1)"};
-  static const PointwiseSpec lo{"clamp_min_s", "(a != a) ? a : EW_MAX(a, s0)"};
-  static const PointwiseSpec hi{"clamp_max_s", "(a != a) ? a : EW_MIN(a, s0)"};
+  // A NaN input or bound propagates, as on the CPU and CUDA.
+  static const PointwiseSpec both{"clamp", "(a != a) ? a : (s0 != s0) ? s0 : (s1 != s1) ? s1 : EW_MIN(EW_MAX(a, s0), s1)"};
+  static const PointwiseSpec lo{"clamp_min_s", "(a != a) ? a : (s0 != s0) ? s0 : EW_MAX(a, s0)"};
+  static const PointwiseSpec hi{"clamp_max_s", "(a != a) ? a : (s0 != s0) ? s0 : EW_MIN(a, s0)"};
   if (min && max) pointwise(iter, both, {*min, *max});
   else if (min) pointwise(iter, lo, {*min});
   else pointwise(iter, hi, {*max});
