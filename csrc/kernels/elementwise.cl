@@ -185,7 +185,6 @@ inline CT ew_erfinv(CT y) {
 inline CT ew_round_decimals(CT x, CT tp, int negative) {
   return negative ? rint(x / tp) * tp : rint(x * tp) / tp;
 }
-#if CT_IS_FP
 // binary_cross_entropy's term for input x and target y, the CPU's formula (log terms clamped
 // at -100, so x = 0 or 1 stays finite); x or y outside [0, 1] (or NaN) reports the CPU's error.
 inline CT ew_bce(CT x, CT y, __global int* err) {
@@ -193,18 +192,15 @@ inline CT ew_bce(CT x, CT y, __global int* err) {
   if (!(y >= (CT)0 && y <= (CT)1)) report_error(err, ERR_BCE_TARGET_RANGE);
   return (y - (CT)1) * fmax(log1p(-x), (CT)-100) - y * fmax(log(x), (CT)-100);
 }
-#endif
-// tanh, exactly +-1 where it rounds there (|x| > 9.01 in float, > 19.1 in double): PoCL 3.1's
-// float tanh stops one ulp short (tanh(inf) = 0.99999994), so 1 + tanh(u) never reached 0 and
-// tanh-GELU of -1000 was -3e-5 instead of -0.
-#if CT_IS_FP
+// tanh, exactly +-1 past the point where it rounds there (|x| > 9.01 in float, 19.06 in
+// double): PoCL 3.1's float tanh stops one ulp short (tanh(inf) = 0.99999994), so 1 + tanh(u)
+// never reached 0 and tanh-GELU of -1000 was -3e-5 instead of -0.
 #if CT_IS_DOUBLE
 #define EW_TANH_ONE CTC(19.1)
 #else
 #define EW_TANH_ONE CTC(9.1)
 #endif
 inline CT ew_tanh(CT x) { return fabs(x) > EW_TANH_ONE ? copysign(CTC(1), x) : tanh(x); }
-#endif
 // GELU and its derivative, exact (erf) and tanh-approximated forms.
 #define EW_SQRT1_2 CTC(0.70710678118654752440)
 #define EW_SQRT_2_PI CTC(0.79788456080286535588)  // sqrt(2 / pi)
