@@ -1,7 +1,7 @@
 """Edge semantics found by differential audits against the CPU (session 16): int32 indices
 for gather/scatter, binary_cross_entropy's range and dtype errors, mixed-device arguments,
 an attention backward reached by no gradient, NaN clamp bounds, logit's eps order, erfinv's
-tails."""
+tails, topk of a 0-dim tensor."""
 import pytest
 import torch
 import torch.nn.functional as F
@@ -127,3 +127,13 @@ def test_tanh_saturates_and_tanh_gelu_tail(dtype):
     g = torch.tensor([-1e30, -1000.0, -inf, -5.1, 3.0], dtype=dtype)
     torch.testing.assert_close(F.gelu(g.to("ocl"), approximate="tanh").cpu(), F.gelu(g, approximate="tanh"),
                                equal_nan=True)
+
+
+@pytest.mark.parametrize("k", [0, 1])
+def test_topk_of_a_0dim_tensor(k):
+    x = torch.tensor(3.0)
+    for largest in (True, False):
+        v, i = torch.topk(x.to("ocl"), k, largest=largest)
+        rv, ri = torch.topk(x, k, largest=largest)
+        assert v.shape == rv.shape and i.shape == ri.shape
+        assert v.item() == rv.item() and i.item() == ri.item()

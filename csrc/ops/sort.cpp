@@ -171,6 +171,11 @@ std::tuple<at::Tensor&, at::Tensor&> topk_values_ocl(const at::Tensor& self, int
   if (self.dim() > 0) shape[dim] = k;
   at::native::resize_output(values, shape);
   at::native::resize_output(indices, shape);
+  if (self.dim() == 0) {  // the element itself, for k = 0 too (as the CPU: a 0-dim result)
+    values.copy_(self);
+    indices.zero_();
+    return {values, indices};
+  }
   // A full sort of each slice; the first k are the (sorted) answer.
   sort_along(self, dim, largest, k, values, indices, "topk");
   return {values, indices};
