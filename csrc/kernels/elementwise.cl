@@ -17,12 +17,10 @@
 #endif
 #include "common.clh"
 
-// Sticky error codes (Device.h: kErrZeroDivision, kErrBceInputRange, kErrBceTargetRange).
+// Sticky error code for integer division by zero (Device.h: kErrZeroDivision).
 #ifndef ERR_ZERO_DIVISION
 #define ERR_ZERO_DIVISION 3
 #endif
-#define ERR_BCE_INPUT_RANGE 4
-#define ERR_BCE_TARGET_RANGE 5
 
 // A constant in the compute type.
 #define CTC(x) ((CT)(x))
@@ -36,6 +34,11 @@
 // fmin / fmax: NaN in one operand is ignored.
 #define EW_FMIN(x, y) ((x) != (x) ? (y) : ((y) != (y) ? (x) : EW_MIN(x, y)))
 #define EW_FMAX(x, y) ((x) != (x) ? (y) : ((y) != (y) ? (x) : EW_MAX(x, y)))
+// clamp with scalar bounds (clamp, clamp_min, clamp_max, hardtanh): a NaN input, then a NaN
+// bound, propagates, as on the CPU and CUDA.
+#define EW_CLAMP_MIN(x, lo) ((x) != (x) ? (x) : (lo) != (lo) ? (lo) : EW_MAX(x, lo))
+#define EW_CLAMP_MAX(x, hi) ((x) != (x) ? (x) : (hi) != (hi) ? (hi) : EW_MIN(x, hi))
+#define EW_CLAMP(x, lo, hi) ((x) != (x) ? (x) : (lo) != (lo) ? (lo) : (hi) != (hi) ? (hi) : EW_MIN(EW_MAX(x, lo), hi))
 // Integer division by zero reports the sticky error and yields 0 (see the div ops' notes).
 #define EW_CHECKED(b, expr) ((b) == (CT)0 ? (report_error(err_flag, ERR_ZERO_DIVISION), (CT)0) : (expr))
 

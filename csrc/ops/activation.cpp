@@ -56,7 +56,7 @@ at::Tensor& mish_out_ocl(const at::Tensor& self, at::Tensor& out) {
 }
 
 // hardtanh is clamp(self, min_val, max_val) in self's dtype.
-const PointwiseSpec kHardtanh{"hardtanh", "(a != a) ? a : (s0 != s0) ? s0 : (s1 != s1) ? s1 : EW_MIN(EW_MAX(a, s0), s1)"};
+const PointwiseSpec kHardtanh{"hardtanh", "EW_CLAMP(a, s0, s1)"};
 at::Tensor& hardtanh_impl(const at::Tensor& self, const c10::Scalar& lo, const c10::Scalar& hi, at::Tensor& out) {
   TORCH_CHECK(self.scalar_type() != at::kBool, "Bool inputs not supported for hardtanh");
   return unary(self, out, kHardtanh, kFloating | kIntegral, {lo, hi});

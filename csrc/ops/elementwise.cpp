@@ -425,10 +425,9 @@ at::Tensor& clamp_out_ocl(const at::Tensor& self, const std::optional<c10::Scala
   TORCH_CHECK(rt != at::kBool, "\"clamp\" not implemented for 'Bool'");
   at::TensorIterator iter;
   iter.build_output_borrowing_argument_owning_unary_op(out, self.to(rt));
-  // A NaN input or bound propagates, as on the CPU and CUDA.
-  static const PointwiseSpec both{"clamp", "(a != a) ? a : (s0 != s0) ? s0 : (s1 != s1) ? s1 : EW_MIN(EW_MAX(a, s0), s1)"};
-  static const PointwiseSpec lo{"clamp_min_s", "(a != a) ? a : (s0 != s0) ? s0 : EW_MAX(a, s0)"};
-  static const PointwiseSpec hi{"clamp_max_s", "(a != a) ? a : (s0 != s0) ? s0 : EW_MIN(a, s0)"};
+  static const PointwiseSpec both{"clamp", "EW_CLAMP(a, s0, s1)"};
+  static const PointwiseSpec lo{"clamp_min_s", "EW_CLAMP_MIN(a, s0)"};
+  static const PointwiseSpec hi{"clamp_max_s", "EW_CLAMP_MAX(a, s0)"};
   if (min && max) pointwise(iter, both, {*min, *max});
   else if (min) pointwise(iter, lo, {*min});
   else pointwise(iter, hi, {*max});

@@ -106,6 +106,12 @@ at::Tensor on_device_of(const at::Tensor& t, const at::Tensor& like) {
   return t.device() == like.device() ? t : t.to(like.device());
 }
 
+// gather/scatter's index on like's device as int64, the type their kernels read (torch also
+// takes int32 indices there).
+at::Tensor long_index_on_device_of(const at::Tensor& index, const at::Tensor& like) {
+  return on_device_of(index, like).to(at::kLong);
+}
+
 // Writes `result` into `out` unless it already is out.
 void finish_out(const at::Tensor& out, const at::Tensor& result) {
   if (!out.is_same(result)) out.copy_(result);
@@ -238,8 +244,7 @@ at::Tensor& gather_out_ocl(const at::Tensor& self, int64_t dim, const at::Tensor
   at::assert_no_overlap(out, self);
   Device& d = ocl_device(self);
   check_dtype_supported(d, self.scalar_type(), "gather");
-  // The kernels read int64 indices; torch also takes int32 ones here.
-  at::Tensor index = on_device_of(index_in, self).to(at::kLong);
+  at::Tensor index = long_index_on_device_of(index_in, self);
   ScatterGeom g = scatter_geom(index, dim, self, out);
   launch(d, get_kernel(d, "index", move_opts(self), "gather_fwd"), grid(n), Range(kWG), buf(out), buf(self), buf(index),
          n, g, d.error_buf);
@@ -265,7 +270,7 @@ void scatter_impl(const at::Tensor& self, int64_t dim, const at::Tensor& index_i
   at::assert_no_internal_overlap(out);
   Device& d = ocl_device(self);
   check_dtype_supported(d, self.scalar_type(), name);
-  at::Tensor index = on_device_of(index_in, self).to(at::kLong);  // int32 indices too, as gather
+  at::Tensor index = long_index_on_device_of(index_in, self);
   at::Tensor s = src;
   if (s.defined()) {
     s = on_device_of(s, self);

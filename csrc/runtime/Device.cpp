@@ -284,14 +284,15 @@ namespace {
     TORCH_CHECK_INDEX(false, "index out of range in a kernel on ocl:", d.index,
                       " (reported at the next synchronization point; run with TORCH_OCL_SYNC=1 "
                       "to raise it at the op that caused it)");
+  const char* deferred = "; reported at the next synchronization point, run with TORCH_OCL_SYNC=1 to raise it at the op)";
   // Integer division by zero in a kernel: the CPU raises RuntimeError("ZeroDivisionError").
   TORCH_CHECK(code != kErrZeroDivision, "ZeroDivisionError (integer division by zero in a kernel on ocl:", d.index,
-              "; reported at the next synchronization point, run with TORCH_OCL_SYNC=1 to raise it at the op)");
+              deferred);
   // binary_cross_entropy's range checks, with the CPU's messages.
   TORCH_CHECK(code != kErrBceInputRange, "all elements of input should be between 0 and 1 (found by a kernel on ocl:",
-              d.index, "; reported at the next synchronization point, run with TORCH_OCL_SYNC=1 to raise it at the op)");
+              d.index, deferred);
   TORCH_CHECK(code != kErrBceTargetRange, "all elements of target should be between 0 and 1 (found by a kernel on ocl:",
-              d.index, "; reported at the next synchronization point, run with TORCH_OCL_SYNC=1 to raise it at the op)");
+              d.index, deferred);
   TORCH_CHECK_VALUE(false, "invalid argument detected by a kernel on ocl:", d.index, " (code ", code,
                     "; run with TORCH_OCL_SYNC=1 to find the op)");
 }
