@@ -1,7 +1,8 @@
 """Edge semantics found by differential audits against the CPU (session 16): int32 indices
 for gather/scatter, binary_cross_entropy's range and dtype errors, mixed-device arguments,
 an attention backward reached by no gradient, NaN clamp bounds, logit's eps order, erfinv's
-tails, topk of a 0-dim tensor."""
+tails, topk of a 0-dim tensor; and (session 17) where with CPU scalars, out-of-range
+replacement values, lerp's branch, the CPU's dtype errors, unique_consecutive along a dim."""
 import pytest
 import torch
 import torch.nn.functional as F
@@ -137,3 +138,97 @@ def test_topk_of_a_0dim_tensor(k):
         rv, ri = torch.topk(x, k, largest=largest)
         assert v.shape == rv.shape and i.shape == ri.shape
         assert v.item() == rv.item() and i.item() == ri.item()
+
+
+def test_where_with_two_cpu_scalars():
+    cond = torch.tensor([True, False, True])
+    a, b = torch.tensor(1.5), torch.tensor(-2, dtype=torch.int64)
+    got = torch.where(cond.to("ocl"), a, b)
+    assert got.device.type == "ocl"
+    torch.testing.assert_close(got.cpu(), torch.where(cond, a, b))
+    # the condition too may be a CPU scalar
+    x = torch.tensor([3.0, 4.0, 5.0])
+    torch.testing.assert_close(torch.where(torch.tensor(False), a, x.to("ocl")).cpu(), torch.where(torch.tensor(False), a, x))
+
+
+@pytest.mark.parametrize("dtype", [torch.float32, torch.float16, torch.bfloat16, torch.float64])
+def test_out_of_range_replacements_and_round_decimals(dtype):
+    x = torch.tensor([float("inf"), float("nan"), -float("inf"), 1.25], dtype=dtype)
+    for kw in (dict(posinf=1e300), dict(neginf=-1e300), dict(nan=1e300, posinf=-1e300)):
+        torch.testing.assert_close(torch.nan_to_num(x.to("ocl"), **kw).cpu(), torch.nan_to_num(x, **kw), equal_nan=True)
+    y = torch.tensor([1.5, 2.25, -3.75], dtype=dtype)
+    for decimals in (39, -39, 400, -400):  # 10^decimals past the compute type: NaN, as on the CPU
+        torch.testing.assert_close(torch.round(y.to("ocl"), decimals=decimals).cpu(), torch.round(y, decimals=decimals),
+                                   equal_nan=True)
+
+
+def test_lerp_branches_on_the_weight_magnitude():
+    # The CPU computes from `end` once |w| >= 0.5, negative weights included; the two forms
+    # round differently, so the branch is visible in the last bits.
+    a, b = torch.tensor([1.0, 2.0, 3.0, 1e30]), torch.tensor([3.0, 5.0, 7.0, -4.0])
+    w = torch.tensor([-float("inf"), -0.7, -0.5, -0.3])
+    torch.testing.assert_close(torch.lerp(a.to("ocl"), b.to("ocl"), w.to("ocl")).cpu(), torch.lerp(a, b, w),
+                               rtol=0, atol=0)
+    torch.testing.assert_close(torch.lerp(a.to("ocl"), b.to("ocl"), -0.7).cpu(), torch.lerp(a, b, -0.7), rtol=0, atol=0)
+
+
+def _same_error(call):
+    try:
+        call("cpu")
+    except Exception as e:  # noqa: BLE001 - the CPU's exception is the reference
+        expected = type(e)
+    else:
+        pytest.fail("the CPU accepts this call")
+    with pytest.raises(expected):
+        call("ocl")
+    torch.ones(2, device="ocl").add_(1).cpu()  # the device stays usable
+
+
+@pytest.mark.parametrize("call", [
+    lambda d: torch.addcmul(torch.tensor([True], device=d), torch.tensor([True], device=d),
+                            torch.tensor([False], device=d)),
+    lambda d: torch.isposinf(torch.tensor([1.0], device=d), out=torch.empty(1, device=d)),
+    lambda d: torch.isneginf(torch.tensor([1.0], device=d), out=torch.empty(1, dtype=torch.int32, device=d)),
+    lambda d: torch.clamp(torch.tensor([1, 5], device=d), 0, 3, out=torch.empty(2, device=d)),
+    lambda d: torch.clamp(torch.tensor([1.0, 5.0], device=d), 0, 3, out=torch.empty(2, dtype=torch.float64, device=d)),
+    lambda d: torch.mean(torch.tensor([1.0, 2.0], device=d), 0, out=torch.empty((), dtype=torch.int64, device=d)),
+    lambda d: torch.mean(torch.tensor([1.0, 2.0], device=d), 0, out=torch.empty((), dtype=torch.bool, device=d)),
+    lambda d: torch.tensor([True, True], device=d).cumsum_(0),
+    lambda d: torch.cumprod(torch.tensor([True, True], device=d), 0, out=torch.empty(2, dtype=torch.bool, device=d)),
+    lambda d: torch.bincount(torch.tensor([1.0, 2.0], device=d)),
+    lambda d: torch.bincount(torch.tensor([True], device=d)),
+    lambda d: torch.bincount(torch.tensor([[1, 2]], device=d)),
+], ids=["addcmul-bool", "isposinf-float-out", "isneginf-int-out", "clamp-int-float-out", "clamp-float-double-out",
+        "mean-int-out", "mean-bool-out", "cumsum_-bool", "cumprod-bool-out", "bincount-float", "bincount-bool",
+        "bincount-2d"])
+def test_error_type_like_cpu(call):
+    _same_error(call)
+
+
+def test_bool_cumsum_promotes():
+    x = torch.tensor([True, False, True])
+    torch.testing.assert_close(torch.cumsum(x.to("ocl"), 0).cpu(), torch.cumsum(x, 0))
+
+
+@pytest.mark.parametrize("shape, dim", [((3, 2), 0), ((3, 2), 1), ((2, 5, 3), 1), ((4,), 0), ((4,), -1),
+                                        ((6, 0), 1), ((0, 3), 0), ((1, 1, 1), 2)])
+def test_unique_consecutive_along_a_dim(shape, dim):
+    g = torch.Generator().manual_seed(sum(shape) + dim)
+    x = torch.randint(0, 2, shape, generator=g).float()
+    if x.numel():  # repeat slices so that there are runs to merge, and one NaN slice
+        x = torch.repeat_interleave(x, 2, dim=dim)
+        x.select(dim, x.size(dim) - 1).fill_(float("nan"))
+        x.select(dim, x.size(dim) - 2).fill_(float("nan"))
+    want = torch.unique_consecutive(x, return_inverse=True, return_counts=True, dim=dim)
+    got = torch.unique_consecutive(x.to("ocl"), return_inverse=True, return_counts=True, dim=dim)
+    for w, o in zip(want, got):
+        assert o.device.type == "ocl"
+        torch.testing.assert_close(o.cpu(), w, equal_nan=True)
+    values = torch.unique_consecutive(x.to("ocl"), dim=dim)
+    torch.testing.assert_close(values.cpu(), want[0], equal_nan=True)
+
+
+@pytest.mark.parametrize("x, dim", [(torch.tensor(3.0), 0), (torch.empty(3, 0), 0), (torch.empty(0, 0), 0),
+                                    (torch.ones(2, 3), 2)])
+def test_unique_consecutive_dim_errors_like_cpu(x, dim):
+    _same_error(lambda d: torch.unique_consecutive(x.to(d), dim=dim))

@@ -65,6 +65,12 @@ bool is_cpu_scalar_zero(const at::Tensor& t) {
 using namespace ew;
 namespace {
 
+// v rounded to the compute type of a floating dtype t (float for all but double), so that a value
+// past float's range is +-inf, as a static_cast on the CPU makes it, not a Scalar overflow error.
+double in_compute_type(double v, at::ScalarType t) {
+  return t == at::kDouble ? v : static_cast<double>(static_cast<float>(v));
+}
+
 // ---- arithmetic ----------------------------------------------------------------------------
 
 const PointwiseSpec kAdd{"add", "a + s0 * b"};
@@ -371,7 +377,10 @@ at::Tensor& round_decimals_out_ocl(const at::Tensor& self, int64_t decimals, at:
   if (decimals == 0) return round_out_ocl(self, out);
   check_kind("round", self.scalar_type(), kFloating);
   static const PointwiseSpec s{"round_decimals", "ew_round_decimals(a, s0, (int)s1)"};
-  const double tp = std::pow(10.0, static_cast<double>(decimals < 0 ? -decimals : decimals));
+  // The power of ten in the compute type, as on the CPU: 10^39 is inf in float, so x * inf / inf
+  // gives NaN there rather than an overflow error.
+  const double tp = in_compute_type(std::pow(10.0, static_cast<double>(decimals < 0 ? -decimals : decimals)),
+                                    self.scalar_type());
   return unary(self, out, s, kFloating, {tp, decimals < 0 ? 1 : 0});
 }
 
@@ -423,6 +432,7 @@ at::Tensor& clamp_out_ocl(const at::Tensor& self, const std::optional<c10::Scala
   TORCH_CHECK(min.has_value() || max.has_value(), "torch.clamp: At least one of 'min' or 'max' must not be None");
   const at::ScalarType rt = clamp_result_type(self, min, max, out);
   TORCH_CHECK(rt != at::kBool, "\"clamp\" not implemented for 'Bool'");
+  TORCH_CHECK(!out.defined() || out.scalar_type() == rt, "Found dtype ", out.scalar_type(), " but expected ", rt);
   at::TensorIterator iter;
   iter.build_output_borrowing_argument_owning_unary_op(out, self.to(rt));
   static const PointwiseSpec both{"clamp", "EW_CLAMP(a, s0, s1)"};
@@ -473,9 +483,9 @@ at::Tensor& clamp_max_tensor_out_ocl(const at::Tensor& self, const at::Tensor& m
 
 // ---- lerp / addcmul / addcdiv --------------------------------------------------------------
 
-// The CPU's two-sided form, exact at both ends.
-const PointwiseSpec kLerpScalar{"lerp_s", "(s0 < CTC(0.5)) ? a + s0 * (b - a) : b - (b - a) * (CTC(1) - s0)"};
-const PointwiseSpec kLerpTensor{"lerp_t", "(c < CTC(0.5)) ? a + c * (b - a) : b - (b - a) * (CTC(1) - c)"};
+// The CPU's two-sided form, exact at both ends: from self while |w| < 0.5, else from end.
+const PointwiseSpec kLerpScalar{"lerp_s", "(fabs(s0) < CTC(0.5)) ? a + s0 * (b - a) : b - (b - a) * (CTC(1) - s0)"};
+const PointwiseSpec kLerpTensor{"lerp_t", "(fabs(c) < CTC(0.5)) ? a + c * (b - a) : b - (b - a) * (CTC(1) - c)"};
 
 // lerp.Scalar_out(Tensor self, Tensor end, Scalar weight, *, Tensor(a!) out) -> Tensor(a!)
 at::Tensor& lerp_scalar_out_ocl(const at::Tensor& self, const at::Tensor& end, const c10::Scalar& weight,
@@ -506,7 +516,7 @@ at::Tensor& addcmul_out_ocl(const at::Tensor& self, const at::Tensor& t1, const 
                             const c10::Scalar& value, at::Tensor& out) {
   at::TensorIterator iter;
   iter.build_ternary_op(out, self, t1, t2);
-  check_kind("addcmul", iter.common_dtype(), kAnyKind);
+  check_kind("addcmul", iter.common_dtype(), kFloating | kIntegral);
   static const PointwiseSpec s{"addcmul", "a + s0 * b * c"};
   pointwise(iter, s, {value});
   return out;
@@ -543,12 +553,24 @@ void where_impl(const at::Tensor& cond, const at::Tensor& self, const at::Tensor
   // The iterator borrows its inputs: keep the converted operands alive while it runs.
   const at::Tensor self_rt = self.scalar_type() == rt ? self : self.to(rt);
   const at::Tensor other_rt = other.scalar_type() == rt ? other : other.to(rt);
+  // One CPU 0-dim operand rides along as a kernel argument; further ones are copied to the
+  // device, as CUDA copies every one (where(mask, tensor(0.), tensor(1.)) is common).
+  bool cpu_scalar_taken = false;
+  auto on_device = [&](const at::Tensor& t) {
+    if (!t.device().is_cpu() || t.dim() != 0 || out.device().is_cpu()) return t;
+    if (!cpu_scalar_taken) {
+      cpu_scalar_taken = true;
+      return t;
+    }
+    return t.to(out.device());
+  };
+  const at::Tensor cond_d = on_device(cond), self_d = on_device(self_rt), other_d = on_device(other_rt);
   auto iter = at::TensorIteratorConfig()
                   .set_check_mem_overlap(true)
                   .add_output(out)
-                  .add_const_input(cond)
-                  .add_const_input(self_rt)
-                  .add_const_input(other_rt)
+                  .add_const_input(cond_d)
+                  .add_const_input(self_d)
+                  .add_const_input(other_d)
                   .allow_cpu_scalars(true)
                   .check_all_same_dtype(false)
                   .build();
@@ -668,12 +690,14 @@ at::Tensor isnan_ocl(const at::Tensor& self) {
 }
 // isposinf.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)
 at::Tensor& isposinf_out_ocl(const at::Tensor& self, at::Tensor& out) {
+  TORCH_CHECK(out.scalar_type() == at::kBool, "isposinf does not support non-boolean outputs.");
   static const PointwiseSpec fp = spec("isposinf", "a == (CT)INFINITY", {}, {at::kBool});
   static const PointwiseSpec other = spec("false", "0", {}, {at::kBool});
   return predicate(self, out, at::isFloatingType(self.scalar_type()) ? fp : other);
 }
 // isneginf.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)
 at::Tensor& isneginf_out_ocl(const at::Tensor& self, at::Tensor& out) {
+  TORCH_CHECK(out.scalar_type() == at::kBool, "isneginf does not support non-boolean outputs.");
   static const PointwiseSpec fp = spec("isneginf", "a == (CT)(-INFINITY)", {}, {at::kBool});
   static const PointwiseSpec other = spec("false", "0", {}, {at::kBool});
   return predicate(self, out, at::isFloatingType(self.scalar_type()) ? fp : other);
@@ -700,7 +724,10 @@ at::Tensor& nan_to_num_out_ocl(const at::Tensor& self, std::optional<double> nan
     default: break;
   }
   static const PointwiseSpec s{"nan_to_num", "(a != a) ? s0 : (a == (CT)INFINITY ? s1 : (a == (CT)(-INFINITY) ? s2 : a))"};
-  pointwise(iter, s, {nan.value_or(0.0), posinf.value_or(hi), neginf.value_or(-hi)});
+  // Replacements beyond the dtype's range become +-inf, as the CPU's static_cast makes them.
+  const at::ScalarType t = self.scalar_type();
+  pointwise(iter, s, {in_compute_type(nan.value_or(0.0), t), in_compute_type(posinf.value_or(hi), t),
+                      in_compute_type(neginf.value_or(-hi), t)});
   return out;
 }
 

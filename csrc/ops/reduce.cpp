@@ -9,6 +9,7 @@
 #include <ATen/WrapDimUtils.h>
 #include <ATen/core/Tensor.h>
 #include <ATen/native/ReduceOpsUtils.h>
+#include <c10/core/DefaultDtype.h>
 #include <ATen/native/Resize.h>
 #include <ATen/ops/all_meta.h>
 #include <ATen/ops/amax_meta.h>
@@ -438,6 +439,10 @@ at::Tensor& mean_out_ocl(const at::Tensor& self, at::OptionalIntArrayRef dim, bo
                          std::optional<at::ScalarType> dtype, at::Tensor& out) {
   OutMeta<at::meta::structured_mean_dim, 1> m(out);
   m.meta(self, dim, keepdim, dtype);
+  // The CPU divides a sum in out's dtype in place, which refuses integral and bool outputs.
+  TORCH_CHECK(at::isFloatingType(out.scalar_type()) || at::isComplexType(out.scalar_type()), "result type ",
+              c10::typeMetaToScalarType(at::get_default_dtype()), " can't be cast to the desired output type ",
+              out.scalar_type());
   auto mask = mask_of(self, dim);
   Spec s{kSum};
   s.val = out.scalar_type();

@@ -235,10 +235,17 @@ void check_out_overlap(const at::Tensor& out, const at::Tensor& self) {
   at::assert_no_partial_overlap(out, self);
 }
 
+// A bool result (bool cumsum_, or out= of dtype bool) has no kernel on the CPU either; a bool
+// input alone promotes to int64 and is fine.
+void check_not_bool(const char* op, const at::Tensor& out) {
+  TORCH_CHECK_NOT_IMPLEMENTED(out.scalar_type() != at::kBool, "\"", op, "\" not implemented for 'Bool'");
+}
+
 // cumsum.out(Tensor self, int dim, *, ScalarType? dtype=None, Tensor(a!) out) -> Tensor(a!)
 at::Tensor& cumsum_out_ocl(const at::Tensor& self, int64_t dim, std::optional<at::ScalarType> dtype, at::Tensor& out) {
   OutMeta<at::meta::structured_cumsum> m(out);
   m.meta(self, dim, dtype);
+  check_not_bool("cumsum", out);
   check_out_overlap(out, self);
   run_scan(kSum, self, self.dim() == 0 ? 0 : at::maybe_wrap_dim(dim, self.dim()), out, {});
   return out;
@@ -249,6 +256,7 @@ at::Tensor& cumprod_out_ocl(const at::Tensor& self, int64_t dim, std::optional<a
                             at::Tensor& out) {
   OutMeta<at::meta::structured_cumprod> m(out);
   m.meta(self, dim, dtype);
+  check_not_bool("cumprod", out);
   check_out_overlap(out, self);
   run_scan(kProd, self, self.dim() == 0 ? 0 : at::maybe_wrap_dim(dim, self.dim()), out, {});
   return out;

@@ -3,9 +3,17 @@
 // sorted dim last and contiguous, then runs a stable bitonic network per padded row: local
 // memory for chunks of SORT_LOCAL elements, global merge steps for longer rows.
 #include "../runtime/Launch.h"
+#include <algorithm>
+
 #include <ATen/WrapDimUtils.h>
 #include <ATen/native/Resize.h>
+#include <ATen/ops/any.h>
+#include <ATen/ops/cumsum.h>
+#include <ATen/ops/diff.h>
 #include <ATen/ops/empty.h>
+#include <ATen/ops/full.h>
+#include <ATen/ops/index_select.h>
+#include <ATen/ops/ne.h>
 #include <ATen/ops/nonzero.h>
 #include <ATen/ops/sort.h>
 #include <ATen/ops/stack.h>
@@ -223,21 +231,53 @@ std::tuple<at::Tensor, at::Tensor, at::Tensor> unique2_ocl(const at::Tensor& sel
   return runs_of(self, std::get<0>(sv), std::get<1>(sv), return_inverse, return_counts);
 }
 
+// unique_consecutive along dim: runs of equal slices (equal element by element, so a slice
+// holding NaN starts a run of its own, as at::equal decides on the CPU). The CPU's checks and
+// shapes: inverse (size(dim),) and counts always, a zero-size dim only when it is the one chosen.
+std::tuple<at::Tensor, at::Tensor, at::Tensor> unique_consecutive_dim(const at::Tensor& self, int64_t dim_in) {
+  const int64_t dim = at::maybe_wrap_dim(dim_in, self.dim(), /*wrap_scalar=*/false);
+  const auto long_opts = self.options().dtype(at::kLong);
+  if (self.size(dim) == 0) {
+    TORCH_CHECK(std::count(self.sizes().begin(), self.sizes().end(), 0) == 1,
+                "Number of zero sized dimensions is more than one, so unique cannot be applied ");
+    return {at::empty(self.sizes(), self.options()), at::empty({0}, long_opts), at::empty({0}, long_opts)};
+  }
+  TORCH_CHECK(self.numel() > 0, "There are 0 sized dimensions, and they aren't selected, so unique cannot be applied");
+  if (self.dim() == 1) return runs_of(self, self.contiguous(), at::Tensor(), true, true);
+  const at::Tensor moved = self.movedim(dim, 0);
+  const int64_t n = moved.size(0);
+  const at::Tensor flat = moved.reshape({n, -1});
+  // starts[i]: slice i differs from slice i - 1 (slice 0 always starts a run).
+  at::Tensor starts = at::empty({n}, self.options().dtype(at::kBool));
+  starts.narrow(0, 0, 1).fill_(true);
+  at::Tensor later = starts.narrow(0, 1, n - 1);
+  at::any_out(later, at::ne(flat.narrow(0, 1, n - 1), flat.narrow(0, 0, n - 1)), 1);
+  at::Tensor first = at::nonzero(starts).view({-1});  // the one host read: the output size
+  const int64_t nu = first.numel();
+  at::Tensor inverse = at::cumsum(starts, 0).sub_(1);
+  at::Tensor counts = at::diff(first, 1, 0, c10::nullopt, at::full({1}, n, long_opts));
+  std::vector<int64_t> sizes = moved.sizes().vec();
+  sizes[0] = nu;
+  at::Tensor values = flat.index_select(0, first).view(sizes).movedim(0, dim);
+  return {values, inverse, counts};
+}
+
 // unique_consecutive(Tensor self, bool return_inverse=False, bool return_counts=False, int? dim=None) -> (Tensor, Tensor, Tensor)
 std::tuple<at::Tensor, at::Tensor, at::Tensor> unique_consecutive_ocl(const at::Tensor& self, bool return_inverse,
                                                                       bool return_counts, c10::optional<int64_t> dim) {
-  TORCH_CHECK_NOT_IMPLEMENTED(!dim.has_value() || self.dim() <= 1,
-                              "torch_ocl: unique_consecutive with dim= is not implemented on ocl");
   check_dtype_supported(ocl_device(self), self.scalar_type(), "unique_consecutive");
+  if (dim.has_value()) return unique_consecutive_dim(self, *dim);
   if (self.numel() == 0) return empty_unique(self, return_inverse);
   return runs_of(self, self.reshape({-1}).contiguous(), at::Tensor(), return_inverse, return_counts);
 }
 
 // bincount(Tensor self, Tensor? weights=None, SymInt minlength=0) -> Tensor
 at::Tensor bincount_ocl(const at::Tensor& self, const c10::optional<at::Tensor>& weights_in, int64_t minlength) {
+  // The CPU's order: no kernel for a non-integral dtype, then the shape and minlength checks.
+  TORCH_CHECK_NOT_IMPLEMENTED(at::isIntegralType(self.scalar_type(), /*includeBool=*/false),
+                              "\"bincount\" not implemented for '", self.scalar_type(), "'");
   TORCH_CHECK(minlength >= 0, "minlength should be >= 0");
-  TORCH_CHECK(self.dim() == 1 && at::isIntegralType(self.scalar_type(), /*includeBool=*/false),
-              "bincount only supports 1-d non-negative integral inputs.");
+  TORCH_CHECK(self.dim() == 1, "bincount only supports 1-d non-negative integral inputs.");
   const bool has_w = weights_in.has_value() && weights_in->defined();
   if (has_w)
     TORCH_CHECK(weights_in->dim() == 1 && weights_in->size(0) == self.size(0),
