@@ -1,5 +1,6 @@
-"""Out-of-range indices are checked on the device: the IndexError surfaces at the next
-synchronization point (no per-op sync), the device stays usable afterwards, and with
+"""Out-of-range indices are checked on the device: the error surfaces at the next
+synchronization point (no per-op sync) with the CPU's exception type (IndexError for indexing,
+RuntimeError for gather/scatter/index_add), the device stays usable afterwards, and with
 TORCH_OCL_SYNC=1 it is raised by the op itself."""
 import os
 import subprocess
@@ -17,26 +18,38 @@ pytestmark = requires_ocl
 DEV = "ocl"
 
 
-def _bad_ops():
-    x = torch.arange(12.0).reshape(3, 4).to(DEV)
-    bad = torch.tensor([0, 5]).to(DEV)
+def _bad_ops(dev=DEV):
+    x = torch.arange(12.0).reshape(3, 4).to(dev)
+    bad = torch.tensor([0, 5]).to(dev)
     yield "index_select", lambda: x.index_select(0, bad)
-    yield "gather", lambda: torch.gather(x, 1, torch.tensor([[0, 4]]).to(DEV))
+    yield "gather", lambda: torch.gather(x, 1, torch.tensor([[0, 4]]).to(dev))
+    yield "gather negative", lambda: torch.gather(x, 0, torch.tensor([[-1, 0, 0, 0]]).to(dev))
     yield "index", lambda: x[bad]
-    yield "index negative", lambda: x[torch.tensor([-4]).to(DEV)]
-    yield "index_put", lambda: x.clone().index_put_((bad,), torch.zeros(2, 4).to(DEV))
-    yield "index_put accumulate", lambda: x.clone().index_put_((bad,), torch.zeros(2, 4).to(DEV), accumulate=True)
-    yield "scatter", lambda: x.clone().scatter_(1, torch.tensor([[7]]).to(DEV), 1.0)
-    yield "scatter_add", lambda: x.clone().scatter_add_(0, torch.tensor([[3]]).to(DEV), x[:1, :1].clone())
-    yield "index_add", lambda: x.clone().index_add_(0, bad, torch.ones(2, 4).to(DEV))
+    yield "index negative", lambda: x[torch.tensor([-4]).to(dev)]
+    yield "index_put", lambda: x.clone().index_put_((bad,), torch.zeros(2, 4).to(dev))
+    yield "index_put accumulate", lambda: x.clone().index_put_((bad,), torch.zeros(2, 4).to(dev), accumulate=True)
+    yield "scatter", lambda: x.clone().scatter_(1, torch.tensor([[7]]).to(dev), 1.0)
+    yield "scatter_add", lambda: x.clone().scatter_add_(0, torch.tensor([[3]]).to(dev), x[:1, :1].clone())
+    yield "scatter_reduce", lambda: x.clone().scatter_reduce_(0, torch.tensor([[-1]]).to(dev), x[:1, :1].clone(), "amax")
+    yield "index_add", lambda: x.clone().index_add_(0, bad, torch.ones(2, 4).to(dev))
+    yield "index_add negative", lambda: x.clone().index_add_(0, torch.tensor([-1]).to(dev), torch.ones(1, 4).to(dev))
     yield "embedding", lambda: F.embedding(bad, x)
 
 
-@pytest.mark.parametrize("name", [n for n, _ in _bad_ops()])
+def _cpu_error_type(name):
+    try:
+        dict(_bad_ops("cpu"))[name]()
+    except Exception as e:  # noqa: BLE001 - the CPU's exception is the reference
+        return type(e)
+    pytest.fail(f"the CPU accepts {name}")
+
+
+@pytest.mark.parametrize("name", [n for n, _ in _bad_ops("cpu")])
 def test_index_error_at_next_sync_then_device_usable(name):
+    expected = _cpu_error_type(name)  # IndexError for indexing, RuntimeError for gather/scatter
     op = dict(_bad_ops())[name]
     op()  # enqueued; the kernel flags the error on the device
-    with pytest.raises(IndexError):
+    with pytest.raises(expected):
         torch.ocl.synchronize()
     # The flag is cleared: the device keeps working and later results are right.
     y = torch.arange(6.0).to(DEV)

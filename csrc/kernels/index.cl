@@ -131,7 +131,7 @@ __kernel void gather_fwd(PTR_ARG(T, out), PTR_ARG(T, self), PTR_ARG(long, index)
     scatter_offsets(&g, p, &io, &ao, &bo);
     long v = ix[io];
     if (v < 0 || v >= g.dim_size) {
-      report_error(err, ERR_INDEX_OUT_OF_RANGE);
+      report_error(err, ERR_INDEX_BOUNDS);
       o[bo] = (T)0;
     } else {
       o[bo] = s[ao + v * g.a_stride[g.dim]];
@@ -151,7 +151,7 @@ __kernel void scatter_fwd(PTR_ARG(T, out), PTR_ARG(T, src), PTR_ARG(long, index)
     scatter_offsets(&g, p, &io, &ao, &bo);
     long v = ix[io];
     if (v < 0 || v >= g.dim_size) {
-      report_error(err, ERR_INDEX_OUT_OF_RANGE);
+      report_error(err, ERR_INDEX_BOUNDS);
     } else {
       o[ao + v * g.a_stride[g.dim]] = use_value ? (T)value : s[bo];
     }
@@ -170,7 +170,7 @@ __kernel void scatter_keys(PTR_ARG(long, keys), PTR_ARG(long, srcoff), PTR_ARG(l
     scatter_offsets(&g, p, &io, &ao, &bo);
     long v = ix[io];
     if (v < 0 || v >= g.dim_size) {
-      report_error(err, ERR_INDEX_OUT_OF_RANGE);
+      report_error(err, ERR_INDEX_BOUNDS);
       k[p] = -1;
     } else {
       k[p] = ao + v * g.a_stride[g.dim];
@@ -189,9 +189,8 @@ __kernel void index_add_keys(PTR_ARG(long, keys), PTR_ARG(long, srcoff), PTR_ARG
   FOR_EACH(u, outer * nidx) {
     long j = u % nidx, o = u / nidx;
     long v = load_index(ix, j, idx32);
-    if (v < 0) v += nout;
     if (v < 0 || v >= nout) {
-      report_error(err, ERR_INDEX_OUT_OF_RANGE);
+      report_error(err, ERR_INDEX_BOUNDS);
       k[u] = -1;
     } else {
       k[u] = (o * nout + v) * inner;

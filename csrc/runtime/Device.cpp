@@ -291,6 +291,9 @@ namespace {
   // binary_cross_entropy's range checks, with the CPU's messages.
   TORCH_CHECK(code != kErrBceInputRange, "all elements of input should be between 0 and 1 (found by a kernel on ocl:",
               d.index, deferred);
+  // gather/scatter/index_add out of range: the CPU's type (RuntimeError) and message stem.
+  TORCH_CHECK(code != kErrIndexBounds, "index is out of bounds (in a gather, scatter or index_add kernel on ocl:",
+              d.index, deferred);
   TORCH_CHECK(code != kErrBceTargetRange, "all elements of target should be between 0 and 1 (found by a kernel on ocl:",
               d.index, deferred);
   TORCH_CHECK_VALUE(false, "invalid argument detected by a kernel on ocl:", d.index, " (code ", code,

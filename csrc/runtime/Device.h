@@ -153,6 +153,7 @@ enum DeviceErrorCode : int {
   kErrZeroDivision = 3,
   kErrBceInputRange = 4,   // binary_cross_entropy: an input outside [0, 1]
   kErrBceTargetRange = 5,  // ... a target outside [0, 1]
+  kErrIndexBounds = 6,     // gather/scatter/index_add out of range: the CPU raises RuntimeError
 };
 
 bool in_bad_fork();
