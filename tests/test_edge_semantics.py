@@ -232,3 +232,46 @@ def test_unique_consecutive_along_a_dim(shape, dim):
                                     (torch.ones(2, 3), 2)])
 def test_unique_consecutive_dim_errors_like_cpu(x, dim):
     _same_error(lambda d: torch.unique_consecutive(x.to(d), dim=dim))
+
+
+@pytest.mark.parametrize("call", [
+    lambda d: torch.zeros(3, 4, device=d).index_copy_(0, torch.tensor([1], dtype=torch.int32, device=d),
+                                                      torch.ones(1, 4, device=d)),
+    lambda d: torch.zeros(3, 4, device=d).index_copy_(0, torch.tensor([1], device=d),
+                                                      torch.ones(1, 4, dtype=torch.float64, device=d)),
+    lambda d: torch.zeros(3, 4, device=d).index_copy_(0, torch.tensor([1, 2], device=d), torch.ones(1, 4, device=d)),
+    lambda d: torch.zeros(3, 4, device=d).index_copy_(0, torch.tensor([1], device=d), torch.ones(1, 3, device=d)),
+    lambda d: torch.zeros(3, 4, device=d).index_fill_(0, torch.tensor([1], dtype=torch.int32, device=d), 1.0),
+    lambda d: torch.zeros(3, 4, device=d).index_fill_(0, torch.tensor([[1]], device=d), 1.0),
+    lambda d: torch.zeros(3, 4, device=d).index_fill_(0, torch.tensor([1], device=d), torch.ones(1, device=d)),
+    lambda d: torch.zeros(3, device=d).take(torch.tensor([1], dtype=torch.int32, device=d)),
+    lambda d: torch.zeros(0, device=d).take(torch.tensor([0], device=d)),
+    lambda d: torch.zeros(3, device=d).put_(torch.tensor([1], dtype=torch.int32, device=d), torch.ones(1, device=d)),
+    lambda d: torch.zeros(3, device=d).put_(torch.tensor([1], device=d), torch.ones(1, dtype=torch.float64, device=d)),
+    lambda d: torch.zeros(3, device=d).put_(torch.tensor([1], device=d), torch.ones(2, device=d)),
+    lambda d: torch.zeros(0, device=d).put_(torch.tensor([0], device=d), torch.ones(1, device=d)),
+    lambda d: torch.zeros(1, 4, device=d).expand(3, 4).put_(torch.tensor([1], device=d), torch.ones(1, device=d)),
+], ids=["index_copy-int32", "index_copy-dtype", "index_copy-count", "index_copy-shape", "index_fill-int32",
+        "index_fill-2d-index", "index_fill-1d-value", "take-int32", "take-empty",
+        "put-int32", "put-dtype", "put-count", "put-empty", "put-expanded"])
+def test_index_copy_fill_take_put_argument_errors_like_cpu(call):
+    _same_error(call)
+
+
+@pytest.mark.parametrize("call", [
+    lambda d: torch.zeros(3, 4, device=d).index_copy_(0, torch.tensor([-1], device=d), torch.ones(1, 4, device=d)),
+    lambda d: torch.zeros(3, 4, device=d).index_copy_(0, torch.tensor([3], device=d), torch.ones(1, 4, device=d)),
+    lambda d: torch.zeros(3, 4, device=d).index_fill_(1, torch.tensor([-5], device=d), 1.0),
+    lambda d: torch.zeros(3, 4, device=d).take(torch.tensor([12], device=d)),
+    lambda d: torch.zeros(3, 4, device=d).take(torch.tensor([-13], device=d)),
+    lambda d: torch.zeros(3, 4, device=d).put_(torch.tensor([12], device=d), torch.ones(1, device=d)),
+    lambda d: torch.zeros(3, 4, device=d).put_(torch.tensor([-13], device=d), torch.ones(1, device=d), accumulate=True),
+], ids=["index_copy-negative", "index_copy-past-end", "index_fill-negative", "take-past-end", "take-negative",
+        "put-past-end", "put-accumulate-negative"])
+def test_index_copy_fill_take_put_out_of_range_like_cpu(call):
+    # Found by the device: raised at the next synchronization point with the CPU's type.
+    def synced(d):
+        call(d)
+        if d == "ocl":
+            torch.ocl.synchronize()
+    _same_error(synced)

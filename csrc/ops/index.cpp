@@ -4,6 +4,7 @@
 // Accumulating scatters sort their target keys (at::sort, stable) and fold each run of equal
 // keys in input order: deterministic, and no float atomics. Index errors are reported
 // through the device's sticky error flag and raised at the next synchronization point.
+#include "../aten/OutMeta.h"
 #include "../aten/Pointwise.h"
 #include "../runtime/Launch.h"
 #include <ATen/Context.h>
@@ -14,6 +15,11 @@
 #include <ATen/native/ScatterGatherChecks.h>
 #include <ATen/ops/empty.h>
 #include <ATen/ops/full.h>
+#include <ATen/ops/index.h>
+#include <ATen/ops/index_copy_meta.h>
+#include <ATen/ops/index_put.h>
+#include <ATen/ops/scalar_tensor.h>
+#include <ATen/ops/where.h>
 #include <ATen/ops/nonzero.h>
 #include <ATen/ops/sort.h>
 #include <ATen/ops/stack.h>
@@ -587,6 +593,106 @@ at::Tensor& index_put_impl_ocl(at::Tensor& self, const c10::List<c10::optional<a
   return self;
 }
 
+// ---- index_copy / index_fill / take / put_: advanced indexing along one dim --------------
+
+// The index_put_ indices that select `index` along dim of a tensor of `ndim` dims.
+c10::List<c10::optional<at::Tensor>> along_dim(int64_t dim, const at::Tensor& index) {
+  c10::List<c10::optional<at::Tensor>> indices;
+  for (int64_t i = 0; i < dim; ++i) indices.push_back(c10::nullopt);
+  indices.push_back(index);
+  return indices;
+}
+
+// index_copy.out(Tensor self, int dim, Tensor index, Tensor source, *, Tensor(a!) out) -> Tensor(a!)
+at::Tensor& index_copy_out_ocl(const at::Tensor& self, int64_t dim, const at::Tensor& index_in,
+                               const at::Tensor& source, at::Tensor& out) {
+  OutMeta<at::meta::structured_index_copy> m(out);
+  dim = m.meta(self, dim, index_in, source).dim;  // the CPU's checks; resizes out
+  if (!out.is_same(self)) {
+    at::assert_no_overlap(out, self);
+    out.copy_(self);
+  }
+  if (index_in.numel() == 0) return out;
+  at::Tensor target = out.dim() == 0 ? out.view({1}) : out;
+  // index_copy does not wrap negative indices (index_put_ would): send them past the end,
+  // where the kernel reports the CPU's IndexError.
+  const int64_t size = target.size(dim);
+  at::Tensor index = on_device_of(index_in, out).reshape({-1});
+  index = at::where(index.lt(0), size, index);
+  at::index_put_(target, along_dim(dim, index), source, /*accumulate=*/false);
+  return out;
+}
+
+void index_fill_impl(at::Tensor& self, int64_t dim, const at::Tensor& index_in, const at::Tensor& value) {
+  TORCH_CHECK_INDEX(index_in.scalar_type() == at::kLong, "index_fill_(): Expected dtype int64 for index.");
+  TORCH_CHECK(index_in.dim() <= 1, "Index has to be a vector/scalar");
+  dim = at::maybe_wrap_dim(dim, self.dim());
+  TORCH_CHECK(at::has_internal_overlap(self) != at::MemOverlap::Yes,
+              "torch_ocl: index_fill_ on an expanded tensor (deprecated on the CPU) is not supported; clone() it first");
+  if (index_in.numel() == 0 || self.numel() == 0) return;  // the CPU checks no index then either
+  at::Tensor target = self.dim() == 0 ? self.view({1}) : self;
+  at::Tensor v = on_device_of(value, self).to(self.scalar_type());
+  at::index_put_(target, along_dim(dim, on_device_of(index_in, self).reshape({-1})), v, /*accumulate=*/false);
+}
+// index_fill_.int_Scalar(Tensor(a!) self, int dim, Tensor index, Scalar value) -> Tensor(a!)
+at::Tensor& index_fill_scalar_ocl(at::Tensor& self, int64_t dim, const at::Tensor& index, const c10::Scalar& value) {
+  index_fill_impl(self, dim, index, at::scalar_tensor(value, self.options().device(at::kCPU)));
+  return self;
+}
+// index_fill_.int_Tensor(Tensor(a!) self, int dim, Tensor index, Tensor value) -> Tensor(a!)
+at::Tensor& index_fill_tensor_ocl(at::Tensor& self, int64_t dim, const at::Tensor& index, const at::Tensor& value) {
+  TORCH_CHECK(value.dim() == 0, "index_fill_ only supports a 0-dimensional value tensor, but got tensor with ",
+              value.dim(), " dimension(s).");
+  index_fill_impl(self, dim, index, value);
+  return self;
+}
+
+void check_take_put_index(const at::Tensor& self, const at::Tensor& index, const char* op, const char* empty_msg) {
+  TORCH_CHECK(index.scalar_type() == at::kLong, op, "(): Expected a long tensor for index, but got ",
+              index.scalar_type());
+  TORCH_CHECK_INDEX(!(self.numel() == 0 && index.numel() != 0), op, "(): ", empty_msg);
+}
+// take.out(Tensor self, Tensor index, *, Tensor(a!) out) -> Tensor(a!)
+at::Tensor& take_out_ocl(const at::Tensor& self, const at::Tensor& index, at::Tensor& out) {
+  check_take_put_index(self, index, "take", "tried to take from an empty tensor");
+  TORCH_CHECK(out.scalar_type() == self.scalar_type(), "take(): self and out expected to have the same dtype, but got self.dtype = ",
+              self.scalar_type(), " and out.dtype = ", out.scalar_type());
+  at::assert_no_internal_overlap(out);
+  at::assert_no_overlap(out, index);
+  at::assert_no_overlap(out, self);
+  at::native::resize_output(out, index.sizes());
+  if (index.numel() == 0) return out;
+  // Flat positions into self in its logical (row-major) order; negatives wrap, as on the CPU.
+  at::Tensor flat_index = on_device_of(index, self).reshape({-1});
+  finish_out(out, at::index(self.reshape({-1}), {c10::optional<at::Tensor>(flat_index)}).view(index.sizes()));
+  return out;
+}
+// take(Tensor self, Tensor index) -> Tensor
+at::Tensor take_ocl(const at::Tensor& self, const at::Tensor& index) {
+  at::Tensor out = at::empty({0}, self.options());
+  return take_out_ocl(self, index, out);
+}
+// put_(Tensor(a!) self, Tensor index, Tensor source, bool accumulate=False) -> Tensor(a!)
+at::Tensor& put_ocl(at::Tensor& self, const at::Tensor& index, const at::Tensor& source, bool accumulate) {
+  check_take_put_index(self, index, "put_", "Tried to put elements into an empty tensor");
+  TORCH_CHECK(self.scalar_type() == source.scalar_type(), "put_(): self and source expected to have the same dtype, but got self.dtype = ",
+              self.scalar_type(), " and source.dtype = ", source.scalar_type());
+  TORCH_CHECK_INDEX(source.numel() == index.numel(),
+                    "put_(): Expected source and index to have the same number of elements, but got source.numel() = ",
+                    source.numel(), ", index.numel() = ", index.numel());
+  at::assert_no_internal_overlap(self);
+  at::assert_no_overlap(self, index);
+  at::assert_no_overlap(self, source);
+  if (index.numel() == 0) return self;
+  // Flat positions in self's logical order: a non-contiguous self goes through a contiguous copy.
+  at::Tensor dense = self.is_contiguous() ? self : self.contiguous();
+  at::Tensor flat = dense.view({-1});
+  at::index_put_(flat, {c10::optional<at::Tensor>(on_device_of(index, self).reshape({-1}))},
+                 on_device_of(source, self).reshape({-1}), accumulate);
+  if (!dense.is_same(self)) self.copy_(dense);
+  return self;
+}
+
 // ---- nonzero / masked ops ---------------------------------------------------------------
 struct ShapeArg {
   int64_t ndim;
@@ -741,6 +847,12 @@ TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
   m.impl("index_add.out", index_add_out_ocl);
   m.impl("index.Tensor_out", index_tensor_out_ocl);
   m.impl("_index_put_impl_", index_put_impl_ocl);
+  m.impl("index_copy.out", index_copy_out_ocl);
+  m.impl("index_fill_.int_Scalar", index_fill_scalar_ocl);
+  m.impl("index_fill_.int_Tensor", index_fill_tensor_ocl);
+  m.impl("take", take_ocl);
+  m.impl("take.out", take_out_ocl);
+  m.impl("put_", put_ocl);
   m.impl("nonzero", nonzero_ocl);
   m.impl("nonzero.out", nonzero_out_ocl);
   m.impl("nonzero_static", nonzero_static_ocl);

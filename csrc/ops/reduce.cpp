@@ -4,6 +4,7 @@
 // launches kernels/reduce.cl; inputs and outputs may have any strides (no copies except when more
 // than MAX_DIMS dims survive coalescing). Output shapes, dtypes and argument errors come from
 // ATen's own meta functions where the op is structured, so they match the CPU exactly.
+#include "../aten/OutMeta.h"
 #include "../runtime/Launch.h"
 #include <ATen/MemoryOverlap.h>
 #include <ATen/WrapDimUtils.h>
@@ -363,44 +364,6 @@ void run_reduce(const Spec& spec, const at::Tensor& self, at::native::DimMask ma
 }
 
 // ---- out= plumbing -------------------------------------------------------------------------
-
-// Checks and resizes a user-supplied out tensor like ATen's generated structured out= wrappers.
-void resize_out(const at::Tensor& out, c10::IntArrayRef sizes, c10::IntArrayRef strides,
-                const at::TensorOptions& options) {
-  TORCH_CHECK(options.dtype() == out.dtype(), "Expected out tensor to have dtype ", options.dtype(), ", but got ",
-              out.dtype(), " instead");
-  TORCH_CHECK(options.device() == out.device(), "Expected out tensor to have device ", options.device(),
-              ", but got ", out.device(), " instead");
-  const bool resized = at::native::resize_output(out, sizes);
-  if (resized && !strides.empty()) out.as_strided_(sizes, strides);
-}
-
-// Runs ATen's meta function of a structured reduction against the user's outputs.
-// torch <= 2.11 declares the set_output_* hooks with a trailing DimnameList, 2.13 (which dropped
-// named tensors) without: both signatures are provided, without `override`, so the class builds
-// against either.
-template <class Meta, size_t N>
-struct OutMeta final : Meta {
-  std::array<at::Tensor, N> outs;
-  template <typename... T>
-  explicit OutMeta(const T&... o) : outs{o...} {}
-  const at::Tensor& maybe_get_output(int64_t i) override { return outs[i]; }
-  void set_output_strided(int64_t i, c10::IntArrayRef sizes, c10::IntArrayRef strides, at::TensorOptions options) {
-    resize_out(outs[i], sizes, strides, options);
-  }
-  void set_output_raw_strided(int64_t i, c10::IntArrayRef sizes, c10::IntArrayRef strides,
-                              at::TensorOptions options) {
-    resize_out(outs[i], sizes, strides, options);
-  }
-  void set_output_strided(int64_t i, c10::IntArrayRef sizes, c10::IntArrayRef strides, at::TensorOptions options,
-                          OCL_DIMNAME_LIST) {
-    resize_out(outs[i], sizes, strides, options);
-  }
-  void set_output_raw_strided(int64_t i, c10::IntArrayRef sizes, c10::IntArrayRef strides,
-                              at::TensorOptions options, OCL_DIMNAME_LIST) {
-    resize_out(outs[i], sizes, strides, options);
-  }
-};
 
 at::native::DimMask mask_of(const at::Tensor& self, at::OptionalIntArrayRef dim) {
   at::DimVector dims = at::native::make_dim_vector(dim, self.dim());

@@ -4,6 +4,7 @@
 // Output shape and dtype checks come from ATen's structured meta functions where the op is
 // structured; the input is converted to the output dtype on load (as the CPU casts it first) and
 // accumulated in float/double/int64.
+#include "../aten/OutMeta.h"
 #include "../runtime/Launch.h"
 #include <ATen/MemoryOverlap.h>
 #include <ATen/WrapDimUtils.h>
@@ -193,39 +194,6 @@ void run_scan(ScanOp op, const at::Tensor& self, int64_t dim, const at::Tensor& 
   launch(d, k, Range(static_cast<size_t>(nrows * nblocks) * kLocal), Range(kLocal), bx, by, bi, bws, g,
          cl_ulong(nblocks), cl_ulong(chunk));
 }
-
-// Checks and resizes a user-supplied out tensor like ATen's generated structured out= wrappers.
-// torch <= 2.11 declares the set_output_* hooks with a trailing DimnameList, 2.13 (which dropped
-// named tensors) without: both signatures are provided, without `override`, so the class builds
-// against either.
-template <class Meta>
-struct OutMeta final : Meta {
-  at::Tensor out;
-  explicit OutMeta(const at::Tensor& o) : out(o) {}
-  const at::Tensor& maybe_get_output(int64_t) override { return out; }
-  void set_output_strided(int64_t, c10::IntArrayRef sizes, c10::IntArrayRef strides, at::TensorOptions options) {
-    resize(sizes, strides, options);
-  }
-  void set_output_raw_strided(int64_t, c10::IntArrayRef sizes, c10::IntArrayRef strides,
-                              at::TensorOptions options) {
-    resize(sizes, strides, options);
-  }
-  void set_output_strided(int64_t, c10::IntArrayRef sizes, c10::IntArrayRef strides, at::TensorOptions options,
-                          OCL_DIMNAME_LIST) {
-    resize(sizes, strides, options);
-  }
-  void set_output_raw_strided(int64_t, c10::IntArrayRef sizes, c10::IntArrayRef strides,
-                              at::TensorOptions options, OCL_DIMNAME_LIST) {
-    resize(sizes, strides, options);
-  }
-  void resize(c10::IntArrayRef sizes, c10::IntArrayRef strides, const at::TensorOptions& options) {
-    TORCH_CHECK(options.dtype() == out.dtype(), "Expected out tensor to have dtype ", options.dtype(), ", but got ",
-                out.dtype(), " instead");
-    TORCH_CHECK(options.device() == out.device(), "Expected out tensor to have device ", options.device(),
-                ", but got ", out.device(), " instead");
-    if (at::native::resize_output(out, sizes) && !strides.empty()) out.as_strided_(sizes, strides);
-  }
-};
 
 // The CPU's cumsum/cumprod/logcumsumexp reject an out= that overlaps itself or partially overlaps
 // the input (exact aliasing, i.e. in place, is fine). cummax/cummin accept both on the CPU; they

@@ -267,6 +267,78 @@ def _deterministic(fn):
     return run
 
 
+# ---- index_copy / index_fill / take / put_ ----------------------------------------------
+def _index_copy_samples(dtype):
+    yield Sample((make((5, 7), dtype), 0, _idx([4, 0, 2]), make((3, 7), dtype)), tag="rows")
+    yield Sample((make((5, 7), dtype), -1, _idx([6, 1]), make((5, 2), dtype)), tag="cols")
+    yield Sample((make((3, 4, 6), dtype, noncontig=True), 2, _idx([5, 0, 3]), make((3, 4, 3), dtype, noncontig=True)),
+                 tag="noncontig")
+    yield Sample((make((3, 4), dtype), 1, _idx(2), make((3, 1), dtype)), tag="0-dim index")
+    yield Sample((make((4,), dtype), 0, _idx([1]), make((), dtype)), tag="0-dim source")
+    yield Sample((make((), dtype), 0, _idx([0]), make((), dtype)), tag="0-dim self")
+    yield Sample((make((3, 4), dtype), 0, _idx([], torch.int64), make((0, 4), dtype)), tag="empty index")
+    yield Sample((make((300, 33), dtype), 0, torch.randperm(300, generator=torch.Generator().manual_seed(1))[:257],
+                  make((257, 33), dtype)), tag="large")
+
+
+def _index_copy(x, d, i, s):
+    out = torch.empty(0, dtype=x.dtype, device=x.device)
+    y = x.clone()
+    return torch.index_copy(x, d, i, s), y.index_copy_(d, i, s), torch.index_copy(x, d, i, s, out=out)
+
+
+def _index_fill_samples(dtype):
+    yield Sample((make((5, 7), dtype), 0, _idx([4, 0, 4])), tag="rows dup")
+    yield Sample((make((5, 7), dtype), 1, _idx([-1, 2])), tag="negative")
+    yield Sample((make((3, 4, 6), dtype, noncontig=True), -1, _idx([5, 0])), tag="noncontig")
+    yield Sample((make((3, 4), dtype), 0, _idx(1)), tag="0-dim index")
+    yield Sample((make((), dtype), 0, _idx([0])), tag="0-dim self")
+    yield Sample((make((3, 4), dtype), 1, _idx([], torch.int64)), tag="empty index")
+    yield Sample((make((0, 4), dtype), 1, _idx([7])), tag="empty self (no index checked)")
+    yield Sample((make((300, 33), dtype), 0, _rand_idx((57,), 300)), tag="large")
+
+
+def _index_fill(x, d, i):
+    value = True if x.dtype == torch.bool else 2
+    t = torch.tensor(value, dtype=torch.float64 if x.dtype.is_floating_point else torch.int64)
+    return x.clone().index_fill_(d, i, value), torch.index_fill(x, d, i, t), x.clone().index_fill_(d, i, t.to(x.device))
+
+
+def _take_samples(dtype):
+    yield Sample((make((5, 7), dtype), _idx([[34, 0], [-1, 7]])), tag="2-D index, negative")
+    yield Sample((make((3, 4, 6), dtype, noncontig=True), _idx([5, 70, 23, -72])), tag="noncontig")
+    yield Sample((make((), dtype), _idx([0, -1])), tag="0-dim self")
+    yield Sample((make((3, 4), dtype), _idx(5)), tag="0-dim index")
+    yield Sample((make((3, 4), dtype), _idx([], torch.int64)), tag="empty index")
+    yield Sample((make((300, 33), dtype), _rand_idx((1000,), 9900)), tag="large")
+
+
+def _take(x, i):
+    out = torch.empty(0, dtype=x.dtype, device=x.device)
+    return torch.take(x, i), torch.take(x, i, out=out)
+
+
+def _put_samples(dtype, accumulate=False):
+    yield Sample((make((5, 7), dtype), _idx([[34, 0], [-1, 7]]), make((2, 2), dtype)), tag="2-D index, negative")
+    yield Sample((make((3, 4, 6), dtype, noncontig=True), _idx([5, 70, 23, -72]), make((4,), dtype)), tag="noncontig")
+    yield Sample((make((), dtype), _idx([0]), make((1,), dtype)), tag="0-dim self")
+    yield Sample((make((3, 4), dtype), _idx([], torch.int64), make((0,), dtype)), tag="empty index")
+    if accumulate:
+        yield Sample((make((5, 7), dtype), _idx([3, 3, -32, 3]), make((4,), dtype)), tag="duplicates")
+        yield Sample((make((30, 33), dtype), _rand_idx((1000,), 990), make((1000,), dtype)), tag="large")
+    else:
+        yield Sample((make((30, 33), dtype), torch.randperm(990, generator=torch.Generator().manual_seed(2))[:500],
+                      make((500,), dtype)), tag="large")
+
+
+def _put(x, i, s):
+    return x.clone().put_(i, s), torch.put(x, i, s)
+
+
+def _put_accumulate(x, i, s):
+    return x.clone().put_(i, s, accumulate=True), torch.put(x, i, s, accumulate=True)
+
+
 CASES = [
     OpCase("index_select", ["aten::index_select", "aten::index_select.out"], _index_select_out, _index_select_samples,
            dtypes=IDX_DTYPES, grad=True),
@@ -290,6 +362,12 @@ CASES = [
     # The CPU rounds to half after every add; the device accumulates in float.
     OpCase("index_put_accumulate_half", [], _index_put_accumulate, _index_put_acc_samples, dtypes=(torch.float16,), atol=2e-2,
            rtol=2e-2),
+    OpCase("index_copy", ["aten::index_copy.out"], _index_copy, _index_copy_samples, dtypes=IDX_DTYPES, grad=True),
+    OpCase("index_fill", ["aten::index_fill_.int_Scalar", "aten::index_fill_.int_Tensor"], _index_fill,
+           _index_fill_samples, dtypes=IDX_DTYPES),
+    OpCase("take", ["aten::take", "aten::take.out"], _take, _take_samples, dtypes=IDX_DTYPES, grad=True),
+    OpCase("put", ["aten::put_"], _put, _put_samples, dtypes=IDX_DTYPES),
+    OpCase("put_accumulate", [], _put_accumulate, lambda t: _put_samples(t, True), dtypes=FLOATS + (torch.int64,)),
     OpCase("nonzero", ["aten::nonzero", "aten::nonzero.out"], _nonzero, _nonzero_samples, dtypes=IDX_DTYPES),
     OpCase("nonzero_static", ["aten::nonzero_static"], _nonzero_static, _nonzero_samples, dtypes=FLOAT + INTS[:1]),
     OpCase("masked_select", ["aten::masked_select", "aten::masked_select.out"], _masked_select, _masked_samples,
