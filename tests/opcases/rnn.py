@@ -1,0 +1,70 @@
+"""The fused LSTM/GRU cells nn.LSTM, nn.GRU and their Cell modules call on non-CPU devices,
+forward and backward (the backward ops run through autograd, grad=True). The modules
+themselves, stacked, bidirectional, with projections and without biases, are compared in
+tests/test_rnn.py."""
+import torch
+
+from ..cases import FLOATS, HALFS, OpCase, Sample, make
+
+
+def _cell_samples(ngates):
+    def samples(dtype):
+        for batch, hidden, bias, tag in [(3, 5, True, "bias"), (4, 7, False, "no bias"), (1, 1, True, "1x1"),
+                                         (0, 4, True, "empty batch"), (65, 33, True, "large")]:
+            args = (make((batch, ngates * hidden), dtype, seed=1, requires_grad=True),
+                    make((batch, ngates * hidden), dtype, seed=2, requires_grad=True),
+                    make((batch, hidden), dtype, seed=3, requires_grad=True))
+            if bias:
+                args += (make((ngates * hidden,), dtype, seed=4, requires_grad=True),
+                         make((ngates * hidden,), dtype, seed=5, requires_grad=True))
+            yield Sample(args, tag=tag)
+        yield Sample((make((3, ngates * 3), dtype, noncontig=True, seed=6), make((3, ngates * 3), dtype, seed=7),
+                      make((3, 3), dtype, noncontig=True, seed=8)), tag="noncontig")
+    return samples
+
+
+# The CPU has no kernel for these ops (its RNNs use unfused cells): on the CPU the cases run
+# the cells' definition in ordinary ops, which autograd differentiates.
+def _lstm_reference(ig, hg, cx, ib=None, hb=None):
+    gates = ig + hg if ib is None else ig + hg + ib + hb
+    i, f, g, o = gates.chunk(4, 1)
+    i, f, g, o = i.sigmoid(), f.sigmoid(), g.tanh(), o.sigmoid()
+    cy = f * cx + i * g
+    return o * cy.tanh(), cy
+
+
+def _gru_reference(ig, hg, hx, ib=None, hb=None):
+    if ib is not None:
+        ig, hg = ig + ib, hg + hb
+    ir, iz, in_ = ig.chunk(3, 1)
+    hr, hz, hn = hg.chunk(3, 1)
+    r, z = (ir + hr).sigmoid(), (iz + hz).sigmoid()
+    n = (in_ + r * hn).tanh()
+    return n + z * (hx - n)
+
+
+def _lstm_cell(*args):
+    if args[0].device.type == "cpu":
+        return _lstm_reference(*args)
+    hy, cy, _ = torch.ops.aten._thnn_fused_lstm_cell(*args)
+    return hy, cy
+
+
+def _lstm_cell_hy_only(*args):
+    # The backward with an undefined cell-state gradient.
+    return _lstm_cell(*args)[0]
+
+
+def _gru_cell(*args):
+    if args[0].device.type == "cpu":
+        return _gru_reference(*args)
+    return torch.ops.aten._thnn_fused_gru_cell(*args)[0]
+
+
+CASES = [
+    OpCase("fused_lstm_cell", ["aten::_thnn_fused_lstm_cell", "aten::_thnn_fused_lstm_cell_backward_impl"],
+           _lstm_cell, _cell_samples(4), dtypes=FLOATS + HALFS, grad=True),
+    OpCase("fused_lstm_cell_hy_only", [], _lstm_cell_hy_only, _cell_samples(4), dtypes=FLOATS, grad=True),
+    OpCase("fused_gru_cell", ["aten::_thnn_fused_gru_cell", "aten::_thnn_fused_gru_cell_backward"], _gru_cell,
+           _cell_samples(3), dtypes=FLOATS + HALFS, grad=True),
+]
