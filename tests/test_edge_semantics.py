@@ -275,3 +275,16 @@ def test_index_copy_fill_take_put_out_of_range_like_cpu(call):
         if d == "ocl":
             torch.ocl.synchronize()
     _same_error(synced)
+
+
+@pytest.mark.parametrize("call", [
+    lambda d: F.conv2d(torch.randn(1, 3, 4, 4, device=d), torch.randn(2, 4, 3, 3, device=d)),
+    lambda d: F.conv2d(torch.randn(1, 3, 2, 2, device=d), torch.randn(2, 3, 3, 3, device=d)),
+    lambda d: F.conv2d(torch.randn(1, 3, 4, 4, device=d), torch.randn(2, 3, 3, 3, dtype=torch.float64, device=d)),
+    lambda d: F.conv2d(torch.ones(1, 3, 4, 4, dtype=torch.bool, device=d), torch.ones(2, 3, 3, 3, dtype=torch.bool, device=d)),
+    lambda d: F.conv2d(torch.randn(1, 4, 4, 4, device=d), torch.randn(3, 2, 3, 3, device=d), groups=2),
+    lambda d: F.conv_transpose2d(torch.randn(1, 3, 4, 4, device=d), torch.randn(3, 2, 3, 3, device=d), stride=2,
+                                 output_padding=2),
+], ids=["channels", "too-small", "dtype", "bool", "groups", "output-padding"])
+def test_convolution_errors_like_cpu(call):
+    _same_error(call)
