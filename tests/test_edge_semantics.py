@@ -288,3 +288,14 @@ def test_index_copy_fill_take_put_out_of_range_like_cpu(call):
 ], ids=["channels", "too-small", "dtype", "bool", "groups", "output-padding"])
 def test_convolution_errors_like_cpu(call):
     _same_error(call)
+
+
+@pytest.mark.parametrize("call", [
+    lambda d: F.max_pool2d(torch.randn(1, 2, 4, 4, device=d), 5),
+    lambda d: F.max_pool2d(torch.randn(1, 2, 4, 4, device=d), 2, padding=2),
+    lambda d: F.max_pool2d(torch.ones(1, 2, 4, 4, dtype=torch.bool, device=d), 2),
+    lambda d: F.avg_pool2d(torch.randn(1, 2, 4, 4, device=d), 2, divisor_override=0),
+    lambda d: F.avg_pool2d(torch.randn(2, 4, 4, 4, 4, device=d), 2),
+], ids=["kernel-too-big", "padding-too-big", "bool", "divisor-zero", "5-d"])
+def test_pooling_errors_like_cpu(call):
+    _same_error(call)

@@ -1,0 +1,30 @@
+// Sliding windows over the spatial dims of (N, C, *S) tensors, shared by convolution and
+// pooling: the padded input's windows as one strided view (no copy), and its adjoint, which
+// adds per-window values back into the input (one strided add per kernel tap).
+#pragma once
+#include <ATen/core/Tensor.h>
+#include <c10/core/Scalar.h>
+#include <vector>
+
+namespace torch_ocl {
+
+struct WindowGeom {
+  int64_t nd = 0;                           // spatial dims
+  std::vector<int64_t> k, stride, dil;      // kernel size, step and dilation per dim
+  std::vector<int64_t> pad_lo, pad_hi;      // padding before/after (after > before for ceil_mode)
+  std::vector<int64_t> out;                 // windows per dim
+  int64_t taps() const;                     // prod(k)
+  int64_t windows() const;                  // prod(out)
+};
+
+// (N, C, *S) padded with `value` by g's paddings, as a (N, C, k..., out...) strided view.
+at::Tensor window_view(const at::Tensor& x, const WindowGeom& g, const c10::Scalar& value);
+
+// The adjoint of window_view: v (N, C, k..., out...) summed into a zero (N, C, *in) tensor,
+// the padding cropped.
+at::Tensor window_sum_back(const at::Tensor& v, const WindowGeom& g, c10::IntArrayRef in);
+
+// The values of v (1 or nd of them) per spatial dim, as PyTorch's int[N] arguments expand.
+std::vector<int64_t> per_dim(c10::IntArrayRef v, int64_t nd, const char* op, const char* what);
+
+}  // namespace torch_ocl
