@@ -299,3 +299,81 @@ def test_convolution_errors_like_cpu(call):
 ], ids=["kernel-too-big", "padding-too-big", "bool", "divisor-zero", "5-d"])
 def test_pooling_errors_like_cpu(call):
     _same_error(call)
+
+
+# ---- found by the session-17 differential audit (exp/s17/audit) --------------------------------
+
+@pytest.mark.parametrize("n", [1, 5, 1024, 100003])
+def test_float64_bounded_random_writes_every_element(n):
+    # Each Philox block yields two draws for float64; the launch assumed four for narrow
+    # ranges, so the second half of the tensor kept stale memory.
+    x = torch.full((n,), -7.0, dtype=torch.float64, device="ocl").random_(1, 10).cpu()
+    assert ((x >= 1) & (x < 10) & (x == x.floor())).all()
+    junk = torch.full((n,), 1e6, dtype=torch.float64, device="ocl")
+    del junk
+    y = torch.randint(0, 10, (n,), dtype=torch.float64, device="ocl").cpu()
+    assert ((y >= 0) & (y < 10)).all()
+    if n >= 1024:
+        assert len(torch.unique(y)) == 10
+
+
+@pytest.mark.parametrize("out_dtype", [torch.float64, torch.float16, torch.bfloat16])
+def test_var_std_into_another_float_dtype(out_dtype):
+    x = torch.tensor([[1.0, 2.0, 4.0], [0.0, 3.0, 3.0]])
+    for f in (torch.var, torch.std):
+        want = f(x, 1, out=torch.empty(2, dtype=out_dtype))
+        got = f(x.to("ocl"), 1, out=torch.empty(2, dtype=out_dtype, device="ocl"))
+        torch.testing.assert_close(got.cpu(), want)
+
+
+def test_bernoulli_probability_range_is_checked():
+    for bad in (1.5, -0.5, float("nan")):
+        with pytest.raises(RuntimeError, match="p_in >= 0"):
+            torch.bernoulli(torch.full((5,), bad, device="ocl"))
+            torch.ocl.synchronize()
+    p = torch.tensor([0.0, 1.0, 1.0, 0.0], device="ocl")
+    assert torch.bernoulli(p).cpu().tolist() == [0.0, 1.0, 1.0, 0.0]  # the device stays usable
+
+
+@pytest.mark.parametrize("call", [
+    lambda d: torch.topk(torch.tensor([[1.0, 5.0, 3.0]], device=d), 2,
+                         out=(torch.empty(1, 2, dtype=torch.int32, device=d), torch.empty(1, 2, dtype=torch.long, device=d))),
+    lambda d: torch.topk(torch.tensor([[1.0, 5.0, 3.0]], device=d), 2,
+                         out=(torch.empty(1, 2, device=d), torch.empty(1, 2, dtype=torch.int32, device=d))),
+    lambda d: torch._C._nn.mse_loss(torch.ones(2, 3, device=d), torch.zeros(2, 3, device=d), 0,
+                                    out=torch.empty(0, dtype=torch.long, device=d)),
+    lambda d: torch._C._nn.mse_loss(torch.ones(2, 3, device=d), torch.zeros(2, 3, device=d), 1,
+                                    out=torch.empty(0, dtype=torch.long, device=d)),
+    lambda d: torch._C._nn.binary_cross_entropy(torch.full((2, 3), 0.5, device=d), torch.ones(2, 3, device=d), None, 0,
+                                                out=torch.empty(0, dtype=torch.float64, device=d)),
+    lambda d: torch.ops.aten.nll_loss_forward.output(torch.randn(2, 3, device=d).log_softmax(1),
+                                                     torch.tensor([0, 2], device=d), None, 1, -100,
+                                                     output=torch.empty(0, dtype=torch.int32, device=d),
+                                                     total_weight=torch.empty((), device=d)),
+    lambda d: torch.mm(torch.ones(2, 3, device=d), torch.eye(3, device=d), out=torch.zeros(1, 3, device=d).expand(2, 3)),
+    lambda d: torch.addmm(torch.ones(2, 3, device=d), torch.ones(2, 3, device=d), torch.eye(3, device=d),
+                          out=torch.zeros(1, 3, device=d).expand(2, 3)),
+    lambda d: torch.var(torch.ones(2, 3, device=d), 1, out=torch.empty(2, dtype=torch.long, device=d)),
+    lambda d: torch.arange(0, 2, 0.5, out=torch.empty(0, dtype=torch.long, device=d)),
+    lambda d: torch.arange(3, out=torch.empty(0, dtype=torch.bool, device=d)),
+    lambda d: torch.linspace(0, 1, 3, out=torch.empty(0, dtype=torch.bool, device=d)),
+    lambda d: torch.randperm(2, dtype=torch.bool, device=d),
+    lambda d: torch.nansum(torch.ones(2, 3, device=d), 1, out=torch.empty(0, dtype=torch.long, device=d)),
+    lambda d: torch.bernoulli(torch.zeros(3, dtype=torch.long, device=d)),
+    lambda d: torch.cat([torch.ones(2, device=d)], out=torch.empty(2, dtype=torch.long, device=d)),
+    lambda d: torch.stack([torch.ones(2, device=d)], out=torch.empty(1, 2, dtype=torch.bool, device=d)),
+    lambda d: F.dropout(torch.ones(3, dtype=torch.long, device=d), 0.5),
+], ids=["topk-values-dtype", "topk-indices-dtype", "mse-none-int-out", "mse-mean-int-out", "bce-double-out",
+        "nll-int-out", "mm-expanded-out", "addmm-expanded-out", "var-int-out", "arange-int-zero-step",
+        "arange-bool", "linspace-bool", "randperm-bool", "nansum-int-out", "bernoulli-int-p", "cat-out-dtype",
+        "stack-out-dtype", "dropout-int"])
+def test_out_dtype_and_argument_errors_like_cpu(call):
+    _same_error(call)
+
+
+def test_topk_wrong_out_dtype_leaves_memory_alone():
+    big = torch.full((8,), -1, dtype=torch.int32, device="ocl")
+    with pytest.raises(RuntimeError):
+        torch.topk(torch.tensor([[1.0, 5.0, 3.0, 4.0]], device="ocl"), 2,
+                   out=(torch.empty(1, 2, device="ocl"), big[:2].view(1, 2)))
+    assert big.cpu().tolist() == [-1] * 8

@@ -140,7 +140,9 @@ __kernel void random_int(PTR_ARG(T, out), ulong n, ulong seed, ulong offset, ulo
 #ifndef PT
 #define PT AT
 #endif
-__kernel void bernoulli_tensor(PTR_ARG(T, out), PTR_ARG(PT, prob), ulong n, ulong seed, ulong offset) {
+// A probability outside [0, 1] (or NaN) reports the CPU's error.
+__kernel void bernoulli_tensor(PTR_ARG(T, out), PTR_ARG(PT, prob), ulong n, ulong seed, ulong offset,
+                               __global int* err) {
   __global T* o = PTR(T, out);
   __global const PT* p = PTR(PT, prob);
   const ulong blk = get_global_id(0);
@@ -148,8 +150,12 @@ __kernel void bernoulli_tensor(PTR_ARG(T, out), PTR_ARG(PT, prob), ulong n, ulon
   if (i0 >= n) return;
   uint4 r = philox_block(seed, offset, blk);
   UNIFORMS(r, u);
-  for (int k = 0; k < EPB; ++k)
-    if (i0 + k < n) STORE(o, i0 + k, (((AT)1 - u[k]) < (AT)p[i0 + k]) ? 1 : 0);
+  for (int k = 0; k < EPB; ++k) {
+    if (i0 + k >= n) break;
+    const AT pk = (AT)p[i0 + k];
+    if (!(pk >= (AT)0 && pk <= (AT)1)) report_error(err, ERR_BERNOULLI_P);
+    STORE(o, i0 + k, (((AT)1 - u[k]) < pk) ? 1 : 0);
+  }
 }
 
 // Load element i of a T tensor as AT.

@@ -791,9 +791,12 @@ void check_same_device(const at::Tensor& out, std::initializer_list<const at::Te
                 t->device(), " and ", out.device());
 }
 
-void check_out_dtype(const at::Tensor& out, at::ScalarType t) {
+// An out= of the product's dtype whose elements are distinct memory (an expanded out raises the
+// CPU's "more than one element of the written-to tensor refers to a single memory location").
+void check_out(const at::Tensor& out, at::ScalarType t) {
   TORCH_CHECK(out.scalar_type() == t, "Expected out tensor to have dtype ", t, ", but got ", out.scalar_type(),
               " instead");
+  at::assert_no_internal_overlap(out);
 }
 
 void check_int_scalars(at::ScalarType t, const at::Scalar& beta, const at::Scalar& alpha) {
@@ -838,7 +841,7 @@ at::Tensor expand_bias(const at::Tensor& self, at::IntArrayRef shape, const char
 at::Tensor& mm_out_ocl(const at::Tensor& self, const at::Tensor& mat2, at::Tensor& out) {
   check_mm_args(self, mat2, "mm");
   check_same_device(out, {&self, &mat2}, "mm");
-  check_out_dtype(out, self.scalar_type());
+  check_out(out, self.scalar_type());
   at::native::resize_output(out, {self.size(0), mat2.size(1)});
   gemm_into(out.unsqueeze(0), self.unsqueeze(0), mat2.unsqueeze(0), nullptr, 1, 0);
   return out;
@@ -853,7 +856,7 @@ at::Tensor& addmm_out_ocl(const at::Tensor& self, const at::Tensor& mat1, const 
   TORCH_CHECK(self.scalar_type() == mat1.scalar_type(), "self and mat2 must have the same dtype, but got ",
               self.scalar_type(), " and ", mat1.scalar_type());
   check_same_device(out, {&self, &mat1, &mat2}, "addmm");
-  check_out_dtype(out, mat1.scalar_type());
+  check_out(out, mat1.scalar_type());
   check_int_scalars(mat1.scalar_type(), beta, alpha);
   const std::vector<int64_t> shape{mat1.size(0), mat2.size(1)};
   at::Tensor c = expand_bias(self, shape, "addmm");
@@ -870,7 +873,7 @@ at::Tensor& addmm_out_ocl(const at::Tensor& self, const at::Tensor& mat1, const 
 at::Tensor& bmm_out_ocl(const at::Tensor& self, const at::Tensor& mat2, at::Tensor& out) {
   check_bmm_args(self, mat2);
   check_same_device(out, {&self, &mat2}, "bmm");
-  check_out_dtype(out, self.scalar_type());
+  check_out(out, self.scalar_type());
   at::native::resize_output(out, {self.size(0), self.size(1), mat2.size(2)});
   gemm_into(out, self, mat2, nullptr, 1, 0);
   return out;
@@ -883,7 +886,7 @@ at::Tensor& baddbmm_out_ocl(const at::Tensor& self, const at::Tensor& batch1, co
   TORCH_CHECK(self.scalar_type() == batch1.scalar_type(), "Input dtypes must be the same, got: input ",
               self.scalar_type(), ", batch1: ", batch1.scalar_type(), ", batch2: ", batch2.scalar_type());
   check_same_device(out, {&self, &batch1, &batch2}, "baddbmm");
-  check_out_dtype(out, batch1.scalar_type());
+  check_out(out, batch1.scalar_type());
   check_int_scalars(batch1.scalar_type(), beta, alpha);
   const std::vector<int64_t> shape{batch1.size(0), batch1.size(1), batch2.size(2)};
   at::Tensor c = expand_bias(self, shape, "baddbmm");
@@ -905,7 +908,7 @@ at::Tensor& addmv_out_ocl(const at::Tensor& self, const at::Tensor& mat, const a
               vec.scalar_type() != mat.scalar_type() ? vec.scalar_type() : self.scalar_type());
   check_gemm_dtype(ocl_device(mat), mat.scalar_type(), "addmv");
   check_same_device(out, {&self, &mat, &vec}, "addmv");
-  check_out_dtype(out, mat.scalar_type());
+  check_out(out, mat.scalar_type());
   check_int_scalars(mat.scalar_type(), beta, alpha);
   const int64_t M = mat.size(0);
   at::Tensor c = self.dim() == 0 ? self.reshape({1}).expand({M}) : self.expand({M});
@@ -950,7 +953,7 @@ at::Tensor& addr_out_ocl(const at::Tensor& self, const at::Tensor& vec1, const a
               vec2.scalar_type() != vec1.scalar_type() ? vec2.scalar_type() : self.scalar_type());
   check_gemm_dtype(ocl_device(vec1), vec1.scalar_type(), "addr");
   check_same_device(out, {&self, &vec1, &vec2}, "addr");
-  check_out_dtype(out, vec1.scalar_type());
+  check_out(out, vec1.scalar_type());
   check_int_scalars(vec1.scalar_type(), beta, alpha);
   const std::vector<int64_t> shape{vec1.size(0), vec2.size(0)};
   at::Tensor c = expand_bias(self, shape, "addr");

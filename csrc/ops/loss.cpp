@@ -4,12 +4,14 @@
 // by loss.cl's deterministic two-stage sum. An out-of-range target sets the device's sticky
 // error flag: it surfaces as IndexError at the next synchronization point (.item(), .cpu(),
 // torch.ocl.synchronize()), or at the op itself with TORCH_OCL_SYNC=1.
+#include "../aten/OutMeta.h"
 #include "../aten/Pointwise.h"
 #include "../runtime/Launch.h"
 #include <ATen/ExpandUtils.h>
 #include <ATen/core/Reduction.h>
 #include <ATen/native/Resize.h>
 #include <ATen/ops/empty.h>
+#include <ATen/ops/nll_loss_forward_meta.h>
 #include <torch/library.h>
 
 namespace torch_ocl {
@@ -230,8 +232,11 @@ std::tuple<at::Tensor&, at::Tensor&> nll_loss_forward_output_ocl(const at::Tenso
   const NllGeom g = nll1d_geom(self);
   const at::Tensor weight = class_weight(weight_opt, g.C, self.scalar_type());
   const bool per_sample = reduction == at::Reduction::None && self.dim() == 2;
-  at::native::resize_output(output, per_sample ? c10::IntArrayRef{g.N} : c10::IntArrayRef{});
-  at::native::resize_output(total_weight, {});
+  // ATen's meta function: the outs' dtypes and devices checked, their sizes set, as on the CPU.
+  OutMeta<at::meta::structured_nll_loss_forward, 2> m(output, total_weight);
+  m.meta(self, target, weight_opt.has_value() && weight_opt->defined() ? at::OptionalTensorRef(*weight_opt)
+                                                                     : at::OptionalTensorRef(),
+         reduction, ignore_index);
   nll_forward(self, g, target.contiguous(), weight, reduction, ignore_index, per_sample, output, total_weight,
               "nll_loss_forward");
   return {output, total_weight};
@@ -333,6 +338,10 @@ at::Tensor nll_loss2d_backward_ocl(const at::Tensor& grad_output, const at::Tens
 
 // mse_loss.out(Tensor self, Tensor target, int reduction=Mean, *, Tensor(a!) out) -> Tensor(a!)
 at::Tensor& mse_loss_out_ocl(const at::Tensor& self, const at::Tensor& target, int64_t reduction, at::Tensor& out) {
+  // The CPU's binary iterator: any output its result type casts to safely.
+  const at::ScalarType rt = at::result_type(self, target);
+  TORCH_CHECK(at::canCast(rt, out.scalar_type()), "result type ", rt, " can't be cast to the desired output type ",
+              out.scalar_type());
   return elementwise_loss(self, target, at::Tensor(), reduction, kMseSpec, out, "mse_loss");
 }
 
@@ -379,6 +388,8 @@ at::Tensor& binary_cross_entropy_out_ocl(const at::Tensor& self, const at::Tenso
               ") that is different to the input size (", self.sizes(), ") is deprecated. ",
               "Please ensure they have the same size.");
   check_bce_target_dtype(self, target);
+  TORCH_CHECK(out.scalar_type() == self.scalar_type(), "Found dtype ", out.scalar_type(), " but expected ",
+              self.scalar_type());
   const bool has_w = weight.has_value() && weight->defined();
   return elementwise_loss(self, target, has_w ? *weight : at::Tensor(), reduction, has_w ? kBceWSpec : kBceSpec, out,
                           "binary_cross_entropy");

@@ -23,8 +23,12 @@ enum Dist { kUniform = 0, kNormal, kExponential, kLogNormal, kCauchy, kGeometric
 
 bool is_64bit_compute(at::ScalarType t) { return t == at::kDouble; }
 
+// Elements per Philox block (four 32-bit words): two 64-bit draws for double compute or `wide`
+// integers, else four 32-bit ones. Host launch sizes and the kernels' EPB both come from here.
+int epb_for(const std::string& compute, bool wide) { return (wide || compute == "double") ? 2 : 4; }
+
 // -DT=<storage> and the T_IS_* flags for an output dtype, then -DAT=<compute type> and
-// -DEPB=<elements per Philox block>: 64-bit draws for double compute or `wide` integers.
+// -DEPB=<elements per Philox block>.
 std::string type_options(at::ScalarType t, const char* compute, bool wide = false) {
   std::string o = "-DT=" + cl_type_name(t);
   if (t == at::kHalf) o += " -DT_IS_HALF";
@@ -32,11 +36,11 @@ std::string type_options(at::ScalarType t, const char* compute, bool wide = fals
   if (t == at::kBool) o += " -DT_IS_BOOL";
   o += std::string(" -DAT=") + compute;
   if (std::string(compute) == "long") o += " -DAT_IS_INT";
-  o += (wide || std::string(compute) == "double") ? " -DEPB=2" : " -DEPB=4";
+  o += " -DEPB=" + std::to_string(epb_for(compute, wide));
   return o + " -DWG=" + std::to_string(kRedGroup);
 }
 std::string type_options(at::ScalarType t) { return type_options(t, is_64bit_compute(t) ? "double" : "float"); }
-int elems_per_block(at::ScalarType t, bool wide = false) { return (wide || is_64bit_compute(t)) ? 2 : 4; }
+int elems_per_block(at::ScalarType t) { return epb_for(is_64bit_compute(t) ? "double" : "float", false); }
 
 // Runs fill(dense) on self directly when its elements occupy one dense block of memory
 // (the order of i.i.d. draws is irrelevant), else on a contiguous temporary copied back.
@@ -85,10 +89,10 @@ void launch_random_int(const at::Tensor& self, uint64_t range, int64_t base, con
     const bool wide = range == 0 || range > (uint64_t(1) << 32);
     const bool int_out = !at::isFloatingType(t);
     const uint64_t n = out.numel();
-    const int epb = wide ? 2 : 4;
-    const uint64_t blocks = (n + epb - 1) / epb;
-    std::string opts = type_options(t, int_out ? "long" : t == at::kDouble ? "double" : "float", wide) +
-                       (wide ? " -DWIDE" : "");
+    const char* compute = int_out ? "long" : t == at::kDouble ? "double" : "float";
+    // A float64 output draws 64 bits per element even for a narrow range (EPB 2).
+    const uint64_t blocks = (n + epb_for(compute, wide) - 1) / epb_for(compute, wide);
+    std::string opts = type_options(t, compute, wide) + (wide ? " -DWIDE" : "");
     Kernel& k = get_kernel(d, "random", opts, "random_int");
     PhiloxState s = philox_reserve(gen, out.device().index(), blocks);
     launch(d, k, Range(blocks), Range(kGroup), buf(out), n, s.seed, s.offset, range, base);
@@ -152,6 +156,8 @@ struct BernoulliTensorKernel {
     at::Tensor self(self_);
     Device& d = ocl_device(self);
     check_dtype_supported(d, self.scalar_type(), "bernoulli_");
+    TORCH_CHECK_NOT_IMPLEMENTED(at::isFloatingType(p_.scalar_type()), "\"bernoulli_tensor_p_\" not implemented for '",
+                                p_.scalar_type(), "'");
     const bool dbl = p_.scalar_type() == at::kDouble || self.scalar_type() == at::kDouble;
     const at::ScalarType pt = dbl ? at::kDouble : at::kFloat;
     // Probabilities in self's logical (row-major) order.
@@ -165,7 +171,7 @@ struct BernoulliTensorKernel {
     std::string opts = type_options(t, dbl ? "double" : "float");
     Kernel& k = get_kernel(d, "random", opts, "bernoulli_tensor");
     PhiloxState s = philox_reserve(gen, self.device().index(), blocks);
-    launch(d, k, Range(blocks), Range(kGroup), buf(out), buf(p), n, s.seed, s.offset);
+    launch(d, k, Range(blocks), Range(kGroup), buf(out), buf(p), n, s.seed, s.offset, d.error_buf);
     if (!out.is_same(self)) copy_on_device(self, out);
   }
 };
@@ -287,7 +293,8 @@ std::tuple<at::Tensor, at::Tensor> native_dropout_ocl(const at::Tensor& input, d
     return {input.clone(), at::ones_like(input, input.options().dtype(at::kBool))};
   Device& d = ocl_device(input);
   const at::ScalarType t = input.scalar_type();
-  require_floating(input, "native_dropout_ocl");
+  // The CPU scales an integer input by a float factor in place: its cast error, not "not implemented".
+  TORCH_CHECK(at::isFloatingType(t), "result type Float can't be cast to the desired output type ", t);
   check_dtype_supported(d, t, "native_dropout");
   at::Tensor x = input.contiguous();
   at::Tensor out = at::empty(x.sizes(), x.options());
@@ -377,6 +384,7 @@ at::Tensor multinomial_ocl(const at::Tensor& self, int64_t n_sample, bool replac
 at::Tensor& randperm_generator_out_ocl(int64_t n, std::optional<at::Generator> gen, at::Tensor& result) {
   TORCH_CHECK(n >= 0, "n must be non-negative, got", n);
   const at::ScalarType t = result.scalar_type();
+  TORCH_CHECK_NOT_IMPLEMENTED(t != at::kBool, "\"randperm\" not implemented for 'Bool'");
   int64_t max_n = std::numeric_limits<int64_t>::max();
   switch (t) {
     case at::kHalf: max_n = (int64_t(1) << 11) + 1; break;

@@ -426,6 +426,9 @@ at::Tensor& nansum_out_ocl(const at::Tensor& self, at::OptionalIntArrayRef dim, 
   TORCH_CHECK(!at::isComplexType(dt), "nansum does not support complex inputs");
   TORCH_CHECK(out.scalar_type() == dt, "Expected out tensor to have dtype ", dt, ", but got ", out.scalar_type(),
               " instead");
+  // A floating input summed into an integer result: the CPU has no NaN-skipping kernel for it.
+  TORCH_CHECK_NOT_IMPLEMENTED(!at::isFloatingType(self.scalar_type()) || at::isFloatingType(dt),
+                              "\"nansum\" not implemented for '", dt, "'");
   auto mask = mask_of(self, dim);
   at::native::resize_output(out, at::native::shape_from_dim_mask(self, mask, keepdim));
   Spec s{kSum};
@@ -736,10 +739,17 @@ at::Tensor std_correction_ocl(const at::Tensor& self, at::OptionalIntArrayRef di
 at::Tensor& var_std_out(bool is_std, const at::Tensor& self, at::OptionalIntArrayRef dim,
                         const std::optional<at::Scalar>& correction, bool keepdim, at::Tensor& out) {
   check_var_input(self, "std and var");
-  TORCH_CHECK(out.scalar_type() == self.scalar_type(), "std_var_out: Expected out tensor to have dtype ",
-              self.scalar_type(), ", but got ", out.scalar_type(), " instead");
+  // Any floating out the result casts to, as on the CPU (computed in self's dtype, then cast).
+  TORCH_CHECK(at::canCast(self.scalar_type(), out.scalar_type()), "result type ", self.scalar_type(),
+              " can't be cast to the desired output type ", out.scalar_type());
   at::native::resize_output(out, var_shape(self, dim, keepdim));
-  var_std(is_std, self, dim, correction, keepdim, out, {});
+  if (out.scalar_type() == self.scalar_type()) {
+    var_std(is_std, self, dim, correction, keepdim, out, {});
+  } else {
+    at::Tensor tmp = at::empty(out.sizes(), self.options());
+    var_std(is_std, self, dim, correction, keepdim, tmp, {});
+    out.copy_(tmp);
+  }
   return out;
 }
 // var.correction_out(Tensor self, int[1]? dim=None, *, Scalar? correction=None, bool keepdim=False, Tensor(a!) out) -> Tensor(a!)

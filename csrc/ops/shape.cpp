@@ -49,8 +49,8 @@ at::Tensor& cat_out_ocl(const at::ITensorListRef& tensors_ref, int64_t dim, at::
   at::native::ResultTypeState st{};
   for (const at::Tensor& t : tensors) st = at::native::update_result_type_state(t, st);
   const at::ScalarType dtype = at::native::result_type(st);
-  TORCH_CHECK(c10::canCast(dtype, out.scalar_type()), "torch.cat(): input types can't be cast to the desired output type ",
-              out.scalar_type());
+  TORCH_CHECK_TYPE(c10::canCast(dtype, out.scalar_type()),
+                   "torch.cat(): input types can't be cast to the desired output type ", out.scalar_type());
   if (ref == nullptr) {
     at::native::resize_output(out, {0});
     return out;
@@ -235,9 +235,12 @@ std::string typed_opts(at::ScalarType t, bool int_acc_double = false) {
 at::Tensor& arange_start_out_ocl(const c10::Scalar& start, const c10::Scalar& end, const c10::Scalar& step,
                                  at::Tensor& out) {
   const at::ScalarType t = out.scalar_type();
-  const bool integral = at::isIntegralType(t, /*includeBool=*/true);
+  TORCH_CHECK_NOT_IMPLEMENTED(t != at::kBool, "\"arange\" not implemented for 'Bool'");
+  const bool integral = at::isIntegralType(t, /*includeBool=*/false);
   const double xs = start.toDouble(), xe = end.toDouble(), xst = step.toDouble();
   TORCH_CHECK(xst != 0, "step must be nonzero");
+  // Integer outputs step by the step truncated to an integer (as on the CPU): 0.5 is no step.
+  TORCH_CHECK_VALUE(!integral || step.toLong() != 0, "step must be nonzero");
   TORCH_CHECK(std::isfinite(xs) && std::isfinite(xe), "unsupported range: ", start, " -> ", end);
   TORCH_CHECK((xst > 0 && xe >= xs) || (xst < 0 && xe <= xs), "upper bound and larger bound inconsistent with step sign");
   double size_d;
@@ -274,6 +277,7 @@ at::Tensor& linspace_out_ocl(const c10::Scalar& start, const c10::Scalar& end, i
   if (out.numel() != steps) out.resize_({steps});
   if (steps == 0) return out;
   const at::ScalarType t = out.scalar_type();
+  TORCH_CHECK_NOT_IMPLEMENTED(t != at::kBool, "\"linspace\" not implemented for 'Bool'");
   Device& d = ocl_device(out);
   check_dtype_supported(d, t, "linspace");
   if (steps == 1) return out.fill_(start);

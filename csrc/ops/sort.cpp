@@ -2,6 +2,7 @@
 // (_unique2, unique_consecutive) and bincount. Kernels: kernels/sort.cl. The sort moves the
 // sorted dim last and contiguous, then runs a stable bitonic network per padded row: local
 // memory for chunks of SORT_LOCAL elements, global merge steps for longer rows.
+#include "../aten/OutMeta.h"
 #include "../runtime/Launch.h"
 #include <algorithm>
 
@@ -16,6 +17,7 @@
 #include <ATen/ops/ne.h>
 #include <ATen/ops/nonzero.h>
 #include <ATen/ops/sort.h>
+#include <ATen/ops/topk_meta.h>
 #include <ATen/ops/stack.h>
 #include <ATen/ops/unique_consecutive.h>
 #include <ATen/ops/zeros.h>
@@ -172,13 +174,10 @@ std::tuple<at::Tensor&, at::Tensor&> sort_values_stable_ocl(const at::Tensor& se
 // topk.values(Tensor self, SymInt k, int dim=-1, bool largest=True, bool sorted=True, *, Tensor(a!) values, Tensor(b!) indices) -> (Tensor(a!) values, Tensor(b!) indices)
 std::tuple<at::Tensor&, at::Tensor&> topk_values_ocl(const at::Tensor& self, int64_t k, int64_t dim, bool largest,
                                                      bool sorted, at::Tensor& values, at::Tensor& indices) {
+  // ATen's checks (k in range, the outs' dtypes and devices) and output sizes, as on the CPU.
+  OutMeta<at::meta::structured_topk, 2> m(values, indices);
+  m.meta(self, k, dim, largest, sorted);
   dim = at::maybe_wrap_dim(dim, self.dim());
-  const int64_t n = self.dim() == 0 ? 1 : self.size(dim);
-  TORCH_CHECK(k >= 0 && k <= n, "selected index k out of range");
-  std::vector<int64_t> shape(self.sizes().begin(), self.sizes().end());
-  if (self.dim() > 0) shape[dim] = k;
-  at::native::resize_output(values, shape);
-  at::native::resize_output(indices, shape);
   if (self.dim() == 0) {  // the element itself, for k = 0 too (as the CPU: a 0-dim result)
     values.copy_(self);
     indices.zero_();

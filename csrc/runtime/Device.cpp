@@ -294,6 +294,8 @@ namespace {
   // gather/scatter/index_add out of range: the CPU's type (RuntimeError) and message stem.
   TORCH_CHECK(code != kErrIndexBounds, "index is out of bounds (in a gather, scatter or index_add kernel on ocl:",
               d.index, deferred);
+  TORCH_CHECK(code != kErrBernoulliP, "Expected p_in >= 0 && p_in <= 1 to be true (found by a kernel on ocl:", d.index,
+              deferred);
   TORCH_CHECK(code != kErrBceTargetRange, "all elements of target should be between 0 and 1 (found by a kernel on ocl:",
               d.index, deferred);
   TORCH_CHECK_VALUE(false, "invalid argument detected by a kernel on ocl:", d.index, " (code ", code,

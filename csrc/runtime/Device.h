@@ -154,6 +154,7 @@ enum DeviceErrorCode : int {
   kErrBceInputRange = 4,   // binary_cross_entropy: an input outside [0, 1]
   kErrBceTargetRange = 5,  // ... a target outside [0, 1]
   kErrIndexBounds = 6,     // gather/scatter/index_add out of range: the CPU raises RuntimeError
+  kErrBernoulliP = 7,      // bernoulli: a probability outside [0, 1] (or NaN)
 };
 
 bool in_bad_fork();
