@@ -384,3 +384,19 @@ def test_topk_wrong_out_dtype_leaves_memory_alone():
         torch.topk(torch.tensor([[1.0, 5.0, 3.0, 4.0]], device="ocl"), 2,
                    out=(torch.empty(1, 2, device="ocl"), big[:2].view(1, 2)))
     assert big.cpu().tolist() == [-1] * 8
+
+
+@pytest.mark.parametrize("call", [
+    lambda d: F.batch_norm(torch.ones(2, 3, dtype=torch.long, device=d), None, None, training=True),
+    lambda d: F.batch_norm(torch.ones(2, 3, device=d), None, None, torch.ones(4, device=d), training=True),
+    lambda d: F.batch_norm(torch.ones(1, 3, device=d), None, None, training=True),
+    lambda d: torch.native_batch_norm(torch.ones(0, 3, device=d), None, None, None, None, True, 0.1, 1e-5),
+], ids=["int", "weight-size", "one-value-per-channel", "empty"])
+def test_batch_norm_errors_like_cpu(call):
+    _same_error(call)
+
+
+def test_batch_norm_evaluation_without_running_statistics():
+    # torch 2.13's CPU kernel segfaults here, so it is not the reference.
+    with pytest.raises(RuntimeError, match="must be defined in evaluation mode"):
+        torch.native_batch_norm(torch.ones(2, 3, device="ocl"), None, None, None, None, False, 0.1, 1e-5)

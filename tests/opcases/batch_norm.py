@@ -1,0 +1,40 @@
+"""Batch normalization through native_batch_norm / native_batch_norm_backward: 1-d (N, C) and
+(N, C, L), 2-d and 3-d inputs, training (batch statistics, running statistics updated in place)
+and evaluation (running statistics), with and without affine parameters or running statistics,
+non-contiguous inputs, 16-bit inputs with float parameters; gradients of input and parameters."""
+import torch
+import torch.nn.functional as F
+
+from ..cases import FLOATS, HALFS, OpCase, Sample, make
+
+
+def _bn_samples(dtype):
+    pdt = torch.float32 if dtype in HALFS else dtype
+    for shape, tag in [((4, 3), "(N, C)"), ((4, 3, 5), "(N, C, L)"), ((4, 3, 5, 6), "2-d"), ((2, 3, 2, 3, 4), "3-d"),
+                       ((16, 8, 13, 11), "large")]:
+        c = shape[1]
+        x = make(shape, dtype, seed=1)
+        w, b = make((c,), pdt, seed=2, low=0.5, high=2), make((c,), pdt, seed=3)
+        for mode in ("train", "eval", "train, no running stats"):
+            yield Sample((x, w, b, mode), tag=f"{tag} {mode}")
+        yield Sample((x, None, None, "train"), tag=f"{tag} no affine")
+    yield Sample((make((4, 3, 6, 5), dtype, noncontig=True, seed=4), make((3,), pdt, seed=2), None, "train"),
+                 tag="noncontig")
+
+
+def _bn(x, w, b, mode):
+    pdt = w.dtype if w is not None else (torch.float32 if x.dtype in HALFS else x.dtype)
+    c = x.shape[1]
+    if mode == "train, no running stats":
+        return (F.batch_norm(x, None, None, w, b, training=True, momentum=0.1, eps=1e-5),)
+    rm = torch.linspace(-1, 1, c, dtype=pdt, device=x.device)
+    rv = torch.linspace(0.5, 2, c, dtype=pdt, device=x.device)
+    y = F.batch_norm(x, rm, rv, w, b, training=mode == "train", momentum=0.3, eps=1e-3)
+    return y, rm, rv
+
+
+CASES = [
+    OpCase("batch_norm", ["aten::native_batch_norm", "aten::native_batch_norm_backward"], _bn, _bn_samples,
+           dtypes=FLOATS, grad=True, atol=1e-4, rtol=1e-4),
+    OpCase("batch_norm_half", [], _bn, _bn_samples, dtypes=HALFS),
+]
