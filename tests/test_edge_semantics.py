@@ -400,3 +400,13 @@ def test_batch_norm_evaluation_without_running_statistics():
     # torch 2.13's CPU kernel segfaults here, so it is not the reference.
     with pytest.raises(RuntimeError, match="must be defined in evaluation mode"):
         torch.native_batch_norm(torch.ones(2, 3, device="ocl"), None, None, None, None, False, 0.1, 1e-5)
+
+
+@pytest.mark.parametrize("call", [
+    lambda d: F.unfold(torch.randn(2, 3, 4, 4, device=d), kernel_size=0),
+    lambda d: F.unfold(torch.randn(2, 3, 4, 4, device=d), kernel_size=5),
+    lambda d: F.fold(torch.randn(2, 12, 10, device=d), output_size=(4, 4), kernel_size=2),
+    lambda d: F.fold(torch.randn(2, 13, 9, device=d), output_size=(4, 4), kernel_size=2, stride=1),
+], ids=["unfold-kernel-0", "unfold-kernel-too-big", "fold-block-count", "fold-channels"])
+def test_unfold_fold_errors_like_cpu(call):
+    _same_error(call)

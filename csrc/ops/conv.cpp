@@ -12,7 +12,10 @@
 
 #include "../runtime/Launch.h"
 #include <ATen/TensorOperators.h>
+#include <ATen/native/Resize.h>
+#include <ATen/native/im2col_shape_check.h>
 #include <c10/util/accumulate.h>
+#include <ATen/ops/empty.h>
 #include <ATen/ops/matmul.h>
 #include <ATen/ops/sum.h>
 #include <torch/library.h>
@@ -159,11 +162,81 @@ std::tuple<at::Tensor, at::Tensor, at::Tensor> convolution_backward_ocl(
   return {gi.defined() ? gi.contiguous() : gi, gw.defined() ? gw.contiguous() : gw, gb};
 }
 
+// F.unfold / F.fold on (N, C, H, W) or unbatched (C, H, W) inputs: the window view and its adjoint.
+WindowGeom unfold_geom(c10::IntArrayRef kernel_size, c10::IntArrayRef dilation, c10::IntArrayRef padding,
+                       c10::IntArrayRef stride, int64_t h, int64_t w) {
+  WindowGeom g;
+  g.nd = 2;
+  g.k = per_dim(kernel_size, 2, "im2col", "kernel_size");
+  g.dil = per_dim(dilation, 2, "im2col", "dilation");
+  g.pad_lo = g.pad_hi = per_dim(padding, 2, "im2col", "padding");
+  g.stride = per_dim(stride, 2, "im2col", "stride");
+  const int64_t in[2] = {h, w};
+  for (int64_t i = 0; i < 2; ++i)
+    g.out.push_back((in[i] + 2 * g.pad_lo[i] - (g.dil[i] * (g.k[i] - 1) + 1)) / g.stride[i] + 1);
+  return g;
+}
+
+// im2col.out(Tensor self, int[2] kernel_size, int[2] dilation, int[2] padding, int[2] stride, *, Tensor(a!) out) -> Tensor(a!)
+at::Tensor& im2col_out_ocl(const at::Tensor& self, c10::IntArrayRef kernel_size, c10::IntArrayRef dilation,
+                           c10::IntArrayRef padding, c10::IntArrayRef stride, at::Tensor& out) {
+  TORCH_CHECK(kernel_size.size() == 2 && dilation.size() == 2 && padding.size() == 2 && stride.size() == 2,
+              "im2col: kernel_size, dilation, padding and stride must have 2 elements each");
+  at::native::im2col_shape_check(self, at::Tensor(), kernel_size[0], kernel_size[1], dilation[0], dilation[1],
+                                 padding[0], padding[1], stride[0], stride[1]);
+  TORCH_CHECK(out.scalar_type() == self.scalar_type(), "Expected out tensor to have dtype ", self.scalar_type(),
+              ", but got ", out.scalar_type(), " instead");
+  const at::Tensor x = self.dim() == 3 ? self.unsqueeze(0) : self;
+  const WindowGeom g = unfold_geom(kernel_size, dilation, padding, stride, x.size(2), x.size(3));
+  const at::Tensor cols = window_view(x, g, 0).reshape({x.size(0), x.size(1) * g.taps(), g.windows()});
+  at::native::resize_output(out, self.dim() == 3 ? cols.sizes().slice(1) : cols.sizes());
+  out.copy_(self.dim() == 3 ? cols.squeeze(0) : cols);
+  return out;
+}
+
+// col2im.out(Tensor self, SymInt[2] output_size, int[2] kernel_size, int[2] dilation, int[2] padding, int[2] stride, *, Tensor(a!) out) -> Tensor(a!)
+at::Tensor& col2im_out_ocl(const at::Tensor& self, c10::IntArrayRef output_size, c10::IntArrayRef kernel_size,
+                           c10::IntArrayRef dilation, c10::IntArrayRef padding, c10::IntArrayRef stride,
+                           at::Tensor& out) {
+  TORCH_CHECK(output_size.size() == 2 && kernel_size.size() == 2 && dilation.size() == 2 && padding.size() == 2 &&
+                  stride.size() == 2,
+              "col2im: output_size, kernel_size, dilation, padding and stride must have 2 elements each");
+  at::native::col2im_shape_check(self, at::Tensor(), output_size[0], output_size[1], kernel_size[0], kernel_size[1],
+                                 dilation[0], dilation[1], padding[0], padding[1], stride[0], stride[1]);
+  TORCH_CHECK(out.scalar_type() == self.scalar_type(), "Expected out tensor to have dtype ", self.scalar_type(),
+              ", but got ", out.scalar_type(), " instead");
+  const at::Tensor cols = self.dim() == 2 ? self.unsqueeze(0) : self;
+  const WindowGeom g = unfold_geom(kernel_size, dilation, padding, stride, output_size[0], output_size[1]);
+  const int64_t c = cols.size(1) / g.taps();
+  const at::Tensor x = window_sum_back(cols.reshape({cols.size(0), c, g.k[0], g.k[1], g.out[0], g.out[1]}), g,
+                                       output_size);
+  at::native::resize_output(out, self.dim() == 2 ? x.sizes().slice(1) : x.sizes());
+  out.copy_(self.dim() == 2 ? x.squeeze(0) : x);
+  return out;
+}
+
+// im2col(Tensor self, int[2] kernel_size, int[2] dilation, int[2] padding, int[2] stride) -> Tensor
+at::Tensor im2col_ocl(const at::Tensor& self, c10::IntArrayRef kernel_size, c10::IntArrayRef dilation,
+                      c10::IntArrayRef padding, c10::IntArrayRef stride) {
+  at::Tensor out = at::empty({0}, self.options());
+  return im2col_out_ocl(self, kernel_size, dilation, padding, stride, out);
+}
+// col2im(Tensor self, SymInt[2] output_size, int[2] kernel_size, int[2] dilation, int[2] padding, int[2] stride) -> Tensor
+at::Tensor col2im_ocl(const at::Tensor& self, c10::IntArrayRef output_size, c10::IntArrayRef kernel_size,
+                      c10::IntArrayRef dilation, c10::IntArrayRef padding, c10::IntArrayRef stride) {
+  at::Tensor out = at::empty({0}, self.options());
+  return col2im_out_ocl(self, output_size, kernel_size, dilation, padding, stride, out);
+}
+
 }  // namespace
 
 TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
   m.impl("convolution_overrideable", convolution_ocl);
   m.impl("convolution_backward_overrideable", convolution_backward_ocl);
+  m.impl("im2col", im2col_ocl);
+  m.impl("im2col.out", im2col_out_ocl);
+  m.impl("col2im", col2im_ocl);
+  m.impl("col2im.out", col2im_out_ocl);
 }
 
 }  // namespace torch_ocl
