@@ -410,3 +410,17 @@ def test_batch_norm_evaluation_without_running_statistics():
 ], ids=["unfold-kernel-0", "unfold-kernel-too-big", "fold-block-count", "fold-channels"])
 def test_unfold_fold_errors_like_cpu(call):
     _same_error(call)
+
+
+@pytest.mark.parametrize("call", [
+    lambda d: F.interpolate(torch.arange(12, device=d).view(1, 1, 3, 4), scale_factor=2),
+    lambda d: torch._C._nn.upsample_nearest2d(torch.ones(1, 1, 3, 4, device=d), [0, 2]),
+], ids=["nearest-int64", "size-0"])
+def test_upsample_errors_like_cpu(call):
+    _same_error(call)
+
+
+def test_bilinear_uint8_is_a_clear_error():
+    # The CPU blends uint8 in fixed point; not implemented on ocl (the CPU would give a result).
+    with pytest.raises(NotImplementedError, match="upsample_bilinear2d"):
+        F.interpolate(torch.ones(1, 1, 3, 4, dtype=torch.uint8, device="ocl"), scale_factor=2, mode="bilinear")
