@@ -14,19 +14,18 @@
 #include <ATen/TensorOperators.h>
 #include <ATen/native/Resize.h>
 #include <ATen/native/im2col_shape_check.h>
-#include <c10/util/accumulate.h>
 #include <ATen/ops/empty.h>
 #include <ATen/ops/matmul.h>
 #include <ATen/ops/sum.h>
+#include <c10/util/accumulate.h>
 #include <torch/library.h>
 
 namespace torch_ocl {
 namespace {
 
-// The window geometry of a convolution with `weight` over spatial sizes `in` (out is the
-// number of windows per dim, which the output has; the caller may override it).
-WindowGeom conv_geom(const at::Tensor& weight, c10::IntArrayRef stride, c10::IntArrayRef padding,
-                     c10::IntArrayRef dilation, c10::IntArrayRef in) {
+// A convolution's kernel, stride, padding and dilation per spatial dim (g.out not yet set).
+WindowGeom conv_kernel_geom(const at::Tensor& weight, c10::IntArrayRef stride, c10::IntArrayRef padding,
+                            c10::IntArrayRef dilation) {
   WindowGeom g;
   g.nd = weight.dim() - 2;
   TORCH_CHECK(g.nd >= 1, "convolution: expected a weight with at least 3 dims, got ", weight.sizes());
@@ -37,11 +36,26 @@ WindowGeom conv_geom(const at::Tensor& weight, c10::IntArrayRef stride, c10::Int
     TORCH_CHECK(g.stride[i] > 0 && g.dil[i] > 0 && g.pad_lo[i] >= 0, "convolution: invalid stride ", stride,
                 ", padding ", padding, " or dilation ", dilation);
     g.k.push_back(weight.size(i + 2));
+  }
+  return g;
+}
+
+// The window geometry of a convolution with `weight` over spatial sizes `in`: g.out windows
+// per dim, the output's spatial size.
+WindowGeom conv_geom(const at::Tensor& weight, c10::IntArrayRef stride, c10::IntArrayRef padding,
+                     c10::IntArrayRef dilation, c10::IntArrayRef in) {
+  WindowGeom g = conv_kernel_geom(weight, stride, padding, dilation);
+  for (int64_t i = 0; i < g.nd; ++i) {
     g.out.push_back((in[i] + 2 * g.pad_lo[i] - g.dil[i] * (g.k[i] - 1) - 1) / g.stride[i] + 1);
     TORCH_CHECK(g.out[i] > 0, "convolution: input size ", in, " is too small for kernel ", c10::IntArrayRef(g.k),
                 " with padding ", padding, " and dilation ", dilation);
   }
   return g;
+}
+
+// gy (N, OC, *out) as (N, groups, OC/groups, windows).
+at::Tensor by_group(const at::Tensor& gy, int64_t groups) {
+  return gy.reshape({gy.size(0), groups, gy.size(1) / groups, c10::multiply_integers(gy.sizes().slice(2))});
 }
 
 // x (N, C, *S) -> columns (N, groups, C/groups * taps, windows).
@@ -72,17 +86,15 @@ at::Tensor conv_input_grad(const at::Tensor& gy, const at::Tensor& w, const Wind
                            c10::IntArrayRef in) {
   const int64_t oc = w.size(0), c = w.size(1) * groups;
   const at::Tensor wt = w.reshape({groups, oc / groups, -1}).transpose(1, 2);  // (G, C/G * taps, OC/G)
-  const at::Tensor cols = at::matmul(wt, gy.reshape({gy.size(0), groups, oc / groups, c10::multiply_integers(gy.sizes().slice(2))}));
+  const at::Tensor cols = at::matmul(wt, by_group(gy, groups));
   return col2im(cols, g, in, c);
 }
 
 // The weight gradient of conv_forward: sum over the batch of gy @ columns(x)^T, w's shape.
 at::Tensor conv_weight_grad(const at::Tensor& gy, const at::Tensor& x, const at::Tensor& w, const WindowGeom& g,
                             int64_t groups) {
-  const int64_t oc = w.size(0);
   const at::Tensor cols = im2col(x, g, groups);
-  const at::Tensor gw =
-      at::matmul(gy.reshape({gy.size(0), groups, oc / groups, c10::multiply_integers(gy.sizes().slice(2))}), cols.transpose(2, 3));
+  const at::Tensor gw = at::matmul(by_group(gy, groups), cols.transpose(2, 3));
   return gw.sum(0).view(w.sizes());
 }
 
@@ -106,14 +118,9 @@ at::Tensor convolution_ocl(const at::Tensor& input, const at::Tensor& weight, co
   } else {
     // The input gradient of the convolution (weight: C_in, OC/G, *k) whose output is `input`:
     // over an output of size `out`, that convolution has input.sizes() windows.
-    WindowGeom g;
-    g.nd = weight.dim() - 2;
-    g.stride = per_dim(stride, g.nd, "convolution", "stride");
-    g.pad_lo = g.pad_hi = per_dim(padding, g.nd, "convolution", "padding");
-    g.dil = per_dim(dilation, g.nd, "convolution", "dilation");
+    WindowGeom g = conv_kernel_geom(weight, stride, padding, dilation);
     std::vector<int64_t> out(g.nd);
     for (int64_t i = 0; i < g.nd; ++i) {
-      g.k.push_back(weight.size(i + 2));
       g.out.push_back(input.size(i + 2));
       const int64_t op = output_padding.empty() ? 0 : output_padding.size() == 1 ? output_padding[0]
                                                                                   : output_padding[i];
