@@ -595,7 +595,7 @@ at::Tensor& index_put_impl_ocl(at::Tensor& self, const c10::List<c10::optional<a
 
 // ---- index_copy / index_fill / take / put_: advanced indexing along one dim --------------
 
-// The index_put_ indices that select `index` along dim of a tensor of `ndim` dims.
+// The index_put_ indices that select `index` along dim (every earlier dim taken whole).
 c10::List<c10::optional<at::Tensor>> along_dim(int64_t dim, const at::Tensor& index) {
   c10::List<c10::optional<at::Tensor>> indices;
   for (int64_t i = 0; i < dim; ++i) indices.push_back(c10::nullopt);
@@ -689,7 +689,7 @@ at::Tensor& put_ocl(at::Tensor& self, const at::Tensor& index, const at::Tensor&
   at::Tensor flat = dense.view({-1});
   at::index_put_(flat, {c10::optional<at::Tensor>(on_device_of(index, self).reshape({-1}))},
                  on_device_of(source, self).reshape({-1}), accumulate);
-  if (!dense.is_same(self)) self.copy_(dense);
+  finish_out(self, dense);
   return self;
 }
 

@@ -372,10 +372,10 @@ at::Tensor mse_loss_backward_ocl(const at::Tensor& grad_output, const at::Tensor
   return grad_input;
 }
 
-// The CPU's dtype rule for binary_cross_entropy and its backward: target as self (a weight
-// may differ).
-void check_bce_target_dtype(const at::Tensor& self, const at::Tensor& target) {
-  TORCH_CHECK(target.scalar_type() == self.scalar_type(), "Found dtype ", target.scalar_type(), " but expected ",
+// The CPU's dtype rule for binary_cross_entropy and its backward: the target (and the out) in
+// self's dtype, with its iterator's message (a weight may differ).
+void check_dtype_as_self(const at::Tensor& self, const at::Tensor& t) {
+  TORCH_CHECK(t.scalar_type() == self.scalar_type(), "Found dtype ", t.scalar_type(), " but expected ",
               self.scalar_type());
 }
 
@@ -387,9 +387,8 @@ at::Tensor& binary_cross_entropy_out_ocl(const at::Tensor& self, const at::Tenso
   TORCH_CHECK(self.sizes() == target.sizes(), "Using a target size (", target.sizes(),
               ") that is different to the input size (", self.sizes(), ") is deprecated. ",
               "Please ensure they have the same size.");
-  check_bce_target_dtype(self, target);
-  TORCH_CHECK(out.scalar_type() == self.scalar_type(), "Found dtype ", out.scalar_type(), " but expected ",
-              self.scalar_type());
+  check_dtype_as_self(self, target);
+  check_dtype_as_self(self, out);
   const bool has_w = weight.has_value() && weight->defined();
   return elementwise_loss(self, target, has_w ? *weight : at::Tensor(), reduction, has_w ? kBceWSpec : kBceSpec, out,
                           "binary_cross_entropy");
@@ -409,7 +408,7 @@ at::Tensor& binary_cross_entropy_backward_grad_input_ocl(const at::Tensor& grad_
                                                          const std::optional<at::Tensor>& weight, int64_t reduction,
                                                          at::Tensor& grad_input) {
   check_floating(self, "binary_cross_entropy_backward");
-  check_bce_target_dtype(self, target);
+  check_dtype_as_self(self, target);
   const double norm = reduction_checked(reduction) == at::Reduction::Mean ? 1.0 / static_cast<double>(self.numel()) : 1.0;
   const bool has_w = weight.has_value() && weight->defined();
   at::TensorIteratorConfig cfg;

@@ -91,7 +91,8 @@ void launch_random_int(const at::Tensor& self, uint64_t range, int64_t base, con
     const uint64_t n = out.numel();
     const char* compute = int_out ? "long" : t == at::kDouble ? "double" : "float";
     // A float64 output draws 64 bits per element even for a narrow range (EPB 2).
-    const uint64_t blocks = (n + epb_for(compute, wide) - 1) / epb_for(compute, wide);
+    const int epb = epb_for(compute, wide);
+    const uint64_t blocks = (n + epb - 1) / epb;
     std::string opts = type_options(t, compute, wide) + (wide ? " -DWIDE" : "");
     Kernel& k = get_kernel(d, "random", opts, "random_int");
     PhiloxState s = philox_reserve(gen, out.device().index(), blocks);
