@@ -3,7 +3,7 @@ which products (shape, transposes, count per step) hold the step's GEMM time, an
 is from cuBLAS. The products are recorded from a real step (forward, backward, clipping,
 optimizer) on the first device with a dispatch mode, so the list always matches the model.
 
-python bench/bench_step_gemms.py [--config large32] [--devices ocl,cuda]
+python bench/bench_step_gemms.py [--config large32] [--devices ocl,cuda] [--precision high]
 
 Each distinct (op, sizes, strides) is timed alone (inputs with the recorded strides, random
 values); the table gives per-call times, the per-step total (count x time) and ocl/cuda, twice:
@@ -18,7 +18,9 @@ values); the table gives per-call times, the per-step total (count x time) and o
   not the wall time. (Kernel profiling events are not used: NVIDIA's OpenCL driver with
   profiling on spaces back-to-back kernels ~12 us apart, against 1.5 us without, on an H200;
   bench/RESULTS.md, session 12.) On a CPU device (PoCL) it is the wall time.
-Writes bench/results/step_gemms_<config>.json.
+--precision sets torch.set_float32_matmul_precision for every device: "high" lets float32
+products round their operands to TF32 (cuBLAS's and ocl's tensor-core kernels).
+Writes bench/results/step_gemms_<config>[_<precision>].json.
 """
 import argparse
 import collections
@@ -124,7 +126,12 @@ def main():
     ap.add_argument("--config", default="large32")
     ap.add_argument("--devices", default=None)
     ap.add_argument("--tag", default="", help="suffix of the JSON name (e.g. the TORCH_OCL_GEMM_* settings of this run)")
+    ap.add_argument("--precision", default="highest", choices=["highest", "high", "medium"],
+                    help="torch.set_float32_matmul_precision for the run")
     args = ap.parse_args()
+    torch.set_float32_matmul_precision(args.precision)
+    if args.precision != "highest":
+        args.tag = f"_{args.precision}{args.tag}"
     devs = args.devices.split(",") if args.devices else [d for d in devices(include_cpu=False)]
     # Recorded on ocl where it is one of the devices: a CUDA backward fails in a process with
     # torch_ocl loaded (pytorch/pytorch#161129, see the README), forward products do not.
@@ -148,12 +155,14 @@ def main():
              for dev in devs for kind in ("", " gpu")}
     cols = ["product", "per step", "GFLOP"] + [f"{dev}{kind} us" for kind in ("", " gpu") for dev in devs]
     cols += ["ocl/cuda", "gpu ocl/cuda"] if "ocl/cuda" in rows[0] else []
-    print(f"GPTMini {args.config}: matrix products of one step, " + ", ".join(f"{d}: {card(d)}" for d in devs))
+    print(f"GPTMini {args.config}: matrix products of one step, float32 matmul precision {args.precision}, "
+          + ", ".join(f"{d}: {card(d)}" for d in devs))
     print_table(rows, cols)
     print("per-step GEMM ms (wall): " + ", ".join(f"{d} {total[d]:.2f}" for d in devs))
     print("per-step GEMM ms (gpu): " + ", ".join(f"{d} {total[d + ' gpu']:.2f}" for d in devs))
     write_json(f"step_gemms_{args.config}{args.tag}", {
-        "config": args.config, "cards": {d: card(d) for d in devs}, "rows": rows, "total_ms": total,
+        "config": args.config, "precision": args.precision, "cards": {d: card(d) for d in devs}, "rows": rows,
+        "total_ms": total,
         "env": {k: v for k, v in os.environ.items() if k.startswith("TORCH_OCL_GEMM")}})
 
 

@@ -2,6 +2,7 @@
 measured in the same run, plus the time a fresh process needs to reach its first step.
 
 python bench/bench_train.py [--configs small8,small32,large32] [--steps N] [--devices ocl,cuda,cpu]
+    [--precision high]
 """
 import argparse
 import json
@@ -88,8 +89,11 @@ def main():
                     help="default: small8,small32,large32 (small8,small32 when the OpenCL device is a CPU)")
     ap.add_argument("--devices", default=",".join(devices()))
     ap.add_argument("--steps", type=int, default=20)
+    ap.add_argument("--precision", default="highest", choices=["highest", "high", "medium"],
+                    help="torch.set_float32_matmul_precision in every device's process ('high': TF32 products)")
     ap.add_argument("--worker", help=argparse.SUPPRESS)
     args = ap.parse_args()
+    torch.set_float32_matmul_precision(args.precision)
     if args.configs is None:
         args.configs = "small8,small32" if ocl_is_cpu() else "small8,small32,large32"
     if args.worker:
@@ -104,7 +108,8 @@ def main():
         if torch.device(device).type != "ocl":
             env["TORCH_DEVICE_BACKEND_AUTOLOAD"] = "0"
         out = subprocess.run([sys.executable, os.path.abspath(__file__), "--worker", device, "--configs",
-                              args.configs, "--steps", str(args.steps)], env=env, stdout=subprocess.PIPE,
+                              args.configs, "--steps", str(args.steps), "--precision", args.precision], env=env,
+                             stdout=subprocess.PIPE,
                              text=True)
         if out.returncode != 0:
             print(f"[bench_train] {device} failed with exit code {out.returncode}", file=sys.stderr)
@@ -123,10 +128,12 @@ def main():
         extra["first_step_s_warm_cache"] = first.pop("total")
         extra["first_step_detail"] = first
     if rows:
+        print(f"float32 matmul precision: {args.precision}")
         print_table(rows, ["config", "device", "ms/step", "tokens/s", "peak MiB", "ocl/cuda", "ocl/cpu"])
     for k, v in extra.items():
         print(f"{k}: {v:.2f}" if isinstance(v, float) else f"{k}: {v}")
-    write_json("train", {"rows": rows, **extra})
+    write_json("train" if args.precision == "highest" else f"train_{args.precision}",
+               {"precision": args.precision, "rows": rows, **extra})
 
 
 if __name__ == "__main__":

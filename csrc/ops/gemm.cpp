@@ -9,6 +9,7 @@
 #include "../aten/Pointwise.h"
 #include "../runtime/Launch.h"
 #include "../runtime/Tuning.h"
+#include <ATen/Context.h>
 #include <ATen/ExpandUtils.h>
 #include <ATen/MemoryOverlap.h>
 #include <ATen/core/Tensor.h>
@@ -51,11 +52,27 @@ struct GemmConfig {
   // per compute unit run gemm_tiled_sliced_fwd instead, SLICE_K groups of work-items per
   // work-group splitting the K steps (see use_slices). 1: never.
   int slice_k = 1;
+  // float32 products on tensor cores (kernels/gemm_mma.cl) where PyTorch's float32 matmul
+  // precision allows TF32 (tf32_allowed): 0 never, 1 NVIDIA PTX mma.sync (sm_80 or later),
+  // 2 its emulation in float FMAs (mma.clh; a stand-in that lets tests run the kernels on
+  // devices without tensor cores).
+  int mma = 0;
+  // 1: one TF32 product (what cuBLAS runs under "high"); 3: the 3xTF32 split (near float32).
+  int mma_passes = 1;
 };
 
 // Which class of problem a configuration is chosen for: big tiles only pay off when there
 // are enough of them to fill the device.
 enum class ShapeClass { Small, Large };
+
+// gemm_mma's work-group tiles by shape class (its TILE_M, TILE_N, WARPS_M, WARPS_N): eight
+// warps of 64x32 outputs where there are enough tiles to fill the device, four of 32x32
+// otherwise.
+struct MmaTiles {
+  int tile_m, tile_n, warps_m, warps_n;
+  int threads() const { return 32 * warps_m * warps_n; }
+};
+constexpr MmaTiles kMmaLarge{128, 128, 2, 4}, kMmaSmall{64, 64, 2, 2};
 
 namespace {
 
@@ -71,7 +88,8 @@ std::string config_string(const GemmConfig& c) {
          " WPT_M=" + std::to_string(c.wpt_m) + " WPT_N=" + std::to_string(c.wpt_n) +
          " VEC_WIDTH=" + std::to_string(c.vec_width) + " DOUBLE_BUFFER=" + std::to_string(c.double_buffer) +
          " PACK_B=" + std::to_string(c.pack_b) + " ASYNC_STAGES=" + std::to_string(c.async_stages) +
-         " SLICE_K=" + std::to_string(c.slice_k);
+         " SLICE_K=" + std::to_string(c.slice_k) + " MMA=" + (c.mma == 1 ? "ptx" : c.mma == 2 ? "emu" : "off") +
+         " MMA_PASSES=" + std::to_string(c.mma_passes);
 }
 
 size_t dtype_bytes(at::ScalarType t) { return c10::elementSize(t); }
@@ -104,6 +122,10 @@ std::string config_error(const Device& d, at::ScalarType t, const GemmConfig& c)
     if (c.tile_k % 8) return "ASYNC_STAGES needs TILE_K a multiple of 8";
   }
   if (c.tile_m % c.wpt_m || c.tile_n % c.wpt_n) return "TILE_M/TILE_N must be multiples of WPT_M/WPT_N";
+  if (c.mma_passes != 1 && c.mma_passes != 3) return "MMA_PASSES must be 1 or 3";
+  if (c.mma == 1 && (!d.info.nvidia || d.info.nv_sm < 80))
+    return "MMA=ptx needs an NVIDIA GPU of sm_80 or later (mma.sync with tf32 operands)";
+  if (c.mma && d.info.max_work_group < size_t(kMmaLarge.threads())) return "MMA needs work-groups of 256";
   const int64_t threads = int64_t(c.tile_m / c.wpt_m) * (c.tile_n / c.wpt_n);
   if (threads > int64_t(d.info.max_work_group))
     return "work-group of " + std::to_string(threads) + " exceeds the device's " + std::to_string(d.info.max_work_group);
@@ -141,6 +163,13 @@ std::string apply_config(const std::string& text, GemmConfig& c) {
   std::string err;
   if (!tuning::parse_items(text, &items, &err)) return err;
   for (const auto& [key, val] : items) {
+    if (key == "MMA") {
+      if (val == "off") c.mma = 0;
+      else if (val == "ptx") c.mma = 1;
+      else if (val == "emu") c.mma = 2;
+      else return "MMA must be off, ptx or emu, got '" + val + "'";
+      continue;
+    }
     if (key == "KERNEL") {
       if (val == "generic") c.kernel = GemmKernel::Generic;
       else if (val == "tiled") c.kernel = GemmKernel::Tiled;
@@ -151,7 +180,8 @@ std::string apply_config(const std::string& text, GemmConfig& c) {
     int* field = key == "TILE_M" ? &c.tile_m : key == "TILE_N" ? &c.tile_n : key == "TILE_K" ? &c.tile_k
                : key == "WPT_M" ? &c.wpt_m : key == "WPT_N" ? &c.wpt_n : key == "VEC_WIDTH" ? &c.vec_width
                : key == "DOUBLE_BUFFER" ? &c.double_buffer : key == "PACK_B" ? &c.pack_b
-               : key == "ASYNC_STAGES" ? &c.async_stages : key == "SLICE_K" ? &c.slice_k : nullptr;
+               : key == "ASYNC_STAGES" ? &c.async_stages : key == "SLICE_K" ? &c.slice_k
+               : key == "MMA_PASSES" ? &c.mma_passes : nullptr;
     if (!field) return "unknown key '" + key + "'";
     if (!tuning::parse_int(key, val, field, &err)) return err;
   }
@@ -206,6 +236,9 @@ GemmConfig default_config(const Device& d, at::ScalarType t, ShapeClass shape) {
     // class (GPTMini small, host-bound) the packing launch would cost more than it saves,
     // and in the large class only for long products (PACK_B=2, kPackMinVolume).
     if (nvidia && large && !wide) c.pack_b = 2;
+    // Tensor cores for float32 where the matmul precision allows TF32 (mma.sync's tf32 form
+    // exists from sm_80 on).
+    if (nvidia && d.info.nv_sm >= 80 && t == at::kFloat) c.mma = 1;
   } else if (intel) {
     c.kernel = GemmKernel::Tiled;  // 4x4 accumulators: Intel's SIMD16 register file is small
   }
@@ -246,9 +279,12 @@ struct ResolvedConfig {
   std::string options;          // the program for cfg
   std::string generic_options;  // the same tiles without gemm_tiled_fwd (== options unless tiled)
   std::string sliced_options;   // gemm_tiled_sliced_fwd's program ("" unless SLICE_K > 1 applies)
+  std::string mma_options;      // gemm_mma's program ("" unless float32 with MMA on)
+  MmaTiles mma_tiles{};
   uint64_t generation = 0;
   mutable std::atomic<bool> tiled_broken{false};   // the driver failed to build `options`
   mutable std::atomic<bool> sliced_broken{false};  // ... or `sliced_options`
+  mutable std::atomic<bool> mma_broken{false};     // ... or `mma_options`
 };
 
 // Build options selecting the storage and accumulation types of kernels/gemm.cl.
@@ -297,6 +333,13 @@ std::shared_ptr<const ResolvedConfig> gemm_config(Device& d, at::ScalarType t, S
     r->generic_options = r->cfg.kernel == GemmKernel::Tiled ? gemm_options(t, generic) : r->options;
     if (r->cfg.kernel == GemmKernel::Tiled && has_tiled_kernel(t) && r->cfg.slice_k > 1 && !use_async(t, r->cfg))
       r->sliced_options = r->options + " -DSLICE_K=" + std::to_string(r->cfg.slice_k);
+    if (r->cfg.mma && t == at::kFloat) {
+      const MmaTiles& mt = shape == ShapeClass::Large ? kMmaLarge : kMmaSmall;
+      r->mma_tiles = mt;
+      r->mma_options = "-DMMA=" + std::to_string(r->cfg.mma) + " -DPASSES=" + std::to_string(r->cfg.mma_passes) +
+                       " -DTILE_M=" + std::to_string(mt.tile_m) + " -DTILE_N=" + std::to_string(mt.tile_n) +
+                       " -DWARPS_M=" + std::to_string(mt.warps_m) + " -DWARPS_N=" + std::to_string(mt.warps_n);
+    }
     r->generation = gen;
     slot = std::move(r);
   }
@@ -306,10 +349,10 @@ std::shared_ptr<const ResolvedConfig> gemm_config(Device& d, at::ScalarType t, S
 // Kernel `name` of the program built with `options`, or nullptr (after one warning per
 // configuration, naming the build error) when the driver rejects that program.
 Kernel* kernel_or_null(Device& d, const std::string& options, const std::string& name, std::atomic<bool>& broken,
-                       const char* what, const char* instead) {
+                       const char* what, const char* instead, const char* stem = "gemm") {
   if (broken.load(std::memory_order_acquire)) return nullptr;
   try {
-    return &get_kernel(d, "gemm", options, name);
+    return &get_kernel(d, stem, options, name);
   } catch (const c10::Error& e) {
     if (!broken.exchange(true))
       TORCH_WARN("torch_ocl: the ", what, " GEMM kernel failed to build on ", d.info.name, " (",
@@ -332,6 +375,28 @@ Kernel* gemm_kernel(Device& d, const ResolvedConfig& rc, const std::string& name
       return k;
   if (name == "gemm_tiled_fwd") return nullptr;
   return &get_kernel(d, "gemm", rc.generic_options, name);
+}
+
+// Whether float32 products may round their operands to TF32: PyTorch's float32 matmul
+// precision is "high" or "medium" (torch.set_float32_matmul_precision), or TF32 is chosen
+// through the newer per-backend API. PrivateUse1 has no entry of its own there, so ocl follows
+// the matmul setting cuBLAS follows, which torch.backends.fp32_precision = "tf32" and the
+// legacy calls set as well.
+// The C++ getter does not resolve inheritance ("none": ask the parent), so this walks it as
+// torch.backends' Python getters do: cuda.matmul, then cuda, then the generic setting.
+// "bf16" allows a coarser rounding than TF32's, so it allows TF32 too.
+bool tf32_allowed() {
+  using at::Float32Backend, at::Float32Op, at::Float32Precision;
+  const auto& ctx = at::globalContext();
+  for (const auto& [backend, op] : {std::pair{Float32Backend::CUDA, Float32Op::MATMUL},
+                                    std::pair{Float32Backend::CUDA, Float32Op::ALL},
+                                    std::pair{Float32Backend::GENERIC, Float32Op::ALL}}) {
+    // (Newer headers add an internal DEFAULT value, which inherits too: not named here.)
+    const Float32Precision p = ctx.float32Precision(backend, op);
+    if (p == Float32Precision::IEEE) return false;
+    if (p == Float32Precision::TF32 || p == Float32Precision::BF16) return true;
+  }
+  return false;
 }
 
 void check_gemm_dtype(Device& d, at::ScalarType t, const char* op) {
@@ -603,6 +668,24 @@ void run_tiled(Device& d, const at::Tensor& out, const at::Tensor& a, const at::
                   out.stride(2), int(c != nullptr), extra...);
   };
   auto go = [&](Kernel& k, auto... extra) { go_sliced(k, 1, extra...); };
+  // float32 on tensor cores where TF32 is allowed and the layout qualifies (the operand
+  // conditions of gemm_tiled_fwd); one kernel per pair of operand layouts.
+  if (t == at::kFloat && !rc->mma_options.empty() && tf32_allowed()) {
+    const int flags = tiled_flags(out, a, b, c, bo, ba, bb, cb);
+    static const char* const kNames[4] = {"gemm_mma_rr", "gemm_mma_kr", "gemm_mma_rk", "gemm_mma_kk"};
+    Kernel* mk = flags >= 0 ? kernel_or_null(d, rc->mma_options, kNames[flags & 3], rc->mma_broken, "tensor-core",
+                                             "the float32 kernels", "gemm_mma")
+                            : nullptr;
+    if (mk) {
+      const MmaTiles& mt = rc->mma_tiles;
+      const size_t threads = size_t(mt.threads());
+      launch_scaled(d, *mk, Range(size_t((N + mt.tile_n - 1) / mt.tile_n) * threads, size_t((M + mt.tile_m - 1) / mt.tile_m), size_t(B)),
+                    Range(threads, 1, 1), t, alpha, beta, int(M), int(N), int(K), ba, a.stride(0), a.stride(1),
+                    a.stride(2), bb, b.stride(0), b.stride(1), b.stride(2), cb, c_sb, c_sm, c_sn, bo, out.stride(0),
+                    out.stride(1), out.stride(2), int(c != nullptr), flags);
+      return;
+    }
+  }
   // A k-contiguous B copied into a dense [B, K, N] workspace by gemm_pack_kn (of rc's
   // program), and the product run again on it; false where the pack cannot run here (no
   // pack kernel in the program, or a device without gemm_pack_kn's 32x8 work-group).
