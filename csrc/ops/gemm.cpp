@@ -379,12 +379,11 @@ Kernel* gemm_kernel(Device& d, const ResolvedConfig& rc, const std::string& name
 
 // Whether float32 products may round their operands to TF32: PyTorch's float32 matmul
 // precision is "high" or "medium" (torch.set_float32_matmul_precision), or TF32 is chosen
-// through the newer per-backend API. PrivateUse1 has no entry of its own there, so ocl follows
-// the matmul setting cuBLAS follows, which torch.backends.fp32_precision = "tf32" and the
-// legacy calls set as well.
-// The C++ getter does not resolve inheritance ("none": ask the parent), so this walks it as
-// torch.backends' Python getters do: cuda.matmul, then cuda, then the generic setting.
-// "bf16" allows a coarser rounding than TF32's, so it allows TF32 too.
+// through the per-backend API. PrivateUse1 has no entry of its own there, so ocl follows the
+// matmul setting cuBLAS follows (which torch.backends.fp32_precision = "tf32" and the legacy
+// calls set too). The C++ getter does not resolve inheritance ("none": ask the parent), so this
+// walks it as torch.backends' Python getters do: cuda.matmul, then cuda, then the generic
+// setting. "bf16" allows a coarser rounding than TF32's, so it allows TF32 too.
 bool tf32_allowed() {
   using at::Float32Backend, at::Float32Op, at::Float32Precision;
   const auto& ctx = at::globalContext();
@@ -679,8 +678,9 @@ void run_tiled(Device& d, const at::Tensor& out, const at::Tensor& a, const at::
     if (mk) {
       const MmaTiles& mt = rc->mma_tiles;
       const size_t threads = size_t(mt.threads());
-      launch_scaled(d, *mk, Range(size_t((N + mt.tile_n - 1) / mt.tile_n) * threads, size_t((M + mt.tile_m - 1) / mt.tile_m), size_t(B)),
-                    Range(threads, 1, 1), t, alpha, beta, int(M), int(N), int(K), ba, a.stride(0), a.stride(1),
+      const Range global(size_t((N + mt.tile_n - 1) / mt.tile_n) * threads, size_t((M + mt.tile_m - 1) / mt.tile_m),
+                         size_t(B));
+      launch_scaled(d, *mk, global, Range(threads, 1, 1), t, alpha, beta, int(M), int(N), int(K), ba, a.stride(0), a.stride(1),
                     a.stride(2), bb, b.stride(0), b.stride(1), b.stride(2), cb, c_sb, c_sm, c_sn, bo, out.stride(0),
                     out.stride(1), out.stride(2), int(c != nullptr), flags);
       return;
