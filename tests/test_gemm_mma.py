@@ -17,6 +17,7 @@ import torch.nn.functional as F
 from torch_ocl import _C
 
 from .conftest import requires_ocl
+from .test_gemm import _launches
 
 pytestmark = requires_ocl
 
@@ -42,14 +43,6 @@ def mma(request):
         torch.set_float32_matmul_precision("highest")
         for k in KEYS:
             _C._tuning_set(0, k, "")
-
-
-def _launches(fn):
-    torch.ocl.synchronize()
-    torch.ocl._reset_launch_counts()
-    out = fn()
-    torch.ocl.synchronize()
-    return out, torch.ocl._launch_counts()
 
 
 def _mma_launches(counts):
