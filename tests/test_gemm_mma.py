@@ -191,6 +191,31 @@ def test_3xtf32_is_near_float32(mma):
     assert _rel_err(out.cpu(), a.double() @ b.double()) < 2e-6
 
 
+@pytest.mark.parametrize("mma", ["MMA_TILE_M=64 MMA_TILE_N=128 MMA_WARPS_M=2 MMA_WARPS_N=2",
+                                 "MMA_TILE_M=32 MMA_TILE_N=32 MMA_WARPS_M=1 MMA_WARPS_N=2"], indirect=True)
+def test_other_tiles(mma):
+    for ta, tb in [(False, False), (True, False), (False, True), (True, True)]:
+        a, b = _operand(100, 40, ta), _operand(40, 72, tb)
+        out, counts = _launches(lambda: a.to("ocl") @ b.to("ocl"))
+        assert _mma_launches(counts) == 1, counts
+        assert _rel_err(out.cpu(), tf32(a).double() @ tf32(b).double()) < 2e-6
+
+
+def test_invalid_tiles_are_rejected_with_a_warning():
+    default = _C._gemm_config(0, torch.float32, 1, 256, 256)
+    for k in KEYS:  # 256x256 is the small class on a GPU, the large one on a 2-core CPU
+        _C._tuning_set(0, k, "MMA=emu MMA_TILE_M=100")
+    a = torch.randn(256, 256)
+    try:
+        with pytest.warns(UserWarning, match="MMA_TILE_M must be a multiple of 16"):
+            out = a.to("ocl") @ a.to("ocl")
+        torch.testing.assert_close(out.cpu(), a @ a, atol=1e-4, rtol=1e-5)
+        assert _C._gemm_config(0, torch.float32, 1, 256, 256) == default
+    finally:
+        for k in KEYS:
+            _C._tuning_set(0, k, "")
+
+
 def test_linear_training_step_under_tf32(mma):
     torch.manual_seed(0)
     lin = torch.nn.Linear(48, 40)
@@ -214,7 +239,8 @@ def test_bad_mma_settings_are_rejected_with_a_warning():
     if _native_mma():
         pytest.skip("the device runs MMA=ptx")
     default = _C._gemm_config(0, torch.float32, 1, 256, 256)
-    _C._tuning_set(0, "gemm/float32/large", "MMA=ptx")
+    for k in KEYS:
+        _C._tuning_set(0, k, "MMA=ptx")
     a = torch.randn(256, 256)
     try:
         with pytest.warns(UserWarning, match="MMA=ptx needs an NVIDIA GPU"):
@@ -222,7 +248,8 @@ def test_bad_mma_settings_are_rejected_with_a_warning():
         torch.testing.assert_close(out.cpu(), a @ a, atol=1e-4, rtol=1e-5)
         assert _C._gemm_config(0, torch.float32, 1, 256, 256) == default
     finally:
-        _C._tuning_set(0, "gemm/float32/large", "")
+        for k in KEYS:
+            _C._tuning_set(0, k, "")
 
 
 SPLIT_SCRIPT = r"""

@@ -41,7 +41,7 @@
 #define WARPS_M 2
 #endif
 #ifndef WARPS_N
-#define WARPS_N 4
+#define WARPS_N 2
 #endif
 #ifndef PASSES
 #define PASSES 1

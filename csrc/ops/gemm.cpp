@@ -59,20 +59,34 @@ struct GemmConfig {
   int mma = 0;
   // 1: one TF32 product (what cuBLAS runs under "high"); 3: the 3xTF32 split (near float32).
   int mma_passes = 1;
+  // gemm_mma's work-group tile and warps (TILE_M, TILE_N, WARPS_M, WARPS_N in gemm_mma.cl);
+  // 0 keeps the shape class's (mma_tiles).
+  int mma_tile_m = 0, mma_tile_n = 0, mma_warps_m = 0, mma_warps_n = 0;
 };
 
 // Which class of problem a configuration is chosen for: big tiles only pay off when there
 // are enough of them to fill the device.
 enum class ShapeClass { Small, Large };
 
-// gemm_mma's work-group tiles by shape class (its TILE_M, TILE_N, WARPS_M, WARPS_N): eight
-// warps of 64x32 outputs where there are enough tiles to fill the device, four of 32x32
-// otherwise.
+// gemm_mma's work-group tiles by shape class (its TILE_M, TILE_N, WARPS_M, WARPS_N): four
+// warps of 64x64 outputs where there are enough tiles to fill the device, four of 32x32
+// otherwise. H200, TF32 TFLOP/s of GPTMini large's fc1 forward / dX / dW / attention
+// projection / 4096^3, two rounds (bench/RESULTS.md, session 18): 128x128 tiles of 2x2 warps
+// 97 / 109 / 114 / 85 / 119, of 2x4 warps 93 / 75 / 83 / 82-85 / 85, 64x128 of 2x2 79 / 74 /
+// 76-79 / 66 / 100, 128x64 of 2x2 78 / 71 / 78 / 63 / 94, 64x64 of 2x2 65 / 73 / 80 / 58 / 80.
 struct MmaTiles {
   int tile_m, tile_n, warps_m, warps_n;
   int threads() const { return 32 * warps_m * warps_n; }
 };
-constexpr MmaTiles kMmaLarge{128, 128, 2, 4}, kMmaSmall{64, 64, 2, 2};
+constexpr MmaTiles kMmaLarge{128, 128, 2, 2}, kMmaSmall{64, 64, 2, 2};
+MmaTiles mma_tiles(const GemmConfig& c, ShapeClass shape) {
+  MmaTiles t = shape == ShapeClass::Large ? kMmaLarge : kMmaSmall;
+  if (c.mma_tile_m) t.tile_m = c.mma_tile_m;
+  if (c.mma_tile_n) t.tile_n = c.mma_tile_n;
+  if (c.mma_warps_m) t.warps_m = c.mma_warps_m;
+  if (c.mma_warps_n) t.warps_n = c.mma_warps_n;
+  return t;
+}
 
 namespace {
 
@@ -89,7 +103,9 @@ std::string config_string(const GemmConfig& c) {
          " VEC_WIDTH=" + std::to_string(c.vec_width) + " DOUBLE_BUFFER=" + std::to_string(c.double_buffer) +
          " PACK_B=" + std::to_string(c.pack_b) + " ASYNC_STAGES=" + std::to_string(c.async_stages) +
          " SLICE_K=" + std::to_string(c.slice_k) + " MMA=" + (c.mma == 1 ? "ptx" : c.mma == 2 ? "emu" : "off") +
-         " MMA_PASSES=" + std::to_string(c.mma_passes);
+         " MMA_PASSES=" + std::to_string(c.mma_passes) + " MMA_TILE_M=" + std::to_string(c.mma_tile_m) +
+         " MMA_TILE_N=" + std::to_string(c.mma_tile_n) + " MMA_WARPS_M=" + std::to_string(c.mma_warps_m) +
+         " MMA_WARPS_N=" + std::to_string(c.mma_warps_n);
 }
 
 size_t dtype_bytes(at::ScalarType t) { return c10::elementSize(t); }
@@ -108,7 +124,7 @@ bool has_pack_kernel(at::ScalarType t, const GemmConfig& c) {
 
 // Why `c` cannot run dtype t on d ("" when it can): every kernel the program holds must
 // compile (the #error checks of gemm.cl) and fit the device's work-group and local memory.
-std::string config_error(const Device& d, at::ScalarType t, const GemmConfig& c) {
+std::string config_error(const Device& d, at::ScalarType t, const GemmConfig& c, ShapeClass shape) {
   auto pos = [](int v) { return v > 0 && v <= 1024; };
   if (!pos(c.tile_m) || !pos(c.tile_n) || !pos(c.tile_k) || !pos(c.wpt_m) || !pos(c.wpt_n))
     return "tile sizes must be in 1..1024";
@@ -125,7 +141,25 @@ std::string config_error(const Device& d, at::ScalarType t, const GemmConfig& c)
   if (c.mma_passes != 1 && c.mma_passes != 3) return "MMA_PASSES must be 1 or 3";
   if (c.mma == 1 && (!d.info.nvidia || d.info.nv_sm < 80))
     return "MMA=ptx needs an NVIDIA GPU of sm_80 or later (mma.sync with tf32 operands)";
-  if (c.mma && d.info.max_work_group < size_t(kMmaLarge.threads())) return "MMA needs work-groups of 256";
+  if (c.mma) {  // gemm_mma.cl's #error conditions, and the device's limits
+    const MmaTiles mt = mma_tiles(c, shape);
+    const int threads = mt.threads(), tk = 16;
+    if (mt.tile_m < 1 || mt.tile_n < 1 || mt.warps_m < 1 || mt.warps_n < 1 || threads > 1024)
+      return "MMA tiles and warps must be positive, with at most 32 warps";
+    if (mt.tile_m % (16 * mt.warps_m) || mt.tile_n % (8 * mt.warps_n))
+      return "MMA_TILE_M must be a multiple of 16*MMA_WARPS_M, MMA_TILE_N of 8*MMA_WARPS_N";
+    if ((mt.tile_m * tk) % (4 * threads) || (mt.tile_n * tk) % (4 * threads) || threads % (tk / 4) ||
+        threads % (mt.tile_m / 4) || threads % (mt.tile_n / 4))
+      return "MMA tiles must be whole 4-vectors per work-item, and the work-group a multiple of TILE/4";
+    if (size_t(threads) > d.info.max_work_group)
+      return "MMA work-group of " + std::to_string(threads) + " exceeds the device's " +
+             std::to_string(d.info.max_work_group);
+    const auto tile = [&](int rows) { return std::max(rows * (tk + 4), tk * (rows + 8)); };  // floats, either layout
+    const size_t bytes = size_t(2) * (tile(mt.tile_m) + tile(mt.tile_n)) * 4;
+    if (bytes > d.info.local_mem)
+      return "MMA tiles need " + std::to_string(bytes) + " bytes of local memory, more than the device's " +
+             std::to_string(d.info.local_mem);
+  }
   const int64_t threads = int64_t(c.tile_m / c.wpt_m) * (c.tile_n / c.wpt_n);
   if (threads > int64_t(d.info.max_work_group))
     return "work-group of " + std::to_string(threads) + " exceeds the device's " + std::to_string(d.info.max_work_group);
@@ -181,7 +215,9 @@ std::string apply_config(const std::string& text, GemmConfig& c) {
                : key == "WPT_M" ? &c.wpt_m : key == "WPT_N" ? &c.wpt_n : key == "VEC_WIDTH" ? &c.vec_width
                : key == "DOUBLE_BUFFER" ? &c.double_buffer : key == "PACK_B" ? &c.pack_b
                : key == "ASYNC_STAGES" ? &c.async_stages : key == "SLICE_K" ? &c.slice_k
-               : key == "MMA_PASSES" ? &c.mma_passes : nullptr;
+               : key == "MMA_PASSES" ? &c.mma_passes : key == "MMA_TILE_M" ? &c.mma_tile_m
+               : key == "MMA_TILE_N" ? &c.mma_tile_n : key == "MMA_WARPS_M" ? &c.mma_warps_m
+               : key == "MMA_WARPS_N" ? &c.mma_warps_n : nullptr;
     if (!field) return "unknown key '" + key + "'";
     if (!tuning::parse_int(key, val, field, &err)) return err;
   }
@@ -242,7 +278,7 @@ GemmConfig default_config(const Device& d, at::ScalarType t, ShapeClass shape) {
   } else if (intel) {
     c.kernel = GemmKernel::Tiled;  // 4x4 accumulators: Intel's SIMD16 register file is small
   }
-  if (!config_error(d, t, c).empty()) c = {GemmKernel::Generic, 32, 32, 16, 4, 4, 2, 1};
+  if (!config_error(d, t, c, shape).empty()) c = {GemmKernel::Generic, 32, 32, 16, 4, 4, 2, 1};
   return c;
 }
 
@@ -258,7 +294,7 @@ GemmConfig resolve_config(const Device& d, at::ScalarType t, ShapeClass shape) {
                          [&](const std::string& text) {
                            GemmConfig r = dflt;
                            std::string err = apply_config(text, r);
-                           if (err.empty()) err = config_error(d, t, r);
+                           if (err.empty()) err = config_error(d, t, r, shape);
                            if (err.empty()) c = r;
                            return err;
                          });
@@ -334,7 +370,7 @@ std::shared_ptr<const ResolvedConfig> gemm_config(Device& d, at::ScalarType t, S
     if (r->cfg.kernel == GemmKernel::Tiled && has_tiled_kernel(t) && r->cfg.slice_k > 1 && !use_async(t, r->cfg))
       r->sliced_options = r->options + " -DSLICE_K=" + std::to_string(r->cfg.slice_k);
     if (r->cfg.mma && t == at::kFloat) {
-      const MmaTiles& mt = shape == ShapeClass::Large ? kMmaLarge : kMmaSmall;
+      const MmaTiles mt = mma_tiles(r->cfg, shape);
       r->mma_tiles = mt;
       r->mma_options = "-DMMA=" + std::to_string(r->cfg.mma) + " -DPASSES=" + std::to_string(r->cfg.mma_passes) +
                        " -DTILE_M=" + std::to_string(mt.tile_m) + " -DTILE_N=" + std::to_string(mt.tile_n) +
