@@ -201,21 +201,6 @@ def test_other_tiles(mma):
         assert _rel_err(out.cpu(), tf32(a).double() @ tf32(b).double()) < 2e-6
 
 
-def test_invalid_tiles_are_rejected_with_a_warning():
-    default = _C._gemm_config(0, torch.float32, 1, 256, 256)
-    for k in KEYS:  # 256x256 is the small class on a GPU, the large one on a 2-core CPU
-        _C._tuning_set(0, k, "MMA=emu MMA_TILE_M=100")
-    a = torch.randn(256, 256)
-    try:
-        with pytest.warns(UserWarning, match="MMA_TILE_M must be a multiple of 16"):
-            out = a.to("ocl") @ a.to("ocl")
-        torch.testing.assert_close(out.cpu(), a @ a, atol=1e-4, rtol=1e-5)
-        assert _C._gemm_config(0, torch.float32, 1, 256, 256) == default
-    finally:
-        for k in KEYS:
-            _C._tuning_set(0, k, "")
-
-
 def test_linear_training_step_under_tf32(mma):
     torch.manual_seed(0)
     lin = torch.nn.Linear(48, 40)
@@ -235,15 +220,17 @@ def test_linear_training_step_under_tf32(mma):
     torch.testing.assert_close(lin_d.bias.grad.cpu(), lin.bias.grad, **tol)
 
 
-def test_bad_mma_settings_are_rejected_with_a_warning():
-    if _native_mma():
+@pytest.mark.parametrize("setting,message", [("MMA=emu MMA_TILE_M=100", "MMA_TILE_M must be a multiple of 16"),
+                                             ("MMA=ptx", "MMA=ptx needs an NVIDIA GPU")], ids=["tile", "ptx"])
+def test_bad_mma_settings_are_rejected_with_a_warning(setting, message):
+    if setting == "MMA=ptx" and _native_mma():
         pytest.skip("the device runs MMA=ptx")
     default = _C._gemm_config(0, torch.float32, 1, 256, 256)
-    for k in KEYS:
-        _C._tuning_set(0, k, "MMA=ptx")
+    for k in KEYS:  # 256x256 is the small class on a GPU, the large one on a 2-core CPU
+        _C._tuning_set(0, k, setting)
     a = torch.randn(256, 256)
     try:
-        with pytest.warns(UserWarning, match="MMA=ptx needs an NVIDIA GPU"):
+        with pytest.warns(UserWarning, match=message):
             out = a.to("ocl") @ a.to("ocl")
         torch.testing.assert_close(out.cpu(), a @ a, atol=1e-4, rtol=1e-5)
         assert _C._gemm_config(0, torch.float32, 1, 256, 256) == default
