@@ -49,6 +49,8 @@ void pointwise(at::TensorIteratorBase& iter, const PointwiseSpec& spec, c10::Arr
 
 // The type arithmetic happens in for a tensor dtype (float16/bfloat16 compute in float).
 at::ScalarType compute_type_for(at::ScalarType t);
+// The type sums and saved statistics are kept in: double for double, float for the rest.
+inline at::ScalarType float_or_double(at::ScalarType t) { return t == at::kDouble ? at::kDouble : at::kFloat; }
 
 // Convenience builders (allow CPU scalars, promote to a common dtype, cast to outputs).
 at::TensorIterator make_unary_iter(const at::Tensor& out, const at::Tensor& a, bool promote_int_to_float = false);

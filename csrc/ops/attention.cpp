@@ -8,6 +8,7 @@
 // q/k/v are [B, H, L|S, D] with any strides; float masks broadcast through zero strides.
 #include "../runtime/Env.h"
 #include "../runtime/Generator.h"
+#include "../aten/Pointwise.h"
 #include "../runtime/Launch.h"
 #include "../runtime/Tuning.h"
 #include <ATen/Context.h>
@@ -350,8 +351,6 @@ std::string fused_bwd_options(const Device& d, const AttnConfig& c, const std::s
   return o;
 }
 
-at::ScalarType acc_type(at::ScalarType t) { return t == at::kDouble ? at::kDouble : at::kFloat; }
-
 // attn_config + its build options, computed once per (device, dtype, head-dimension class):
 // the hot path neither parses TORCH_OCL_ATTN_CONFIG nor builds option strings.
 struct AttnPlan {
@@ -674,7 +673,7 @@ sdpa_overrideable_ocl(const at::Tensor& q, const at::Tensor& k, const at::Tensor
   // Output in [B, L, H, Dv] memory viewed as [B, H, L, Dv]: the usual out.transpose(1, 2)
   // .reshape(B, L, H*Dv) that follows is then free.
   at::Tensor out = at::empty({B, L, Hq, Dv}, q.options()).transpose(1, 2);
-  at::Tensor lse = at::empty({B, Hq, L}, q.options().dtype(acc_type(t)));
+  at::Tensor lse = at::empty({B, Hq, L}, q.options().dtype(float_or_double(t)));
   at::Tensor seed_t = at::empty({}, at::dtype(at::kLong)), offset_t = at::empty({}, at::dtype(at::kLong));
   PhiloxState ph{0, 0};
   if (dropout_p > 0.0 && B * Hq * L * S > 0)
@@ -746,7 +745,7 @@ std::tuple<at::Tensor, at::Tensor, at::Tensor, at::Tensor> sdpa_overrideable_bac
   const size_t wg = p.c.bwd_threads();
   AttnArgs a = make_args(q, k, v, mask_view(bias_opt, q, S), is_causal, sc, dropout_p, seed, offset);
   const Strides4 gs = strides4(grad_out), os = strides4(out);
-  at::Tensor delta = at::empty({B, Hq, L}, q.options().dtype(acc_type(t)));
+  at::Tensor delta = at::empty({B, Hq, L}, q.options().dtype(float_or_double(t)));
   // Fused mode unless determinism is asked for (the atomic adds make dQ's summation order
   // vary from run to run) or the device lacks the atomics (double without 64-bit ones).
   const bool nondeterministic_ok = !at::globalContext().deterministicAlgorithms() && S > 0;
@@ -760,7 +759,7 @@ std::tuple<at::Tensor, at::Tensor, at::Tensor, at::Tensor> sdpa_overrideable_bac
   // Its dQ accumulates in ACC: in dq itself for float/double (we allocated it: unit
   // head-dimension stride), else in a float workspace of dq's layout converted at the end.
   at::Tensor dqw;
-  if (fused) dqw = t == acc_type(t) ? dq : at::empty_like(dq, dq.options().dtype(acc_type(t)));
+  if (fused) dqw = t == float_or_double(t) ? dq : at::empty_like(dq, dq.options().dtype(float_or_double(t)));
   const Buf dqw_buf = fused && dqw.numel() > 0 ? buf(dqw) : Buf{nullptr, 0};
   const Strides4 ws = fused ? strides4(dqw) : Strides4{0, 0, 0, 0};
   if (L > 0) {

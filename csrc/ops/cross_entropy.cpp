@@ -8,6 +8,7 @@
 // gradients and errors are the CPU's. Team reductions and vector loads come from
 // rows_config() (device defaults, overridable through the tuning entry "cross_entropy/rows"),
 // as does SERIAL: CPU devices run ce_fwd_serial / ce_bwd_serial, a work-item per block of rows.
+#include "../aten/Pointwise.h"
 #include "../runtime/Launch.h"
 #include "../runtime/Tuning.h"
 #include "rows.h"
@@ -57,7 +58,6 @@ int storage_kind(at::ScalarType t) {
     default: return -1;
   }
 }
-at::ScalarType acc_type(at::ScalarType t) { return t == at::kDouble ? at::kDouble : at::kFloat; }
 
 // The arguments of a call the fused kernels serve, validated as the CPU would.
 struct CeCall {
@@ -190,7 +190,7 @@ std::string options(const at::Tensor& self, const at::Tensor& target, int row_re
 // Calls f with eps as the kernels' ACC type.
 template <typename F>
 void with_acc(const at::Tensor& self, double eps, F&& f) {
-  if (acc_type(self.scalar_type()) == at::kDouble)
+  if (float_or_double(self.scalar_type()) == at::kDouble)
     f(eps);
   else
     f(static_cast<float>(eps));
@@ -208,7 +208,7 @@ at::Tensor ce_forward(const CeCall& c, at::Tensor* aux) {
   at::Tensor loss = at::empty(reduce ? c10::IntArrayRef{} : c.target.sizes(), c.self.options());
   at::Tensor ax;
   if (aux) {
-    ax = at::empty({rows + 2}, c.self.options().dtype(acc_type(c.self.scalar_type())));
+    ax = at::empty({rows + 2}, c.self.options().dtype(float_or_double(c.self.scalar_type())));
     *aux = ax;
   }
   if (rows == 0) {
@@ -227,7 +227,7 @@ at::Tensor ce_forward(const CeCall& c, at::Tensor* aux) {
     const auto [items, per] = rows::serial_split(d, rows);
     const std::string opts = options(c.self, c.target, 0, false, rc);
     at::Tensor ws;
-    if (reduce && items > 1) ws = at::empty({2 * items}, c.self.options().dtype(acc_type(c.self.scalar_type())));
+    if (reduce && items > 1) ws = at::empty({2 * items}, c.self.options().dtype(float_or_double(c.self.scalar_type())));
     const Buf wsb = ws.defined() ? buf(ws) : Buf{nullptr, 0};
     Kernel& kf = get_kernel(d, "cross_entropy", opts, "ce_fwd_serial");
     with_acc(c.self, c.eps, [&](auto eps) {
@@ -244,7 +244,7 @@ at::Tensor ce_forward(const CeCall& c, at::Tensor* aux) {
   at::Tensor ws;
   cl_mem counters = nullptr;
   if (reduce && k.groups > 1) {
-    ws = at::empty({static_cast<int64_t>(2 * k.groups)}, c.self.options().dtype(acc_type(c.self.scalar_type())));
+    ws = at::empty({static_cast<int64_t>(2 * k.groups)}, c.self.options().dtype(float_or_double(c.self.scalar_type())));
     counters = d.arrival_counters(1);
     if (counters) flags |= kCounters;
   }

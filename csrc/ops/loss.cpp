@@ -28,7 +28,6 @@ int storage_kind(at::ScalarType t, const char* op) {
     default: TORCH_CHECK_NOT_IMPLEMENTED(false, "torch_ocl: ", op, " is not implemented for dtype ", t, " on ocl");
   }
 }
-at::ScalarType acc_type(at::ScalarType t) { return t == at::kDouble ? at::kDouble : at::kFloat; }
 
 std::string options(Device& d, at::ScalarType x, at::ScalarType y, at::ScalarType target, const char* op) {
   check_dtype_supported(d, x, op);
@@ -162,7 +161,7 @@ void sum_into(const at::Tensor& a, const at::Tensor& out, double scale, const ch
   const int64_t n = a.numel();
   const int64_t parts = std::max<int64_t>(1, std::min<int64_t>((n + kMaxWG * 4 - 1) / (kMaxWG * 4),
                                                                4 * static_cast<int64_t>(d.info.compute_units)));
-  const at::ScalarType acc = acc_type(out.scalar_type() == at::kDouble ? at::kDouble : a.scalar_type());
+  const at::ScalarType acc = float_or_double(out.scalar_type() == at::kDouble ? at::kDouble : a.scalar_type());
   at::Tensor part = at::empty({parts}, a.options().dtype(acc));
   if (n > 0) {
     Kernel& k1 = get_kernel(d, "loss", opts, "sum_partial");
@@ -202,7 +201,7 @@ at::Tensor& elementwise_loss(const at::Tensor& a, const at::Tensor& b, const at:
   // Terms are kept in the accumulation type, so 16-bit inputs lose nothing before the sum.
   std::vector<int64_t> shape = at::infer_size(a.sizes(), b.sizes());
   if (c.defined()) shape = at::infer_size(shape, c.sizes());
-  at::Tensor terms = at::empty(shape, a.options().dtype(acc_type(dt)));
+  at::Tensor terms = at::empty(shape, a.options().dtype(float_or_double(dt)));
   auto iter = build(terms);
   pointwise(iter, spec);
   at::native::resize_output(out, {});

@@ -4,6 +4,7 @@
 // (index_add). Source indices and weights are computed on the host exactly as ATen's
 // UpSample.h does (in float, or double for double inputs), so results match the CPU's.
 #include "../aten/OutMeta.h"
+#include "../aten/Pointwise.h"
 #include "../runtime/Launch.h"
 #include <ATen/TensorOperators.h>
 #include <ATen/ops/empty.h>
@@ -61,10 +62,8 @@ Taps linear_taps(int64_t in, int64_t out, bool align_corners, c10::optional<doub
   return {i0.to(dev), i1.to(dev), w0.to(dev, wt), w1.to(dev, wt)};
 }
 
-at::ScalarType up_acc_type(at::ScalarType t) { return t == at::kDouble ? at::kDouble : at::kFloat; }
-
 Taps taps_for(const at::Tensor& like, int64_t in, int64_t out, bool align_corners, c10::optional<double> scale) {
-  const at::ScalarType acc = up_acc_type(like.scalar_type());
+  const at::ScalarType acc = float_or_double(like.scalar_type());
   return acc == at::kDouble ? linear_taps<double>(in, out, align_corners, scale, like, acc)
                             : linear_taps<float>(in, out, align_corners, scale, like, acc);
 }
@@ -94,7 +93,7 @@ at::Tensor& upsample_nearest2d_backward_out_ocl(const at::Tensor& grad_output, c
   OutMeta<at::meta::structured_upsample_nearest2d_backward> m(grad_input);
   m.meta(grad_output, output_size, input_size, scales_h, scales_w);
   if (grad_input.numel() == 0) return grad_input;
-  const at::ScalarType acc = up_acc_type(grad_output.scalar_type());
+  const at::ScalarType acc = float_or_double(grad_output.scalar_type());
   const at::Tensor g = grad_output.to(acc);
   const at::Tensor rows = nearest_index(input_size[2], output_size[0], scales_h, g);
   const at::Tensor cols = nearest_index(input_size[3], output_size[1], scales_w, g);
@@ -112,7 +111,7 @@ at::Tensor& upsample_bilinear2d_out_ocl(const at::Tensor& self, c10::IntArrayRef
   TORCH_CHECK_NOT_IMPLEMENTED(at::isFloatingType(self.scalar_type()), "\"upsample_bilinear2d\" not implemented for '",
                               self.scalar_type(), "'");
   if (out.numel() == 0) return out;
-  const at::Tensor x = self.to(up_acc_type(self.scalar_type()));
+  const at::Tensor x = self.to(float_or_double(self.scalar_type()));
   const Taps h = taps_for(x, self.size(2), output_size[0], align_corners, scales_h);
   const Taps w = taps_for(x, self.size(3), output_size[1], align_corners, scales_w);
   const at::Tensor t = x.index_select(2, h.i0) * along(h.w0, 2) + x.index_select(2, h.i1) * along(h.w1, 2);
@@ -128,7 +127,7 @@ at::Tensor& upsample_bilinear2d_backward_out_ocl(const at::Tensor& grad_output, 
   OutMeta<at::meta::structured_upsample_bilinear2d_backward> m(grad_input);
   m.meta(grad_output, output_size, input_size, align_corners, scales_h, scales_w);
   if (grad_input.numel() == 0) return grad_input;
-  const at::Tensor g = grad_output.to(up_acc_type(grad_output.scalar_type()));
+  const at::Tensor g = grad_output.to(float_or_double(grad_output.scalar_type()));
   const Taps h = taps_for(g, input_size[2], output_size[0], align_corners, scales_h);
   const Taps w = taps_for(g, input_size[3], output_size[1], align_corners, scales_w);
   // The adjoint of the forward's two blends: columns first, then rows.
