@@ -2,6 +2,7 @@
 // evaluation, with the running statistics updated in place: per-channel reductions over every
 // dim but 1 (the device's Welford var_mean and sums) and pointwise ops. 16-bit inputs are
 // normalized in float; the saved statistics are float for them, as on the CPU.
+#include "../aten/Pointwise.h"
 #include "../runtime/Launch.h"
 #include <ATen/TensorOperators.h>
 #include <ATen/ops/empty.h>
@@ -12,10 +13,6 @@
 namespace torch_ocl {
 namespace {
 
-at::ScalarType bn_acc_type(at::ScalarType t) {
-  return (t == at::kHalf || t == at::kBFloat16) ? at::kFloat : t;
-}
-
 bool has(const c10::optional<at::Tensor>& t) { return t.has_value() && t->defined(); }
 
 // Every dim but the channel dim 1.
@@ -24,6 +21,9 @@ std::vector<int64_t> reduce_dims(const at::Tensor& input) {
   for (int64_t i = 2; i < input.dim(); ++i) dims.push_back(i);
   return dims;
 }
+
+// Elements per channel: what the per-channel statistics average over.
+double per_channel_count(const at::Tensor& input) { return static_cast<double>(input.numel() / input.size(1)); }
 
 // A per-channel (C,) tensor shaped to broadcast against input: (1, C, 1, ...).
 at::Tensor per_channel(const at::Tensor& v, const at::Tensor& input) {
@@ -55,7 +55,7 @@ std::tuple<at::Tensor, at::Tensor, at::Tensor> native_batch_norm_ocl(
     const c10::optional<at::Tensor>& running_mean, const c10::optional<at::Tensor>& running_var, bool training,
     double momentum, double eps) {
   check_bn_args(input, weight, bias, running_mean, running_var, training);
-  const at::ScalarType acc = bn_acc_type(input.scalar_type());
+  const at::ScalarType acc = compute_type_for(input.scalar_type());
   const at::Tensor x = input.to(acc);
   at::Tensor mean, invstd;
   if (training) {
@@ -63,7 +63,7 @@ std::tuple<at::Tensor, at::Tensor, at::Tensor> native_batch_norm_ocl(
     mean = m;
     invstd = (var + eps).rsqrt();
     // Running statistics: the batch's mean, and its unbiased variance.
-    const double n = static_cast<double>(input.numel() / input.size(1));
+    const double n = per_channel_count(input);
     if (has(running_mean)) running_mean->mul_(1 - momentum).add_(mean.to(running_mean->scalar_type()), momentum);
     if (has(running_var))
       running_var->mul_(1 - momentum).add_(var.to(running_var->scalar_type()), momentum * n / (n - 1));
@@ -88,7 +88,7 @@ std::tuple<at::Tensor, at::Tensor, at::Tensor> native_batch_norm_backward_ocl(
     const c10::optional<at::Tensor>& running_mean, const c10::optional<at::Tensor>& running_var,
     const c10::optional<at::Tensor>& save_mean, const c10::optional<at::Tensor>& save_invstd, bool train,
     double eps, std::array<bool, 3> output_mask) {
-  const at::ScalarType acc = bn_acc_type(input.scalar_type());
+  const at::ScalarType acc = compute_type_for(input.scalar_type());
   const auto dims = reduce_dims(input);
   at::Tensor mean, invstd;
   if (train) {
@@ -101,17 +101,22 @@ std::tuple<at::Tensor, at::Tensor, at::Tensor> native_batch_norm_backward_ocl(
     invstd = (running_var->to(acc) + eps).rsqrt();
   }
   const at::Tensor g = grad_out.to(acc);
-  const at::Tensor xhat = (input.to(acc) - per_channel(mean, input)) * per_channel(invstd, input);
   const at::Tensor w = has(weight) ? weight->to(acc) : at::Tensor();
   at::Tensor gi, gw, gb;
-  const at::Tensor sum_g = g.sum(dims);
-  const at::Tensor sum_gx = (g * xhat).sum(dims);
+  // The per-channel sums of g and g * xhat: for the bias and weight gradients, and for the input
+  // gradient with the batch's statistics (in evaluation mode it needs neither).
+  const bool batch_stats = output_mask[0] && train;
+  const at::Tensor xhat = batch_stats || output_mask[1]
+                              ? (input.to(acc) - per_channel(mean, input)) * per_channel(invstd, input)
+                              : at::Tensor();
+  const at::Tensor sum_g = batch_stats || output_mask[2] ? g.sum(dims) : at::Tensor();
+  const at::Tensor sum_gx = xhat.defined() ? (g * xhat).sum(dims) : at::Tensor();
   if (output_mask[0]) {
     at::Tensor scale = has(weight) ? invstd * w : invstd;
     if (train) {
       // d/dx of (x - mean) * invstd with the batch's statistics: the gradient minus its mean
       // and its projection on xhat, per channel.
-      const double n = static_cast<double>(input.numel() / input.size(1));
+      const double n = per_channel_count(input);
       gi = (g - per_channel(sum_g / n, input) - xhat * per_channel(sum_gx / n, input)) * per_channel(scale, input);
     } else {
       gi = g * per_channel(scale, input);
