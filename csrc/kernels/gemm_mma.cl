@@ -252,7 +252,7 @@ inline void gemm_mma_body(const bool a_kc, const bool b_kc, int M, int N, int K,
     gemm_mma_body(a_kc, b_kc, M, N, K, PTR(float, a) + batch * a_sb, a_sm, a_sk, PTR(float, b) + batch * b_sb,   \
                   b_sk, b_sn, use_c ? PTR(float, c) + batch * c_sb : 0, c_sm, c_sn,                              \
                   PTR(float, out) + batch * o_sb, o_sm, o_sn, use_c, flags, alpha, beta, (__local float*)As4,    \
-                  (__local float*)Bs4);                                                              \
+                  (__local float*)Bs4);                                                                          \
   }
 GEMM_MMA_KERNEL(gemm_mma_rr, false, false)
 GEMM_MMA_KERNEL(gemm_mma_kr, true, false)

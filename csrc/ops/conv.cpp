@@ -40,13 +40,19 @@ WindowGeom conv_kernel_geom(const at::Tensor& weight, c10::IntArrayRef stride, c
   return g;
 }
 
+// Windows along spatial dim i of an input of size `in` (the padded extent over the dilated
+// kernel's, in strides): a convolution's output size, F.unfold's block count.
+int64_t windows_along(const WindowGeom& g, int64_t i, int64_t in) {
+  return (in + 2 * g.pad_lo[i] - g.dil[i] * (g.k[i] - 1) - 1) / g.stride[i] + 1;
+}
+
 // The window geometry of a convolution with `weight` over spatial sizes `in`: g.out windows
 // per dim, the output's spatial size.
 WindowGeom conv_geom(const at::Tensor& weight, c10::IntArrayRef stride, c10::IntArrayRef padding,
                      c10::IntArrayRef dilation, c10::IntArrayRef in) {
   WindowGeom g = conv_kernel_geom(weight, stride, padding, dilation);
   for (int64_t i = 0; i < g.nd; ++i) {
-    g.out.push_back((in[i] + 2 * g.pad_lo[i] - g.dil[i] * (g.k[i] - 1) - 1) / g.stride[i] + 1);
+    g.out.push_back(windows_along(g, i, in[i]));
     TORCH_CHECK(g.out[i] > 0, "convolution: input size ", in, " is too small for kernel ", c10::IntArrayRef(g.k),
                 " with padding ", padding, " and dilation ", dilation);
   }
@@ -179,8 +185,7 @@ WindowGeom unfold_geom(c10::IntArrayRef kernel_size, c10::IntArrayRef dilation, 
   g.pad_lo = g.pad_hi = per_dim(padding, 2, "im2col", "padding");
   g.stride = per_dim(stride, 2, "im2col", "stride");
   const int64_t in[2] = {h, w};
-  for (int64_t i = 0; i < 2; ++i)
-    g.out.push_back((in[i] + 2 * g.pad_lo[i] - (g.dil[i] * (g.k[i] - 1) + 1)) / g.stride[i] + 1);
+  for (int64_t i = 0; i < 2; ++i) g.out.push_back(windows_along(g, i, in[i]));
   return g;
 }
 
