@@ -281,50 +281,15 @@ void gemm_fwd(int M, int N, int K,
 #error "gemm_tiled_fwd needs WPT_M, WPT_N, TILE_K multiples of 4 and whole 4-vectors of each tile per work-item"
 #endif
 
-// Which 4-vectors of an operand tile a work-item moves. The operand element (r, k) is at
-// p[r*sr + k*sk]; kc says sk == 1 (vectors run along k), otherwise sr == 1 (vectors run along
-// r). The tile's vectors are numbered along the contiguous dimension and work-item tid takes
-// numbers tid + v_*NTHREADS. Since NTHREADS is a multiple of TILE_K/4 and of ROWS/4 (checked
-// below), a work-item's vectors share one k offset (kc) or one row offset (else), and the
-// others step by constants: vector v_ is row rr0 + v_*KC_RSTEP at depth kk0 (kc), or rows
-// [rr0, rr0+4) at depth kk0 + v_*RC_KSTEP (else), and its place in the local tile is
-// loc0 + v_*(constant), an immediate offset of one address.
-#define KC_RSTEP (NTHREADS / (TILE_K / 4))
-#define RC_KSTEP(ROWS) (NTHREADS / ((ROWS) / 4))
-#if NTHREADS % (TILE_K / 4) != 0 || NTHREADS % (TILE_M / 4) != 0 || NTHREADS % (TILE_N / 4) != 0
-#error "gemm_tiled_fwd needs the work-group size to be a multiple of TILE_K/4, TILE_M/4 and TILE_N/4"
-#endif
-
-// Fills this work-item's global pointers at k = 0 (`ptr`, one per vector; rows beyond the
-// matrix are clamped, their results never stored), its k offset in the tile (`kk0`) and its
-// first local place (`loc0`).
-#define TILED_SETUP(ROWS, LD, NV, p, kc, sr, sk, r0, nrows, ptr, kk0, loc0)                          \
-  do {                                                                                             \
-    if (kc) {                                                                                      \
-      const int kk = (tid % (TILE_K / 4)) * 4, rr = tid / (TILE_K / 4);                            \
-      kk0 = kk, loc0 = kk * (LD) + rr;                                                             \
-      _Pragma("unroll") for (int v_ = 0; v_ < NV; ++v_)                                            \
-        ptr[v_] = (p) + (long)min((r0) + rr + v_ * KC_RSTEP, (nrows) - 1) * (sr) + kk;             \
-    } else {                                                                                       \
-      const int rr = (tid % ((ROWS) / 4)) * 4, kk = tid / ((ROWS) / 4);                            \
-      kk0 = kk, loc0 = kk * (LD) + rr;                                                             \
-      _Pragma("unroll") for (int v_ = 0; v_ < NV; ++v_)                                            \
-        ptr[v_] = (p) + min((r0) + rr, (nrows) - 4) + (long)(kk + v_ * RC_KSTEP(ROWS)) * (sk);     \
-    }                                                                                              \
+// Global -> registers: gemm_stage.clh. Both layouts are stored k-major: a work-item's first
+// vector goes to loc0 = depth * LD + row (VEC_STAGE_SETUP gives its depth and row).
+#include "gemm_stage.clh"
+#define TILED_SETUP(ROWS, LD, NV, p, kc, sr, sk, r0, nrows, ptr, kk0, loc0)   \
+  do {                                                                        \
+    int rr0_;                                                                 \
+    VEC_STAGE_SETUP(ROWS, NV, p, kc, sr, sk, r0, nrows, tid, ptr, rr0_, kk0); \
+    loc0 = (kk0) * (LD) + rr0_;                                               \
   } while (0)
-
-// Global -> registers for the K step starting at k1 (ptr points there). `full` (a literal):
-// the whole step is below K, so no vector needs its bounds check; otherwise vectors at k >= K
-// are zero (K % 4 == 0 for a k-contiguous operand, so a vector is wholly in or out).
-#define TILED_LOAD(ROWS, NV, kc, ptr, kk0, k1, K, full, reg)                                     \
-  do {                                                                                           \
-    _Pragma("unroll") for (int v_ = 0; v_ < NV; ++v_) {                                          \
-      const int k_ = (k1) + (kk0) + ((kc) ? 0 : v_ * RC_KSTEP(ROWS));                            \
-      reg[v_] = (full) || k_ < (K) ? *(__global const V4*)ptr[v_] : (V4)0;                       \
-    }                                                                                            \
-  } while (0)
-#define TILED_ADVANCE(NV, ptr, step) \
-  do { _Pragma("unroll") for (int v_ = 0; v_ < NV; ++v_) ptr[v_] += (step); } while (0)
 
 // Registers -> local tile: a k-contiguous vector is transposed into 4 rows of the tile.
 #define TILED_STORE(ROWS, NV, tile, LD, kc, loc0, reg)                                           \
@@ -498,15 +463,15 @@ void TILED_KERNEL(int M, int N, int K,
   TILED_SETUP(TILE_N, LDB_L, B_VECS, B, b_kc, b_sn, b_sk, n0, N, b_ptr, b_kk0, b_loc0);
   const long a_adv = TILE_K * (a_kc ? 1 : a_sk), b_adv = TILE_K * (b_kc ? 1 : b_sk);
 #if SLICE_K > 1
-  TILED_ADVANCE(A_VECS, a_ptr, a_adv / TILE_K * k_base);
-  TILED_ADVANCE(B_VECS, b_ptr, b_adv / TILE_K * k_base);
+  VEC_STAGE_ADVANCE(A_VECS, a_ptr, a_adv / TILE_K * k_base);
+  VEC_STAGE_ADVANCE(B_VECS, b_ptr, b_adv / TILE_K * k_base);
 #endif
 
   V4 ra[A_VECS], rb[B_VECS];
 #define TILED_LOAD_STEP(k1, full)                                               \
   do {                                                                          \
-    TILED_LOAD(TILE_M, A_VECS, a_kc, a_ptr, a_kk0, k1, K, full, ra);            \
-    TILED_LOAD(TILE_N, B_VECS, b_kc, b_ptr, b_kk0, k1, K, full, rb);            \
+    VEC_STAGE_LOAD(V4, TILE_M, A_VECS, a_kc, a_ptr, a_kk0, k1, K, full, ra);            \
+    VEC_STAGE_LOAD(V4, TILE_N, B_VECS, b_kc, b_ptr, b_kk0, k1, K, full, rb);            \
   } while (0)
   if (k_base + TILE_K <= K)
     TILED_LOAD_STEP(k_base, 1);
@@ -521,8 +486,8 @@ void TILED_KERNEL(int M, int N, int K,
     const bool more = t + 1 < steps;
     if (more) {  // the next step's loads run while this step computes
       const int k1 = k_base + (t + 1) * TILE_K;
-      TILED_ADVANCE(A_VECS, a_ptr, a_adv);
-      TILED_ADVANCE(B_VECS, b_ptr, b_adv);
+      VEC_STAGE_ADVANCE(A_VECS, a_ptr, a_adv);
+      VEC_STAGE_ADVANCE(B_VECS, b_ptr, b_adv);
       if (k1 + TILE_K <= K)  // every step but a partial last one: no bounds checks
         TILED_LOAD_STEP(k1, 1);
       else

@@ -68,9 +68,6 @@
     B_VECS * 4 * NTHREADS != TILE_N * TILE_K || A_VECS < 1 || B_VECS < 1
 #error "gemm_mma needs warp blocks of 16x8 multiples, TILE_K a multiple of 16 and whole 4-vectors per work-item"
 #endif
-#if NTHREADS % (TILE_K / 4) || NTHREADS % (TILE_M / 4) || NTHREADS % (TILE_N / 4)
-#error "gemm_mma needs the work-group size to be a multiple of TILE_K/4, TILE_M/4 and TILE_N/4"
-#endif
 
 #if MMA != 1 && MMA != 2
 #error "MMA must be 1 (NVIDIA PTX) or 2 (emulation)"
@@ -85,53 +82,17 @@
 #define MMA_FN mma3
 #endif
 
-// The staging of one operand (rows r, depth k; element (r, k) at p[r*sr + k*sk]; KC: sk == 1,
-// else sr == 1) for one work-item: NV vectors, their global pointers at the current step, and
-// where they go in the tile.
-typedef struct {
-  __global const float* ptr[A_VECS > B_VECS ? A_VECS : B_VECS];
-  int kk0;   // depth of the first vector in the tile (KC: of all of them)
-  int loc0;  // its place in the tile
-} Stage;
-
-// Vector v_ of a work-item is vector number tid + v_*NTHREADS of the tile, numbered along the
-// contiguous dimension. KC: row rr0 + v_*(NTHREADS/(TILE_K/4)) at depth kk0, stored at
-// loc0 + v_*(NTHREADS/(TILE_K/4))*LDK. Else: rows [rr0, rr0+4) at depth kk0 + v_*KSTEP,
-// KSTEP = NTHREADS/(ROWS/4), stored at loc0 + v_*KSTEP*LD.
-#define KC_RSTEP (NTHREADS / (TILE_K / 4))
-#define R_KSTEP(ROWS) (NTHREADS / ((ROWS) / 4))
-
-inline void stage_setup(Stage* s, const bool kc, const int rows, const int ld, const int nv, __global const float* p,
-                        long sr, long sk, int r0, int nrows, int tid) {
-  if (kc) {
-    const int kk = (tid % (TILE_K / 4)) * 4, rr = tid / (TILE_K / 4);
-    s->kk0 = kk, s->loc0 = rr * LDK + kk;
-    _Pragma("unroll") for (int v = 0; v < nv; ++v) s->ptr[v] = p + (long)min(r0 + rr + v * KC_RSTEP, nrows - 1) * sr + kk;
-  } else {
-    const int rr = (tid % (rows / 4)) * 4, kk = tid / (rows / 4);
-    s->kk0 = kk, s->loc0 = kk * ld + rr;
-    _Pragma("unroll") for (int v = 0; v < nv; ++v) s->ptr[v] = p + min(r0 + rr, nrows - 4) + (long)(kk + v * R_KSTEP(rows)) * sk;
-  }
-}
-
-// Global -> registers for the step at depth k1 (the pointers are there); `full`: no vector of
-// the step reaches K (a k-contiguous operand has K % 4 == 0: a vector is wholly in or out).
-inline void stage_load(float4* reg, const Stage* s, const bool kc, const int rows, const int nv, int k1, int K,
-                       bool full) {
-  _Pragma("unroll") for (int v = 0; v < nv; ++v) {
-    const int k = k1 + s->kk0 + (kc ? 0 : v * R_KSTEP(rows));
-    reg[v] = full || k < K ? *(__global const float4*)s->ptr[v] : (float4)0;
-  }
-}
-inline void stage_advance(Stage* s, const int nv, long step) {
-  _Pragma("unroll") for (int v = 0; v < nv; ++v) s->ptr[v] += step;
-}
-inline void stage_store(__local float* tile, const Stage* s, const bool kc, const int rows, const int ld, const int nv,
+// Global -> registers: gemm_stage.clh (as gemm_tiled_fwd). Registers -> local tile, rounded to
+// tf32 for PASSES 1: a k-contiguous operand's vector v_ is row rr0 + v_*KC_RSTEP of the row-major
+// tile, a row-contiguous one's depth kk0 + v_*RC_KSTEP of the k-major tile, so both go whole to
+// loc0 + v_ * (a constant), loc0 the place of (rr0, kk0).
+#include "gemm_stage.clh"
+inline void stage_store(__local float* tile, const int loc0, const bool kc, const int rows, const int ld, const int nv,
                         const float4* reg) {
   _Pragma("unroll") for (int v = 0; v < nv; ++v) {
     const float4 x = (float4)(STAGE_VALUE(reg[v].s0), STAGE_VALUE(reg[v].s1), STAGE_VALUE(reg[v].s2),
                               STAGE_VALUE(reg[v].s3));
-    *(__local float4*)(tile + s->loc0 + v * (kc ? KC_RSTEP * LDK : R_KSTEP(rows) * ld)) = x;
+    *(__local float4*)(tile + loc0 + v * (kc ? KC_RSTEP * LDK : RC_KSTEP(rows) * ld)) = x;
   }
 }
 
@@ -146,9 +107,13 @@ inline void gemm_mma_body(const bool a_kc, const bool b_kc, int M, int N, int K,
   const int wm = (warp / WARPS_N) * WARP_M, wn = (warp % WARPS_N) * WARP_N;
   const int m0 = get_group_id(1) * TILE_M, n0 = get_group_id(0) * TILE_N;
 
-  Stage sa, sb;
-  stage_setup(&sa, a_kc, TILE_M, LDA_R, A_VECS, A, a_sm, a_sk, m0, M, tid);
-  stage_setup(&sb, b_kc, TILE_N, LDB_R, B_VECS, B, b_sn, b_sk, n0, N, tid);
+  __global const float* a_ptr[A_VECS];
+  __global const float* b_ptr[B_VECS];
+  int a_rr0, a_kk0, b_rr0, b_kk0;
+  VEC_STAGE_SETUP(TILE_M, A_VECS, A, a_kc, a_sm, a_sk, m0, M, tid, a_ptr, a_rr0, a_kk0);
+  VEC_STAGE_SETUP(TILE_N, B_VECS, B, b_kc, b_sn, b_sk, n0, N, tid, b_ptr, b_rr0, b_kk0);
+  const int a_loc0 = a_kc ? a_rr0 * LDK + a_kk0 : a_kk0 * LDA_R + a_rr0;
+  const int b_loc0 = b_kc ? b_rr0 * LDK + b_kk0 : b_kk0 * LDB_R + b_rr0;
   const long a_adv = TILE_K * (a_kc ? 1 : a_sk), b_adv = TILE_K * (b_kc ? 1 : b_sk);
 
   float acc[FM][FN][4];
@@ -157,10 +122,10 @@ inline void gemm_mma_body(const bool a_kc, const bool b_kc, int M, int N, int K,
 
   const int steps = (K + TILE_K - 1) / TILE_K;
   float4 ra[A_VECS], rb[B_VECS];
-  stage_load(ra, &sa, a_kc, TILE_M, A_VECS, 0, K, TILE_K <= K);
-  stage_load(rb, &sb, b_kc, TILE_N, B_VECS, 0, K, TILE_K <= K);
-  stage_store(As, &sa, a_kc, TILE_M, LDA_R, A_VECS, ra);
-  stage_store(Bs, &sb, b_kc, TILE_N, LDB_R, B_VECS, rb);
+  VEC_STAGE_LOAD(float4, TILE_M, A_VECS, a_kc, a_ptr, a_kk0, 0, K, TILE_K <= K, ra);
+  VEC_STAGE_LOAD(float4, TILE_N, B_VECS, b_kc, b_ptr, b_kk0, 0, K, TILE_K <= K, rb);
+  stage_store(As, a_loc0, a_kc, TILE_M, LDA_R, A_VECS, ra);
+  stage_store(Bs, b_loc0, b_kc, TILE_N, LDB_R, B_VECS, rb);
   barrier(CLK_LOCAL_MEM_FENCE);
 
   for (int s = 0; s < steps; ++s) {
@@ -168,10 +133,10 @@ inline void gemm_mma_body(const bool a_kc, const bool b_kc, int M, int N, int K,
     const bool more = s + 1 < steps;
     if (more) {  // the next step's loads are in flight while this one computes
       const int k1 = (s + 1) * TILE_K;
-      stage_advance(&sa, A_VECS, a_adv);
-      stage_advance(&sb, B_VECS, b_adv);
-      stage_load(ra, &sa, a_kc, TILE_M, A_VECS, k1, K, k1 + TILE_K <= K);
-      stage_load(rb, &sb, b_kc, TILE_N, B_VECS, k1, K, k1 + TILE_K <= K);
+      VEC_STAGE_ADVANCE(A_VECS, a_ptr, a_adv);
+      VEC_STAGE_ADVANCE(B_VECS, b_ptr, b_adv);
+      VEC_STAGE_LOAD(float4, TILE_M, A_VECS, a_kc, a_ptr, a_kk0, k1, K, k1 + TILE_K <= K, ra);
+      VEC_STAGE_LOAD(float4, TILE_N, B_VECS, b_kc, b_ptr, b_kk0, k1, K, k1 + TILE_K <= K, rb);
     }
     __local const float* at = As + cur * A_TILE;
     __local const float* bt = Bs + cur * B_TILE;
@@ -205,8 +170,8 @@ inline void gemm_mma_body(const bool a_kc, const bool b_kc, int M, int N, int K,
 #endif
     }
     if (more) {  // the other buffer was last read before the previous barrier
-      stage_store(As + (cur ^ 1) * A_TILE, &sa, a_kc, TILE_M, LDA_R, A_VECS, ra);
-      stage_store(Bs + (cur ^ 1) * B_TILE, &sb, b_kc, TILE_N, LDB_R, B_VECS, rb);
+      stage_store(As + (cur ^ 1) * A_TILE, a_loc0, a_kc, TILE_M, LDA_R, A_VECS, ra);
+      stage_store(Bs + (cur ^ 1) * B_TILE, b_loc0, b_kc, TILE_N, LDB_R, B_VECS, rb);
     }
     barrier(CLK_LOCAL_MEM_FENCE);
   }
