@@ -7,14 +7,17 @@ python bench/bench_train.py [--configs small8,small32,large32] [--steps N] [--de
 import argparse
 import json
 import os
+import shutil
 import subprocess
 import sys
+import tempfile
 import time
 
 import torch
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
 from bench.common import bench, card, devices, ocl_is_cpu, print_table, sync, write_json  # noqa: E402
+from bench.init_profile import bytecode_cached_env  # noqa: E402
 from models.gpt_mini import GPTMini, GPTMiniConfig  # noqa: E402
 
 CONFIGS = {
@@ -56,16 +59,16 @@ def peak_memory(device, fn):
     return mod.max_memory_allocated() / 2**20
 
 
-def first_step_seconds():
+def first_step_seconds(env=None):
     """Wall time from process start to the end of the first ocl training step (disk cache warm),
-    with the import time and the program cache counters of that process."""
+    with the import time and the program cache counters of that process (environment `env`)."""
     code = ("import time; t0=time.time(); import torch, sys, json; t_import=time.time()-t0; sys.path.insert(0, '.');"
             "from bench.bench_train import make_step, CONFIGS; s,_=make_step(CONFIGS['small8'],'ocl',True);"
             "t_model=time.time()-t0; s().item(); t=time.time()-t0;"
             "print(json.dumps(dict(total=t, import_torch=t_import, model_ready=t_model, "
             "programs=torch.ocl._program_cache_stats())))")
     root = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..")
-    out = subprocess.run([sys.executable, "-c", code], cwd=root, capture_output=True, text=True, check=True)
+    out = subprocess.run([sys.executable, "-c", code], cwd=root, env=env, capture_output=True, text=True, check=True)
     return json.loads(out.stdout.strip().splitlines()[-1])
 
 
@@ -127,6 +130,17 @@ def main():
         first = first_step_seconds()
         extra["first_step_s_warm_cache"] = first.pop("total")
         extra["first_step_detail"] = first
+        # The same with Python's bytecode cache where this environment turns it off (init_profile.py)
+        pycache = tempfile.mkdtemp(prefix="torch_ocl_pycache_")
+        try:
+            cached = bytecode_cached_env(dict(os.environ), pycache)
+            if cached is not None:
+                first_step_seconds(cached)  # populate the bytecode cache
+                first = first_step_seconds(cached)
+                extra["first_step_s_warm_cache_pyc"] = first.pop("total")
+                extra["first_step_detail_pyc"] = first
+        finally:
+            shutil.rmtree(pycache, ignore_errors=True)
     if rows:
         print(f"float32 matmul precision: {args.precision}")
         print_table(rows, ["config", "device", "ms/step", "tokens/s", "peak MiB", "ocl/cuda", "ocl/cpu"])
