@@ -2,7 +2,9 @@
 // elementwise.h). The forward formulas and derivatives follow ATen's CPU kernels so that
 // results agree at float tolerance; GELU/mish/silu helpers live in kernels/elementwise.cl.
 #include "elementwise.h"
+#include <ATen/Dispatch.h>
 #include <torch/library.h>
+#include <limits>
 
 namespace torch_ocl {
 using namespace ew;
@@ -86,6 +88,72 @@ at::Tensor& softplus_out_ocl(const at::Tensor& self, const c10::Scalar& beta, co
   static const PointwiseSpec s{"softplus", "a * s0 > s1 ? a : log1p(exp(a * s0)) / s0"};
   check_kind("softplus_cpu", self.scalar_type(), kFloating);
   return unary(self, out, s, kFloating, {beta, threshold});
+}
+
+// hardsigmoid.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)
+at::Tensor& hardsigmoid_out_ocl(const at::Tensor& self, at::Tensor& out) {
+  static const PointwiseSpec s{"hardsigmoid", "EW_CLAMP(a + CTC(3), (CT)0, CTC(6)) / CTC(6)"};
+  check_kind("hardsigmoid_cpu", self.scalar_type(), kFloating);
+  return unary(self, out, s, kFloating);
+}
+
+// hardswish is not a structured op: the functional and in-place forms are registered too.
+const PointwiseSpec kHardswish{"hardswish", "a * EW_CLAMP(a + CTC(3), (CT)0, CTC(6)) / CTC(6)"};
+// hardswish.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)
+at::Tensor& hardswish_out_ocl(const at::Tensor& self, at::Tensor& out) {
+  check_kind("hardswish_cpu", self.scalar_type(), kFloating);
+  return unary(self, out, kHardswish, kFloating);
+}
+// hardswish(Tensor self) -> Tensor
+at::Tensor hardswish_ocl(const at::Tensor& self) {
+  at::Tensor out = at::empty_like(self);
+  return hardswish_out_ocl(self, out);
+}
+// hardswish_(Tensor(a!) self) -> Tensor(a!)
+at::Tensor& hardswish__ocl(at::Tensor& self) { return hardswish_out_ocl(self, self); }
+
+// The shrinks' lambd as ATen's kernels use it: in the input's floating dtype (a half input
+// compares with half(0.3), not with 0.3), within [0, the dtype's largest value].
+c10::Scalar lambd_in(const c10::Scalar& lambd, at::ScalarType t) {
+  c10::Scalar r;
+  AT_DISPATCH_FLOATING_TYPES_AND2(at::kHalf, at::kBFloat16, t, "shrink", [&] {
+    const double l = lambd.to<double>(), hi = static_cast<double>(std::numeric_limits<scalar_t>::max());
+    TORCH_CHECK(l >= 0 && l <= hi, "lambda must be in range [0, ", hi, "] for input dtype ", t, ", but found ", l);
+    r = static_cast<double>(lambd.to<scalar_t>());
+  });
+  return r;
+}
+// softshrink.out(Tensor self, Scalar lambd=0.5, *, Tensor(a!) out) -> Tensor(a!)
+at::Tensor& softshrink_out_ocl(const at::Tensor& self, const c10::Scalar& lambd, at::Tensor& out) {
+  // NaN falls through both comparisons to a * 0 (NaN), as on the CPU.
+  static const PointwiseSpec s{"softshrink", "a > s0 ? a - s0 : (a < -s0 ? a + s0 : a * (CT)0)"};
+  check_kind("softshrink_cpu", self.scalar_type(), kFloating);
+  return unary(self, out, s, kFloating, {lambd_in(lambd, self.scalar_type())});
+}
+// hardshrink.out(Tensor self, Scalar lambd=0.5, *, Tensor(a!) out) -> Tensor(a!)
+at::Tensor& hardshrink_out_ocl(const at::Tensor& self, const c10::Scalar& lambd, at::Tensor& out) {
+  static const PointwiseSpec s{"hardshrink", "(a >= -s0 && a <= s0) ? (CT)0 : a"};
+  check_kind("hardshrink_cpu", self.scalar_type(), kFloating);
+  return unary(self, out, s, kFloating, {lambd_in(lambd, self.scalar_type())});
+}
+
+// log_sigmoid = log_sigmoid_forward's output, min(x, 0) - log1p(exp(-|x|)). The CPU also fills a
+// buffer with exp(-|x|) for its backward; like CUDA, ocl leaves it empty and the backward
+// recomputes it from the input.
+const PointwiseSpec kLogSigmoid{"log_sigmoid", "(a < (CT)0 ? a : (CT)0) - log1p(exp(-fabs(a)))"};
+// log_sigmoid_forward.output(Tensor self, *, Tensor(a!) output, Tensor(b!) buffer) -> (Tensor(a!), Tensor(b!))
+std::tuple<at::Tensor&, at::Tensor&> log_sigmoid_forward_out_ocl(const at::Tensor& self, at::Tensor& output,
+                                                                 at::Tensor& buffer) {
+  check_kind("log_sigmoid_forward", self.scalar_type(), kFloating);
+  buffer.resize_({0});
+  unary(self, output, kLogSigmoid, kFloating);
+  return std::forward_as_tuple(output, buffer);
+}
+// log_sigmoid_forward(Tensor self) -> (Tensor output, Tensor buffer)
+std::tuple<at::Tensor, at::Tensor> log_sigmoid_forward_ocl(const at::Tensor& self) {
+  at::Tensor output = at::empty_like(self), buffer = at::empty({0}, self.options());
+  log_sigmoid_forward_out_ocl(self, output, buffer);
+  return std::make_tuple(output, buffer);
 }
 
 bool gelu_is_tanh(c10::string_view approximate) {
@@ -211,6 +279,60 @@ at::Tensor& softplus_backward_out_ocl(const at::Tensor& grad, const at::Tensor& 
   return binary(grad, self, grad_input, s, kFloating, {beta, threshold});
 }
 
+// hardsigmoid_backward.grad_input(Tensor grad_output, Tensor self, *, Tensor(a!) grad_input)
+at::Tensor& hardsigmoid_backward_out_ocl(const at::Tensor& grad, const at::Tensor& self, at::Tensor& grad_input) {
+  static const PointwiseSpec s{"hardsigmoid_bwd", "(b > CTC(-3) && b < CTC(3)) ? a / CTC(6) : (CT)0"};
+  return binary(grad, self, grad_input, s, kFloating);
+}
+
+// hardswish_backward(Tensor grad_output, Tensor self) -> Tensor
+at::Tensor hardswish_backward_ocl(const at::Tensor& grad, const at::Tensor& self) {
+  static const PointwiseSpec s{"hardswish_bwd",
+                               "b <= CTC(-3) ? (CT)0 : (b < CTC(3) ? a * (b / CTC(3) + CTC(0.5)) : a)"};
+  at::Tensor out;
+  at::TensorIterator iter;
+  iter.build_binary_op(out, grad, self);
+  check_kind("hardswish_backward", iter.common_dtype(), kFloating);
+  pointwise(iter, s);
+  return iter.output();
+}
+
+// The two shrinks share their backward: the gradient passes outside [-lambd, lambd].
+const PointwiseSpec kShrinkBwd{"shrink_bwd", "(b >= -s0 && b <= s0) ? (CT)0 : a"};
+// softshrink_backward.grad_input(Tensor grad_output, Tensor self, Scalar lambd, *, Tensor(a!) grad_input)
+at::Tensor& softshrink_backward_out_ocl(const at::Tensor& grad, const at::Tensor& self, const c10::Scalar& lambd,
+                                        at::Tensor& grad_input) {
+  check_kind("softshrink_backward_cpu", self.scalar_type(), kFloating);
+  return binary(grad, self, grad_input, kShrinkBwd, kFloating, {lambd_in(lambd, self.scalar_type())});
+}
+// hardshrink_backward.grad_input(Tensor grad_out, Tensor self, Scalar lambd, *, Tensor(a!) grad_input)
+at::Tensor& hardshrink_backward_out_ocl(const at::Tensor& grad, const at::Tensor& self, const c10::Scalar& lambd,
+                                        at::Tensor& grad_input) {
+  check_kind("hardshrink_backward_cpu", self.scalar_type(), kFloating);
+  return binary(grad, self, grad_input, kShrinkBwd, kFloating, {lambd_in(lambd, self.scalar_type())});
+}
+
+// d/dx log_sigmoid = 1 - sigmoid(x), computed as max_deriv - sign * z / (1 + z) with z = exp(-|x|)
+// (ATen's form: no overflow for large |x|). `buffer` is not read (see log_sigmoid_forward).
+const PointwiseSpec kLogSigmoidBwd{
+    "log_sigmoid_bwd", "CT z = exp(-fabs(b)); r0 = a * (b < (CT)0 ? CTC(1) - z / (CTC(1) + z) : z / (CTC(1) + z));"};
+// log_sigmoid_backward.grad_input(Tensor grad_output, Tensor self, Tensor buffer, *, Tensor(a!) grad_input)
+at::Tensor& log_sigmoid_backward_out_ocl(const at::Tensor& grad, const at::Tensor& self, const at::Tensor& buffer,
+                                         at::Tensor& grad_input) {
+  (void)buffer;
+  return binary(grad, self, grad_input, kLogSigmoidBwd, kFloating);
+}
+// log_sigmoid_backward(Tensor grad_output, Tensor self, Tensor buffer) -> Tensor
+at::Tensor log_sigmoid_backward_ocl(const at::Tensor& grad, const at::Tensor& self, const at::Tensor& buffer) {
+  (void)buffer;
+  at::Tensor out;
+  at::TensorIterator iter;
+  iter.build_binary_op(out, grad, self);
+  check_kind("log_sigmoid_backward", iter.common_dtype(), kFloating);
+  pointwise(iter, kLogSigmoidBwd);
+  return iter.output();
+}
+
 // logit_backward.grad_input(Tensor grad_output, Tensor self, float? eps=None, *, Tensor(a!) grad_input)
 at::Tensor& logit_backward_out_ocl(const at::Tensor& grad, const at::Tensor& self, std::optional<double> eps,
                                    at::Tensor& grad_input) {
@@ -249,6 +371,20 @@ TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
   m.impl("hardtanh_backward.grad_input", hardtanh_backward_out_ocl);
   m.impl("softplus_backward.grad_input", softplus_backward_out_ocl);
   m.impl("logit_backward.grad_input", logit_backward_out_ocl);
+  m.impl("hardsigmoid.out", hardsigmoid_out_ocl);
+  m.impl("hardsigmoid_backward.grad_input", hardsigmoid_backward_out_ocl);
+  m.impl("hardswish", hardswish_ocl);
+  m.impl("hardswish_", hardswish__ocl);
+  m.impl("hardswish.out", hardswish_out_ocl);
+  m.impl("hardswish_backward", hardswish_backward_ocl);
+  m.impl("softshrink.out", softshrink_out_ocl);
+  m.impl("softshrink_backward.grad_input", softshrink_backward_out_ocl);
+  m.impl("hardshrink.out", hardshrink_out_ocl);
+  m.impl("hardshrink_backward.grad_input", hardshrink_backward_out_ocl);
+  m.impl("log_sigmoid_forward", log_sigmoid_forward_ocl);
+  m.impl("log_sigmoid_forward.output", log_sigmoid_forward_out_ocl);
+  m.impl("log_sigmoid_backward", log_sigmoid_backward_ocl);
+  m.impl("log_sigmoid_backward.grad_input", log_sigmoid_backward_out_ocl);
 }
 
 }  // namespace torch_ocl

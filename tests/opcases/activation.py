@@ -75,6 +75,60 @@ def _backwards(g, x):
             aten.logit_backward(g, x))
 
 
+
+def _shrinks_and_hard(x):
+    return (F.hardsigmoid(x), F.hardswish(x), F.softshrink(x), F.softshrink(x, 1.5), F.hardshrink(x),
+            F.hardshrink(x, 0.3), F.logsigmoid(x))
+
+
+def _shrinks_and_hard_inplace(x):
+    outs = []
+    for f in (lambda t: F.hardsigmoid(t, inplace=True), lambda t: F.hardswish(t, inplace=True)):
+        y = x.clone()
+        f(y)
+        outs.append(y)
+    return outs
+
+
+def _shrinks_and_hard_out(x):
+    outs = []
+    for op, args in ((aten.hardsigmoid.out, ()), (aten.hardswish.out, ()), (aten.softshrink.out, (0.7,)),
+                     (aten.hardshrink.out, (0.3,))):
+        out = torch.empty(3, dtype=x.dtype, device=x.device)
+        op(x, *args, out=out)
+        outs.append(out)
+    # log_sigmoid's buffer is the CPU's (exp(-|x|)) and empty on ocl (as on CUDA): not compared.
+    output, buffer = torch.empty(5, dtype=x.dtype, device=x.device), torch.empty(0, dtype=x.dtype, device=x.device)
+    aten.log_sigmoid_forward.output(x, output=output, buffer=buffer)
+    return outs + [output, aten.log_sigmoid_forward(x)[0]]
+
+
+def _boundary_samples(dtype):
+    """_act_samples plus each op's boundaries (lambd 0.3, 0.5, 1.5; hardsigmoid/hardswish's +-3)
+    in the dtype itself: a half input at half(0.3) is inside hardshrink(x, 0.3)'s zero band."""
+    yield from _act_samples(dtype)
+    yield Sample((torch.tensor([0.3, -0.3, 0.5, -0.5, 1.5, -1.5, 3.0, -3.0, 2.999, -2.999], dtype=dtype),),
+                 tag="boundaries")
+
+
+def _shrink_bad_lambda(x):
+    return F.softshrink(x, -1.0)
+
+
+def _shrink_bad_lambda_out(x):
+    return aten.softshrink.out(x, -0.5, out=torch.empty_like(x))
+
+
+def _shrinks_and_hard_backwards(g, x):
+    """The backward ops called directly (with out=), besides autograd's calls in the cases above."""
+    out = torch.empty(0, dtype=x.dtype, device=x.device)
+    aten.softshrink_backward.grad_input(g, x, 0.5, grad_input=out)
+    buffer = aten.log_sigmoid_forward(x)[1]  # what each device's backward expects (empty on ocl)
+    out2 = torch.empty(3, dtype=x.dtype, device=x.device)
+    aten.log_sigmoid_backward.grad_input(g, x, buffer, grad_input=out2)
+    return (aten.hardsigmoid_backward(g, x), aten.hardswish_backward(g, x), aten.softshrink_backward(g, x, 1.5), out,
+            aten.hardshrink_backward(g, x, 0.3), aten.log_sigmoid_backward(g, x, buffer), out2)
+
 CASES = [
     OpCase("activations", ["aten::relu", "aten::leaky_relu.out", "aten::elu.out", "aten::silu.out", "aten::mish.out",
                            "aten::hardtanh", "aten::softplus.out", "aten::gelu.out", "aten::threshold.out",
@@ -102,4 +156,24 @@ CASES = [
                                     "aten::hardtanh_backward", "aten::hardtanh_backward.grad_input",
                                     "aten::softplus_backward.grad_input", "aten::logit_backward.grad_input"],
            _backwards, _backward_samples, dtypes=FLOATS),
+    OpCase("activations_hard_shrink", ["aten::hardsigmoid.out", "aten::hardswish", "aten::softshrink.out",
+                                       "aten::hardshrink.out", "aten::log_sigmoid_forward",
+                                       "aten::hardsigmoid_backward.grad_input", "aten::hardswish_backward",
+                                       "aten::softshrink_backward.grad_input", "aten::hardshrink_backward.grad_input",
+                                       "aten::log_sigmoid_backward"],
+           _shrinks_and_hard, _boundary_samples, dtypes=FLOATS + HALFS, grad=True),
+    OpCase("activations_hard_shrink_inplace", ["aten::hardsigmoid.out", "aten::hardswish_"], _shrinks_and_hard_inplace,
+           _act_samples, dtypes=FLOAT),
+    OpCase("activations_hard_shrink_out", ["aten::hardsigmoid.out", "aten::hardswish.out", "aten::softshrink.out",
+                                           "aten::hardshrink.out", "aten::log_sigmoid_forward.output"],
+           _shrinks_and_hard_out, _act_samples, dtypes=FLOATS),
+    OpCase("activations_hard_shrink_float_only", ["aten::hardswish", "aten::hardsigmoid.out"],
+           lambda x: (F.hardswish(x),), unary_samples, dtypes=(torch.int64,)),
+    OpCase("softshrink_bad_lambda", ["aten::softshrink.out"], _shrink_bad_lambda, unary_samples, dtypes=FLOAT),
+    OpCase("softshrink_bad_lambda_out", ["aten::softshrink.out"], _shrink_bad_lambda_out, unary_samples, dtypes=FLOAT),
+    OpCase("activation_backwards_hard_shrink", ["aten::hardsigmoid_backward.grad_input", "aten::hardswish_backward",
+                                                "aten::softshrink_backward.grad_input",
+                                                "aten::hardshrink_backward.grad_input",
+                                                "aten::log_sigmoid_backward", "aten::log_sigmoid_backward.grad_input"],
+           _shrinks_and_hard_backwards, _backward_samples, dtypes=FLOATS),
 ]
