@@ -1,7 +1,7 @@
 // Losses: nll_loss / nll_loss2d forward and backward (ignore_index, class weights, all
-// reductions), mse_loss and binary_cross_entropy with their backward ops. NLL kernels are in
-// kernels/loss.cl; elementwise loss terms run through the pointwise engine and are reduced
-// by loss.cl's deterministic two-stage sum. An out-of-range target sets the device's sticky
+// reductions), mse_loss, smooth_l1_loss, huber_loss and binary_cross_entropy with their backward
+// ops. NLL kernels are in kernels/loss.cl; elementwise loss terms run through the pointwise
+// engine and are reduced by loss.cl's deterministic two-stage sum. An out-of-range target sets the device's sticky
 // error flag: it surfaces as IndexError at the next synchronization point (.item(), .cpu(),
 // torch.ocl.synchronize()), or at the op itself with TORCH_OCL_SYNC=1.
 #include "../aten/OutMeta.h"
@@ -183,7 +183,8 @@ void check_floating(const at::Tensor& t, const char* op) {
 
 // Computes the elementwise loss `spec` of (a, b[, c]) and reduces it into out.
 at::Tensor& elementwise_loss(const at::Tensor& a, const at::Tensor& b, const at::Tensor& c, int64_t reduction,
-                             const PointwiseSpec& spec, at::Tensor& out, const char* op) {
+                             const PointwiseSpec& spec, at::Tensor& out, const char* op,
+                             c10::ArrayRef<c10::Scalar> scalars = {}) {
   check_floating(a, op);
   reduction_checked(reduction);
   const at::ScalarType dt = a.scalar_type();
@@ -195,7 +196,7 @@ at::Tensor& elementwise_loss(const at::Tensor& a, const at::Tensor& b, const at:
   };
   if (reduction == at::Reduction::None) {
     auto iter = build(out);
-    pointwise(iter, spec);
+    pointwise(iter, spec, scalars);
     return out;
   }
   // Terms are kept in the accumulation type, so 16-bit inputs lose nothing before the sum.
@@ -203,7 +204,7 @@ at::Tensor& elementwise_loss(const at::Tensor& a, const at::Tensor& b, const at:
   if (c.defined()) shape = at::infer_size(shape, c.sizes());
   at::Tensor terms = at::empty(shape, a.options().dtype(float_or_double(dt)));
   auto iter = build(terms);
-  pointwise(iter, spec);
+  pointwise(iter, spec, scalars);
   at::native::resize_output(out, {});
   const int64_t n = terms.numel();
   const double scale = reduction == at::Reduction::Mean ? (n ? 1.0 / static_cast<double>(n)
@@ -218,6 +219,45 @@ const PointwiseSpec kMseSpec{"nn_mse_loss", "(a - b) * (a - b)", at::ScalarType:
 // gives a finite loss; an input or target outside [0, 1] reports the CPU's error.
 const PointwiseSpec kBceSpec{"nn_bce_loss", "ew_bce(a, b, err_flag)", at::ScalarType::Undefined, {}, {}, true};
 const PointwiseSpec kBceWSpec{"nn_bce_loss_w", "ew_bce(a, b, err_flag) * c", at::ScalarType::Undefined, {}, {}, true};
+
+// grad_input = spec(self, target, grad_output) of an elementwise loss's backward: a = self,
+// b = target, c = grad_output, s0 = the reduction's scale (1/numel for Mean), s1.. = `extra`.
+at::Tensor& elementwise_loss_backward(const at::Tensor& grad_output, const at::Tensor& self, const at::Tensor& target,
+                                      int64_t reduction, const PointwiseSpec& spec, at::Tensor& grad_input,
+                                      const char* op, std::vector<c10::Scalar> extra = {}) {
+  check_floating(self, op);
+  const double norm = reduction_checked(reduction) == at::Reduction::Mean ? 1.0 / static_cast<double>(self.numel())
+                                                                         : 1.0;
+  auto iter = at::TensorIteratorConfig()
+                  .set_check_mem_overlap(true)
+                  .add_output(grad_input)
+                  .add_const_input(self)
+                  .add_const_input(target)
+                  .add_const_input(grad_output)
+                  .promote_inputs_to_common_dtype(true)
+                  .cast_common_dtype_to_outputs(true)
+                  .build();
+  extra.insert(extra.begin(), c10::Scalar(norm));
+  pointwise(iter, spec, extra);
+  return grad_input;
+}
+
+// The CPU's binary iterator for a loss's out: any dtype its result type casts to safely.
+void check_loss_out(const at::Tensor& self, const at::Tensor& target, const at::Tensor& out) {
+  const at::ScalarType rt = at::result_type(self, target);
+  TORCH_CHECK(at::canCast(rt, out.scalar_type()), "result type ", rt, " can't be cast to the desired output type ",
+              out.scalar_type());
+}
+
+// smooth_l1 (beta; 0 is the L1 loss) and huber (delta > 0) terms and derivatives, as the CPU's.
+const PointwiseSpec kSmoothL1Spec{"nn_smooth_l1_loss",
+                                  "CT z = fabs(a - b); r0 = z < s0 ? CTC(0.5) * z * z / s0 : z - CTC(0.5) * s0;"};
+const PointwiseSpec kSmoothL1BwdSpec{
+    "nn_smooth_l1_loss_backward", "CT x = a - b; r0 = x <= -s1 ? -s0 * c : (x >= s1 ? s0 * c : s0 * x * c / s1);"};
+const PointwiseSpec kHuberSpec{"nn_huber_loss",
+                               "CT z = fabs(a - b); r0 = z < s0 ? CTC(0.5) * z * z : s0 * (z - CTC(0.5) * s0);"};
+const PointwiseSpec kHuberBwdSpec{
+    "nn_huber_loss_backward", "CT x = a - b; r0 = x <= -s1 ? -s0 * c * s1 : (x >= s1 ? s0 * c * s1 : s0 * x * c);"};
 
 }  // namespace
 
@@ -337,30 +377,15 @@ at::Tensor nll_loss2d_backward_ocl(const at::Tensor& grad_output, const at::Tens
 
 // mse_loss.out(Tensor self, Tensor target, int reduction=Mean, *, Tensor(a!) out) -> Tensor(a!)
 at::Tensor& mse_loss_out_ocl(const at::Tensor& self, const at::Tensor& target, int64_t reduction, at::Tensor& out) {
-  // The CPU's binary iterator: any output its result type casts to safely.
-  const at::ScalarType rt = at::result_type(self, target);
-  TORCH_CHECK(at::canCast(rt, out.scalar_type()), "result type ", rt, " can't be cast to the desired output type ",
-              out.scalar_type());
+  check_loss_out(self, target, out);
   return elementwise_loss(self, target, at::Tensor(), reduction, kMseSpec, out, "mse_loss");
 }
 
 // mse_loss_backward.grad_input(Tensor grad_output, Tensor self, Tensor target, int reduction, *, Tensor(a!) grad_input) -> Tensor(a!)
 at::Tensor& mse_loss_backward_grad_input_ocl(const at::Tensor& grad_output, const at::Tensor& self,
                                              const at::Tensor& target, int64_t reduction, at::Tensor& grad_input) {
-  check_floating(self, "mse_loss_backward");
-  const double norm = reduction_checked(reduction) == at::Reduction::Mean ? 2.0 / static_cast<double>(self.numel()) : 2.0;
-  auto iter = at::TensorIteratorConfig()
-                  .set_check_mem_overlap(true)
-                  .add_output(grad_input)
-                  .add_const_input(self)
-                  .add_const_input(target)
-                  .add_const_input(grad_output)
-                  .promote_inputs_to_common_dtype(true)
-                  .cast_common_dtype_to_outputs(true)
-                  .build();
-  static const PointwiseSpec spec{"nn_mse_loss_backward", "s0 * (a - b) * c", at::ScalarType::Undefined, {}, {}};
-  pointwise(iter, spec, {c10::Scalar(norm)});
-  return grad_input;
+  static const PointwiseSpec spec{"nn_mse_loss_backward", "CTC(2) * s0 * (a - b) * c"};
+  return elementwise_loss_backward(grad_output, self, target, reduction, spec, grad_input, "mse_loss_backward");
 }
 
 // mse_loss_backward(Tensor grad_output, Tensor self, Tensor target, int reduction) -> Tensor
@@ -369,6 +394,45 @@ at::Tensor mse_loss_backward_ocl(const at::Tensor& grad_output, const at::Tensor
   at::Tensor grad_input = at::empty({0}, self.options());
   mse_loss_backward_grad_input_ocl(grad_output, self, target, reduction, grad_input);
   return grad_input;
+}
+
+// smooth_l1_loss.out(Tensor self, Tensor target, int reduction=Mean, float beta=1., *, Tensor(a!) out) -> Tensor(a!)
+at::Tensor& smooth_l1_loss_out_ocl(const at::Tensor& self, const at::Tensor& target, int64_t reduction, double beta,
+                                   at::Tensor& out) {
+  TORCH_CHECK(beta >= 0, "smooth_l1_loss does not support negative values for beta.");
+  check_loss_out(self, target, out);
+  return elementwise_loss(self, target, at::Tensor(), reduction, kSmoothL1Spec, out, "smooth_l1_loss", {beta});
+}
+
+// smooth_l1_loss_backward.grad_input(Tensor grad_output, Tensor self, Tensor target, int reduction, float beta, *,
+//                                    Tensor(a!) grad_input) -> Tensor(a!)
+at::Tensor& smooth_l1_loss_backward_grad_input_ocl(const at::Tensor& grad_output, const at::Tensor& self,
+                                                   const at::Tensor& target, int64_t reduction, double beta,
+                                                   at::Tensor& grad_input) {
+  return elementwise_loss_backward(grad_output, self, target, reduction, kSmoothL1BwdSpec, grad_input,
+                                   "smooth_l1_loss_backward", {beta});
+}
+
+// huber_loss.out(Tensor self, Tensor target, int reduction=Mean, float delta=1., *, Tensor(a!) out) -> Tensor(a!)
+at::Tensor& huber_loss_out_ocl(const at::Tensor& self, const at::Tensor& target, int64_t reduction, double delta,
+                               at::Tensor& out) {
+  TORCH_CHECK(delta > 0, "huber_loss does not support non-positive values for delta.");
+  check_loss_out(self, target, out);
+  return elementwise_loss(self, target, at::Tensor(), reduction, kHuberSpec, out, "huber_loss", {delta});
+}
+
+// huber_loss(Tensor self, Tensor target, int reduction=Mean, float delta=1.) -> Tensor (not a structured op)
+at::Tensor huber_loss_ocl(const at::Tensor& self, const at::Tensor& target, int64_t reduction, double delta) {
+  at::Tensor out = at::empty({0}, self.options().dtype(at::result_type(self, target)));
+  return huber_loss_out_ocl(self, target, reduction, delta, out);
+}
+
+// huber_loss_backward.out(Tensor grad_output, Tensor self, Tensor target, int reduction, float delta, *,
+//                         Tensor(a!) grad_input) -> Tensor(a!)
+at::Tensor& huber_loss_backward_out_ocl(const at::Tensor& grad_output, const at::Tensor& self, const at::Tensor& target,
+                                        int64_t reduction, double delta, at::Tensor& grad_input) {
+  return elementwise_loss_backward(grad_output, self, target, reduction, kHuberBwdSpec, grad_input,
+                                   "huber_loss_backward", {delta});
 }
 
 // The CPU's dtype rule for binary_cross_entropy and its backward: the target (and the out) in
@@ -442,6 +506,11 @@ TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
   m.impl("mse_loss.out", mse_loss_out_ocl);
   m.impl("mse_loss_backward.grad_input", mse_loss_backward_grad_input_ocl);
   m.impl("mse_loss_backward", mse_loss_backward_ocl);
+  m.impl("smooth_l1_loss.out", smooth_l1_loss_out_ocl);
+  m.impl("smooth_l1_loss_backward.grad_input", smooth_l1_loss_backward_grad_input_ocl);
+  m.impl("huber_loss", huber_loss_ocl);
+  m.impl("huber_loss.out", huber_loss_out_ocl);
+  m.impl("huber_loss_backward.out", huber_loss_backward_out_ocl);
   m.impl("binary_cross_entropy.out", binary_cross_entropy_out_ocl);
   m.impl("binary_cross_entropy", binary_cross_entropy_ocl);
   m.impl("binary_cross_entropy_backward.grad_input", binary_cross_entropy_backward_grad_input_ocl);

@@ -1,7 +1,7 @@
 """Cases for losses (csrc/ops/loss.cpp): nll_loss / nll_loss2d (reductions, class weights,
 ignore_index hits, 0-dim/1-D inputs, empty batches, uint8 targets, out-of-range targets that
 must raise IndexError), the fused cross_entropy_loss (weights, label smoothing, ignore_index,
-spatial and no-batch inputs, out-of-range targets), mse_loss and
+spatial and no-batch inputs, out-of-range targets), mse_loss, smooth_l1_loss, huber_loss and
 binary_cross_entropy, all with gradients."""
 import torch
 import torch.nn.functional as F
@@ -14,6 +14,8 @@ NLL2D = ["aten::nll_loss2d_forward.output", "aten::nll_loss2d_forward", "aten::n
 MSE = ["aten::mse_loss.out", "aten::mse_loss_backward.grad_input", "aten::mse_loss_backward"]
 BCE = ["aten::binary_cross_entropy.out", "aten::binary_cross_entropy", "aten::binary_cross_entropy_backward.grad_input",
        "aten::binary_cross_entropy_backward"]
+SMOOTH_L1 = ["aten::smooth_l1_loss.out", "aten::smooth_l1_loss_backward.grad_input"]
+HUBER = ["aten::huber_loss", "aten::huber_loss.out", "aten::huber_loss_backward.out"]
 REDUCTIONS = ("mean", "sum", "none")
 
 
@@ -119,6 +121,45 @@ def _mse(x, y, reduction="mean"):
     return F.mse_loss(x, y, reduction=reduction)
 
 
+def _robust_samples(dtype):
+    """mse_loss's shapes (inputs in [-3, 3]: both sides of beta and delta), the boundaries
+    themselves (|x - y| = 0, 0.5, 1, 2) and a broadcast target."""
+    yield from _mse_samples(dtype)
+    zeros = torch.zeros(9, dtype=dtype)
+    yield Sample((torch.tensor([0.0, 0.5, -0.5, 1.0, -1.0, 2.0, -2.0, 0.25, -3.0], dtype=dtype), zeros),
+                 {"reduction": "none"}, tag="boundaries")
+    yield Sample((make((5, 3), dtype), make((3,), dtype, seed=1)), tag="broadcast target")
+
+
+def _pair_sample(dtype):
+    return [Sample((make((3,), dtype), make((3,), dtype, seed=1)))]
+
+
+def _smooth_l1(x, y, reduction="mean"):
+    return tuple(F.smooth_l1_loss(x, y, reduction=reduction, beta=b) for b in (1.0, 0.5, 0.0))
+
+
+def _huber(x, y, reduction="mean"):
+    return tuple(F.huber_loss(x, y, reduction=reduction, delta=d) for d in (1.0, 0.5, 2.0))
+
+
+def _robust_out(x, y, g):
+    """The out= forms, the backward ops called directly, and the parameter checks' errors."""
+    aten = torch.ops.aten
+    out1, out2, out3 = (torch.empty(2, dtype=x.dtype, device=x.device) for _ in range(3))
+    aten.smooth_l1_loss.out(x, y, 0, 0.5, out=out1)
+    aten.huber_loss.out(x, y, 2, 0.5, out=out2)
+    aten.smooth_l1_loss_backward.grad_input(g, x, y, 0, 0.5, grad_input=out3)
+    return (out1, out2, out3, aten.smooth_l1_loss_backward(g, x, y, 1, 1.0), aten.huber_loss_backward(g, x, y, 1, 0.5),
+            aten.huber_loss_backward(g, x, y, 0, 2.0))
+
+
+def _robust_out_samples(dtype):
+    yield Sample((make((5, 3), dtype), make((5, 3), dtype, seed=1), make((5, 3), dtype, seed=2)), tag="2-D")
+    yield Sample((make((4, 6), dtype, noncontig=True), make((6, 4), dtype, seed=1).t(), make((4, 6), dtype, seed=2)),
+                 tag="noncontig")
+
+
 def _bce(x, t, w=None, reduction="mean"):
     return F.binary_cross_entropy(x, t.detach(), weight=None if w is None else w.detach(), reduction=reduction)
 
@@ -158,4 +199,20 @@ CASES = [
     OpCase("mse_loss_out", MSE[:1], lambda x, y, out: torch.ops.aten.mse_loss.out(x, y, 1, out=out),
            lambda dt: [Sample((make((3, 4), dt), make((3, 4), dt, seed=1), make((2,), dt)))], dtypes=FLOATS),
     OpCase("binary_cross_entropy", BCE, _bce, _bce_samples, dtypes=FLOATS, grad=True),
+    OpCase("smooth_l1_loss", SMOOTH_L1, _smooth_l1, _robust_samples, dtypes=FLOATS, grad=True),
+    OpCase("huber_loss", HUBER, _huber, _robust_samples, dtypes=FLOATS, grad=True),
+    OpCase("smooth_l1_huber_half", SMOOTH_L1 + HUBER, lambda x, y, **kw: _smooth_l1(x, y, **kw) + _huber(x, y, **kw),
+           lambda dt: (s for s in _robust_samples(dt) if s.tag != "large"), dtypes=HALFS, grad=True, atol=2e-2,
+           rtol=2e-2),
+    OpCase("smooth_l1_huber_out", SMOOTH_L1 + ["aten::huber_loss.out", "aten::huber_loss_backward.out"], _robust_out,
+           _robust_out_samples, dtypes=FLOATS),
+    OpCase("smooth_l1_negative_beta", SMOOTH_L1[:1], lambda x, y: F.smooth_l1_loss(x, y, beta=-1.0),
+           _pair_sample),
+    OpCase("huber_nonpositive_delta", HUBER[:2], lambda x, y: F.huber_loss(x, y, delta=0.0),
+           _pair_sample),
+    OpCase("huber_out_nonpositive_delta", HUBER[1:2],
+           lambda x, y: torch.ops.aten.huber_loss.out(x, y, 1, -1.0, out=torch.empty_like(x)),
+           _pair_sample),
+    OpCase("smooth_l1_int", SMOOTH_L1[:1], F.smooth_l1_loss, _pair_sample, dtypes=(torch.int64,)),
+    OpCase("huber_int", HUBER[:1], F.huber_loss, _pair_sample, dtypes=(torch.int64,)),
 ]
