@@ -3,6 +3,8 @@
 // results agree at float tolerance; GELU/mish/silu helpers live in kernels/elementwise.cl.
 #include "elementwise.h"
 #include <ATen/Dispatch.h>
+#include <ATen/WrapDimUtils.h>
+#include <ATen/native/Resize.h>
 #include <torch/library.h>
 #include <limits>
 
@@ -154,6 +156,22 @@ std::tuple<at::Tensor, at::Tensor> log_sigmoid_forward_ocl(const at::Tensor& sel
   at::Tensor output = at::empty_like(self), buffer = at::empty({0}, self.options());
   log_sigmoid_forward_out_ocl(self, output, buffer);
   return std::make_tuple(output, buffer);
+}
+
+// glu = a * sigmoid(b) for the halves a, b of self along dim. Returns the half length; wraps dim.
+int64_t glu_half(const at::Tensor& self, int64_t& dim) {
+  TORCH_CHECK(self.dim() > 0, "glu does not support scalars because halving size must be even");
+  dim = c10::maybe_wrap_dim(dim, self.dim());
+  const int64_t n = self.size(dim);
+  TORCH_CHECK(n % 2 == 0, "Halving dimension must be even, but dimension ", dim, " is size ", n);
+  return n / 2;
+}
+// glu.out(Tensor self, int dim=-1, *, Tensor(a!) out) -> Tensor(a!)
+at::Tensor& glu_out_ocl(const at::Tensor& self, int64_t dim, at::Tensor& out) {
+  static const PointwiseSpec s{"glu", "a * (CTC(1) / (CTC(1) + exp(-b)))"};
+  const int64_t h = glu_half(self, dim);
+  check_kind("glu_cpu", self.scalar_type(), kFloating);
+  return binary(self.narrow(dim, 0, h), self.narrow(dim, h, h), out, s, kFloating);
 }
 
 bool gelu_is_tanh(c10::string_view approximate) {
@@ -333,6 +351,35 @@ at::Tensor log_sigmoid_backward_ocl(const at::Tensor& grad, const at::Tensor& se
   return iter.output();
 }
 
+// glu_backward.grad_input(Tensor grad_output, Tensor self, int dim, *, Tensor(a!) grad_input) -> Tensor(a!)
+// d/da = sigmoid(b) * g into the first half of grad_input, d/db = (1 - sigmoid(b)) sigmoid(b) a g
+// into the second.
+at::Tensor& glu_backward_out_ocl(const at::Tensor& grad, const at::Tensor& self, int64_t dim, at::Tensor& grad_input) {
+  static const PointwiseSpec da{"glu_bwd_a", "b * (CTC(1) / (CTC(1) + exp(-a)))"},
+      db{"glu_bwd_b", "CT s = CTC(1) / (CTC(1) + exp(-b)); r0 = (CTC(1) - s) * s * a * c;"};
+  const int64_t h = glu_half(self, dim);
+  at::native::resize_output(grad_input, self.sizes());
+  const at::Tensor a = self.narrow(dim, 0, h), b = self.narrow(dim, h, h);
+  // The halves are temporaries: the iterators own them.
+  auto build = [&](const at::Tensor& out, std::initializer_list<at::Tensor> inputs) {
+    at::TensorIteratorConfig cfg;
+    cfg.set_check_mem_overlap(true).add_owned_output(out);
+    for (const auto& t : inputs) cfg.add_owned_const_input(t);
+    return cfg.promote_inputs_to_common_dtype(true).cast_common_dtype_to_outputs(true).build();
+  };
+  auto ia = build(grad_input.narrow(dim, 0, h), {b, grad});
+  check_kind("glu_backward_cpu", ia.common_dtype(), kFloating);
+  auto ib = build(grad_input.narrow(dim, h, h), {a, b, grad});
+  pointwise(ia, da);
+  pointwise(ib, db);
+  return grad_input;
+}
+// glu_backward(Tensor grad_output, Tensor self, int dim) -> Tensor
+at::Tensor glu_backward_ocl(const at::Tensor& grad, const at::Tensor& self, int64_t dim) {
+  at::Tensor grad_input = at::empty({0}, self.options());
+  return glu_backward_out_ocl(grad, self, dim, grad_input);
+}
+
 // logit_backward.grad_input(Tensor grad_output, Tensor self, float? eps=None, *, Tensor(a!) grad_input)
 at::Tensor& logit_backward_out_ocl(const at::Tensor& grad, const at::Tensor& self, std::optional<double> eps,
                                    at::Tensor& grad_input) {
@@ -385,6 +432,9 @@ TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
   m.impl("log_sigmoid_forward.output", log_sigmoid_forward_out_ocl);
   m.impl("log_sigmoid_backward", log_sigmoid_backward_ocl);
   m.impl("log_sigmoid_backward.grad_input", log_sigmoid_backward_out_ocl);
+  m.impl("glu.out", glu_out_ocl);
+  m.impl("glu_backward", glu_backward_ocl);
+  m.impl("glu_backward.grad_input", glu_backward_out_ocl);
 }
 
 }  // namespace torch_ocl

@@ -111,6 +111,26 @@ def _boundary_samples(dtype):
                  tag="boundaries")
 
 
+def _glu_samples(dtype):
+    for i, (shape, dim) in enumerate((((4,), 0), ((3, 6), -1), ((3, 6), 1), ((4, 5), 0), ((2, 4, 3), 1), ((0, 4), 1),
+                                      ((2, 0, 6), -1), ((65, 258), 1))):
+        yield Sample((make(shape, dtype, seed=i),), {"dim": dim}, tag=f"{shape} dim {dim}")
+    yield Sample((make((3, 8), dtype, noncontig=True),), {"dim": 1}, tag="noncontig")
+    yield Sample((make((8, 3), dtype).t(),), {"dim": 1}, tag="transposed")
+    yield Sample((make((), dtype),), {"dim": 0}, tag="0-dim raises")
+    yield Sample((make((3, 5), dtype),), {"dim": 1}, tag="odd dim raises")
+
+
+def _glu_direct(x, dim):
+    """glu.out and both glu_backward forms called directly (autograd calls the functional one)."""
+    out = torch.empty(1, dtype=x.dtype, device=x.device)
+    torch.ops.aten.glu.out(x, dim, out=out)
+    g = torch.ones_like(out) * 0.5
+    grad_input = torch.empty(0, dtype=x.dtype, device=x.device)
+    aten.glu_backward.grad_input(g, x, dim, grad_input=grad_input)
+    return out, grad_input, aten.glu_backward(g, x, dim)
+
+
 def _shrink_bad_lambda(x):
     return F.softshrink(x, -1.0)
 
@@ -176,4 +196,8 @@ CASES = [
                                                 "aten::hardshrink_backward.grad_input",
                                                 "aten::log_sigmoid_backward", "aten::log_sigmoid_backward.grad_input"],
            _shrinks_and_hard_backwards, _backward_samples, dtypes=FLOATS),
+    OpCase("glu", ["aten::glu.out", "aten::glu_backward"], F.glu, _glu_samples, dtypes=FLOATS + HALFS, grad=True),
+    OpCase("glu_direct", ["aten::glu.out", "aten::glu_backward", "aten::glu_backward.grad_input"], _glu_direct,
+           _glu_samples, dtypes=FLOATS),
+    OpCase("glu_int", ["aten::glu.out"], F.glu, unary_samples, dtypes=(torch.int64,)),
 ]
