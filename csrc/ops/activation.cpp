@@ -12,6 +12,18 @@ namespace torch_ocl {
 using namespace ew;
 namespace {
 
+// The functional form of a backward op f(grad, self) without an out= overload: ATen's binary
+// iterator allocates the result.
+at::Tensor binary_backward(const at::Tensor& grad, const at::Tensor& self, const PointwiseSpec& s, unsigned kinds,
+                           const char* op, c10::ArrayRef<c10::Scalar> scalars = {}) {
+  at::Tensor out;
+  at::TensorIterator iter;
+  iter.build_binary_op(out, grad, self);
+  check_kind(op, iter.common_dtype(), kinds);
+  pointwise(iter, s, scalars);
+  return iter.output();
+}
+
 // relu(Tensor self) -> Tensor
 at::Tensor relu_ocl(const at::Tensor& self) {
   TORCH_CHECK(self.scalar_type() != at::kBool, "Boolean inputs not supported for relu");
@@ -261,13 +273,7 @@ at::Tensor& elu_backward_out_ocl(const at::Tensor& grad, const c10::Scalar& alph
 // mish_backward(Tensor grad_output, Tensor self) -> Tensor
 at::Tensor mish_backward_ocl(const at::Tensor& grad, const at::Tensor& self) {
   static const PointwiseSpec s{"mish_bwd", "ew_mish_bwd(a, b)"};
-  at::Tensor out;
-  at::TensorIterator iter;
-  iter.build_binary_op(out, grad, self);
-  if (!out.defined()) out = iter.output();
-  check_kind("mish_backward", iter.common_dtype(), kFloating);
-  pointwise(iter, s);
-  return iter.output();
+  return binary_backward(grad, self, s, kFloating, "mish_backward");
 }
 
 const PointwiseSpec kHardtanhBwd{"hardtanh_bwd", "(b <= s0 || b >= s1) ? (CT)0 : a"};
@@ -280,13 +286,7 @@ at::Tensor& hardtanh_backward_out_ocl(const at::Tensor& grad, const at::Tensor& 
 // hardtanh_backward(Tensor grad_output, Tensor self, Scalar min_val, Scalar max_val) -> Tensor
 at::Tensor hardtanh_backward_ocl(const at::Tensor& grad, const at::Tensor& self, const c10::Scalar& lo,
                                  const c10::Scalar& hi) {
-  at::Tensor out;
-  at::TensorIterator iter;
-  iter.build_binary_op(out, grad, self);
-  if (!out.defined()) out = iter.output();
-  check_kind("hardtanh_backward", iter.common_dtype(), kFloating | kIntegral);
-  pointwise(iter, kHardtanhBwd, {lo, hi});
-  return iter.output();
+  return binary_backward(grad, self, kHardtanhBwd, kFloating | kIntegral, "hardtanh_backward", {lo, hi});
 }
 
 // softplus_backward.grad_input(Tensor grad_output, Tensor self, Scalar beta, Scalar threshold, *,
@@ -307,12 +307,7 @@ at::Tensor& hardsigmoid_backward_out_ocl(const at::Tensor& grad, const at::Tenso
 at::Tensor hardswish_backward_ocl(const at::Tensor& grad, const at::Tensor& self) {
   static const PointwiseSpec s{"hardswish_bwd",
                                "b <= CTC(-3) ? (CT)0 : (b < CTC(3) ? a * (b / CTC(3) + CTC(0.5)) : a)"};
-  at::Tensor out;
-  at::TensorIterator iter;
-  iter.build_binary_op(out, grad, self);
-  check_kind("hardswish_backward", iter.common_dtype(), kFloating);
-  pointwise(iter, s);
-  return iter.output();
+  return binary_backward(grad, self, s, kFloating, "hardswish_backward");
 }
 
 // The two shrinks share their backward: the gradient passes outside [-lambd, lambd].
@@ -343,12 +338,7 @@ at::Tensor& log_sigmoid_backward_out_ocl(const at::Tensor& grad, const at::Tenso
 // log_sigmoid_backward(Tensor grad_output, Tensor self, Tensor buffer) -> Tensor
 at::Tensor log_sigmoid_backward_ocl(const at::Tensor& grad, const at::Tensor& self, const at::Tensor& buffer) {
   (void)buffer;
-  at::Tensor out;
-  at::TensorIterator iter;
-  iter.build_binary_op(out, grad, self);
-  check_kind("log_sigmoid_backward", iter.common_dtype(), kFloating);
-  pointwise(iter, kLogSigmoidBwd);
-  return iter.output();
+  return binary_backward(grad, self, kLogSigmoidBwd, kFloating, "log_sigmoid_backward");
 }
 
 // glu_backward.grad_input(Tensor grad_output, Tensor self, int dim, *, Tensor(a!) grad_input) -> Tensor(a!)

@@ -25,15 +25,21 @@ def _activations(x):
             F.relu6(x), F.celu(x))
 
 
-def _activations_inplace(x):
+def _each_inplace(x, fns):
+    """Each in-place function applied to its own clone of x."""
     outs = []
-    for f in (F.relu_, lambda t: F.leaky_relu_(t, 0.1), lambda t: F.elu_(t, 0.7), lambda t: F.hardtanh_(t, -1, 0.5),
-              lambda t: F.silu(t, inplace=True), lambda t: F.mish(t, inplace=True), lambda t: F.threshold_(t, 0, 2.0),
-              torch.sigmoid_, torch.tanh_):
+    for f in fns:
         y = x.clone()
         f(y)
         outs.append(y)
     return outs
+
+
+def _activations_inplace(x):
+    return _each_inplace(x, (F.relu_, lambda t: F.leaky_relu_(t, 0.1), lambda t: F.elu_(t, 0.7),
+                             lambda t: F.hardtanh_(t, -1, 0.5), lambda t: F.silu(t, inplace=True),
+                             lambda t: F.mish(t, inplace=True), lambda t: F.threshold_(t, 0, 2.0), torch.sigmoid_,
+                             torch.tanh_))
 
 
 def _activations_out(x):
@@ -82,12 +88,7 @@ def _shrinks_and_hard(x):
 
 
 def _shrinks_and_hard_inplace(x):
-    outs = []
-    for f in (lambda t: F.hardsigmoid(t, inplace=True), lambda t: F.hardswish(t, inplace=True)):
-        y = x.clone()
-        f(y)
-        outs.append(y)
-    return outs
+    return _each_inplace(x, (lambda t: F.hardsigmoid(t, inplace=True), lambda t: F.hardswish(t, inplace=True)))
 
 
 def _shrinks_and_hard_out(x):
