@@ -1,9 +1,10 @@
 // Losses: nll_loss / nll_loss2d forward and backward (ignore_index, class weights, all
-// reductions), mse_loss, smooth_l1_loss, huber_loss and binary_cross_entropy with their backward
-// ops. NLL kernels are in kernels/loss.cl; elementwise loss terms run through the pointwise
-// engine and are reduced by loss.cl's deterministic two-stage sum. An out-of-range target sets the device's sticky
-// error flag: it surfaces as IndexError at the next synchronization point (.item(), .cpu(),
-// torch.ocl.synchronize()), or at the op itself with TORCH_OCL_SYNC=1.
+// reductions), mse_loss, smooth_l1_loss, huber_loss and binary_cross_entropy with their
+// backward ops. NLL kernels are in kernels/loss.cl; elementwise loss terms run through the
+// pointwise engine and are reduced by loss.cl's deterministic two-stage sum. An out-of-range
+// target sets the device's sticky error flag: it surfaces as IndexError at the next
+// synchronization point (.item(), .cpu(), torch.ocl.synchronize()), or at the op itself with
+// TORCH_OCL_SYNC=1.
 #include "../aten/OutMeta.h"
 #include "../aten/Pointwise.h"
 #include "../runtime/Launch.h"
