@@ -237,3 +237,28 @@ __kernel void bincount_bins(PTR_ARG(DT, out), PTR_ARG(long, sorted), PTR_ARG(lon
     }
   }
 }
+
+// searchsorted / bucketize: out[i] = where value i goes in its row of `bd` (len elements; the
+// one row for every value when rows_1d, else row i / inner) to keep the row sorted: the first
+// position whose element is >= the value (left) or > it (right), read through `sorter` (positions
+// within the row) where use_sorter. The tests are ATen's, !(x >= v) and !(x > v), so a NaN value
+// goes after every element. The result is written as int (out_int32) or long.
+__kernel void searchsorted(PTR_ARG(long, out64), PTR_ARG(int, out32), PTR_ARG(DT, bd), PTR_ARG(long, sorter),
+                           PTR_ARG(DT, val), long n, long inner, long len, int rows_1d, int right, int use_sorter,
+                           int out_int32) {
+  __global const DT* b = PTR(DT, bd);
+  __global const long* st = PTR(long, sorter);
+  FOR_EACH(i, n) {
+    const KEY v = LOADK(PTR(DT, val), i);
+    const long row = rows_1d ? 0 : (i / inner) * len;
+    long lo = 0, hi = len;
+    while (lo < hi) {
+      const long mid = lo + ((hi - lo) >> 1);
+      const KEY x = LOADK(b, row + (use_sorter ? st[row + mid] : mid));
+      if (right ? !(x > v) : !(x >= v)) lo = mid + 1;
+      else hi = mid;
+    }
+    if (out_int32) PTR(int, out32)[i] = (int)lo;
+    else PTR(long, out64)[i] = lo;
+  }
+}

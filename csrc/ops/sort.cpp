@@ -1,5 +1,6 @@
-// Sorting ops: sort (stable, any dim, descending), topk, and the sort-based unique family
-// (_unique2, unique_consecutive) and bincount. Kernels: kernels/sort.cl. The sort moves the
+// Sorting ops: sort (stable, any dim, descending), topk, the sort-based unique family
+// (_unique2, unique_consecutive) and bincount, and the binary searches of searchsorted and
+// bucketize. Kernels: kernels/sort.cl. The sort moves the
 // sorted dim last and contiguous, then runs a stable bitonic network per padded row: local
 // memory for chunks of SORT_LOCAL elements, global merge steps for longer rows.
 #include "../aten/OutMeta.h"
@@ -7,6 +8,7 @@
 #include <algorithm>
 
 #include <ATen/WrapDimUtils.h>
+#include <ATen/native/BucketizationUtils.h>
 #include <ATen/native/Resize.h>
 #include <ATen/ops/any.h>
 #include <ATen/ops/cumsum.h>
@@ -300,6 +302,78 @@ at::Tensor bincount_ocl(const at::Tensor& self, const c10::optional<at::Tensor>&
   return out;
 }
 
+// searchsorted.Tensor_out(Tensor sorted_sequence, Tensor self, *, bool out_int32=False, bool right=False,
+//                         str? side=None, Tensor? sorter=None, Tensor(a!) out) -> Tensor(a!)
+// ATen's argument checks and dtype promotion (BucketizationUtils.h), then one binary search per
+// value on contiguous operands.
+at::Tensor& searchsorted_out_ocl(const at::Tensor& boundaries, const at::Tensor& self, bool out_int32, bool right,
+                                 std::optional<c10::string_view> side, const std::optional<at::Tensor>& sorter_opt,
+                                 at::Tensor& result) {
+  const at::Tensor sorter = sorter_opt.has_value() ? *sorter_opt : at::Tensor();
+  at::native::searchsorted_pre_check(boundaries, self, result, out_int32, right, side, sorter);
+  at::native::resize_output(result, self.sizes());
+  if (self.numel() == 0) return result;
+  const bool is_right = side.has_value() ? *side == "right" : right;
+  at::Tensor in, bd, st;
+  at::native::searchsorted_maybe_trim_input_tensors(in, bd, st, self, boundaries, sorter);
+  const at::Tensor& input = in.defined() ? in : self;
+  const at::Tensor& bounds = bd.defined() ? bd : boundaries;
+  const at::Tensor& order = st.defined() ? st : sorter;
+  const at::ScalarType t = input.scalar_type();
+  TORCH_CHECK_NOT_IMPLEMENTED(t != at::kBool && !at::isComplexType(t), "\"searchsorted_out_cpu\" not implemented for '",
+                              t, "'");
+  Device& d = ocl_device(self);
+  check_dtype_supported(d, t, "searchsorted");
+  at::Tensor out = result.is_contiguous() ? result : at::empty(result.sizes(), result.options());
+  const int64_t n = input.numel(), len = bounds.size(-1), inner = input.dim() ? input.size(-1) : 1;
+  launch(d, get_kernel(d, "sort", sort_opts(d, t), "searchsorted"), grid(n), Range(kWG), buf(out), buf(out),
+         buf(bounds), order.defined() ? buf(order) : Buf{nullptr, 0}, buf(input), n, inner, len,
+         static_cast<cl_int>(bounds.dim() == 1), static_cast<cl_int>(is_right), static_cast<cl_int>(order.defined()),
+         static_cast<cl_int>(out_int32));
+  if (!result.is_contiguous()) result.copy_(out);
+  return result;
+}
+
+at::Tensor empty_positions(const at::Tensor& like, bool out_int32) {
+  return at::empty({0}, like.options().dtype(out_int32 ? at::kInt : at::kLong));
+}
+
+// searchsorted.Tensor(Tensor sorted_sequence, Tensor self, *, bool out_int32=False, bool right=False, str? side=None,
+//                     Tensor? sorter=None) -> Tensor
+at::Tensor searchsorted_ocl(const at::Tensor& boundaries, const at::Tensor& self, bool out_int32, bool right,
+                            std::optional<c10::string_view> side, const std::optional<at::Tensor>& sorter) {
+  at::Tensor result = empty_positions(self, out_int32);
+  return searchsorted_out_ocl(boundaries, self, out_int32, right, side, sorter, result);
+}
+
+// searchsorted.Scalar(...) / Scalar_out: the value as a wrapped-number tensor (binary-op promotion).
+at::Tensor searchsorted_scalar_ocl(const at::Tensor& boundaries, const c10::Scalar& self, bool out_int32, bool right,
+                                   std::optional<c10::string_view> side, const std::optional<at::Tensor>& sorter) {
+  return searchsorted_ocl(boundaries, at::native::searchsorted_scalar_tensor(self, boundaries.device()), out_int32,
+                          right, side, sorter);
+}
+at::Tensor& searchsorted_scalar_out_ocl(const at::Tensor& boundaries, const c10::Scalar& self, bool out_int32,
+                                        bool right, std::optional<c10::string_view> side,
+                                        const std::optional<at::Tensor>& sorter, at::Tensor& result) {
+  return searchsorted_out_ocl(boundaries, at::native::searchsorted_scalar_tensor(self, boundaries.device()),
+                              out_int32, right, side, sorter, result);
+}
+
+// bucketize.Tensor_out(Tensor self, Tensor boundaries, *, bool out_int32=False, bool right=False, Tensor(a!) out):
+// searchsorted with 1-D boundaries.
+at::Tensor& bucketize_out_ocl(const at::Tensor& self, const at::Tensor& boundaries, bool out_int32, bool right,
+                              at::Tensor& result) {
+  TORCH_CHECK(boundaries.dim() == 1, "boundaries tensor must be 1 dimension, but got dim(", boundaries.dim(), ")");
+  return searchsorted_out_ocl(boundaries, self, out_int32, right, std::nullopt, std::nullopt, result);
+}
+at::Tensor bucketize_ocl(const at::Tensor& self, const at::Tensor& boundaries, bool out_int32, bool right) {
+  at::Tensor result = empty_positions(self, out_int32);
+  return bucketize_out_ocl(self, boundaries, out_int32, right, result);
+}
+at::Tensor bucketize_scalar_ocl(const c10::Scalar& self, const at::Tensor& boundaries, bool out_int32, bool right) {
+  return bucketize_ocl(at::native::searchsorted_scalar_tensor(self, boundaries.device()), boundaries, out_int32, right);
+}
+
 }  // namespace
 
 TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
@@ -308,6 +382,13 @@ TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
   m.impl("_unique2", unique2_ocl);
   m.impl("unique_consecutive", unique_consecutive_ocl);
   m.impl("bincount", bincount_ocl);
+  m.impl("searchsorted.Tensor", searchsorted_ocl);
+  m.impl("searchsorted.Tensor_out", searchsorted_out_ocl);
+  m.impl("searchsorted.Scalar", searchsorted_scalar_ocl);
+  m.impl("searchsorted.Scalar_out", searchsorted_scalar_out_ocl);
+  m.impl("bucketize.Tensor", bucketize_ocl);
+  m.impl("bucketize.Tensor_out", bucketize_out_ocl);
+  m.impl("bucketize.Scalar", bucketize_scalar_ocl);
 }
 
 }  // namespace torch_ocl

@@ -1,5 +1,6 @@
 """Cases for the sorting ops (csrc/ops/sort.cpp): stable sort / argsort (short rows in local
-memory, long rows through the global merge), topk, unique, unique_consecutive, bincount."""
+memory, long rows through the global merge), topk, unique, unique_consecutive, bincount,
+searchsorted and bucketize."""
 import torch
 
 from ..cases import ALL, FLOAT, FLOATS, HALFS, INTS, OpCase, Sample, make
@@ -101,6 +102,82 @@ def _bincount(x, w=None, minlength=0):
     return torch.bincount(x, w, minlength)
 
 
+
+SEARCHSORTED = ["aten::searchsorted.Tensor", "aten::searchsorted.Tensor_out", "aten::searchsorted.Scalar",
+                "aten::searchsorted.Scalar_out"]
+BUCKETIZE = ["aten::bucketize.Tensor", "aten::bucketize.Tensor_out", "aten::bucketize.Scalar"]
+
+
+def _sorted(shape, dtype, seed=0):
+    return torch.sort(make(shape, dtype, seed=seed, low=-3, high=4), dim=-1)[0]  # many ties
+
+
+def _search_samples(dtype):
+    bd = _sorted((9,), dtype)
+    yield Sample((bd, make((4, 5), dtype, seed=1, low=-5, high=6)), tag="1-D boundaries, 2-D values")
+    yield Sample((bd, make((), dtype, seed=2, low=-5, high=6)), tag="0-dim value")
+    yield Sample((bd, bd.clone()), tag="values equal to boundaries")
+    yield Sample((_sorted((3, 8), dtype), make((3, 6), dtype, seed=3, low=-5, high=6)), tag="row-wise boundaries")
+    yield Sample((_sorted((2, 3, 5), dtype), make((2, 3, 4), dtype, seed=4, low=-5, high=6)), tag="3-D rows")
+    yield Sample((_sorted((0,), dtype), make((3,), dtype, seed=5)), tag="empty boundaries")
+    yield Sample((bd, make((0, 3), dtype, seed=6)), tag="empty values")
+    yield Sample((_sorted((6, 3), dtype).t().contiguous().t(), make((6, 4), dtype, seed=7, noncontig=True)),
+                 tag="strided operands")
+    yield Sample((_sorted((1001,), dtype), make((3000,), dtype, seed=8, low=-5, high=6)), tag="long")
+    if dtype.is_floating_point:
+        nan = float("nan")
+        bd_nan = torch.tensor([-1.0, 0.0, 2.0, nan], dtype=dtype)
+        yield Sample((bd_nan, torch.tensor([nan, -2.0, 2.0, 5.0], dtype=dtype)), tag="NaN boundary and value")
+        yield Sample((bd, make((4,), torch.int64, seed=9)), tag="integer values (promoted)")
+
+
+def _searchsorted(bd, v):
+    out = torch.empty(1, dtype=torch.int64, device=v.device)
+    torch.searchsorted(bd, v, out=out)
+    out_t = torch.empty(v.shape[::-1], dtype=torch.int32, device=v.device).t() if v.dim() == 2 else None
+    extra = (torch.searchsorted(bd, v, out_int32=True, right=True, out=out_t),) if out_t is not None else ()
+    return (torch.searchsorted(bd, v), torch.searchsorted(bd, v, right=True), torch.searchsorted(bd, v, side="right"),
+            torch.searchsorted(bd, v, out_int32=True), out) + extra
+
+
+def _searchsorted_sorter(bd, v):
+    perm = torch.argsort(torch.rand(bd.shape, generator=torch.Generator().manual_seed(0)), dim=-1).to(bd.device)
+    shuffled = torch.gather(bd, -1, perm)  # unsorted rows; sorter puts them back in order
+    sorter = torch.argsort(shuffled, dim=-1, stable=True)
+    return (torch.searchsorted(shuffled, v, sorter=sorter),
+            torch.searchsorted(shuffled, v, sorter=sorter, side="right"))
+
+
+def _search_scalar(bd, v):
+    out = torch.empty(0, dtype=torch.int64, device=bd.device)
+    torch.searchsorted(bd, 1, right=True, out=out)
+    return (torch.searchsorted(bd, 1), torch.searchsorted(bd, 0.5, right=True), out, torch.bucketize(2, bd),
+            torch.bucketize(-1.5, bd, right=True, out_int32=True))
+
+
+def _bucketize(bd, v):
+    out = torch.empty(2, dtype=torch.int32, device=v.device)
+    torch.bucketize(v, bd, out_int32=True, out=out)
+    return torch.bucketize(v, bd), torch.bucketize(v, bd, right=True), out
+
+
+def _search_1d_samples(dtype):
+    return [s for s in _search_samples(dtype) if s.args[0].dim() == 1]
+
+
+def _search_error_samples(dtype):
+    bd, v = _sorted((5,), dtype), make((3,), dtype, seed=1)
+    yield Sample((bd, v), tag="side opposite to right")
+    yield Sample((_sorted((2, 5), dtype), make((3, 4), dtype)), tag="leading dims differ")
+    yield Sample((make((), dtype), v), tag="0-dim boundaries")
+
+
+def _search_error_fns(bd, v):
+    if bd.dim() == 1:
+        return torch.searchsorted(bd, v, right=True, side="left")
+    return torch.searchsorted(bd, v)
+
+
 CASES = [
     OpCase("sort", ["aten::sort.values_stable"], _sort, _sort_samples, dtypes=ALL + HALFS, grad=True),
     OpCase("argsort", [], _argsort, _sort_samples, dtypes=FLOAT + (torch.int64,)),
@@ -110,4 +187,13 @@ CASES = [
            dtypes=FLOAT + INTS[:2]),
     OpCase("bincount", ["aten::bincount"], _bincount, _bincount_samples, dtypes=(torch.int64, torch.int32,
                                                                                  torch.uint8)),
+    OpCase("searchsorted", SEARCHSORTED[:2], _searchsorted, _search_samples, dtypes=FLOATS + INTS + HALFS),
+    OpCase("searchsorted_sorter", SEARCHSORTED[:1], _searchsorted_sorter,
+           lambda dt: [s for s in _search_samples(dt) if s.args[0].numel() and "NaN" not in s.tag], dtypes=FLOAT),
+    OpCase("searchsorted_scalar", SEARCHSORTED[2:] + BUCKETIZE[2:], _search_scalar,
+           lambda dt: _search_1d_samples(dt)[:1], dtypes=FLOATS + (torch.int64,)),
+    OpCase("bucketize", BUCKETIZE[:2], _bucketize, _search_1d_samples, dtypes=FLOATS + INTS),
+    OpCase("searchsorted_errors", SEARCHSORTED[:1], _search_error_fns, _search_error_samples, dtypes=FLOAT),
+    OpCase("searchsorted_bool", SEARCHSORTED[:1], lambda bd, v: torch.searchsorted(bd, v),
+           lambda dt: [Sample((torch.tensor([False, True]), torch.tensor([True, False])))], dtypes=(torch.bool,)),
 ]
