@@ -58,8 +58,6 @@
 #define IS_NAN(v) 0
 #endif
 
-#define FOR_EACH(i, n) for (long i = get_global_id(0); i < (n); i += get_global_size(0))
-
 #ifndef TYPED_PROGRAM
 // Index tensors arrive as raw bytes plus idx32 (int32 or int64 elements).
 inline long load_index(__global const uchar* p, long j, int idx32) {

@@ -35,8 +35,6 @@
 #define STOREV(p, i, v) ((p)[i] = (DT)(v))
 #endif
 
-#define FOR_EACH(i, n) for (long i = get_global_id(0); i < (n); i += get_global_size(0))
-
 #ifndef TYPED_PROGRAM
 // ---- cat ------------------------------------------------------------------------------------
 // Output viewed as contiguous [outer, row] words (a word: T, one element or a whole vector of

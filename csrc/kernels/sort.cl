@@ -42,8 +42,6 @@
 #define KEY_NAN(k) 0
 #endif
 
-#define FOR_EACH(i, n) for (long i = get_global_id(0); i < (n); i += get_global_size(0))
-
 // True when (ka, ia) must come before (kb, ib) in the output of a row of n elements.
 inline bool before(KEY ka, int ia, KEY kb, int ib, int n, int desc) {
   if (ia >= n) return false;
