@@ -468,10 +468,10 @@ void TILED_KERNEL(int M, int N, int K,
 #endif
 
   V4 ra[A_VECS], rb[B_VECS];
-#define TILED_LOAD_STEP(k1, full)                                               \
-  do {                                                                          \
-    VEC_STAGE_LOAD(V4, TILE_M, A_VECS, a_kc, a_ptr, a_kk0, k1, K, full, ra);            \
-    VEC_STAGE_LOAD(V4, TILE_N, B_VECS, b_kc, b_ptr, b_kk0, k1, K, full, rb);            \
+#define TILED_LOAD_STEP(k1, full)                                            \
+  do {                                                                       \
+    VEC_STAGE_LOAD(V4, TILE_M, A_VECS, a_kc, a_ptr, a_kk0, k1, K, full, ra); \
+    VEC_STAGE_LOAD(V4, TILE_N, B_VECS, b_kc, b_ptr, b_kk0, k1, K, full, rb); \
   } while (0)
   if (k_base + TILE_K <= K)
     TILED_LOAD_STEP(k_base, 1);
