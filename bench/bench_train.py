@@ -7,10 +7,8 @@ python bench/bench_train.py [--configs small8,small32,large32] [--steps N] [--de
 import argparse
 import json
 import os
-import shutil
 import subprocess
 import sys
-import tempfile
 import time
 
 import torch
@@ -131,16 +129,12 @@ def main():
         extra["first_step_s_warm_cache"] = first.pop("total")
         extra["first_step_detail"] = first
         # The same with Python's bytecode cache where this environment turns it off (init_profile.py)
-        pycache = tempfile.mkdtemp(prefix="torch_ocl_pycache_")
-        try:
-            cached = bytecode_cached_env(dict(os.environ), pycache)
+        with bytecode_cached_env(dict(os.environ)) as cached:
             if cached is not None:
                 first_step_seconds(cached)  # populate the bytecode cache
                 first = first_step_seconds(cached)
                 extra["first_step_s_warm_cache_pyc"] = first.pop("total")
                 extra["first_step_detail_pyc"] = first
-        finally:
-            shutil.rmtree(pycache, ignore_errors=True)
     if rows:
         print(f"float32 matmul precision: {args.precision}")
         print_table(rows, ["config", "device", "ms/step", "tokens/s", "peak MiB", "ocl/cuda", "ocl/cpu"])

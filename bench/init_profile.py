@@ -12,6 +12,7 @@ one process first): the state of an ordinary pip install, which writes .pyc file
 
 python bench/init_profile.py
 """
+import contextlib
 import json
 import os
 import shutil
@@ -53,13 +54,19 @@ def run(dev, env):
     return json.loads(out.stdout.strip().splitlines()[-1])
 
 
-def bytecode_cached_env(base, pycache):
-    """base with Python's bytecode cache on, in `pycache`; None where base has it on already."""
+@contextlib.contextmanager
+def bytecode_cached_env(base):
+    """base with Python's bytecode cache on, in a scratch PYTHONPYCACHEPREFIX removed on exit;
+    None where base has the cache on already."""
     if not (base.get("PYTHONDONTWRITEBYTECODE") or sys.flags.dont_write_bytecode):
-        return None
-    env = {k: v for k, v in base.items() if k != "PYTHONDONTWRITEBYTECODE"}
-    env["PYTHONPYCACHEPREFIX"] = pycache
-    return env
+        yield None
+        return
+    pycache = tempfile.mkdtemp(prefix="torch_ocl_pycache_")
+    try:
+        env = {k: v for k, v in base.items() if k != "PYTHONDONTWRITEBYTECODE"}
+        yield {**env, "PYTHONPYCACHEPREFIX": pycache}
+    finally:
+        shutil.rmtree(pycache, ignore_errors=True)
 
 
 def main():
@@ -67,14 +74,9 @@ def main():
     from bench.common import write_json
     import torch
     base = dict(os.environ)
-    pycache = tempfile.mkdtemp(prefix="torch_ocl_pycache_")
-    variants = [("", base)]
-    cached = bytecode_cached_env(base, pycache)
-    if cached is not None:
-        variants.append((" +pyc", cached))
     results = {}
-    try:
-        for suffix, env in variants:
+    with bytecode_cached_env(base) as cached:
+        for suffix, env in [("", base)] + ([(" +pyc", cached)] if cached is not None else []):
             run("ocl", env)  # warm the kernel disk cache (and the bytecode cache, where on)
             results["ocl" + suffix] = run("ocl", env)
             if torch.cuda.is_available():
@@ -82,8 +84,6 @@ def main():
                 if suffix:
                     run("cuda", cuda_env)
                 results["cuda" + suffix] = run("cuda", cuda_env)
-    finally:
-        shutil.rmtree(pycache, ignore_errors=True)
     if cached is not None:
         print("+pyc: with Python's bytecode cache (this environment sets PYTHONDONTWRITEBYTECODE)")
     keys = [k for k in results["ocl"] if k != "programs"]
