@@ -1,8 +1,8 @@
 // Sorting ops: sort (stable, any dim, descending), topk, the sort-based unique family
 // (_unique2, unique_consecutive) and bincount, and the binary searches of searchsorted and
-// bucketize. Kernels: kernels/sort.cl. The sort moves the
-// sorted dim last and contiguous, then runs a stable bitonic network per padded row: local
-// memory for chunks of SORT_LOCAL elements, global merge steps for longer rows.
+// bucketize. Kernels: kernels/sort.cl. The sort moves the sorted dim last and contiguous, then
+// runs a stable bitonic network per padded row: local memory for chunks of SORT_LOCAL
+// elements, global merge steps for longer rows.
 #include "../aten/OutMeta.h"
 #include "../runtime/Launch.h"
 #include <algorithm>
