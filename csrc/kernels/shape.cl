@@ -131,12 +131,28 @@ __kernel void arange_fwd(PTR_ARG(DT, out), long n, long stride, ACC start, ACC s
   FOR_EACH(i, n) STOREV(PTR(DT, out), i * stride, start + (ACC)i * step);
 }
 
+// RND(x): x rounded to the storage type. ATen computes a float16/bfloat16 linspace in that
+// type (c10::Half arithmetic: the index, the product and the sum are each rounded), so these
+// programs round where it does; other types compute in ACC.
+#if defined(DT_HALF)
+inline float round_to_half(float x) {
+  ushort h;
+  vstore_half_rte(x, 0, (__private half*)&h);
+  return vload_half(0, (__private const half*)&h);
+}
+#define RND(x) round_to_half(x)
+#elif defined(DT_BF16)
+#define RND(x) bf16_to_float(float_to_bf16(x))
+#else
+#define RND(x) (x)
+#endif
+
 // out[i * stride]: from start for the first half and back from end for the second half,
 // so both endpoints are exact (as ATen's linspace).
 __kernel void linspace_fwd(PTR_ARG(DT, out), long n, long stride, ACC start, ACC end, ACC step) {
   const long half_n = n / 2;
   FOR_EACH(i, n) {
-    ACC v = i < half_n ? start + step * (ACC)i : end - step * (ACC)(n - i - 1);
+    ACC v = i < half_n ? start + RND(step * RND((ACC)i)) : end - RND(step * RND((ACC)(n - i - 1)));
     STOREV(PTR(DT, out), i * stride, v);
   }
 }

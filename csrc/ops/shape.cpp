@@ -298,8 +298,16 @@ at::Tensor& linspace_out_ocl(const c10::Scalar& start, const c10::Scalar& end, i
     const int64_t st = (e - s) / (steps - 1);
     launch(d, k, grid(steps), Range(kWG), buf(out), steps, stride, s, e, st);
   } else {
+    // float16/bfloat16 step in the storage type, as ATen computes it (c10's arithmetic rounds
+    // e - s, steps - 1 and the quotient); the kernel rounds its products likewise.
+    const auto reduced_step = [&](auto zero) {
+      using R = decltype(zero);
+      return static_cast<float>((e0.to<R>() - s0.to<R>()) / (steps - 1));
+    };
     const float s = s0.toFloat(), e = e0.toFloat();
-    const float st = (e - s) / static_cast<float>(steps - 1);
+    const float st = t == at::kHalf       ? reduced_step(at::Half(0))
+                     : t == at::kBFloat16 ? reduced_step(at::BFloat16(0))
+                                          : (e - s) / static_cast<float>(steps - 1);
     launch(d, k, grid(steps), Range(kWG), buf(out), steps, stride, s, e, st);
   }
   return out;

@@ -101,6 +101,14 @@ def _linspace(a, b, n, dtype, device):
     return torch.linspace(a, b, n, dtype=dtype, device=device), torch.linspace(a, b, n, out=out)
 
 
+def _linspace_reduced_samples(dtype):
+    # ATen rounds a float16/bfloat16 linspace at each step: (0, 1, 7)'s fifth element is a
+    # float16 rounding tie, (0.1, 0.2, 5000) a step near float16's resolution, and 150001
+    # points overflow the float16 index (0 * inf: NaN in the middle, as on the CPU).
+    for args in [(0, 1, 7), (-3, 5.5, 101), (0.1, 0.2, 5000), (10, -10, 2049), (-2, 3, 150001)]:
+        yield Sample(args, {"dtype": dtype, "device": CPU}, tag=str(args))
+
+
 def _eye_samples(dtype):
     for args in [(3,), (2, 5), (6, 2), (0,), (1, 0), (70, 65)]:
         yield Sample(args, {"dtype": dtype, "device": CPU}, tag=str(args))
@@ -125,5 +133,7 @@ CASES = [
     OpCase("arange", ["aten::arange.start_out"], _arange, _arange_samples,
            dtypes=FLOATS + INTS + HALFS),
     OpCase("linspace", ["aten::linspace.out"], _linspace, _linspace_samples, dtypes=FLOATS + INTS + HALFS),
+    OpCase("linspace_reduced_exact", ["aten::linspace.out"], _linspace, _linspace_reduced_samples, dtypes=HALFS,
+           atol=0, rtol=0),
     OpCase("eye", ["aten::eye.out", "aten::eye.m_out"], _eye, _eye_samples, dtypes=DATA),
 ]
