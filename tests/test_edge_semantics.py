@@ -2,7 +2,8 @@
 for gather/scatter, binary_cross_entropy's range and dtype errors, mixed-device arguments,
 an attention backward reached by no gradient, NaN clamp bounds, logit's eps order, erfinv's
 tails, topk of a 0-dim tensor; and (session 17) where with CPU scalars, out-of-range
-replacement values, lerp's branch, the CPU's dtype errors, unique_consecutive along a dim."""
+replacement values, lerp's branch, the CPU's dtype errors, unique_consecutive along a dim; and
+(session 20) narrowing float -> int8/int16/uint8 conversions."""
 import pytest
 import torch
 import torch.nn.functional as F
@@ -424,3 +425,31 @@ def test_bilinear_uint8_is_a_clear_error():
     # The CPU blends uint8 in fixed point; not implemented on ocl (the CPU would give a result).
     with pytest.raises(NotImplementedError, match="upsample_bilinear2d"):
         F.interpolate(torch.ones(1, 1, 3, 4, dtype=torch.uint8, device="ocl"), scale_factor=2, mode="bilinear")
+
+
+
+NARROWING_CHECK = """
+import torch
+for src in (torch.float32, torch.float64, torch.float16, torch.bfloat16, torch.int64):
+    x = torch.tensor([300.0, -200.0, 70000.5, -70000.5, 255.9, -0.9, 128.0, -129.5, 32768.0, 65535.7, 65536.2, 6e4])
+    x = x.to(src) if src != torch.float16 else x.clamp(-6e4, 6e4).to(src)
+    for dst in (torch.int8, torch.int16, torch.uint8):
+        for n in (x.numel(), 3 * x.numel()):  # one row, and enough elements for the vector paths
+            xs = x.repeat(3)[:n]
+            assert torch.equal(xs.to("ocl").to(dst).cpu(), xs.to(dst)), (src, dst, n)
+print("ok")
+"""
+
+
+@pytest.mark.parametrize("options", ["-cl-opt-disable", ""])
+def test_narrowing_conversions_wrap_like_cpu(options):
+    # Beyond the narrow type's range but within int32's, a conversion wraps on the CPU (300.0
+    # to int8 is 44); PoCL's optimizer vectorized float -> int16 into a saturating pack, so the
+    # check also runs optimized (the suite builds unoptimized: conftest). NaN, inf and values
+    # past int32 are undefined in C++ and differ between the CPU and CUDA: not compared.
+    import os
+    import subprocess
+    import sys
+    env = dict(os.environ, TORCH_OCL_BUILD_OPTIONS=options)
+    r = subprocess.run([sys.executable, "-c", NARROWING_CHECK], env=env, capture_output=True, text=True, timeout=600)
+    assert r.returncode == 0 and r.stdout.strip().endswith("ok"), r.stdout + r.stderr[-3000:]

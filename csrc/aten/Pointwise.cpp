@@ -42,6 +42,10 @@ std::string stored_value(at::ScalarType t, const std::string& v) {
     case at::kHalf: return "(float)(" + v + ")";
     case at::kBFloat16: return "float_to_bf16((float)(" + v + "))";
     case at::kBool: return "(uchar)((" + v + ") != 0)";
+    // Narrow integers through int, as C++ casts on the CPU compile: a float beyond the narrow
+    // type's range wraps (300.0 -> int8 44) rather than saturating, which PoCL's vectorized
+    // float -> short conversion did (70000.5 -> int16 32767 where the CPU gives 4464).
+    case at::kChar: case at::kShort: case at::kByte: return "(" + cl_type_name(t) + ")(int)(" + v + ")";
     default: return "(" + cl_type_name(t) + ")(" + v + ")";
   }
 }
