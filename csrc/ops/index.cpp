@@ -32,11 +32,7 @@ namespace torch_ocl {
 namespace {
 
 constexpr int kMaxDims = 12;  // MAXD in kernels/index.cl
-constexpr size_t kWG = 256;
-constexpr size_t kMaxGroups = 16384;
-
-// 1-D launch size for a grid-stride loop over n items.
-Range grid(int64_t n) { return Range(std::min(round_up(std::max<int64_t>(n, 1), kWG), kWG * kMaxGroups)); }
+constexpr size_t kWG = 256;  // work-group size of the grid-stride kernels
 
 // Work-group shape for a (w, unit) launch: up to 64 lanes along the slice w, the rest of a
 // 64-item group along units (a w of 1 must not leave 31 of every 32 lanes idle).
@@ -142,7 +138,7 @@ void scan_inplace(Device& d, const at::Tensor& data) {
   launch(d, get_kernel(d, "index", kPlainOpts, "scan_blocks"), Range(nb * kWG), Range(kWG), buf(data), n, buf(sums));
   if (nb > 1) {
     scan_inplace(d, sums);
-    launch(d, get_kernel(d, "index", kPlainOpts, "scan_add"), grid(n), Range(kWG), buf(data), n, buf(sums));
+    launch(d, get_kernel(d, "index", kPlainOpts, "scan_add"), grid_stride(n), Range(kWG), buf(data), n, buf(sums));
   }
 }
 
@@ -151,7 +147,7 @@ void scan_inplace(Device& d, const at::Tensor& data) {
 at::Tensor select_positions(Device& d, const at::Tensor& x) {
   const int64_t n = x.numel();
   at::Tensor pos = at::empty({n + 1}, x.options().dtype(at::kLong));
-  launch(d, get_kernel(d, "index", move_opts(x), "nonzero_flags"), grid(n + 1), Range(kWG), buf(pos), buf(x), n,
+  launch(d, get_kernel(d, "index", move_opts(x), "nonzero_flags"), grid_stride(n + 1), Range(kWG), buf(pos), buf(x), n,
          static_cast<cl_ulong>(nonzero_mask(x.scalar_type())));
   scan_inplace(d, pos);
   return pos;
@@ -252,7 +248,7 @@ at::Tensor& gather_out_ocl(const at::Tensor& self, int64_t dim, const at::Tensor
   check_dtype_supported(d, self.scalar_type(), "gather");
   at::Tensor index = long_index_on_device_of(index_in, self);
   ScatterGeom g = scatter_geom(index, dim, self, out);
-  launch(d, get_kernel(d, "index", move_opts(self), "gather_fwd"), grid(n), Range(kWG), buf(out), buf(self), buf(index),
+  launch(d, get_kernel(d, "index", move_opts(self), "gather_fwd"), grid_stride(n), Range(kWG), buf(out), buf(self), buf(index),
          n, g, d.error_buf);
   return out;
 }
@@ -286,13 +282,13 @@ void scatter_impl(const at::Tensor& self, int64_t dim, const at::Tensor& index_i
   if (!reduce) {
     uint64_t bits = value ? scalar_bits(*value, out.scalar_type()) : 0;
     const at::Tensor& sb = s.defined() ? s : out;
-    launch(d, get_kernel(d, "index", move_opts(out), "scatter_fwd"), grid(n), Range(kWG), buf(out), buf(sb),
+    launch(d, get_kernel(d, "index", move_opts(out), "scatter_fwd"), grid_stride(n), Range(kWG), buf(out), buf(sb),
            buf(index), n, g, static_cast<cl_int>(value.has_value()), static_cast<cl_ulong>(bits), d.error_buf);
     return;
   }
   at::Tensor keys = at::empty({n}, index.options().dtype(at::kLong));
   at::Tensor srcoff = at::empty({n}, keys.options());
-  launch(d, get_kernel(d, "index", kPlainOpts, "scatter_keys"), grid(n), Range(kWG), buf(keys), buf(srcoff), buf(index), n, g,
+  launch(d, get_kernel(d, "index", kPlainOpts, "scatter_keys"), grid_stride(n), Range(kWG), buf(keys), buf(srcoff), buf(index), n, g,
          static_cast<cl_int>(value.has_value()), d.error_buf);
   segment_reduce(d, out, s, keys, srcoff, 1, 0, 0, *reduce, include_self, 1, value.value_or(0), /*atomic_ok=*/true);
 }
@@ -364,7 +360,7 @@ at::Tensor& index_select_out_ocl(const at::Tensor& self, int64_t dim, const at::
   for (int64_t i = 0; i < dim; ++i) outer *= self.size(i);
   for (int64_t i = dim + 1; i < self.dim(); ++i) inner *= self.size(i);
   at::Tensor res = dense_target(out, {self, index});
-  launch(d, get_kernel(d, "index", move_opts(self), "index_select_fwd"), grid(out.numel()), Range(kWG),
+  launch(d, get_kernel(d, "index", move_opts(self), "index_select_fwd"), grid_stride(out.numel()), Range(kWG),
          buf(res), buf(src), buf(index), idx32(index), outer, nsrc, nidx, inner, d.error_buf);
   finish_out(out, res);
   return out;
@@ -413,7 +409,7 @@ at::Tensor& index_add_out_ocl(const at::Tensor& self, int64_t dim, const at::Ten
   const int64_t units = outer * nidx;
   at::Tensor keys = at::empty({units}, index.options().dtype(at::kLong));
   at::Tensor srcoff = at::empty({units}, keys.options());
-  launch(d, get_kernel(d, "index", kPlainOpts, "index_add_keys"), grid(units), Range(kWG), buf(keys),
+  launch(d, get_kernel(d, "index", kPlainOpts, "index_add_keys"), grid_stride(units), Range(kWG), buf(keys),
          buf(srcoff), buf(index), idx32(index), outer, nout, nidx, inner, d.error_buf);
   segment_reduce(d, res, source, keys, srcoff, inner, 1, 1, kSum, true, alpha, 0, /*atomic_ok=*/true);
   finish_out(out, res);
@@ -587,7 +583,7 @@ at::Tensor& index_put_impl_ocl(at::Tensor& self, const c10::List<c10::optional<a
   }
   at::Tensor keys = at::empty({p.units}, self.options().dtype(at::kLong));
   at::Tensor srcoff = at::empty({p.units}, keys.options());
-  launch(d, get_kernel(d, "index", kPlainOpts, "index_put_keys"), grid(p.units), Range(kWG), buf(keys), buf(srcoff),
+  launch(d, get_kernel(d, "index", kPlainOpts, "index_put_keys"), grid_stride(p.units), Range(kWG), buf(keys), buf(srcoff),
          buf(p.idx), p.units, p.g, d.error_buf);
   segment_reduce(d, self, values, keys, srcoff, p.g.w_size, p.g.wstride, 1, kSum, true, 1, 0, /*atomic_ok=*/true);
   return self;
@@ -711,7 +707,7 @@ ShapeArg shape_arg(const at::Tensor& t) {
 void nonzero_into(Device& d, const at::Tensor& x, const at::Tensor& pos, const at::Tensor& out, int64_t limit) {
   const int64_t n = x.numel();
   if (n == 0 || out.numel() == 0) return;
-  launch(d, get_kernel(d, "index", kPlainOpts, "nonzero_write"), grid(n), Range(kWG), buf(out), buf(pos), n, limit,
+  launch(d, get_kernel(d, "index", kPlainOpts, "nonzero_write"), grid_stride(n), Range(kWG), buf(out), buf(pos), n, limit,
          shape_arg(x));
 }
 
@@ -774,7 +770,7 @@ at::Tensor& masked_select_out_ocl(const at::Tensor& self, const at::Tensor& mask
   at::native::resize_output(out, {count});
   if (count == 0) return out;
   at::Tensor res = dense_target(out, {self, mask});
-  launch(d, get_kernel(d, "index", move_opts(self), "compact_write"), grid(n), Range(kWG), buf(res), buf(sc), buf(pos),
+  launch(d, get_kernel(d, "index", move_opts(self), "compact_write"), grid_stride(n), Range(kWG), buf(res), buf(sc), buf(pos),
          n);
   finish_out(out, res);
   return out;
@@ -804,7 +800,7 @@ at::Tensor& masked_scatter__ocl(at::Tensor& self, const at::Tensor& mask_in, con
   at::Tensor pos = select_positions(d, mask);
   const int64_t n = res.numel();
   const at::Tensor& sb = source.numel() > 0 ? source : res;
-  launch(d, get_kernel(d, "index", move_opts(self), "expand_write"), grid(n), Range(kWG), buf(res), buf(sb), buf(pos), n,
+  launch(d, get_kernel(d, "index", move_opts(self), "expand_write"), grid_stride(n), Range(kWG), buf(res), buf(sb), buf(pos), n,
          source.numel(), d.error_buf);
   finish_out(self, res);
   return self;
@@ -826,7 +822,7 @@ at::Tensor embedding_dense_backward_ocl(const at::Tensor& grad_output, const at:
   at::Tensor grad = grad_output.reshape({n, dim}).contiguous();
   at::Tensor keys = at::empty({n}, indices.options().dtype(at::kLong));
   at::Tensor srcoff = at::empty({n}, keys.options());
-  launch(d, get_kernel(d, "index", kPlainOpts, "embedding_keys"), grid(n), Range(kWG), buf(keys),
+  launch(d, get_kernel(d, "index", kPlainOpts, "embedding_keys"), grid_stride(n), Range(kWG), buf(keys),
          buf(srcoff), buf(indices), idx32(indices), n, num_weights, padding_idx, dim, d.error_buf);
   segment_reduce(d, grad_weight, grad, keys, srcoff, dim, 1, 1, scale_grad_by_freq ? kEmbedFreq : kSum, false);
   return grad_weight;

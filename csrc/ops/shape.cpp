@@ -18,10 +18,7 @@ namespace {
 constexpr int kMaxDims = 12;   // MAXD in kernels/shape.cl
 // cat_fwd's parameters besides the input list and its table: out, three longs and an int.
 constexpr size_t kCatFixedBytes = 16 + 4 * 8;
-constexpr size_t kWG = 256;
-constexpr size_t kMaxGroups = 16384;
-
-Range grid(int64_t n) { return Range(std::min(round_up(std::max<int64_t>(n, 1), kWG), kWG * kMaxGroups)); }
+constexpr size_t kWG = 256;  // work-group size of the grid-stride kernels
 
 const char* word_type(size_t itemsize) {
   switch (itemsize) {
@@ -119,7 +116,7 @@ at::Tensor& cat_out_ocl(const at::ITensorListRef& tensors_ref, int64_t dim, at::
       }
       tab.put(j * sizeof(int64_t), acc);
     }
-    const size_t groups = grid(outer * acc).sz[0] / kWG;
+    const size_t groups = grid_stride(outer * acc).sz[0] / kWG;
     multi_tensor::launch_groups(d, k, groups, kWG, buf(res), bufs, outer, row, start, static_cast<cl_int>(cnt),
                                 tab);
     start += acc;
@@ -151,7 +148,7 @@ void run_remap(const at::Tensor& out, const at::Tensor& in, const RemapGeom& g, 
   if (n == 0) return;
   Device& d = ocl_device(in);
   check_dtype_supported(d, in.scalar_type(), name);
-  launch(d, get_kernel(d, "shape", move_opts(in), "remap_fwd"), grid(n), Range(kWG), buf(out), buf(in), n, g);
+  launch(d, get_kernel(d, "shape", move_opts(in), "remap_fwd"), grid_stride(n), Range(kWG), buf(out), buf(in), n, g);
 }
 
 // flip(Tensor self, int[] dims) -> Tensor
@@ -261,12 +258,12 @@ at::Tensor& arange_start_out_ocl(const c10::Scalar& start, const c10::Scalar& en
   Kernel& k = get_kernel(d, "shape", typed_opts(t), "arange_fwd");
   const int64_t stride = out.stride(0);
   if (t == at::kDouble) {
-    launch(d, k, grid(size), Range(kWG), buf(out), size, stride, xs, xst);
+    launch(d, k, grid_stride(size), Range(kWG), buf(out), size, stride, xs, xst);
   } else if (integral) {
-    launch(d, k, grid(size), Range(kWG), buf(out), size, stride, static_cast<int64_t>(start.toLong()),
+    launch(d, k, grid_stride(size), Range(kWG), buf(out), size, stride, static_cast<int64_t>(start.toLong()),
            static_cast<int64_t>(step.toLong()));
   } else {
-    launch(d, k, grid(size), Range(kWG), buf(out), size, stride, static_cast<float>(xs), static_cast<float>(xst));
+    launch(d, k, grid_stride(size), Range(kWG), buf(out), size, stride, static_cast<float>(xs), static_cast<float>(xst));
   }
   return out;
 }
@@ -292,11 +289,11 @@ at::Tensor& linspace_out_ocl(const c10::Scalar& start, const c10::Scalar& end, i
   if (use_double) {
     const double s = s0.toDouble(), e = e0.toDouble();
     const double st = (e - s) / static_cast<double>(steps - 1);
-    launch(d, k, grid(steps), Range(kWG), buf(out), steps, stride, s, e, st);
+    launch(d, k, grid_stride(steps), Range(kWG), buf(out), steps, stride, s, e, st);
   } else if (integral) {
     const int64_t s = s0.toLong(), e = e0.toLong();
     const int64_t st = (e - s) / (steps - 1);
-    launch(d, k, grid(steps), Range(kWG), buf(out), steps, stride, s, e, st);
+    launch(d, k, grid_stride(steps), Range(kWG), buf(out), steps, stride, s, e, st);
   } else {
     // float16/bfloat16 step in the storage type, as ATen computes it (c10's arithmetic rounds
     // e - s, steps - 1 and the quotient); the kernel rounds its products likewise.
@@ -308,7 +305,7 @@ at::Tensor& linspace_out_ocl(const c10::Scalar& start, const c10::Scalar& end, i
     const float st = t == at::kHalf       ? reduced_step(at::Half(0))
                      : t == at::kBFloat16 ? reduced_step(at::BFloat16(0))
                                           : (e - s) / static_cast<float>(steps - 1);
-    launch(d, k, grid(steps), Range(kWG), buf(out), steps, stride, s, e, st);
+    launch(d, k, grid_stride(steps), Range(kWG), buf(out), steps, stride, s, e, st);
   }
   return out;
 }
@@ -324,7 +321,7 @@ at::Tensor& eye_m_out_ocl(int64_t n, int64_t m, at::Tensor& out) {
   at::Tensor one = at::scalar_tensor(1, at::TensorOptions().dtype(out.scalar_type()));
   uint64_t bits = 0;
   std::memcpy(&bits, one.const_data_ptr(), one.itemsize());
-  launch(d, get_kernel(d, "shape", move_opts(out), "eye_fwd"), grid(n * m), Range(kWG), buf(out), n, m, out.stride(0),
+  launch(d, get_kernel(d, "shape", move_opts(out), "eye_fwd"), grid_stride(n * m), Range(kWG), buf(out), n, m, out.stride(0),
          out.stride(1), static_cast<cl_ulong>(bits));
   return out;
 }

@@ -44,6 +44,11 @@ struct Range {
 };
 // Round n up to a multiple of m.
 inline size_t round_up(size_t n, size_t m) { return (n + m - 1) / m * m; }
+// Global size of a grid-stride (FOR_EACH in common.clh) launch over n items in work-groups of
+// wg: enough groups to cover n, at most max_groups (each work-item then takes several items).
+inline Range grid_stride(int64_t n, size_t wg = 256, size_t max_groups = 16384) {
+  return Range(std::min(round_up(size_t(std::max<int64_t>(n, 1)), wg), wg * max_groups));
+}
 
 namespace detail {
 // A launch's arguments, packed into its record in kernel-argument order.
