@@ -453,3 +453,22 @@ def test_narrowing_conversions_wrap_like_cpu(options):
     env = dict(os.environ, TORCH_OCL_BUILD_OPTIONS=options)
     r = subprocess.run([sys.executable, "-c", NARROWING_CHECK], env=env, capture_output=True, text=True, timeout=600)
     assert r.returncode == 0 and r.stdout.strip().endswith("ok"), r.stdout + r.stderr[-3000:]
+
+
+@pytest.mark.parametrize("call", [
+    lambda d: torch.cdist(torch.ones(3, 4, device=d), torch.ones(5, 4, dtype=torch.float64, device=d), p=1),
+    lambda d: torch.cdist(torch.ones(3, 4, device=d).half(), torch.ones(5, 4, device=d).half(), p=1),
+    lambda d: torch.cdist(torch.ones(3, 4, device=d).long(), torch.ones(5, 4, device=d).long(), p=1),
+    lambda d: torch.cdist(torch.ones(3, 4, device=d), torch.ones(5, 4, device=d), p=-1),
+    lambda d: torch.cdist(torch.ones(3, 4, device=d), torch.ones(5, 3, device=d), p=1),
+    lambda d: torch.cdist(torch.ones(4, device=d), torch.ones(5, 4, device=d), p=1),
+    lambda d: torch.cdist(torch.ones(2, 3, 4, device=d), torch.ones(3, 5, 4, device=d), p=1),
+    lambda d: torch.ops.aten._cdist_forward(torch.ones(3, 4, device=d), torch.ones(5, 4, device=d), 1.0, 5),
+    lambda d: torch.pdist(torch.ones(4, 3, device=d).half()),
+    lambda d: torch.pdist(torch.ones(4, 3, device=d), p=-1),
+    lambda d: torch.pdist(torch.ones(4, 3, 2, device=d)),
+    lambda d: torch.ops.aten._pdist_forward(torch.ones(3, 4, device=d).t(), 2.0),
+], ids=["cdist-mixed-dtypes", "cdist-half", "cdist-long", "cdist-negative-p", "cdist-columns", "cdist-1d",
+        "cdist-batches", "cdist-mode", "pdist-half", "pdist-negative-p", "pdist-3d", "pdist-strided"])
+def test_distance_errors_like_cpu(call):
+    _same_error(call)
