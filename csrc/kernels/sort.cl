@@ -1,5 +1,6 @@
 // Sorting kernels: a stable bitonic sort of (key, position) pairs per row (sort, argsort,
-// topk), plus the segment helpers of unique / unique_consecutive and bincount.
+// topk), the selections from sorted rows (kthvalue, median), the segment helpers of
+// unique / unique_consecutive and bincount, and searchsorted.
 // Rows are padded to a power of two P2; positions >= n are padding and order last. Ties are
 // broken by the original position, which makes the network stable; NaN orders above every
 // number (as on the CPU). A row chunk of SORT_LOCAL elements is sorted in local memory;
@@ -258,5 +259,31 @@ __kernel void searchsorted(PTR_ARG(long, out64), PTR_ARG(int, out32), PTR_ARG(DT
     }
     if (out_int32) PTR(int, out32)[i] = (int)lo;
     else PTR(long, out64)[i] = lo;
+  }
+}
+
+// ---- kthvalue / median / nanmedian ---------------------------------------------------------
+// values[r], indices[r] = the pair at one position of row r of the sorted (key, position) pairs
+// (rows of p2, the first n valid, ascending, NaN last): position k - 1 (which == 0, kthvalue);
+// the lower median, or the first NaN where the row has one (which == 1, median: the CPU returns
+// the NaN of the smallest index, which the stable order puts first); the lower median of the
+// non-NaN elements, position 0 when all are NaN (which == 2, nanmedian).
+__kernel void kthvalue_fwd(PTR_ARG(DT, values), PTR_ARG(long, indices), PTR_ARG(KEY, keys), PTR_ARG(int, pos),
+                           long rows, int p2, int n, int k, int which) {
+  FOR_EACH(r, rows) {
+    __global const KEY* kr = PTR(KEY, keys) + r * p2;
+    int at = k - 1;
+    if (which != 0) {
+      int lo = 0, hi = n;  // the first NaN (n when none)
+      while (lo < hi) {
+        const int mid = (lo + hi) >> 1;
+        if (KEY_NAN(kr[mid])) hi = mid;
+        else lo = mid + 1;
+      }
+      if (which == 1) at = lo < n ? lo : (n - 1) / 2;
+      else at = lo > 0 ? (lo - 1) / 2 : 0;
+    }
+    STOREK(PTR(DT, values), r, kr[at]);
+    PTR(long, indices)[r] = PTR(int, pos)[r * p2 + at];
   }
 }

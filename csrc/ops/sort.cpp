@@ -1,15 +1,21 @@
 // Sorting ops: sort (stable, any dim, descending), topk, the sort-based unique family
-// (_unique2, unique_consecutive) and bincount, and the binary searches of searchsorted and
-// bucketize. Kernels: kernels/sort.cl. The sort moves the sorted dim last and contiguous, then
-// runs a stable bitonic network per padded row: local memory for chunks of SORT_LOCAL
-// elements, global merge steps for longer rows.
+// (_unique2, unique_consecutive) and bincount, the binary searches of searchsorted and
+// bucketize, the selections from sorted rows (kthvalue, median, nanmedian).
+// Kernels: kernels/sort.cl. The sort moves the sorted dim last and contiguous, then runs a
+// stable bitonic network per padded row: local memory for chunks of SORT_LOCAL elements,
+// global merge steps for longer rows.
 #include "../aten/OutMeta.h"
 #include "../runtime/Launch.h"
 #include <algorithm>
+#include <limits>
 
+#include <ATen/MemoryOverlap.h>
+#include <ATen/TensorUtils.h>
 #include <ATen/WrapDimUtils.h>
 #include <ATen/native/BucketizationUtils.h>
+#include <ATen/native/ReduceOpsUtils.h>
 #include <ATen/native/Resize.h>
+#include <ATen/native/SortingUtils.h>
 #include <ATen/ops/any.h>
 #include <ATen/ops/cumsum.h>
 #include <ATen/ops/diff.h>
@@ -93,13 +99,16 @@ int64_t next_pow2(int64_t n) {
   return p;
 }
 
-// Sorts each row of contiguous x ([rows, n]) and writes the first n_out of every sorted row
-// to contiguous values/indices ([rows, n_out]). When only a few leading elements are wanted
-// from long rows (topk), each SORT_LOCAL-chunk is sorted locally and only its first n_out
-// survive as candidates for the final sort, which skips most global merge passes.
-void sort_rows(const at::Tensor& x, int64_t rows, int64_t n, bool desc, int64_t n_out, const at::Tensor& values,
-               const at::Tensor& indices, const char* name) {
-  if (rows == 0 || n == 0 || n_out == 0) return;
+// The sorted (key, position) pairs of every row of contiguous x ([rows, n]): rows of p2 in
+// keys/pos, the first n_out of each row valid. When only a few leading elements are wanted
+// from long rows (topk, kthvalue with a small k), each SORT_LOCAL-chunk is sorted locally and
+// only its first n_out survive as candidates for the final sort, which skips most global merge
+// passes. sort_rows writes them out as values/indices; kthvalue and median select from them.
+struct SortedPairs {
+  at::Tensor keys, pos;
+  int64_t p2;
+};
+SortedPairs sorted_pairs(const at::Tensor& x, int64_t rows, int64_t n, bool desc, int64_t n_out, const char* name) {
   TORCH_CHECK_NOT_IMPLEMENTED(n < (int64_t(1) << 30), "torch_ocl: ", name, " of rows longer than 2^30 elements");
   Device& d = ocl_device(x);
   check_dtype_supported(d, x.scalar_type(), name);
@@ -129,8 +138,19 @@ void sort_rows(const at::Tensor& x, int64_t rows, int64_t n, bool desc, int64_t 
     out_p2 = cp2;
   }
   sort_pairs(d, opts, ls, keys, pos, rows, out_p2, n, desc);
-  launch(d, get_kernel(d, "sort", opts, "sort_finish"), grid(rows * n_out), Range(kWG), buf(values), buf(indices),
-         buf(keys), buf(pos), rows, static_cast<cl_int>(out_p2), static_cast<cl_int>(n_out));
+  return {keys, pos, out_p2};
+}
+
+// Sorts each row of contiguous x ([rows, n]) and writes the first n_out of every sorted row
+// to contiguous values/indices ([rows, n_out]).
+void sort_rows(const at::Tensor& x, int64_t rows, int64_t n, bool desc, int64_t n_out, const at::Tensor& values,
+               const at::Tensor& indices, const char* name) {
+  if (rows == 0 || n == 0 || n_out == 0) return;
+  const SortedPairs sp = sorted_pairs(x, rows, n, desc, n_out, name);
+  Device& d = ocl_device(x);
+  launch(d, get_kernel(d, "sort", sort_opts(d, x.scalar_type()), "sort_finish"), grid(rows * n_out), Range(kWG),
+         buf(values), buf(indices), buf(sp.keys), buf(sp.pos), rows, static_cast<cl_int>(sp.p2),
+         static_cast<cl_int>(n_out));
 }
 
 // Sorts self along dim, keeping the first n_out of each sorted slice, into values/indices
@@ -374,6 +394,121 @@ at::Tensor bucketize_scalar_ocl(const c10::Scalar& self, const at::Tensor& bound
   return bucketize_ocl(at::native::searchsorted_scalar_tensor(self, boundaries.device()), boundaries, out_int32, right);
 }
 
+// ---- kthvalue, median, nanmedian: a sort of each slice, then a selection kernel -------------
+
+// Which sorted position kthvalue_fwd picks (its `which`).
+enum class Pick : cl_int { Kth = 0, Median = 1, NanMedian = 2 };
+
+// Picks one sorted position of every slice of self along dim (self.size(dim) > 0) into
+// values/indices: self's shape with dim -> 1 (views of the caller's outs, any strides).
+void select_along(const at::Tensor& self, int64_t dim, Pick which, int64_t k, const at::Tensor& values,
+                  const at::Tensor& indices, const char* name) {
+  if (values.numel() == 0) return;
+  if (self.dim() == 0) {
+    values.copy_(self);
+    indices.zero_();
+    return;
+  }
+  const int64_t n = self.size(dim);
+  const at::Tensor x = self.movedim(dim, -1).contiguous();
+  const int64_t rows = x.numel() / n;
+  // Only the first k of a kthvalue row matter (topk's candidate path when k is small).
+  const SortedPairs sp = sorted_pairs(x, rows, n, false, which == Pick::Kth ? k : n, name);
+  const at::Tensor vt = values.movedim(dim, -1), it = indices.movedim(dim, -1);
+  const bool direct = vt.is_contiguous() && it.is_contiguous();
+  const at::Tensor v = direct ? vt : at::empty(vt.sizes(), values.options());
+  const at::Tensor ix = direct ? it : at::empty(it.sizes(), indices.options());
+  Device& d = ocl_device(self);
+  launch(d, get_kernel(d, "sort", sort_opts(d, self.scalar_type()), "kthvalue_fwd"), grid(rows), Range(kWG), buf(v),
+         buf(ix), buf(sp.keys), buf(sp.pos), rows, static_cast<cl_int>(sp.p2), static_cast<cl_int>(n),
+         static_cast<cl_int>(k), static_cast<cl_int>(which));
+  if (!direct) {
+    vt.copy_(v);
+    it.copy_(ix);
+  }
+}
+
+// self's sizes with dim -> 1 (keepdim) or dim removed; a 0-dim self gives a 0-dim result.
+std::vector<int64_t> reduced_shape(const at::Tensor& self, int64_t dim, bool keepdim) {
+  std::vector<int64_t> shape = self.sizes().vec();
+  if (self.dim() == 0) return shape;
+  if (keepdim) shape[dim] = 1;
+  else shape.erase(shape.begin() + dim);
+  return shape;
+}
+
+// median / nanmedian along dim: the CPU's checks in its order (an empty slice is an IndexError),
+// then the lower median of each slice; NaN as the CPU treats it (Pick).
+std::tuple<at::Tensor&, at::Tensor&> median_with_indices(const at::Tensor& self, int64_t dim, bool keepdim,
+                                                         at::Tensor& values, at::Tensor& indices, bool ignore_nan) {
+  dim = at::maybe_wrap_dim(dim, self.dim());
+  at::native::zero_numel_check_dims(self, dim, "median()");
+  at::checkDeviceType("median", {values, indices}, self.device().type());
+  at::checkScalarType("median", at::TensorArg(indices, "indices", 1), at::kLong);
+  at::checkSameType("median", at::TensorArg(values, "values", 0), at::TensorArg(self, "self", 2));
+  TORCH_CHECK_NOT_IMPLEMENTED(self.scalar_type() != at::kBool, "\"", ignore_nan ? "nanmedian" : "median",
+                              "\" not implemented for 'Bool'");
+  const std::vector<int64_t> shape = reduced_shape(self, dim, keepdim);
+  at::native::resize_output(values, shape);
+  at::native::resize_output(indices, shape);
+  const bool squeezed = !keepdim && self.dim() > 0;
+  select_along(self, dim, ignore_nan ? Pick::NanMedian : Pick::Median, 0, squeezed ? values.unsqueeze(dim) : values,
+               squeezed ? indices.unsqueeze(dim) : indices, ignore_nan ? "nanmedian" : "median");
+  return {values, indices};
+}
+
+// median.dim_values(Tensor self, int dim, bool keepdim=False, *, Tensor(a!) values, Tensor(b!) indices) -> (Tensor(a!) values, Tensor(b!) indices)
+std::tuple<at::Tensor&, at::Tensor&> median_dim_values_ocl(const at::Tensor& self, int64_t dim, bool keepdim,
+                                                           at::Tensor& values, at::Tensor& indices) {
+  return median_with_indices(self, dim, keepdim, values, indices, false);
+}
+
+// nanmedian.dim_values(Tensor self, int dim, bool keepdim=False, *, Tensor(a!) values, Tensor(b!) indices) -> (Tensor(a!) values, Tensor(b!) indices)
+std::tuple<at::Tensor&, at::Tensor&> nanmedian_dim_values_ocl(const at::Tensor& self, int64_t dim, bool keepdim,
+                                                              at::Tensor& values, at::Tensor& indices) {
+  return median_with_indices(self, dim, keepdim, values, indices, true);
+}
+
+// The median of all elements (0-dim). An empty input gives NaN converted to self's dtype, made
+// on the host as the CPU makes it (for integer dtypes that conversion is the CPU's own value).
+at::Tensor median_all(const at::Tensor& self, bool ignore_nan) {
+  const char* name = ignore_nan ? "nanmedian" : "median";
+  TORCH_CHECK_NOT_IMPLEMENTED(self.scalar_type() != at::kBool, "\"", name, "\" not implemented for 'Bool'");
+  if (self.numel() == 0)
+    return at::full({}, std::numeric_limits<float>::quiet_NaN(), at::TensorOptions().dtype(at::kFloat))
+        .to(self.scalar_type())
+        .to(self.device());
+  at::Tensor values = at::empty({1}, self.options());
+  at::Tensor indices = at::empty({1}, self.options().dtype(at::kLong));
+  select_along(self.reshape({-1}), 0, ignore_nan ? Pick::NanMedian : Pick::Median, 0, values, indices, name);
+  return values.squeeze(0);
+}
+
+// median(Tensor self) -> Tensor
+at::Tensor median_ocl(const at::Tensor& self) { return median_all(self, false); }
+
+// nanmedian(Tensor self) -> Tensor
+at::Tensor nanmedian_ocl(const at::Tensor& self) { return median_all(self, true); }
+
+// kthvalue.values(Tensor self, SymInt k, int dim=-1, bool keepdim=False, *, Tensor(a!) values, Tensor(b!) indices) -> (Tensor(a!) values, Tensor(b!) indices)
+std::tuple<at::Tensor&, at::Tensor&> kthvalue_values_ocl(const at::Tensor& self, int64_t k, int64_t dim_in,
+                                                         bool keepdim, at::Tensor& values, at::Tensor& indices) {
+  // The CPU's checks in its order, and its resizing of the outs (SortingUtils.h).
+  const int64_t dim = at::maybe_wrap_dim(dim_in, self.dim(), /*wrap_scalar=*/true);
+  const int64_t slice = self.dim() == 0 ? 1 : self.size(dim);
+  at::native::zero_numel_check_dims(self, dim, "kthvalue()");
+  TORCH_CHECK(k >= 1 && k <= slice, "kthvalue(): selected number k out of range for dimension ", dim);
+  at::assert_no_overlap(self, values);
+  at::native::_reduction_with_indices_allocate_or_resize_output(values, indices, self, dim, keepdim);
+  TORCH_CHECK_NOT_IMPLEMENTED(self.scalar_type() != at::kBool, "\"kthvalue\" not implemented for 'Bool'");
+  select_along(self, dim, Pick::Kth, k, values, indices, "kthvalue");
+  if (!keepdim) {
+    values.squeeze_(dim);
+    indices.squeeze_(dim);
+  }
+  return {values, indices};
+}
+
 }  // namespace
 
 TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
@@ -389,6 +524,11 @@ TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
   m.impl("bucketize.Tensor", bucketize_ocl);
   m.impl("bucketize.Tensor_out", bucketize_out_ocl);
   m.impl("bucketize.Scalar", bucketize_scalar_ocl);
+  m.impl("median", median_ocl);
+  m.impl("median.dim_values", median_dim_values_ocl);
+  m.impl("nanmedian", nanmedian_ocl);
+  m.impl("nanmedian.dim_values", nanmedian_dim_values_ocl);
+  m.impl("kthvalue.values", kthvalue_values_ocl);
 }
 
 }  // namespace torch_ocl

@@ -1,6 +1,6 @@
 """Cases for the sorting ops (csrc/ops/sort.cpp): stable sort / argsort (short rows in local
 memory, long rows through the global merge), topk, unique, unique_consecutive, bincount,
-searchsorted and bucketize."""
+searchsorted and bucketize, and kthvalue / median / nanmedian."""
 import torch
 
 from ..cases import ALL, FLOAT, FLOATS, HALFS, INTS, OpCase, Sample, make
@@ -178,6 +178,176 @@ def _search_error_fns(bd, v):
     return torch.searchsorted(bd, v)
 
 
+# ---- kthvalue, median, nanmedian -----------------------------------------------------------
+# Among equal values the CPU's index is whatever std::nth_element (median, kthvalue) leaves,
+# so the tie cases compare the values and the elements at the returned indices
+# (x.gather(dim, indices) == values); cases of distinct values compare the indices exactly,
+# and their gradients.
+NAN = float("nan")
+
+
+def _picked(x, d, keepdim, i):
+    """The elements of x at indices i (a reduction's indices along d)."""
+    if x.dim() == 0:
+        return x.reshape(1)[i.reshape(1)].reshape(())
+    return x.gather(d, i if keepdim else i.unsqueeze(d))
+
+
+def _outs(x, shape_like, strided):
+    """Empty out= tensors, or (strided) pre-sized transposed ones that must be written in place."""
+    if strided and shape_like.dim() == 2:
+        return (torch.empty(shape_like.shape[::-1], dtype=x.dtype, device=x.device).t(),
+                torch.empty(shape_like.shape[::-1], dtype=torch.long, device=x.device).t())
+    return torch.empty(0, dtype=x.dtype, device=x.device), torch.empty(0, dtype=torch.long, device=x.device)
+
+
+def _with_nans(x, seed):
+    """x with NaN rows (all NaN, one NaN, several) along its last dim."""
+    x = x.clone()
+    if x.dim() >= 1 and x.numel():
+        g = torch.Generator().manual_seed(seed)
+        flat = x.reshape(-1, x.shape[-1])
+        mask = torch.rand(flat.shape, generator=g) < 0.2
+        flat[mask] = NAN
+        flat[0] = NAN
+        if flat.shape[0] > 1:
+            flat[1, 0] = NAN
+        x = flat.reshape(x.shape)
+    return x
+
+
+def _reduce_samples(dtype, ties=True, nans=True):
+    """(x, dim, keepdim) samples of the dim-reducing selections."""
+    kw = dict(low=-3, high=4) if ties else {}
+    mk = make if ties else (lambda s, dt, seed=0, **_: _distinct(s, dt, seed))
+    yield Sample((mk((), dtype, seed=1, **kw), 0, False), tag="0-dim")
+    yield Sample((mk((), dtype, seed=1, **kw), -1, True), tag="0-dim keepdim")
+    yield Sample((mk((1,), dtype, seed=2, **kw), 0, False), tag="one element")
+    yield Sample((mk((7,), dtype, seed=3, **kw), -1, False), tag="odd row")
+    yield Sample((mk((8,), dtype, seed=4, **kw), 0, True), tag="even row keepdim")
+    yield Sample((mk((5, 3), dtype, seed=5, **kw), 0, False), tag="dim0")
+    yield Sample((mk((2, 3, 4), dtype, seed=6, **kw), 1, True), tag="middle dim keepdim")
+    yield Sample((mk((2, 3, 4), dtype, seed=7, **kw), -3, False), tag="negative dim")
+    yield Sample((mk((3, 0, 2), dtype, seed=8, **kw), 2, False), tag="empty result")
+    yield Sample((mk((65, 129), dtype, seed=9, **kw), 1, False), tag="odd rows")
+    yield Sample((mk((3, 1031), dtype, seed=10, **kw), -1, True), tag="rows longer than a work-group")
+    if dtype not in (torch.int8, torch.uint8) or ties:
+        yield Sample((mk((2, 5000), dtype, seed=11, **kw), 1, False), tag="long rows (global merge)")
+    yield Sample((make((6, 4), dtype, seed=12, **kw).t() if ties else _distinct((6, 4), dtype, 12).t(), 1, False),
+                 tag="transposed")
+    strided = make((4, 10), dtype, seed=13, noncontig=True, **kw) if ties else _distinct((4, 20), dtype, 13)[:, ::2]
+    yield Sample((strided, 1, True), tag="strided")
+    if nans and dtype.is_floating_point:
+        yield Sample((_with_nans(make((6, 9), dtype, seed=14, **kw), 1), 1, False), tag="NaN rows")
+        yield Sample((_with_nans(make((4, 1500), dtype, seed=15, **kw), 2), -1, False), tag="long NaN rows")
+        yield Sample((_with_nans(make((5, 8), dtype, seed=16, **kw), 3).t(), 0, True), tag="NaN columns")
+
+
+def _distinct_samples(samples):
+    """The samples whose tensor holds no equal values (in its dtype), so every index is defined."""
+    return [s for s in samples if torch.unique(s.args[0]).numel() == s.args[0].numel()]
+
+
+def _median_dim(x, d, keepdim):
+    outs = []
+    for op in (torch.median, torch.nanmedian):
+        v, i = op(x, d, keepdim)
+        vo, io = _outs(x, v, strided=True)
+        op(x, d, keepdim, out=(vo, io))
+        outs += [v, _picked(x, d, keepdim, i), vo, _picked(x, d, keepdim, io)]
+    return outs
+
+
+def _median_dim_exact(x, d, keepdim):
+    return torch.median(x, d, keepdim), torch.nanmedian(x, d, keepdim)
+
+
+def _median_all(x, *_):
+    out = torch.empty(0, dtype=x.dtype, device=x.device)
+    torch.ops.aten.median.out(x, out=out)
+    return torch.median(x), torch.nanmedian(x), out
+
+
+def _median_all_samples(dtype):
+    for s in _reduce_samples(dtype, nans=True):
+        yield s
+    yield Sample((make((0,), dtype), 0, False), tag="empty (NaN as the dtype)")
+    yield Sample((make((2, 0, 3), dtype), 0, False), tag="empty 3-D")
+    yield Sample((make((100000,), dtype, seed=17), 0, False), tag="large")
+    if dtype.is_floating_point:
+        yield Sample((torch.full((5,), NAN, dtype=dtype), 0, False), tag="all NaN")
+
+
+def _nan_index_samples(dtype):
+    """Distinct values plus NaN: the CPU's median index is the first NaN, nanmedian's is exact."""
+    x = _distinct((5, 9), dtype, 20)
+    x[0, 3] = x[1, 0] = x[1, 8] = x[2, 2] = x[2, 5] = x[2, 7] = NAN
+    yield Sample((x, 1, False), tag="NaN rows, distinct values")
+    yield Sample((x.t(), 0, True), tag="NaN columns, distinct values")
+
+
+def _kth_samples(dtype, ties=True):
+    for s in _reduce_samples(dtype, ties=ties, nans=ties):
+        x, d, keepdim = s.args
+        n = x.shape[d] if x.dim() else 1
+        if n == 0:
+            continue
+        for k in sorted({1, (n + 1) // 2, n}):
+            yield Sample((x, k, d, keepdim), tag=f"{s.tag} k={k}")
+    x = make((3, 9000), dtype, seed=18, low=-3, high=4) if ties else _distinct((3, 9000), dtype, 18)
+    if ties or dtype not in (torch.int8, torch.uint8, torch.int16):
+        yield Sample((x, 3, 1, False), tag="small k of long rows (candidate path)")
+
+
+def _kthvalue(x, k, d, keepdim):
+    v, i = torch.kthvalue(x, k, d, keepdim)
+    vo, io = _outs(x, v, strided=True)
+    torch.kthvalue(x, k, d, keepdim, out=(vo, io))
+    return v, _picked(x, d, keepdim, i), vo, _picked(x, d, keepdim, io)
+
+
+def _kthvalue_exact(x, k, d, keepdim):
+    return torch.kthvalue(x, k, d, keepdim)
+
+
+def _select_error_samples(dtype):
+    yield Sample(("median", make((3, 0), dtype), 1), tag="median of an empty dim: IndexError")
+    yield Sample(("nanmedian", make((0,), dtype), 0), tag="nanmedian of an empty dim")
+    yield Sample(("kthvalue", make((0, 3), dtype), 0), tag="kthvalue of an empty dim")
+    yield Sample(("kthvalue k=0", make((4, 3), dtype), 1), tag="k out of range (RuntimeError)")
+    yield Sample(("kthvalue k=4", make((4, 3), dtype), 1), tag="k past the slice")
+    yield Sample(("kthvalue k=2", make((), dtype), 0), tag="k=2 of a 0-dim tensor")
+    yield Sample(("median", make((4, 3), dtype), 2), tag="dim out of range")
+    yield Sample(("median", make((), dtype), 1), tag="dim out of range of a 0-dim tensor")
+    yield Sample(("median values dtype", make((4, 3), dtype), 1), tag="values out of another dtype")
+    yield Sample(("median indices dtype", make((4, 3), dtype), 1), tag="int32 indices out")
+    yield Sample(("kthvalue values dtype", make((4, 3), dtype), 1), tag="kthvalue values out of another dtype")
+    yield Sample(("median", make((4, 3), torch.bool), 1), tag="median of bool: NotImplementedError")
+    yield Sample(("median all", make((4, 3), torch.bool), 1), tag="whole median of bool")
+    yield Sample(("kthvalue k=1", make((4, 3), torch.bool), 1), tag="kthvalue of bool")
+
+
+def _select_error(what, x, d):
+    other = torch.float64 if x.dtype != torch.float64 else torch.float32
+    lng = torch.empty(0, dtype=torch.long, device=x.device)
+    if what == "median all":
+        return torch.median(x)
+    if what.startswith("kthvalue k="):
+        return torch.kthvalue(x, int(what.split("=")[1]), d)
+    if what == "median values dtype":
+        return torch.median(x, d, out=(torch.empty(0, dtype=other, device=x.device), lng))
+    if what == "median indices dtype":
+        return torch.median(x, d, out=(torch.empty(0, dtype=x.dtype, device=x.device),
+                                       torch.empty(0, dtype=torch.int32, device=x.device)))
+    if what == "kthvalue values dtype":
+        return torch.kthvalue(x, 1, d, out=(torch.empty(0, dtype=other, device=x.device), lng))
+    if what == "kthvalue":
+        return torch.kthvalue(x, 1, d)
+    return getattr(torch, what)(x, d)
+
+
+MEDIAN = ["aten::median.dim_values", "aten::nanmedian.dim_values"]
+
 CASES = [
     OpCase("sort", ["aten::sort.values_stable"], _sort, _sort_samples, dtypes=ALL + HALFS, grad=True),
     OpCase("argsort", [], _argsort, _sort_samples, dtypes=FLOAT + (torch.int64,)),
@@ -196,4 +366,17 @@ CASES = [
     OpCase("searchsorted_errors", SEARCHSORTED[:1], _search_error_fns, _search_error_samples, dtypes=FLOAT),
     OpCase("searchsorted_bool", SEARCHSORTED[:1], lambda bd, v: torch.searchsorted(bd, v),
            lambda dt: [Sample((torch.tensor([False, True]), torch.tensor([True, False])))], dtypes=(torch.bool,)),
+    OpCase("median_dim", MEDIAN, _median_dim, _reduce_samples, dtypes=FLOATS + INTS + HALFS),
+    OpCase("median_dim_exact", MEDIAN, _median_dim_exact,
+           lambda dt: _distinct_samples(_reduce_samples(dt, ties=False, nans=False)),
+           dtypes=FLOATS + HALFS + (torch.int64, torch.int16), grad=True),
+    OpCase("median_nan_index", MEDIAN, _median_dim_exact, _nan_index_samples, dtypes=FLOATS, grad=True),
+    OpCase("median_all", ["aten::median", "aten::nanmedian"], _median_all, _median_all_samples,
+           dtypes=FLOATS + INTS + HALFS, grad=True),
+    OpCase("kthvalue", ["aten::kthvalue.values"], _kthvalue, _kth_samples, dtypes=FLOATS + INTS + HALFS),
+    OpCase("kthvalue_exact", ["aten::kthvalue.values"], _kthvalue_exact,
+           lambda dt: _distinct_samples(_kth_samples(dt, ties=False)),
+           dtypes=FLOATS + (torch.int32,), grad=True),
+    OpCase("select_errors", MEDIAN + ["aten::kthvalue.values", "aten::median"], _select_error,
+           lambda dt: _select_error_samples(dt), dtypes=FLOAT + (torch.int64,)),
 ]
