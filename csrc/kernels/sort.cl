@@ -1,5 +1,5 @@
 // Sorting kernels: a stable bitonic sort of (key, position) pairs per row (sort, argsort,
-// topk), the selections from sorted rows (kthvalue, median), the segment helpers of
+// topk), the selections from sorted rows (kthvalue, median, mode), the segment helpers of
 // unique / unique_consecutive and bincount, and searchsorted.
 // Rows are padded to a power of two P2; positions >= n are padding and order last. Ties are
 // broken by the original position, which makes the network stable; NaN orders above every
@@ -285,5 +285,58 @@ __kernel void kthvalue_fwd(PTR_ARG(DT, values), PTR_ARG(long, indices), PTR_ARG(
     }
     STOREK(PTR(DT, values), r, kr[at]);
     PTR(long, indices)[r] = PTR(int, pos)[r * p2 + at];
+  }
+}
+
+// ---- mode ----------------------------------------------------------------------------------
+// One work-group per row of sorted pairs (a power-of-two local size; best_len / best_at hold one
+// entry per work-item). Runs of equal keys are measured where they end: the run's first position
+// is a binary search away, the row being sorted. NaN equals nothing, so each NaN is a run of its
+// own (the CPU's != test between neighbours). The longest run wins and, among equally long
+// ones, the smallest value (the first in ascending order, as the CPU's strict > keeps); its
+// last pair gives the value and the index (in the stable order, the largest index of the value).
+__kernel void mode_fwd(PTR_ARG(DT, values), PTR_ARG(long, indices), PTR_ARG(KEY, keys), PTR_ARG(int, pos), long rows,
+                       int p2, int n, __local int* best_len, __local int* best_at) {
+  const int lid = get_local_id(0), lsz = get_local_size(0);
+  for (long r = get_group_id(0); r < rows; r += get_num_groups(0)) {
+    __global const KEY* kr = PTR(KEY, keys) + r * p2;
+    int blen = 0, bat = 0;
+    for (int i = lid; i < n; i += lsz) {
+      const KEY v = kr[i];
+      if (i + 1 < n && kr[i + 1] == v) continue;  // not the end of its run
+      int len = 1;
+      if (!KEY_NAN(v)) {
+        int lo = 0, hi = i;  // the run's first position: the first key not below v
+        while (lo < hi) {
+          const int mid = (lo + hi) >> 1;
+          if (kr[mid] < v) lo = mid + 1;
+          else hi = mid;
+        }
+        len = i - lo + 1;
+      }
+      if (len > blen) {
+        blen = len;
+        bat = i;
+      }
+    }
+    best_len[lid] = blen;
+    best_at[lid] = bat;
+    barrier(CLK_LOCAL_MEM_FENCE);
+    for (int s = lsz >> 1; s > 0; s >>= 1) {
+      if (lid < s) {
+        const int ol = best_len[lid + s], oa = best_at[lid + s];
+        if (ol > best_len[lid] || (ol == best_len[lid] && oa < best_at[lid])) {
+          best_len[lid] = ol;
+          best_at[lid] = oa;
+        }
+      }
+      barrier(CLK_LOCAL_MEM_FENCE);
+    }
+    if (lid == 0) {
+      const int at = best_at[0];
+      STOREK(PTR(DT, values), r, kr[at]);
+      PTR(long, indices)[r] = PTR(int, pos)[r * p2 + at];
+    }
+    barrier(CLK_LOCAL_MEM_FENCE);  // best_* are reused by the next row
   }
 }

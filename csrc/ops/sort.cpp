@@ -1,6 +1,6 @@
 // Sorting ops: sort (stable, any dim, descending), topk, the sort-based unique family
 // (_unique2, unique_consecutive) and bincount, the binary searches of searchsorted and
-// bucketize, the selections from sorted rows (kthvalue, median, nanmedian).
+// bucketize, the selections from sorted rows (kthvalue, median, nanmedian, mode).
 // Kernels: kernels/sort.cl. The sort moves the sorted dim last and contiguous, then runs a
 // stable bitonic network per padded row: local memory for chunks of SORT_LOCAL elements,
 // global merge steps for longer rows.
@@ -103,7 +103,7 @@ int64_t next_pow2(int64_t n) {
 // keys/pos, the first n_out of each row valid. When only a few leading elements are wanted
 // from long rows (topk, kthvalue with a small k), each SORT_LOCAL-chunk is sorted locally and
 // only its first n_out survive as candidates for the final sort, which skips most global merge
-// passes. sort_rows writes them out as values/indices; kthvalue and median select from them.
+// passes. sort_rows writes them out as values/indices; kthvalue, median and mode select from them.
 struct SortedPairs {
   at::Tensor keys, pos;
   int64_t p2;
@@ -394,7 +394,7 @@ at::Tensor bucketize_scalar_ocl(const c10::Scalar& self, const at::Tensor& bound
   return bucketize_ocl(at::native::searchsorted_scalar_tensor(self, boundaries.device()), boundaries, out_int32, right);
 }
 
-// ---- kthvalue, median, nanmedian: a sort of each slice, then a selection kernel -------------
+// ---- kthvalue, median, nanmedian, mode: a sort of each slice, then a selection kernel --------
 
 // Which sorted position kthvalue_fwd picks (its `which`).
 enum class Pick : cl_int { Kth = 0, Median = 1, NanMedian = 2 };
@@ -509,6 +509,66 @@ std::tuple<at::Tensor&, at::Tensor&> kthvalue_values_ocl(const at::Tensor& self,
   return {values, indices};
 }
 
+// mode.values(Tensor self, int dim=-1, bool keepdim=False, *, Tensor(a!) values, Tensor(b!) indices) -> (Tensor(a!) values, Tensor(b!) indices)
+// The most frequent value of each slice: the smallest among equally frequent ones, and the
+// largest index where it occurs (see mode_fwd). ATen's mode.values is CompositeExplicitAutograd
+// but refuses devices other than CPU, CUDA and XPU, so it is registered here too.
+std::tuple<at::Tensor&, at::Tensor&> mode_values_ocl(const at::Tensor& self, int64_t dim_in, bool keepdim,
+                                                     at::Tensor& values, at::Tensor& indices) {
+  TORCH_CHECK(values.device() == self.device() && indices.device() == self.device(), "expected device '",
+              self.device(), "' for the values and indices outputs of mode, got '", values.device(), "' and '",
+              indices.device(), "'");
+  TORCH_CHECK(values.scalar_type() == self.scalar_type(), "expected scalar type '", self.scalar_type(), "' but got '",
+              values.scalar_type(), "' for values output");
+  TORCH_CHECK(indices.scalar_type() == at::kLong, "expected scalar type '", at::kLong, "' but got '",
+              indices.scalar_type(), "' for indices output");
+  const int64_t dim = at::maybe_wrap_dim(dim_in, self.dim());
+  if (self.dim() == 0) {
+    at::native::resize_output(values, {});
+    at::native::resize_output(indices, {});
+    values.copy_(self);
+    indices.zero_();
+    return {values, indices};
+  }
+  at::native::zero_numel_check_dims(self, dim, "mode()");
+  at::native::_reduction_with_indices_allocate_or_resize_output(values, indices, self, dim, keepdim);
+  if (values.numel() > 0) {
+    const int64_t n = self.size(dim);
+    const at::Tensor x = self.movedim(dim, -1).contiguous();
+    const int64_t rows = x.numel() / n;
+    const SortedPairs sp = sorted_pairs(x, rows, n, false, n, "mode");
+    // dim has size 1 in the outs: a contiguous out holds the rows in x's order.
+    const bool direct = values.is_contiguous() && indices.is_contiguous();
+    const at::Tensor v = direct ? values : at::empty(values.sizes(), values.options());
+    const at::Tensor ix = direct ? indices : at::empty(indices.sizes(), indices.options());
+    Device& d = ocl_device(self);
+    // One work-group per row, at most 256 work-items; a power of two for the tree reduction.
+    const size_t wg = static_cast<size_t>(
+        std::min<int64_t>({256, next_pow2(n), static_cast<int64_t>(d.info.max_work_group)}));
+    const size_t groups = static_cast<size_t>(std::min<int64_t>(rows, 65536));
+    launch(d, get_kernel(d, "sort", sort_opts(d, self.scalar_type()), "mode_fwd"), Range(groups * wg), Range(wg),
+           buf(v), buf(ix), buf(sp.keys), buf(sp.pos), rows, static_cast<cl_int>(sp.p2), static_cast<cl_int>(n),
+           LocalMem{wg * sizeof(cl_int)}, LocalMem{wg * sizeof(cl_int)});
+    if (!direct) {
+      values.copy_(v);
+      indices.copy_(ix);
+    }
+  }
+  if (!keepdim) {
+    values.squeeze_(dim);
+    indices.squeeze_(dim);
+  }
+  return {values, indices};
+}
+
+// mode(Tensor self, int dim=-1, bool keepdim=False) -> (Tensor values, Tensor indices)
+std::tuple<at::Tensor, at::Tensor> mode_ocl(const at::Tensor& self, int64_t dim, bool keepdim) {
+  at::Tensor values = at::empty({0}, self.options());
+  at::Tensor indices = at::empty({0}, self.options().dtype(at::kLong));
+  mode_values_ocl(self, dim, keepdim, values, indices);
+  return {values, indices};
+}
+
 }  // namespace
 
 TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
@@ -529,6 +589,8 @@ TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
   m.impl("nanmedian", nanmedian_ocl);
   m.impl("nanmedian.dim_values", nanmedian_dim_values_ocl);
   m.impl("kthvalue.values", kthvalue_values_ocl);
+  m.impl("mode", mode_ocl);
+  m.impl("mode.values", mode_values_ocl);
 }
 
 }  // namespace torch_ocl

@@ -1,6 +1,6 @@
 """Cases for the sorting ops (csrc/ops/sort.cpp): stable sort / argsort (short rows in local
 memory, long rows through the global merge), topk, unique, unique_consecutive, bincount,
-searchsorted and bucketize, and kthvalue / median / nanmedian."""
+searchsorted and bucketize, and kthvalue / median / nanmedian / mode."""
 import torch
 
 from ..cases import ALL, FLOAT, FLOATS, HALFS, INTS, OpCase, Sample, make
@@ -178,11 +178,11 @@ def _search_error_fns(bd, v):
     return torch.searchsorted(bd, v)
 
 
-# ---- kthvalue, median, nanmedian -----------------------------------------------------------
-# Among equal values the CPU's index is whatever std::nth_element (median, kthvalue) leaves,
-# so the tie cases compare the values and the elements at the returned indices
-# (x.gather(dim, indices) == values); cases of distinct values compare the indices exactly,
-# and their gradients.
+# ---- kthvalue, median, nanmedian, mode -----------------------------------------------------
+# Among equal values the CPU's index is whatever std::nth_element (median, kthvalue) or an
+# unstable std::sort (mode, rows over 16) leaves, so the tie cases compare the values and
+# the elements at the returned indices (x.gather(dim, indices) == values); cases of distinct
+# values compare the indices exactly, and their gradients.
 NAN = float("nan")
 
 
@@ -310,9 +310,39 @@ def _kthvalue_exact(x, k, d, keepdim):
     return torch.kthvalue(x, k, d, keepdim)
 
 
+def _mode_samples(dtype, short=False):
+    if dtype == torch.bool:
+        yield Sample((make((6, 11), dtype), 1, False), tag="bool rows")
+        yield Sample((make((3, 2000), dtype, seed=1), 1, True), tag="bool long rows")
+        yield Sample((make((7, 4), dtype, seed=2), 0, False), tag="bool dim0")
+        return
+    for s in _reduce_samples(dtype, nans=False):
+        x = s.args[0]
+        if short and x.dim() and x.shape[s.args[1]] > 16:
+            continue
+        yield s
+    yield Sample((torch.tensor([[3, 3, 1, 1, 2, 2], [5, 4, 4, 5, 0, 9], [7, 7, 7, 7, 7, 7]]).to(dtype), 1, False),
+                 tag="equally frequent values: the smallest")
+    if dtype.is_floating_point:
+        x = torch.tensor([[NAN, 1, 1, NAN, NAN], [NAN, NAN, NAN, NAN, NAN], [2, 0, 2, 3, NAN], [-0.0, 0.0, 1, 0.0, 2]])
+        yield Sample((x.to(dtype), 1, False), tag="NaN (each NaN its own value) and signed zeros")
+
+
+def _mode(x, d, keepdim):
+    v, i = torch.mode(x, d, keepdim)
+    vo, io = _outs(x, v, strided=True)
+    torch.mode(x, d, keepdim, out=(vo, io))
+    return v, _picked(x, d, keepdim, i), vo, _picked(x, d, keepdim, io)
+
+
+def _mode_exact(x, d, keepdim):
+    return torch.mode(x, d, keepdim)
+
+
 def _select_error_samples(dtype):
     yield Sample(("median", make((3, 0), dtype), 1), tag="median of an empty dim: IndexError")
     yield Sample(("nanmedian", make((0,), dtype), 0), tag="nanmedian of an empty dim")
+    yield Sample(("mode", make((2, 0), dtype), -1), tag="mode of an empty dim")
     yield Sample(("kthvalue", make((0, 3), dtype), 0), tag="kthvalue of an empty dim")
     yield Sample(("kthvalue k=0", make((4, 3), dtype), 1), tag="k out of range (RuntimeError)")
     yield Sample(("kthvalue k=4", make((4, 3), dtype), 1), tag="k past the slice")
@@ -321,6 +351,7 @@ def _select_error_samples(dtype):
     yield Sample(("median", make((), dtype), 1), tag="dim out of range of a 0-dim tensor")
     yield Sample(("median values dtype", make((4, 3), dtype), 1), tag="values out of another dtype")
     yield Sample(("median indices dtype", make((4, 3), dtype), 1), tag="int32 indices out")
+    yield Sample(("mode values dtype", make((4, 3), dtype), 1), tag="mode values out of another dtype")
     yield Sample(("kthvalue values dtype", make((4, 3), dtype), 1), tag="kthvalue values out of another dtype")
     yield Sample(("median", make((4, 3), torch.bool), 1), tag="median of bool: NotImplementedError")
     yield Sample(("median all", make((4, 3), torch.bool), 1), tag="whole median of bool")
@@ -339,6 +370,8 @@ def _select_error(what, x, d):
     if what == "median indices dtype":
         return torch.median(x, d, out=(torch.empty(0, dtype=x.dtype, device=x.device),
                                        torch.empty(0, dtype=torch.int32, device=x.device)))
+    if what == "mode values dtype":
+        return torch.mode(x, d, out=(torch.empty(0, dtype=other, device=x.device), lng))
     if what == "kthvalue values dtype":
         return torch.kthvalue(x, 1, d, out=(torch.empty(0, dtype=other, device=x.device), lng))
     if what == "kthvalue":
@@ -377,6 +410,11 @@ CASES = [
     OpCase("kthvalue_exact", ["aten::kthvalue.values"], _kthvalue_exact,
            lambda dt: _distinct_samples(_kth_samples(dt, ties=False)),
            dtypes=FLOATS + (torch.int32,), grad=True),
-    OpCase("select_errors", MEDIAN + ["aten::kthvalue.values", "aten::median"], _select_error,
+    OpCase("mode", ["aten::mode", "aten::mode.values"], _mode, _mode_samples, dtypes=ALL + HALFS),
+    # Rows of at most 16: the CPU's std::sort is an insertion sort there, stable, so its index
+    # (the last occurrence) is defined and the gradients must match too.
+    OpCase("mode_exact", ["aten::mode"], _mode_exact, lambda dt: _mode_samples(dt, short=True),
+           dtypes=FLOATS + HALFS + (torch.int64, torch.uint8), grad=True),
+    OpCase("select_errors", MEDIAN + ["aten::kthvalue.values", "aten::mode", "aten::median"], _select_error,
            lambda dt: _select_error_samples(dt), dtypes=FLOAT + (torch.int64,)),
 ]
