@@ -1,6 +1,6 @@
 // Sorting kernels: a stable bitonic sort of (key, position) pairs per row (sort, argsort,
 // topk), the selections from sorted rows (kthvalue, median, mode), the segment helpers of
-// unique / unique_consecutive and bincount, and searchsorted.
+// unique / unique_consecutive and bincount, searchsorted, and histc's counting.
 // Rows are padded to a power of two P2; positions >= n are padding and order last. Ties are
 // broken by the original position, which makes the network stable; NaN orders above every
 // number (as on the CPU). A row chunk of SORT_LOCAL elements is sorted in local memory;
@@ -339,4 +339,60 @@ __kernel void mode_fwd(PTR_ARG(DT, values), PTR_ARG(long, indices), PTR_ARG(KEY,
     }
     barrier(CLK_LOCAL_MEM_FENCE);  // best_* are reused by the next row
   }
+}
+
+// ---- histc ---------------------------------------------------------------------------------
+// v rounded to the element type: the CPU computes a float16 / bfloat16 histogram in that type,
+// rounding after every operation.
+#if defined(DT_HALF)
+inline KEY round_to_dt(KEY v) {
+  ushort h;
+  vstore_half_rte(v, 0, (__private half*)&h);
+  return vload_half(0, (__private const half*)&h);
+}
+#elif defined(DT_BF16)
+inline KEY round_to_dt(KEY v) { return bf16_to_float(float_to_bf16(v)); }
+#else
+#define round_to_dt(v) (v)
+#endif
+
+// The bin of v among `bins` equal bins of [lo, hi], -1 outside the range (NaN too). The CPU's
+// arithmetic, so values at or next to an edge land in the same bin: (v - lo) * bins / (hi - lo)
+// in the element type, truncated; the top edge (and anything rounding past it) goes to the last
+// bin. float needs the program's correctly rounded division.
+inline int histc_bin(KEY v, KEY lo, KEY hi, int bins) {
+  if (!(v >= lo && v <= hi)) return -1;
+  const KEY q = round_to_dt(round_to_dt(round_to_dt(v - lo) * round_to_dt((KEY)bins)) / round_to_dt(hi - lo));
+  if (!(q < (KEY)bins)) return bins - 1;
+  return (int)q;
+}
+
+// counts[b] += the number of elements of x in bin b. With local_bins, each work-group counts
+// into its own copy of the bins in local memory (lh, `bins` entries) and then adds the nonzero
+// ones to counts; otherwise straight into counts. Integer atomics: exact in any order.
+__kernel void histc_fwd(PTR_ARG(uint, counts), PTR_ARG(DT, x), long n, int bins, KEY lo, KEY hi, __local uint* lh,
+                        int local_bins) {
+  __global uint* c = PTR(uint, counts);
+  const int lid = get_local_id(0), lsz = get_local_size(0);
+  if (local_bins) {
+    for (int b = lid; b < bins; b += lsz) lh[b] = 0;
+    barrier(CLK_LOCAL_MEM_FENCE);
+  }
+  FOR_EACH(i, n) {
+    const int b = histc_bin(LOADK(PTR(DT, x), i), lo, hi, bins);
+    if (b >= 0) {
+      if (local_bins) atomic_inc(&lh[b]);
+      else atomic_inc(&c[b]);
+    }
+  }
+  if (local_bins) {
+    barrier(CLK_LOCAL_MEM_FENCE);
+    for (int b = lid; b < bins; b += lsz)
+      if (lh[b] != 0) atomic_add(&c[b], lh[b]);
+  }
+}
+
+// out[b] = counts[b] in the element type.
+__kernel void histc_finish(PTR_ARG(DT, out), PTR_ARG(uint, counts), int bins) {
+  FOR_EACH(b, bins) STOREK(PTR(DT, out), b, (KEY)PTR(uint, counts)[b]);
 }

@@ -1,14 +1,16 @@
 // Sorting ops: sort (stable, any dim, descending), topk, the sort-based unique family
 // (_unique2, unique_consecutive) and bincount, the binary searches of searchsorted and
-// bucketize, the selections from sorted rows (kthvalue, median, nanmedian, mode).
+// bucketize, the selections from sorted rows (kthvalue, median, nanmedian, mode) and histc.
 // Kernels: kernels/sort.cl. The sort moves the sorted dim last and contiguous, then runs a
 // stable bitonic network per padded row: local memory for chunks of SORT_LOCAL elements,
 // global merge steps for longer rows.
 #include "../aten/OutMeta.h"
 #include "../runtime/Launch.h"
 #include <algorithm>
+#include <cmath>
 #include <limits>
 
+#include <ATen/Dispatch.h>
 #include <ATen/MemoryOverlap.h>
 #include <ATen/TensorUtils.h>
 #include <ATen/WrapDimUtils.h>
@@ -16,6 +18,7 @@
 #include <ATen/native/ReduceOpsUtils.h>
 #include <ATen/native/Resize.h>
 #include <ATen/native/SortingUtils.h>
+#include <ATen/ops/aminmax.h>
 #include <ATen/ops/any.h>
 #include <ATen/ops/cumsum.h>
 #include <ATen/ops/diff.h>
@@ -569,6 +572,77 @@ std::tuple<at::Tensor, at::Tensor> mode_ocl(const at::Tensor& self, int64_t dim,
   return {values, indices};
 }
 
+// ---- histc ---------------------------------------------------------------------------------
+
+// histc.out(Tensor self, int bins=100, Scalar min=0, Scalar max=0, *, Tensor(a!) out) -> Tensor(a!)
+// The CPU's checks in its order; min == max takes the data's range (one host read), widened by
+// 1 each way when that is a single value. The edges are converted to self's dtype as the CPU's
+// linspace converts them (overflow is its RuntimeError), and each element's bin is computed with
+// the CPU's arithmetic (histc_bin). Counts are exact integers, converted to the dtype at the end.
+at::Tensor& histc_out_ocl(const at::Tensor& self, int64_t bins, const c10::Scalar& min, const c10::Scalar& max,
+                          at::Tensor& out) {
+  TORCH_CHECK(out.device() == self.device(), "histc: expected out on ", self.device(), ", got ", out.device());
+  TORCH_CHECK(out.dtype() == self.dtype(), "torch.histogram: input tensor and hist tensor should have the same dtype, "
+              "but got input ", self.dtype(), " and hist ", out.dtype());
+  TORCH_CHECK(bins > 0, "torch.histogram(): bins must be > 0, but got ", bins, " for dimension 0");
+  double lo = min.to<double>(), hi = max.to<double>();
+  TORCH_CHECK(std::isfinite(lo) && std::isfinite(hi), "torch.histc: range of [", lo, ", ", hi, "] is not finite");
+  TORCH_CHECK(lo <= hi, "torch.histc: max must be larger than min");
+  const at::ScalarType t = self.scalar_type();
+  TORCH_CHECK_NOT_IMPLEMENTED(at::isFloatingType(t), "\"histc\" not implemented for '", t, "'");
+  Device& d = ocl_device(self);
+  check_dtype_supported(d, t, "histc");
+  if (lo == hi && self.numel() > 0) {
+    auto mm = at::aminmax(self);
+    const at::Tensor ends = at::stack({std::get<0>(mm), std::get<1>(mm)}).to(at::kDouble).cpu();  // the host read
+    lo = ends[0].item<double>();
+    hi = ends[1].item<double>();
+    TORCH_CHECK(std::isfinite(lo) && std::isfinite(hi), "torch.histc: range of [", lo, ", ", hi, "] is not finite");
+  }
+  if (lo == hi) {
+    lo -= 1;
+    hi += 1;
+  }
+  // The edges in the dtype, passed as the kernel's KEY (float for float16/bfloat16: exact).
+  double lo_t = 0, hi_t = 0;
+  AT_DISPATCH_FLOATING_TYPES_AND2(at::kHalf, at::kBFloat16, t, "histc", [&] {
+    lo_t = static_cast<double>(c10::Scalar(lo).to<scalar_t>());
+    hi_t = static_cast<double>(c10::Scalar(hi).to<scalar_t>());
+  });
+  at::native::resize_output(out, {bins});
+  TORCH_CHECK_NOT_IMPLEMENTED(self.numel() < (int64_t(1) << 32) && bins < (int64_t(1) << 31),
+                              "torch_ocl: histc of 2^32 or more elements or 2^31 or more bins");
+  at::Tensor counts = at::zeros({bins}, self.options().dtype(at::kInt));
+  const int64_t n = self.numel();
+  if (n > 0) {
+    const at::Tensor x = self.reshape({-1}).contiguous();
+    const std::string opts = sort_opts(d, t) + ieee_div_sqrt_option(d.info);
+    // Local bins when they fit half the local memory; a few hundred groups so each one's bins
+    // are amortized over many elements.
+    const bool local_bins = static_cast<cl_ulong>(bins) * 4 <= d.info.local_mem / 2;
+    const size_t groups = static_cast<size_t>(std::clamp<int64_t>(n / (kWG * 16), 1, 512));
+    Kernel& k = get_kernel(d, "sort", opts, "histc_fwd");
+    const LocalMem lh{local_bins ? static_cast<size_t>(bins) * 4 : 4};
+    const cl_int bins_i = static_cast<cl_int>(bins), local_i = local_bins ? 1 : 0;
+    if (t == at::kDouble)
+      launch(d, k, Range(groups * kWG), Range(kWG), buf(counts), buf(x), n, bins_i, lo_t, hi_t, lh, local_i);
+    else
+      launch(d, k, Range(groups * kWG), Range(kWG), buf(counts), buf(x), n, bins_i, static_cast<float>(lo_t),
+             static_cast<float>(hi_t), lh, local_i);
+  }
+  at::Tensor o = out.is_contiguous() ? out : at::empty({bins}, out.options());
+  launch(d, get_kernel(d, "sort", sort_opts(d, t), "histc_finish"), grid(bins), Range(kWG), buf(o), buf(counts),
+         static_cast<cl_int>(bins));
+  if (!out.is_contiguous()) out.copy_(o);
+  return out;
+}
+
+// histc(Tensor self, int bins=100, Scalar min=0, Scalar max=0) -> Tensor
+at::Tensor histc_ocl(const at::Tensor& self, int64_t bins, const c10::Scalar& min, const c10::Scalar& max) {
+  at::Tensor out = at::empty({0}, self.options());
+  return histc_out_ocl(self, bins, min, max, out);
+}
+
 }  // namespace
 
 TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
@@ -591,6 +665,8 @@ TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
   m.impl("kthvalue.values", kthvalue_values_ocl);
   m.impl("mode", mode_ocl);
   m.impl("mode.values", mode_values_ocl);
+  m.impl("histc", histc_ocl);
+  m.impl("histc.out", histc_out_ocl);
 }
 
 }  // namespace torch_ocl

@@ -1,6 +1,6 @@
 """Cases for the sorting ops (csrc/ops/sort.cpp): stable sort / argsort (short rows in local
 memory, long rows through the global merge), topk, unique, unique_consecutive, bincount,
-searchsorted and bucketize, and kthvalue / median / nanmedian / mode."""
+searchsorted and bucketize, kthvalue / median / nanmedian / mode, and histc."""
 import torch
 
 from ..cases import ALL, FLOAT, FLOATS, HALFS, INTS, OpCase, Sample, make
@@ -379,6 +379,113 @@ def _select_error(what, x, d):
     return getattr(torch, what)(x, d)
 
 
+# ---- histc ---------------------------------------------------------------------------------
+# Counts are exact integers on the device. The CPU counts in the dtype, which saturates a
+# bfloat16 bin at 256 (float16: 2048), so the half cases keep every bin below that.
+def _cpu_defined(x, bins, lo=None, hi=None):
+    """x without the values whose bin the CPU computes past the last one (float16 / bfloat16
+    rounding of (x - lo) * bins / (hi - lo) in the dtype, as the CPU rounds each operation): the
+    CPU then writes outside its histogram (undefined; the device puts them in the last bin).
+    lo, hi: None for the data's range."""
+    for _ in range(8):
+        lo_t = x.min() if lo is None else torch.tensor(lo, dtype=torch.float64).to(x.dtype)
+        hi_t = x.max() if hi is None else torch.tensor(hi, dtype=torch.float64).to(x.dtype)
+        if lo_t == hi_t:
+            lo_t, hi_t = lo_t - 1, hi_t + 1
+        q = ((x - lo_t) * torch.tensor(bins, dtype=x.dtype) / (hi_t - lo_t)).float()
+        bad = (x >= lo_t) & (x <= hi_t) & ~(q < bins + 1)
+        if not bad.any():
+            return x
+        x = x[~bad]
+    raise AssertionError("no stable sample")
+
+
+def _near_edges(dtype, bins, lo, hi):
+    """The bin edges of [lo, hi] in dtype, the middles, and the neighbouring values of each edge
+    (for float16 / bfloat16: every value of the dtype around the range, thinned so that no bin
+    gets near the CPU's saturation)."""
+    edges = torch.linspace(lo, hi, bins + 1, dtype=dtype)
+    mids = ((edges[1:].double() + edges[:-1].double()) / 2).to(dtype)
+    if dtype in HALFS:
+        every = torch.arange(-32768, 32768, dtype=torch.int32).to(torch.int16).view(dtype)
+        f, span = every.float(), hi - lo
+        near = every[f.isfinite() & (f >= lo - span / 10) & (f <= hi + span / 10) & (f.abs() >= span / 500)]
+        limit = 2048 if dtype == torch.float16 else 256
+        while torch.histc(near.float(), bins, lo, hi).max() > limit / 2:
+            near = near[::2]
+    else:
+        inf = torch.tensor(float("inf"), dtype=dtype)
+        near = torch.cat([torch.nextafter(edges, inf), torch.nextafter(edges, -inf)])
+    return torch.cat([edges, mids, near, edges])
+
+
+def _histc_samples(dtype):
+    small = dtype in HALFS
+    yield Sample((make((1031,), dtype, seed=1), 100, 0, 0), tag="default bins, the data's range")
+    yield Sample((make((5, 7), dtype, seed=2), 10, -1, 1), tag="given range, values outside ignored")
+    yield Sample((make((6, 8), dtype, seed=3).t(), 7, -2.5, 2), tag="transposed")
+    yield Sample((make((4, 9), dtype, seed=4, noncontig=True), 5, -3, 3), tag="strided")
+    yield Sample((make((), dtype, seed=5), 4, 0, 0), tag="0-dim: range widened by 1")
+    yield Sample((make((0,), dtype), 3, 0, 0), tag="empty, no range: [-1, 1]")
+    yield Sample((make((0, 4), dtype), 5, 1, 2), tag="empty with a range")
+    yield Sample((torch.full((9,), 2.5, dtype=dtype), 4, 0, 0), tag="constant data: widened")
+    yield Sample((torch.tensor([1.0, 5.0, 3.0], dtype=dtype), 4, 3, 3), tag="min == max != 0: the data's range")
+    for bins, lo, hi in [(4, 0, 4), (7, -1.3, 2.9), (10, 0.1, 0.7), (171, -0.27, 5.78), (3, -1e-3, 1e-3),
+                         (100, -7.31, 13.5)]:
+        x = _near_edges(dtype, bins, lo, hi)
+        yield Sample((x, bins, lo, hi), tag=f"values at and next to the edges, {bins} bins of [{lo}, {hi}]")
+        yield Sample((x, bins, 0, 0), tag=f"values at and next to the edges, {bins} bins of the data's range")
+    x = make((20,), dtype, seed=6)
+    x[3] = x[11] = NAN
+    x[5] = float("inf")
+    x[6] = -float("inf")
+    yield Sample((x, 6, -2, 2), tag="NaN and infinities ignored")
+    n = 20000 if small else 300000
+    yield Sample((make((n,), dtype, seed=7), 4000 if small else 1000, -3, 3), tag="many elements, local bins")
+    if dtype != torch.float16:  # 200000 is no float16 number (the CPU's arithmetic overflows)
+        yield Sample((make((1000,), dtype, seed=8), 200000, -3, 3), tag="bins past local memory (global atomics)")
+    yield Sample((make((200 if small else 3000,), dtype, seed=9), 1, 0, 0), tag="one bin")
+
+
+def _histc_cases(dtype):
+    for s in _histc_samples(dtype):
+        x, bins, lo, hi = s.args
+        if dtype in HALFS and x.numel():
+            x = _cpu_defined(x, bins, None if lo == hi else lo, None if lo == hi else hi)
+        yield Sample((x, bins, lo, hi), tag=s.tag)
+
+
+def _histc(x, bins, lo, hi):
+    out = torch.empty(0, dtype=x.dtype, device=x.device)
+    torch.histc(x, bins, lo, hi, out=out)
+    strided = torch.empty(2 * bins, dtype=x.dtype, device=x.device)[::2]  # sized: written in place
+    torch.histc(x, bins, lo, hi, out=strided)
+    return torch.histc(x, bins, lo, hi), out, strided
+
+
+def _histc_error_samples(dtype):
+    x = make((5,), dtype)
+    yield Sample((x, 0, 0, 0), tag="bins=0")
+    yield Sample((x, -3, 0, 1), tag="bins<0")
+    yield Sample((x, 3, 2, 1), tag="min > max")
+    yield Sample((x, 3, 0, float("inf")), tag="infinite max")
+    yield Sample((x, 3, float("nan"), 1), tag="NaN min")
+    yield Sample((torch.tensor([1.0, NAN]).to(dtype), 3, 0, 0), tag="NaN in the data, no range")
+    yield Sample((torch.tensor([-float("inf"), 1.0]).to(dtype), 3, 0, 0), tag="infinite data, no range")
+    yield Sample((x, 3, 0, 1e39 if dtype == torch.float32 else 1e300 if dtype == torch.float64 else 1e6),
+                 tag="max overflows the dtype")
+    yield Sample((x.to(torch.int64), 3, 0, 1), tag="int64: NotImplementedError")
+    yield Sample((x.to(torch.uint8), 3, 0, 0), tag="uint8")
+    yield Sample((x.to(torch.bool), 3, 0, 1), tag="bool")
+    yield Sample((x, 3, 0, 1, torch.float64 if dtype != torch.float64 else torch.float32), tag="out of another dtype")
+
+
+def _histc_error(x, bins, lo, hi, out_dtype=None):
+    if out_dtype is not None:
+        return torch.histc(x, bins, lo, hi, out=torch.empty(0, dtype=out_dtype, device=x.device))
+    return torch.histc(x, bins, lo, hi)
+
+
 MEDIAN = ["aten::median.dim_values", "aten::nanmedian.dim_values"]
 
 CASES = [
@@ -417,4 +524,7 @@ CASES = [
            dtypes=FLOATS + HALFS + (torch.int64, torch.uint8), grad=True),
     OpCase("select_errors", MEDIAN + ["aten::kthvalue.values", "aten::mode", "aten::median"], _select_error,
            lambda dt: _select_error_samples(dt), dtypes=FLOAT + (torch.int64,)),
+    OpCase("histc", ["aten::histc", "aten::histc.out"], _histc, _histc_cases, dtypes=FLOATS + HALFS),
+    OpCase("histc_errors", ["aten::histc", "aten::histc.out"], _histc_error, _histc_error_samples,
+           dtypes=FLOATS + HALFS),
 ]
