@@ -151,8 +151,12 @@ def _searchsorted_sorter(bd, v):
 def _search_scalar(bd, v):
     out = torch.empty(0, dtype=torch.int64, device=bd.device)
     torch.searchsorted(bd, 1, right=True, out=out)
+    # bucketize.Scalar_out is CompositeExplicitAutograd (bucketize.Scalar, then a copy into out):
+    # nothing to register, but it must not fall back.
+    out_b = torch.empty(0, dtype=torch.int32, device=bd.device)
+    torch.ops.aten.bucketize.Scalar_out(0.5, bd, out_int32=True, right=True, out=out_b)
     return (torch.searchsorted(bd, 1), torch.searchsorted(bd, 0.5, right=True), out, torch.bucketize(2, bd),
-            torch.bucketize(-1.5, bd, right=True, out_int32=True))
+            torch.bucketize(-1.5, bd, right=True, out_int32=True), out_b)
 
 
 def _bucketize(bd, v):
