@@ -37,10 +37,8 @@
 namespace torch_ocl {
 namespace {
 
-constexpr size_t kWG = 256;
-constexpr size_t kMaxGroups = 16384;
+constexpr size_t kWG = 256;  // work-group size of the grid-stride kernels
 
-Range grid(int64_t n) { return Range(std::min(round_up(std::max<int64_t>(n, 1), kWG), kWG * kMaxGroups)); }
 
 // Element/key options of sort.cl for dtype t (without the local sort geometry).
 std::string dtype_opts(at::ScalarType t) {
@@ -89,7 +87,7 @@ void sort_pairs(Device& d, const std::string& opts, const LocalSortShape& ls, co
   launch(d, local, Range(groups * ls.wg), Range(ls.wg), buf(keys), buf(pos), total, n_i, p2_i, desc_i, cl_int(0));
   for (int64_t kk = 2 * ls.chunk; kk <= p2; kk <<= 1) {
     for (int64_t j = kk / 2; j >= ls.chunk; j >>= 1)
-      launch(d, step, grid(total / 2), Range(kWG), buf(keys), buf(pos), rows, n_i, p2_i, desc_i,
+      launch(d, step, grid_stride(total / 2), Range(kWG), buf(keys), buf(pos), rows, n_i, p2_i, desc_i,
              static_cast<cl_int>(kk), static_cast<cl_int>(j));
     launch(d, local, Range(groups * ls.wg), Range(ls.wg), buf(keys), buf(pos), total, n_i, p2_i, desc_i,
            static_cast<cl_int>(kk));
@@ -121,7 +119,7 @@ SortedPairs sorted_pairs(const at::Tensor& x, int64_t rows, int64_t n, bool desc
   const int64_t p2 = next_pow2(n);
   at::Tensor keys = at::empty({rows * p2}, x.options().dtype(kt));
   at::Tensor pos = at::empty({rows * p2}, x.options().dtype(at::kInt));
-  launch(d, get_kernel(d, "sort", opts, "sort_init"), grid(rows * p2), Range(kWG), buf(keys), buf(pos), buf(x), rows,
+  launch(d, get_kernel(d, "sort", opts, "sort_init"), grid_stride(rows * p2), Range(kWG), buf(keys), buf(pos), buf(x), rows,
          static_cast<cl_int>(n), static_cast<cl_int>(p2));
   int64_t out_p2 = p2;
   if (p2 > ls.chunk && n_out * 4 <= ls.chunk) {
@@ -133,7 +131,7 @@ SortedPairs sorted_pairs(const at::Tensor& x, int64_t rows, int64_t n, bool desc
     const int64_t cp2 = next_pow2(nchunks * n_out);
     at::Tensor ckeys = at::empty({rows * cp2}, keys.options());
     at::Tensor cpos = at::empty({rows * cp2}, pos.options());
-    launch(d, get_kernel(d, "sort", opts, "topk_candidates"), grid(rows * cp2), Range(kWG), buf(ckeys), buf(cpos),
+    launch(d, get_kernel(d, "sort", opts, "topk_candidates"), grid_stride(rows * cp2), Range(kWG), buf(ckeys), buf(cpos),
            buf(keys), buf(pos), rows, static_cast<cl_int>(p2), static_cast<cl_int>(n_out),
            static_cast<cl_int>(nchunks), static_cast<cl_int>(cp2));
     keys = ckeys;
@@ -151,7 +149,7 @@ void sort_rows(const at::Tensor& x, int64_t rows, int64_t n, bool desc, int64_t 
   if (rows == 0 || n == 0 || n_out == 0) return;
   const SortedPairs sp = sorted_pairs(x, rows, n, desc, n_out, name);
   Device& d = ocl_device(x);
-  launch(d, get_kernel(d, "sort", sort_opts(d, x.scalar_type()), "sort_finish"), grid(rows * n_out), Range(kWG),
+  launch(d, get_kernel(d, "sort", sort_opts(d, x.scalar_type()), "sort_finish"), grid_stride(rows * n_out), Range(kWG),
          buf(values), buf(indices), buf(sp.keys), buf(sp.pos), rows, static_cast<cl_int>(sp.p2),
          static_cast<cl_int>(n_out));
 }
@@ -221,18 +219,18 @@ std::tuple<at::Tensor, at::Tensor, at::Tensor> runs_of(const at::Tensor& self, c
   const std::string opts = sort_opts(d, x.scalar_type());
   const int64_t n = x.numel();
   at::Tensor flags = at::empty({n}, x.options().dtype(at::kBool));
-  launch(d, get_kernel(d, "sort", opts, "unique_flags"), grid(n), Range(kWG), buf(flags), buf(x), n);
+  launch(d, get_kernel(d, "sort", opts, "unique_flags"), grid_stride(n), Range(kWG), buf(flags), buf(x), n);
   at::Tensor starts = at::nonzero(flags).view({-1});  // the one host read: the output size
   const int64_t nu = starts.numel();
   at::Tensor values = at::empty({nu}, x.options());
   at::Tensor counts = at::empty({nu}, x.options().dtype(at::kLong));
-  launch(d, get_kernel(d, "sort", opts, "unique_write"), grid(nu), Range(kWG), buf(values), buf(counts), buf(starts),
+  launch(d, get_kernel(d, "sort", opts, "unique_write"), grid_stride(nu), Range(kWG), buf(values), buf(counts), buf(starts),
          buf(x), nu, n);
   at::Tensor inverse = at::empty({0}, x.options().dtype(at::kLong));
   if (return_inverse) {
     inverse = at::empty(self.sizes(), x.options().dtype(at::kLong));
     const at::Tensor& pb = perm.defined() ? perm : starts;
-    launch(d, get_kernel(d, "sort", opts, "unique_inverse"), grid(n), Range(kWG), buf(inverse), buf(pb),
+    launch(d, get_kernel(d, "sort", opts, "unique_inverse"), grid_stride(n), Range(kWG), buf(inverse), buf(pb),
            static_cast<cl_int>(perm.defined()), buf(starts), nu, n);
   }
   if (!return_counts) counts = at::empty({0}, counts.options());
@@ -320,7 +318,7 @@ at::Tensor bincount_ocl(const at::Tensor& self, const c10::optional<at::Tensor>&
   const int64_t nbins = std::max(hi + 1, minlength);
   at::Tensor out = at::empty({nbins}, self.options().dtype(out_t));
   at::Tensor w = has_w ? weights_in->to(self.device(), out_t).contiguous() : out;
-  launch(d, get_kernel(d, "sort", sort_opts(d, out_t), "bincount_bins"), grid(nbins), Range(kWG), buf(out), buf(sorted),
+  launch(d, get_kernel(d, "sort", sort_opts(d, out_t), "bincount_bins"), grid_stride(nbins), Range(kWG), buf(out), buf(sorted),
          buf(std::get<1>(sv)), buf(w), n, nbins, static_cast<cl_int>(has_w));
   return out;
 }
@@ -349,7 +347,7 @@ at::Tensor& searchsorted_out_ocl(const at::Tensor& boundaries, const at::Tensor&
   check_dtype_supported(d, t, "searchsorted");
   at::Tensor out = result.is_contiguous() ? result : at::empty(result.sizes(), result.options());
   const int64_t n = input.numel(), len = bounds.size(-1), inner = input.dim() ? input.size(-1) : 1;
-  launch(d, get_kernel(d, "sort", sort_opts(d, t), "searchsorted"), grid(n), Range(kWG), buf(out), buf(out),
+  launch(d, get_kernel(d, "sort", sort_opts(d, t), "searchsorted"), grid_stride(n), Range(kWG), buf(out), buf(out),
          buf(bounds), order.defined() ? buf(order) : Buf{nullptr, 0}, buf(input), n, inner, len,
          static_cast<cl_int>(bounds.dim() == 1), static_cast<cl_int>(is_right), static_cast<cl_int>(order.defined()),
          static_cast<cl_int>(out_int32));
@@ -422,7 +420,7 @@ void select_along(const at::Tensor& self, int64_t dim, Pick which, int64_t k, co
   const at::Tensor v = direct ? vt : at::empty(vt.sizes(), values.options());
   const at::Tensor ix = direct ? it : at::empty(it.sizes(), indices.options());
   Device& d = ocl_device(self);
-  launch(d, get_kernel(d, "sort", sort_opts(d, self.scalar_type()), "kthvalue_fwd"), grid(rows), Range(kWG), buf(v),
+  launch(d, get_kernel(d, "sort", sort_opts(d, self.scalar_type()), "kthvalue_fwd"), grid_stride(rows), Range(kWG), buf(v),
          buf(ix), buf(sp.keys), buf(sp.pos), rows, static_cast<cl_int>(sp.p2), static_cast<cl_int>(n),
          static_cast<cl_int>(k), static_cast<cl_int>(which));
   if (!direct) {
@@ -631,7 +629,7 @@ at::Tensor& histc_out_ocl(const at::Tensor& self, int64_t bins, const c10::Scala
              static_cast<float>(hi_t), lh, local_i);
   }
   at::Tensor o = out.is_contiguous() ? out : at::empty({bins}, out.options());
-  launch(d, get_kernel(d, "sort", sort_opts(d, t), "histc_finish"), grid(bins), Range(kWG), buf(o), buf(counts),
+  launch(d, get_kernel(d, "sort", sort_opts(d, t), "histc_finish"), grid_stride(bins), Range(kWG), buf(o), buf(counts),
          static_cast<cl_int>(bins));
   if (!out.is_contiguous()) out.copy_(o);
   return out;
