@@ -472,3 +472,62 @@ def test_narrowing_conversions_wrap_like_cpu(options):
         "cdist-batches", "cdist-mode", "pdist-half", "pdist-negative-p", "pdist-3d", "pdist-strided"])
 def test_distance_errors_like_cpu(call):
     _same_error(call)
+
+
+def test_embedding_bag_scale_grad_by_freq_divides_by_each_index_count():
+    # As documented (and as CUDA computes it): the gradient of every row divided by how often
+    # its index occurs. ATen's CPU kernel divides a once-occurring index sorted after a repeated
+    # one by the repeated one's count (pytorch/pytorch#190063), so the reference is embedding's.
+    idx, w = torch.tensor([1, 1, 3, 0, 3, 3, 2]), torch.randn(5, 4)
+    for mode, reduce in (("sum", torch.sum), ("mean", torch.mean)):
+        wo = w.to("ocl").requires_grad_()
+        g = torch.randn(2, 4)
+        F.embedding_bag(idx.to("ocl"), wo, torch.tensor([0, 3], device="ocl"), mode=mode,
+                        scale_grad_by_freq=True).backward(g.to("ocl"))
+        wc = w.clone().requires_grad_()
+        e = F.embedding(idx, wc, scale_grad_by_freq=True)
+        torch.stack([reduce(e[:3], 0), reduce(e[3:], 0)]).backward(g)
+        torch.testing.assert_close(wo.grad.cpu(), wc.grad)
+
+
+def _bag(d, idx, offsets, **kw):
+    w = torch.randn(10, 3, device=d)
+    return F.embedding_bag(torch.tensor(idx, device=d), w, torch.tensor(offsets, device=d), **kw).cpu()
+
+
+@pytest.mark.parametrize("call", [
+    lambda d: _bag(d, [2, 1, 40], [0]),
+    lambda d: _bag(d, [2, 1, -1], [0]),
+    lambda d: torch.ops.aten._embedding_bag(torch.ones(10, 3, device=d), torch.tensor([1, 2], device=d),
+                                            torch.tensor([1], device=d), False, 0, False, None, False, -1)[0].cpu(),
+    lambda d: torch.ops.aten._embedding_bag(torch.ones(10, 3, device=d), torch.tensor([1, 2], device=d),
+                                            torch.tensor([0, 3], device=d), False, 0, False, None, False, -1)[0].cpu(),
+    lambda d: torch.ops.aten._embedding_bag(torch.ones(10, 3, device=d), torch.tensor([1, 2], device=d),
+                                            torch.tensor([0], device=d), False, 1, False, torch.ones(2, device=d),
+                                            False, -1),
+    lambda d: torch.ops.aten._embedding_bag(torch.ones(10, 3, device=d).long(), torch.tensor([1, 2], device=d),
+                                            torch.tensor([0], device=d), False, 0, False, None, False, -1),
+    lambda d: torch.ops.aten._embedding_bag(torch.ones(10, device=d), torch.tensor([1, 2], device=d),
+                                            torch.tensor([0], device=d), False, 0, False, None, False, -1),
+    lambda d: torch.ops.aten._embedding_bag(torch.ones(10, 3, device=d), torch.tensor([1.0, 2.0], device=d),
+                                            torch.tensor([0], device=d), False, 0, False, None, False, -1),
+    lambda d: torch.ops.aten._embedding_bag(torch.ones(10, 3, device=d), torch.tensor([1, 2], device=d),
+                                            torch.tensor([0], device=d), False, 3, False, None, False, -1),
+    lambda d: torch.ops.aten._embedding_bag(torch.ones(10, 3, device=d), torch.tensor([1, 2], device=d),
+                                            torch.tensor([], dtype=torch.long, device=d), False, 0, False, None, True,
+                                            -1),
+    lambda d: torch.ops.aten._embedding_bag(torch.ones(10, 3, device=d), torch.tensor([1, 2], device=d),
+                                            torch.tensor([0], device=d), False, 0, False,
+                                            torch.ones(2, dtype=torch.float64, device=d), False, -1),
+], ids=["index-past-end", "negative-index", "offsets-start", "offsets-past-end", "psw-mean", "long-weight",
+        "1d-weight", "float-indices", "mode-3", "include-last-offset-no-offsets", "psw-dtype"])
+def test_embedding_bag_errors_like_cpu(call):
+    _same_error(call)
+
+
+def test_embedding_bag_sparse_gradient_is_refused():
+    w = torch.randn(10, 3, device="ocl", requires_grad=True)
+    out = F.embedding_bag(torch.tensor([1, 2], device="ocl"), w, torch.tensor([0], device="ocl"), sparse=True)
+    with pytest.raises(NotImplementedError, match="sparse"):
+        out.sum().backward()
+    torch.ones(2, device="ocl").add_(1).cpu()  # the device stays usable

@@ -58,11 +58,18 @@
 #define IS_NAN(v) 0
 #endif
 
-#ifndef TYPED_PROGRAM
 // Index tensors arrive as raw bytes plus idx32 (int32 or int64 elements).
 inline long load_index(__global const uchar* p, long j, int idx32) {
   return idx32 ? (long)((__global const int*)p)[j] : ((__global const long*)p)[j];
 }
+inline void store_index(__global uchar* p, long j, int idx32, long v) {
+  if (idx32)
+    ((__global int*)p)[j] = (int)v;
+  else
+    ((__global long*)p)[j] = v;
+}
+
+#ifndef TYPED_PROGRAM
 
 // ---- index_select ---------------------------------------------------------------------------
 // out[o, j, r] = src[o, idx[j], r] over contiguous [outer, nsrc, inner] -> [outer, nidx, inner].
@@ -497,4 +504,92 @@ __kernel void atomic_accumulate(PTR_ARG(DT, dst), PTR_ARG(DT, src), PTR_ARG(long
   atomic_add_dt(PTR(DT, dst) + key + w * dst_wstride, v * alpha);
 }
 #endif
+
+// ---- embedding_bag ---------------------------------------------------------------------------
+// Bag b holds entries [offsets[b], offsets[b + 1]) of the indices (the last bag ends at n
+// unless include_last_offset made the final offset its end: then nbags == noffsets - 1).
+// Entries equal to padding_idx are skipped. Offsets that do not start at 0, fall, or pass n
+// raise the error flag (and are clamped so nothing is read out of bounds).
+inline void bag_range(__global const uchar* offs, int off32, long b, long nbags, long noffsets, long n, long* lo,
+                      long* hi, __global int* err) {
+  const long o0 = load_index(offs, b, off32);
+  const long o1 = b + 1 < noffsets ? load_index(offs, b + 1, off32) : n;
+  if ((b == 0 && o0 != 0) || o1 < o0 || o1 > n) report_error(err, ERR_EMBEDDING_BAG_OFFSETS);
+  *lo = clamp(o0, 0L, n);
+  *hi = clamp(o1, *lo, n);
+}
+
+// out[b, d] = sum (mode 0; times per_sample_weights[i] where given), mean (1) or max (2) of
+// weight[idx[i], d] over bag b's entries; 0 for a bag with none. Work-item (d, b); the d == 0
+// item also writes bag_size[b] (entries counted) and offset2bag for the bag's entries. Max:
+// the first entry, then any larger value (a NaN first stays, as on the CPU); max_idx[b, d] is
+// the row it came from, -1 for an empty bag. Aux outputs are in the indices' dtype.
+__kernel void embedding_bag_fwd(PTR_ARG(DT, out), PTR_ARG(DT, weight), long ws0, long ws1, PTR_ARG(uchar, idx),
+                                PTR_ARG(uchar, offsets), int idx32, int off32, PTR_ARG(DT, psw), int has_psw,
+                                PTR_ARG(uchar, offset2bag), PTR_ARG(uchar, bag_size), PTR_ARG(uchar, max_idx), long n,
+                                long nbags, long noffsets, long num_weights, long dim, int mode, long padding_idx,
+                                __global int* err) {
+  const long d = get_global_id(0), b = get_global_id(1);
+  if (d >= dim || b >= nbags) return;
+  __global const uchar* ix = PTR(uchar, idx);
+  __global const DT* W = PTR(DT, weight);
+  long lo, hi;
+  bag_range(PTR(uchar, offsets), off32, b, nbags, noffsets, n, &lo, &hi, err);
+  ACC acc = 0;
+  long cnt = 0, arg = -1;
+  for (long i = lo; i < hi; ++i) {
+    const long r = load_index(ix, i, idx32);
+    if (d == 0) store_index(PTR(uchar, offset2bag), i, idx32, b);
+    if (r < 0 || r >= num_weights) {
+      report_error(err, ERR_EMBEDDING_BAG_INDEX);
+      continue;
+    }
+    if (r == padding_idx) continue;
+    const ACC v = LOADV(W, r * ws0 + d * ws1);
+    if (mode == 2) {
+      if (cnt == 0 || v > acc) acc = v, arg = r;
+    } else {
+      acc += has_psw ? v * LOADV(PTR(DT, psw), i) : v;
+    }
+    ++cnt;
+  }
+  if (mode == 1 && cnt > 0) acc /= (ACC)cnt;
+  STOREV(PTR(DT, out), b * dim + d, acc);
+  if (d == 0) store_index(PTR(uchar, bag_size), b, idx32, cnt);
+  if (mode == 2) store_index(PTR(uchar, max_idx), b * dim + d, idx32, arg);
+}
+
+// Rows of the sum/mean gradient per entry: rows[i, d] = grad[bag, d] times per_sample_weights[i]
+// (sum) or / bag_size[bag] (mean), 0 for an entry in no bag. embedding_dense_backward then
+// sums the rows by index (deterministically, skipping padding_idx).
+__kernel void embedding_bag_bwd_rows(PTR_ARG(DT, rows), PTR_ARG(DT, grad), PTR_ARG(uchar, offset2bag),
+                                     PTR_ARG(uchar, bag_size), int idx32, PTR_ARG(DT, psw), int has_psw, long n,
+                                     long dim, int mode) {
+  FOR_EACH(e, n * dim) {
+    const long i = e / dim, d = e - i * dim;
+    const long b = load_index(PTR(uchar, offset2bag), i, idx32);
+    ACC v = 0;
+    if (b >= 0) {
+      v = LOADV(PTR(DT, grad), b * dim + d);
+      if (has_psw) v *= LOADV(PTR(DT, psw), i);
+      if (mode == 1) v /= (ACC)load_index(PTR(uchar, bag_size), b, idx32);
+    }
+    STOREV(PTR(DT, rows), e, v);
+  }
+}
+
+// Gradient of the per-sample weights (mode sum): out[i] = grad[bag(i)] . weight[idx[i]], 0
+// for padding entries and entries in no bag.
+__kernel void embedding_bag_psw_bwd(PTR_ARG(DT, out), PTR_ARG(DT, grad), PTR_ARG(DT, weight), long ws0, long ws1,
+                                    PTR_ARG(uchar, idx), PTR_ARG(uchar, offset2bag), int idx32, long n, long dim,
+                                    long num_weights, long padding_idx) {
+  FOR_EACH(i, n) {
+    const long b = load_index(PTR(uchar, offset2bag), i, idx32), r = load_index(PTR(uchar, idx), i, idx32);
+    ACC acc = 0;
+    if (b >= 0 && r >= 0 && r < num_weights && r != padding_idx)
+      for (long d = 0; d < dim; ++d)
+        acc += LOADV(PTR(DT, grad), b * dim + d) * LOADV(PTR(DT, weight), r * ws0 + d * ws1);
+    STOREV(PTR(DT, out), i, acc);
+  }
+}
 #endif  // TYPED_PROGRAM

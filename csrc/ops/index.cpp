@@ -10,19 +10,24 @@
 #include <ATen/Context.h>
 #include <ATen/ExpandUtils.h>
 #include <ATen/MemoryOverlap.h>
+#include <ATen/TensorOperators.h>
+#include <ATen/TensorUtils.h>
 #include <ATen/WrapDimUtils.h>
 #include <ATen/native/Resize.h>
 #include <ATen/native/ScatterGatherChecks.h>
+#include <ATen/ops/_embedding_bag_dense_backward.h>
+#include <ATen/ops/arange.h>
+#include <ATen/ops/embedding_dense_backward.h>
 #include <ATen/ops/empty.h>
 #include <ATen/ops/full.h>
 #include <ATen/ops/index.h>
 #include <ATen/ops/index_copy_meta.h>
 #include <ATen/ops/index_put.h>
-#include <ATen/ops/scalar_tensor.h>
-#include <ATen/ops/where.h>
 #include <ATen/ops/nonzero.h>
+#include <ATen/ops/scalar_tensor.h>
 #include <ATen/ops/sort.h>
 #include <ATen/ops/stack.h>
+#include <ATen/ops/where.h>
 #include <ATen/ops/zeros.h>
 #include <c10/util/irange.h>
 #include <cstring>
@@ -828,6 +833,145 @@ at::Tensor embedding_dense_backward_ocl(const at::Tensor& grad_output, const at:
   return grad_weight;
 }
 
+// ---- embedding_bag ---------------------------------------------------------------------------
+// Modes as ATen numbers them.
+constexpr int64_t kBagSum = 0, kBagMean = 1, kBagMax = 2;
+
+// The argument checks of ATen's embedding_bag, with its messages, except those that need the
+// offsets' values on the host (offsets[0] == 0, offsets[-1] <= n): the kernel raises the
+// device error flag for those instead (a RuntimeError at the next synchronization, as an
+// out-of-range index is), so no launch waits for the host.
+void check_embedding_bag(const at::Tensor& weight, const at::Tensor& indices, const at::Tensor& offsets, int64_t mode,
+                         const std::optional<at::Tensor>& per_sample_weights, bool include_last_offset) {
+  TORCH_CHECK(weight.dim() == 2, "weight has to be a 2D Tensor, but got Tensor of dimension ", weight.dim());
+  const at::TensorArg indices_arg(indices, "indices", 1), offsets_arg(offsets, "offsets", 1),
+      weight_arg(weight, "weight", 1);
+  at::checkScalarTypes("embedding_bag", indices_arg, {at::kLong, at::kInt});
+  at::checkScalarTypes("embedding_bag", offsets_arg, {at::kLong, at::kInt});
+  at::checkScalarTypes("embedding_bag", weight_arg, {at::kHalf, at::kBFloat16, at::kFloat, at::kDouble});
+  TORCH_CHECK(indices.dim() == 1, "embedding_bag: indices must be 1-D when offsets are given, got ", indices.dim(),
+              "-D (F.embedding_bag flattens 2-D input)");
+  TORCH_CHECK(offsets.dim() == 1, "embedding_bag: offsets has to be a 1D Tensor, but got Tensor of dimension ",
+              offsets.dim());
+  TORCH_CHECK(mode == kBagSum || mode == kBagMean || mode == kBagMax, "`mode` must be sum, mean, or max.");
+  if (per_sample_weights.has_value() && per_sample_weights->defined()) {
+    TORCH_CHECK(mode == kBagSum, "embedding_bag: per_sample_weights only supported with mode='sum'");
+    at::checkSameType("embedding_bag", weight_arg, at::TensorArg(*per_sample_weights, "per_sample_weights", 1));
+    TORCH_CHECK(per_sample_weights->dim() == 1 && per_sample_weights->numel() == indices.numel(),
+                "embedding_bag: per_sample_weights must be 1-D with one weight per index (", indices.numel(),
+                "), got shape ", per_sample_weights->sizes());
+  }
+  if (include_last_offset)
+    TORCH_CHECK(offsets.size(0) >= 1, "include_last_offset: number of offset should be at least 1");
+}
+
+// _embedding_bag(Tensor weight, Tensor indices, Tensor offsets, bool scale_grad_by_freq=False, int mode=0, bool sparse=False, Tensor? per_sample_weights=None, bool include_last_offset=False, int padding_idx=-1) -> (Tensor, Tensor, Tensor, Tensor)
+// (also _embedding_bag_forward_only). Returns (output [bags, dim], offset2bag [n],
+// bag_size [bags], max_indices: [bags, dim] for max, else bag_size's copy); the auxiliary
+// outputs are what this backend's backward reads (ATen's CPU kernels leave some empty on
+// their fast paths), in the indices' dtype.
+std::tuple<at::Tensor, at::Tensor, at::Tensor, at::Tensor> embedding_bag_ocl(
+    const at::Tensor& weight, const at::Tensor& indices_in, const at::Tensor& offsets_in, bool /*scale_grad_by_freq*/,
+    int64_t mode, bool /*sparse*/, const std::optional<at::Tensor>& per_sample_weights, bool include_last_offset,
+    int64_t padding_idx) {
+  check_embedding_bag(weight, indices_in, offsets_in, mode, per_sample_weights, include_last_offset);
+  const at::Tensor indices = on_device_of(indices_in, weight).contiguous();
+  const at::Tensor offsets = on_device_of(offsets_in, weight).contiguous();
+  const bool has_psw = per_sample_weights.has_value() && per_sample_weights->defined();
+  const at::Tensor psw = has_psw ? on_device_of(*per_sample_weights, weight).contiguous() : at::Tensor();
+  const int64_t n = indices.numel(), noffsets = offsets.numel(), dim = weight.size(1);
+  const int64_t nbags = include_last_offset ? noffsets - 1 : noffsets;
+  const at::TensorOptions iopt = indices.options();
+  at::Tensor out = at::empty({nbags, dim}, weight.options());
+  at::Tensor offset2bag = at::full({n}, -1, iopt);
+  at::Tensor bag_size = at::zeros({nbags}, iopt);
+  at::Tensor max_indices = mode == kBagMax ? at::full({nbags, dim}, -1, iopt) : at::Tensor();
+  if (nbags > 0 && dim > 0) {
+    Device& d = ocl_device(weight);
+    check_dtype_supported(d, weight.scalar_type(), "embedding_bag");
+    const Buf none{nullptr, 0};
+    const Range local = local_wu(dim);
+    launch(d, get_kernel(d, "index", typed_opts(weight.scalar_type()), "embedding_bag_fwd"),
+           Range(round_up(size_t(dim), local.sz[0]), round_up(size_t(nbags), local.sz[1])), local, buf(out),
+           buf(weight), weight.stride(0), weight.stride(1), buf(indices), buf(offsets), idx32(indices), idx32(offsets),
+           has_psw ? buf(psw) : none, cl_int(has_psw), buf(offset2bag), buf(bag_size),
+           mode == kBagMax ? buf(max_indices) : none, n, nbags, noffsets, weight.size(0), dim, cl_int(mode),
+           padding_idx, d.error_buf);
+  } else {
+    out.zero_();
+  }
+  if (mode != kBagMax) max_indices = bag_size.clone();
+  return {out, offset2bag, bag_size, max_indices};
+}
+
+// _embedding_bag_dense_backward(Tensor grad, Tensor indices, Tensor offset2bag, Tensor bag_size, Tensor maximum_indices, SymInt num_weights, bool scale_grad_by_freq, int mode, Tensor? per_sample_weights, int padding_idx=-1) -> Tensor
+// Through embedding_dense_backward's deterministic sort-and-sum: sum/mean as one gradient row
+// per entry (scale_grad_by_freq divides by each index's count, as documented: ATen's CPU
+// kernel divides by another index's count, pytorch/pytorch#190063); max as one element per
+// (bag, column) keyed by the row its maximum came from (empty bags on an extra, dropped row).
+at::Tensor embedding_bag_dense_backward_ocl(const at::Tensor& grad_in, const at::Tensor& indices_in,
+                                            const at::Tensor& offset2bag, const at::Tensor& bag_size,
+                                            const at::Tensor& maximum_indices, int64_t num_weights,
+                                            bool scale_grad_by_freq, int64_t mode,
+                                            const std::optional<at::Tensor>& per_sample_weights, int64_t padding_idx) {
+  TORCH_CHECK(mode == kBagSum || mode == kBagMean || mode == kBagMax, "`mode` must be sum, mean, or max.");
+  const at::Tensor grad = grad_in.contiguous();
+  const int64_t dim = grad.size(-1), n = indices_in.numel();
+  const at::Tensor indices = on_device_of(indices_in, grad).contiguous();
+  if (mode == kBagMax) {
+    const int64_t nbags = grad.numel() / std::max<int64_t>(dim, 1), slots = num_weights * dim;
+    const at::Tensor mi = on_device_of(maximum_indices, grad).to(at::kLong).reshape({nbags, dim});
+    const at::Tensor keys =
+        at::where(mi < 0, at::scalar_tensor(slots, mi.options()), mi * dim + at::arange(dim, mi.options()));
+    return at::embedding_dense_backward(grad.reshape({nbags * dim, 1}), keys.reshape({-1}), slots + 1, slots, false)
+        .narrow(0, 0, slots)
+        .view({num_weights, dim});
+  }
+  at::Tensor rows = at::empty({n, dim}, grad.options());
+  if (n > 0 && dim > 0) {
+    Device& d = ocl_device(grad);
+    const bool has_psw = per_sample_weights.has_value() && per_sample_weights->defined();
+    const at::Tensor psw = has_psw ? on_device_of(*per_sample_weights, grad).contiguous() : at::Tensor();
+    const at::Tensor o2b = on_device_of(offset2bag, grad).to(indices.scalar_type()).contiguous();
+    const at::Tensor bs = on_device_of(bag_size, grad).to(indices.scalar_type()).contiguous();
+    launch(d, get_kernel(d, "index", typed_opts(grad.scalar_type()), "embedding_bag_bwd_rows"), grid_stride(n * dim),
+           Range(kWG), buf(rows), buf(grad), buf(o2b), buf(bs), idx32(indices), has_psw ? buf(psw) : Buf{nullptr, 0},
+           cl_int(has_psw), n, dim, cl_int(mode));
+  }
+  return at::embedding_dense_backward(rows, indices, num_weights, padding_idx, scale_grad_by_freq);
+}
+
+// _embedding_bag_backward(Tensor grad, Tensor indices, Tensor offsets, Tensor offset2bag, Tensor bag_size, Tensor maximum_indices, SymInt num_weights, bool scale_grad_by_freq, int mode, bool sparse, Tensor? per_sample_weights, int padding_idx=-1) -> Tensor
+at::Tensor embedding_bag_backward_ocl(const at::Tensor& grad, const at::Tensor& indices, const at::Tensor& /*offsets*/,
+                                      const at::Tensor& offset2bag, const at::Tensor& bag_size,
+                                      const at::Tensor& maximum_indices, int64_t num_weights, bool scale_grad_by_freq,
+                                      int64_t mode, bool sparse, const std::optional<at::Tensor>& per_sample_weights,
+                                      int64_t padding_idx) {
+  TORCH_CHECK_NOT_IMPLEMENTED(!sparse, "torch_ocl: embedding_bag with sparse=True (a sparse weight gradient) is not "
+                                       "supported on ocl; use sparse=False");
+  return at::_embedding_bag_dense_backward(grad, indices, offset2bag, bag_size, maximum_indices, num_weights,
+                                           scale_grad_by_freq, mode, per_sample_weights, padding_idx);
+}
+
+// _embedding_bag_per_sample_weights_backward(Tensor grad, Tensor weight, Tensor indices, Tensor offsets, Tensor offset2bag, int mode, int padding_idx=-1) -> Tensor
+at::Tensor embedding_bag_per_sample_weights_backward_ocl(const at::Tensor& grad_in, const at::Tensor& weight,
+                                                         const at::Tensor& indices_in, const at::Tensor& /*offsets*/,
+                                                         const at::Tensor& offset2bag, int64_t mode,
+                                                         int64_t padding_idx) {
+  TORCH_CHECK(mode == kBagSum, "embedding_bag_backward: per_sample_weights only supported for mode='sum'");
+  const at::Tensor grad = grad_in.contiguous();
+  const at::Tensor indices = on_device_of(indices_in, grad).contiguous();
+  const int64_t n = indices.numel(), dim = weight.size(1);
+  at::Tensor out = at::empty({n}, grad.options());
+  if (n == 0) return out;
+  Device& d = ocl_device(grad);
+  const at::Tensor o2b = on_device_of(offset2bag, grad).to(indices.scalar_type()).contiguous();
+  launch(d, get_kernel(d, "index", typed_opts(grad.scalar_type()), "embedding_bag_psw_bwd"), grid_stride(n),
+         Range(kWG), buf(out), buf(grad), buf(weight), weight.stride(0), weight.stride(1), buf(indices), buf(o2b),
+         idx32(indices), n, dim, weight.size(0), padding_idx);
+  return out;
+}
+
 }  // namespace
 
 TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
@@ -856,6 +1000,11 @@ TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
   m.impl("masked_select.out", masked_select_out_ocl);
   m.impl("masked_scatter_", masked_scatter__ocl);
   m.impl("embedding_dense_backward", embedding_dense_backward_ocl);
+  m.impl("_embedding_bag", embedding_bag_ocl);
+  m.impl("_embedding_bag_forward_only", embedding_bag_ocl);
+  m.impl("_embedding_bag_backward", embedding_bag_backward_ocl);
+  m.impl("_embedding_bag_dense_backward", embedding_bag_dense_backward_ocl);
+  m.impl("_embedding_bag_per_sample_weights_backward", embedding_bag_per_sample_weights_backward_ocl);
 }
 
 }  // namespace torch_ocl

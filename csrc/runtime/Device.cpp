@@ -296,6 +296,13 @@ namespace {
               d.index, deferred);
   TORCH_CHECK(code != kErrBernoulliP, "Expected p_in >= 0 && p_in <= 1 to be true (found by a kernel on ocl:", d.index,
               deferred);
+  // embedding_bag: the CPU raises RuntimeError for both (it checks the offsets on the host).
+  TORCH_CHECK(code != kErrEmbeddingBagIndex,
+              "embedding_bag: an index is not in the valid range [0, num_weights) (found by a kernel on ocl:", d.index,
+              deferred);
+  TORCH_CHECK(code != kErrEmbeddingBagOffsets,
+              "embedding_bag: offsets[0] has to be 0, the offsets non-decreasing and offsets[-1] at most the number "
+              "of indices (found by a kernel on ocl:", d.index, deferred);
   TORCH_CHECK(code != kErrBceTargetRange, "all elements of target should be between 0 and 1 (found by a kernel on ocl:",
               d.index, deferred);
   TORCH_CHECK_VALUE(false, "invalid argument detected by a kernel on ocl:", d.index, " (code ", code,

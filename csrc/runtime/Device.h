@@ -155,6 +155,8 @@ enum DeviceErrorCode : int {
   kErrBceTargetRange = 5,  // ... a target outside [0, 1]
   kErrIndexBounds = 6,     // gather/scatter/index_add out of range: the CPU raises RuntimeError
   kErrBernoulliP = 7,      // bernoulli: a probability outside [0, 1] (or NaN)
+  kErrEmbeddingBagIndex = 8,    // embedding_bag: an index outside [0, num_weights)
+  kErrEmbeddingBagOffsets = 9,  // embedding_bag: offsets not rising from 0 to at most the index count
 };
 
 bool in_bad_fork();

@@ -1,5 +1,5 @@
 """Cases for the indexing ops (csrc/ops/index.cpp): index_select, gather, scatter family,
-index_add, advanced indexing and index_put, nonzero, masked ops, embedding backward."""
+index_add, advanced indexing and index_put, nonzero, masked ops, embedding backward, embedding_bag."""
 import torch
 import torch.nn.functional as F
 
@@ -255,6 +255,46 @@ def _embedding(i, w, **kw):
     return F.embedding(i, w, **kw)
 
 
+# ---- embedding_bag ---------------------------------------------------------------------------
+_BAG_IDX = [1, 2, 4, 5, 4, 3, 2, 9, 4, 7]
+
+
+def _embedding_bag_samples(dtype):
+    for mode in ("sum", "mean", "max"):
+        # bags [0, 4), [4, 4) (empty), [4, 8), [8, 10)
+        yield Sample((_idx(_BAG_IDX), make((10, 5), dtype), _idx([0, 4, 4, 8]), None, mode), tag=mode)
+        yield Sample((_idx(_BAG_IDX, torch.int32), make((10, 5), dtype), _idx([0, 4, 4, 8], torch.int32), None, mode),
+                     tag=f"{mode} int32")
+        yield Sample((_idx(_BAG_IDX), make((10, 5), dtype), _idx([0, 4, 4, 8, 10]), None, mode),
+                     {"include_last_offset": True}, tag=f"{mode} include_last_offset")
+        yield Sample((_idx(_BAG_IDX), make((10, 5), dtype), _idx([0, 4, 4, 8]), None, mode), {"padding_idx": 4},
+                     tag=f"{mode} padding_idx")
+        yield Sample((_idx([[1, 2, 3], [4, 5, 6]]), make((7, 3), dtype), None, None, mode), tag=f"{mode} 2-D input")
+        yield Sample((_idx([2, 0, 5, 1]), make((6, 12), dtype, noncontig=True), _idx([0, 1]), None, mode),
+                     tag=f"{mode} strided weight")
+        yield Sample((_rand_idx((1000,), 97), make((97, 96), dtype), _idx(list(range(0, 1000, 15))), None, mode),
+                     tag=f"{mode} large")
+        yield Sample((_idx([]), make((5, 4), dtype), _idx([0, 0]), None, mode), tag=f"{mode} no indices")
+    yield Sample((_idx(_BAG_IDX), make((10, 5), dtype), _idx([0, 4, 4, 8]), make((10,), dtype, seed=3), "sum"),
+                 tag="per_sample_weights")
+    yield Sample((_idx(_BAG_IDX), make((10, 5), dtype), _idx([0, 4, 4, 8]), make((10,), dtype, seed=3), "sum"),
+                 {"padding_idx": 2}, tag="per_sample_weights padding_idx")
+    for mode in ("sum", "mean"):
+        # Repeats only at the largest index: ATen's CPU kernel divides other rows by the wrong
+        # count (pytorch/pytorch#190063), so mixed counts are checked in test_edge_semantics.
+        yield Sample((_idx([0, 2, 5, 5, 1, 5]), make((6, 4), dtype), _idx([0, 3]), None, mode),
+                     {"scale_grad_by_freq": True}, tag=f"{mode} scale_grad_by_freq")
+
+
+def _embedding_bag(i, w, offsets, psw, mode, **kw):
+    return F.embedding_bag(i, w, offsets, mode=mode, per_sample_weights=psw, **kw)
+
+
+def _embedding_bag_no_grad(i, w, offsets, psw, mode, **kw):
+    with torch.no_grad():  # ATen's embedding_bag takes _embedding_bag_forward_only then
+        return F.embedding_bag(i, w, offsets, mode=mode, per_sample_weights=psw, **kw)
+
+
 def _deterministic(fn):
     """fn under torch.use_deterministic_algorithms(True): the sorted (atomic-free) path."""
     def run(*args, **kwargs):
@@ -376,6 +416,11 @@ CASES = [
     OpCase("masked_scatter", ["aten::masked_scatter_"], _masked_scatter, _masked_scatter_samples, dtypes=IDX_DTYPES),
     OpCase("embedding", ["aten::embedding_dense_backward"], _embedding, _embedding_samples, dtypes=FLOATS + HALFS,
            grad=True),
+    OpCase("embedding_bag", ["aten::_embedding_bag", "aten::_embedding_bag_backward",
+                             "aten::_embedding_bag_dense_backward", "aten::_embedding_bag_per_sample_weights_backward"],
+           _embedding_bag, _embedding_bag_samples, dtypes=FLOATS + HALFS, grad=True),
+    OpCase("embedding_bag_forward_only", ["aten::_embedding_bag_forward_only"], _embedding_bag_no_grad,
+           _embedding_bag_samples, dtypes=FLOATS + HALFS),
     # Sums onto float32/float64/int32/int64 use atomics unless deterministic algorithms are on.
     OpCase("scatter_add_deterministic", [], _deterministic(_scatter_add), lambda t: _dup_samples(t, False),
            dtypes=FLOAT + (torch.int64,), grad=True),
