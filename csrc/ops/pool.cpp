@@ -1,12 +1,15 @@
 // 2-D max and average pooling (nn.MaxPool2d / nn.AvgPool2d, and max_pool1d / avg_pool1d,
 // which ATen runs through them) with their backward ops, on the window views of windows.h:
-// the padded input's windows reduced by the device's max / sum kernels. ATen's structured
-// meta functions do the argument checks and size the outputs, exactly as on the CPU.
+// the padded input's windows reduced by the device's max / sum kernels. Adaptive max pooling
+// (nn.AdaptiveMaxPool2d, and adaptive_max_pool1d) has windows of varying size: kernels/pool.cl.
+// ATen's structured meta functions do the argument checks and size the outputs, as on the CPU.
 #include "windows.h"
 
 #include "../aten/OutMeta.h"
 #include "../runtime/Launch.h"
 #include <ATen/TensorOperators.h>
+#include <ATen/ops/adaptive_max_pool2d_backward_meta.h>
+#include <ATen/ops/adaptive_max_pool2d_meta.h>
 #include <ATen/ops/arange.h>
 #include <ATen/ops/avg_pool2d_backward_meta.h>
 #include <ATen/ops/avg_pool2d_meta.h>
@@ -19,6 +22,7 @@
 #include <torch/library.h>
 
 #include <algorithm>
+#include <array>
 #include <limits>
 
 namespace torch_ocl {
@@ -192,6 +196,66 @@ at::Tensor& avg_pool2d_backward_out_ocl(const at::Tensor& grad_output, const at:
   return grad_input;
 }
 
+constexpr size_t kWG = 256;         // work-group size of pool.cl's kernels
+constexpr size_t kMaxGroups = 16384;  // their kernels loop (grid-stride) beyond this many groups
+Range grid(int64_t n) { return Range(std::min(round_up(std::max<int64_t>(n, 1), kWG), kWG * kMaxGroups)); }
+
+// Build options of pool.cl for values of dtype t.
+std::string pool_options(Device& d, at::ScalarType t, const char* op) {
+  check_dtype_supported(d, t, op);
+  const int kind = t == at::kFloat ? 0 : t == at::kDouble ? 1 : t == at::kHalf ? 2 : 3;
+  return "-DX_KIND=" + std::to_string(kind) + " -DACC=" + (t == at::kDouble ? "double" : "float");
+}
+
+// The four strides of a (B, C, H, W) view, as kernel arguments.
+std::array<int64_t, 4> strides4(const at::Tensor& t) { return {t.stride(0), t.stride(1), t.stride(2), t.stride(3)}; }
+
+// adaptive_max_pool2d.out(Tensor self, int[2] output_size, *, Tensor(a!) out, Tensor(b!) indices) -> (Tensor(a!), Tensor(b!))
+std::tuple<at::Tensor&, at::Tensor&> adaptive_max_pool2d_out_ocl(const at::Tensor& self, c10::IntArrayRef output_size,
+                                                                 at::Tensor& out, at::Tensor& indices) {
+  OutMeta<at::meta::structured_adaptive_max_pool2d, 2> m(out, indices);
+  m.meta(self, output_size);
+  TORCH_CHECK_NOT_IMPLEMENTED(at::isFloatingType(self.scalar_type()),
+                              "\"adaptive_max_pool2d\" not implemented for '", toString(self.scalar_type()), "'");
+  if (out.numel() == 0) return {out, indices};
+  const at::Tensor x = batched(self), y = batched(out), yi = batched(indices);
+  Device& d = ocl_device(x);
+  Kernel& k = get_kernel(d, "pool", pool_options(d, x.scalar_type(), "adaptive_max_pool2d"), "adaptive_max_pool2d_fwd");
+  const auto xs = strides4(x), ys = strides4(y), is = strides4(yi);
+  const int64_t bc = x.size(0) * x.size(1);
+  launch(d, k, grid(y.numel()), Range(kWG), buf(x), buf(y), buf(yi), bc, x.size(1), x.size(2), x.size(3), y.size(2),
+         y.size(3), xs[0], xs[1], xs[2], xs[3], ys[0], ys[1], ys[2], ys[3], is[0], is[1], is[2], is[3]);
+  return {out, indices};
+}
+
+// adaptive_max_pool2d_backward.grad_input(Tensor grad_output, Tensor self, Tensor indices, *, Tensor(a!) grad_input) -> Tensor(a!)
+at::Tensor& adaptive_max_pool2d_backward_out_ocl(const at::Tensor& grad_output, const at::Tensor& self,
+                                                 const at::Tensor& indices, at::Tensor& grad_input) {
+  OutMeta<at::meta::structured_adaptive_max_pool2d_backward> m(grad_input);
+  m.meta(grad_output, self, indices);
+  TORCH_CHECK_NOT_IMPLEMENTED(at::isFloatingType(self.scalar_type()),
+                              "\"adaptive_max_pool2d_backward\" not implemented for '", toString(self.scalar_type()),
+                              "'");
+  TORCH_CHECK(indices.scalar_type() == at::kLong && indices.sizes() == grad_output.sizes(),
+              "adaptive_max_pool2d_backward(): expected int64 indices of grad_output's shape ", grad_output.sizes(),
+              ", but got ", indices.scalar_type(), " indices of shape ", indices.sizes());
+  if (grad_input.numel() == 0) return grad_input;
+  const at::Tensor gy = batched(grad_output), gi = batched(grad_input), yi = batched(indices);
+  TORCH_CHECK(gy.dim() == 4 && gy.size(0) == gi.size(0) && gy.size(1) == gi.size(1),
+              "adaptive_max_pool2d_backward(): grad_output of shape ", grad_output.sizes(),
+              " does not match the input of shape ", self.sizes());
+  Device& d = ocl_device(gy);
+  Kernel& k = get_kernel(d, "pool", pool_options(d, gy.scalar_type(), "adaptive_max_pool2d_backward"),
+                         "adaptive_max_pool2d_bwd");
+  const auto gs = strides4(gy), is = strides4(yi), rs = strides4(gi);
+  const int64_t bc = gi.size(0) * gi.size(1);
+  // Each input element gathers from the windows that contain it; the indices name positions
+  // in those windows (as the forward produced them).
+  launch(d, k, grid(gi.numel()), Range(kWG), buf(gy), buf(yi), buf(gi), bc, gi.size(1), gi.size(2), gi.size(3),
+         gy.size(2), gy.size(3), gs[0], gs[1], gs[2], gs[3], is[0], is[1], is[2], is[3], rs[0], rs[1], rs[2], rs[3]);
+  return grad_input;
+}
+
 }  // namespace
 
 TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
@@ -199,6 +263,8 @@ TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
   m.impl("max_pool2d_with_indices_backward.grad_input", max_pool2d_with_indices_backward_out_ocl);
   m.impl("avg_pool2d.out", avg_pool2d_out_ocl);
   m.impl("avg_pool2d_backward.grad_input", avg_pool2d_backward_out_ocl);
+  m.impl("adaptive_max_pool2d.out", adaptive_max_pool2d_out_ocl);
+  m.impl("adaptive_max_pool2d_backward.grad_input", adaptive_max_pool2d_backward_out_ocl);
 }
 
 }  // namespace torch_ocl

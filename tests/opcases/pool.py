@@ -1,11 +1,13 @@
 """2-D max and average pooling (and the 1-D forms ATen runs through them): kernel, stride,
 padding, dilation, ceil_mode, count_include_pad, divisor_override; unbatched, empty batch and
 non-contiguous inputs; windows of only -inf (the index is the window's first input element, as
-on the CPU), NaN and ties; indices and gradients."""
+on the CPU), NaN and ties; indices and gradients. Adaptive max pooling: output sizes that
+divide the input or not, larger than it, 1, None entries; channels_last; NaN (the CPU reports
+the window's last NaN), ties (its first maximum); out= forms and the CPU's errors."""
 import torch
 import torch.nn.functional as F
 
-from ..cases import FLOATS, HALFS, OpCase, Sample, make
+from ..cases import FLOAT, FLOATS, HALFS, OpCase, Sample, make
 
 MAX_ARGS = [
     (dict(kernel_size=2), "k2"),
@@ -59,6 +61,84 @@ def _pool(f, x, **kwargs):
     return f(x, **kwargs)
 
 
+ADAPTIVE_SIZES = [(3, 4), (4, 3), (9, 8), (13, 11), (1, 1), (5, None), (None, 2), 5, (2, 8)]
+
+
+def _adaptive_inputs(dtype):
+    yield make((2, 3, 9, 8), dtype), ""
+    yield make((3, 9, 8), dtype, seed=1), " unbatched"
+    yield make((2, 3, 9, 8), dtype, noncontig=True, seed=2), " noncontig"
+    yield make((2, 3, 9, 8), dtype, seed=3).contiguous(memory_format=torch.channels_last), " channels_last"
+    yield make((0, 3, 9, 8), dtype), " empty batch"
+
+
+def _adaptive_max_samples(dtype):
+    for x, where in _adaptive_inputs(dtype):
+        for size in ADAPTIVE_SIZES:
+            yield Sample((F.adaptive_max_pool2d, x), dict(output_size=size, return_indices=True), tag=f"{size}{where}")
+    big = make((4, 16, 33, 31), dtype, seed=4)
+    yield Sample((F.adaptive_max_pool2d, big), dict(output_size=(7, 5), return_indices=True), tag="large")
+    yield Sample((F.adaptive_max_pool2d, big), dict(output_size=(50, 40), return_indices=True), tag="large up")
+    yield Sample((F.adaptive_max_pool2d, make((2, 3, 9, 8), dtype)), dict(output_size=(0, 2), return_indices=True),
+                 tag="zero output size")
+    yield Sample((F.adaptive_max_pool1d, make((2, 3, 11), dtype, seed=5)), dict(output_size=4, return_indices=True),
+                 tag="1d")
+    yield Sample((F.adaptive_max_pool1d, make((3, 11), dtype, seed=6)), dict(output_size=7, return_indices=True),
+                 tag="1d unbatched")
+    # Ties everywhere (small integers), row-major and channels_last: the first maximum's index.
+    ties = torch.randint(0, 3, (2, 3, 9, 8), generator=torch.Generator().manual_seed(7)).to(dtype)
+    for t, where in ((ties, ""), (ties.contiguous(memory_format=torch.channels_last), " channels_last")):
+        yield Sample((F.adaptive_max_pool2d, t), dict(output_size=(4, 3), return_indices=True), tag="ties" + where)
+    yield Sample((F.adaptive_max_pool2d, torch.full((1, 2, 5, 5), -float("inf"), dtype=dtype)),
+                 dict(output_size=(2, 3), return_indices=True), tag="-inf")
+    nan = make((2, 3, 9, 8), dtype, seed=8)
+    nan[0, 0, 1, 1] = nan[0, 0, 2, 3] = nan[1, 2, 8, 7] = nan[0, 1, 0, 0] = float("nan")
+    nan[1, 1, 4:6, 2:5] = float("nan")
+    for t, where in ((nan, ""), (nan.contiguous(memory_format=torch.channels_last), " channels_last")):
+        yield Sample((F.adaptive_max_pool2d, t), dict(output_size=(3, 2), return_indices=True), tag="NaN" + where)
+        yield Sample((F.adaptive_max_pool2d, t), dict(output_size=(5, 6), return_indices=True), tag="NaN overlap" + where)
+    # The CPU's errors: a zero-size non-batch dim, 2-d / 5-d input, a negative or too long size.
+    yield Sample((F.adaptive_max_pool2d, make((2, 0, 4, 4), dtype)), dict(output_size=2), tag="zero channels raises")
+    yield Sample((F.adaptive_max_pool2d, make((3, 4, 0), dtype)), dict(output_size=2), tag="zero width raises")
+    yield Sample((F.adaptive_max_pool2d, make((4, 4), dtype)), dict(output_size=2), tag="2-d raises")
+    yield Sample((F.adaptive_max_pool2d, make((1, 2, 3, 4, 4), dtype)), dict(output_size=2), tag="5-d raises")
+    yield Sample((F.adaptive_max_pool2d, make((2, 3, 4, 4), dtype)), dict(output_size=(-1, 2)), tag="negative raises")
+    yield Sample((F.adaptive_max_pool2d, make((2, 3, 4, 4), dtype)), dict(output_size=(2, 2, 2)),
+                 tag="3 sizes raises")
+
+
+def _adaptive_max_out(x, size):
+    """The out= forms with wrongly sized outputs (resized, as on the CPU), then the backward's."""
+    out = torch.empty(5, dtype=x.dtype, device=x.device)
+    idx = torch.empty(0, dtype=torch.long, device=x.device)
+    torch.ops.aten.adaptive_max_pool2d.out(x, size, out=out, indices=idx)
+    gi = torch.empty(3, dtype=x.dtype, device=x.device)
+    torch.ops.aten.adaptive_max_pool2d_backward.grad_input(out * 2 + 1, x, idx, grad_input=gi)
+    return out, idx, gi
+
+
+def _adaptive_max_out_samples(dtype):
+    yield Sample((make((2, 3, 9, 8), dtype), [4, 3]), tag="4-d")
+    yield Sample((make((3, 9, 8), dtype, seed=1), [5, 6]), tag="3-d")
+    yield Sample((make((2, 3, 9, 8), dtype, seed=2).contiguous(memory_format=torch.channels_last), [4, 5]),
+                 tag="channels_last")
+    yield Sample((make((2, 3, 4, 4), torch.int64), [2, 2]), tag="int64 raises")
+
+
+def _adaptive_max_backward_errors(gy, x, idx):
+    return torch.ops.aten.adaptive_max_pool2d_backward(gy, x, idx)
+
+
+def _adaptive_max_backward_error_samples(dtype):
+    x = make((2, 3, 6, 6), dtype)
+    idx = F.adaptive_max_pool2d(x, 2, return_indices=True)[1]
+    yield Sample((make((2, 3, 2, 2), dtype), x, idx), tag="valid")
+    yield Sample((make((2, 3, 0, 2), dtype), x, idx[:, :, :0]), tag="empty grad raises")
+    yield Sample((make((2, 3, 2, 2), torch.float64 if dtype != torch.float64 else torch.float32), x, idx),
+                 tag="dtype raises")
+    yield Sample((make((2, 3, 2), dtype), x, idx[0]), tag="3-d grad of a 4-d input raises")
+
+
 CASES = [
     OpCase("max_pool2d", ["aten::max_pool2d_with_indices.out", "aten::max_pool2d_with_indices_backward.grad_input"],
            _pool, _max_samples, dtypes=FLOATS, grad=True),
@@ -66,4 +146,10 @@ CASES = [
     OpCase("avg_pool2d", ["aten::avg_pool2d.out", "aten::avg_pool2d_backward.grad_input"], _pool, _avg_samples,
            dtypes=FLOATS, grad=True),
     OpCase("avg_pool2d_other_dtypes", [], _pool, _avg_samples, dtypes=HALFS + (torch.int64,)),
+    OpCase("adaptive_max_pool2d", ["aten::adaptive_max_pool2d.out", "aten::adaptive_max_pool2d_backward.grad_input"],
+           _pool, _adaptive_max_samples, dtypes=FLOATS, grad=True),
+    OpCase("adaptive_max_pool2d_half", [], _pool, _adaptive_max_samples, dtypes=HALFS, grad=True),
+    OpCase("adaptive_max_pool2d_out", [], _adaptive_max_out, _adaptive_max_out_samples, dtypes=FLOATS + HALFS),
+    OpCase("adaptive_max_pool2d_backward_errors", [], _adaptive_max_backward_errors,
+           _adaptive_max_backward_error_samples, dtypes=FLOAT),
 ]

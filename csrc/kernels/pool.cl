@@ -1,0 +1,79 @@
+// Adaptive 2-D max pooling, forward and backward, on (B, C, H, W) tensors of any strides
+// (channels_last and other views are read in place). Output (oh, ow) reduces the input window
+// rows [floor(oh*H/OH), ceil((oh+1)*H/OH)) x cols [floor(ow*W/OW), ceil((ow+1)*W/OW)).
+// The backward gathers per input element over the windows that contain it instead of
+// scattering per output, so overlapping windows add up in a fixed order, without atomics.
+#include "common.clh"
+
+#ifndef X_KIND
+#define X_KIND 0  // storage kind of the values: 0 float, 1 double, 2 half, 3 bfloat16
+#endif
+#ifndef ACC
+#define ACC float  // compare / accumulate type (double for double tensors, float otherwise)
+#endif
+
+#include "storage_kinds.clh"
+#define X_T CAT(ST_, X_KIND)
+#define LOAD_X(p, i) CAT(LD_, X_KIND)(p, i)
+#define STORE_X(p, i, v) CAT(SV_, X_KIND)(p, i, v)
+
+// First row of window o of `out` windows over `in` rows: floor(o * in / out).
+inline long win_start(long o, long out, long in) { return o * in / out; }
+// One past its last row: ceil((o + 1) * in / out).
+inline long win_end(long o, long out, long in) { return ((o + 1) * in + out - 1) / out; }
+
+// One work-item per output element (b, c, oh, ow), b/c flattened into bc = b * C + c. The
+// window is scanned row-major; like the CPU, a value replaces the running maximum when it is
+// larger or NaN (so ties keep the first position and the last NaN wins), and an all -inf
+// window reports its first element. Indices are flat h * W + w positions in the plane.
+__kernel void adaptive_max_pool2d_fwd(PTR_ARG(X_T, x), PTR_ARG(X_T, out), PTR_ARG(long, idx), long BC, long C,
+                                      long H, long W, long OH, long OW, long xs_b, long xs_c, long xs_h, long xs_w,
+                                      long os_b, long os_c, long os_h, long os_w, long is_b, long is_c, long is_h,
+                                      long is_w) {
+  __global const X_T* xp = PTR(X_T, x);
+  FOR_EACH(i, BC * OH * OW) {
+    const long ow = i % OW, t = i / OW, oh = t % OH, bc = t / OH, b = bc / C, c = bc - b * C;
+    const long h0 = win_start(oh, OH, H), h1 = win_end(oh, OH, H);
+    const long w0 = win_start(ow, OW, W), w1 = win_end(ow, OW, W);
+    const long base = b * xs_b + c * xs_c;
+    ACC best = -INFINITY;
+    long best_i = h0 * W + w0;
+    for (long h = h0; h < h1; ++h) {
+      for (long w = w0; w < w1; ++w) {
+        const ACC v = LOAD_X(xp, base + h * xs_h + w * xs_w);
+        if (v > best || isnan(v)) {
+          best = v;
+          best_i = h * W + w;
+        }
+      }
+    }
+    STORE_X(PTR(X_T, out), b * os_b + c * os_c + oh * os_h + ow * os_w, best);
+    PTR(long, idx)[b * is_b + c * is_c + oh * is_h + ow * is_w] = best_i;
+  }
+}
+
+// One work-item per input element (b, c, h, w): the sum of grad_out over the windows that
+// contain (h, w) and chose it as their maximum, in row-major window order (the order in which
+// the CPU's scatter adds them). Window oh contains row h for oh in
+// [floor(h*OH/H), ceil((h+1)*OH/H) - 1].
+__kernel void adaptive_max_pool2d_bwd(PTR_ARG(X_T, gout), PTR_ARG(long, idx), PTR_ARG(X_T, gin), long BC, long C,
+                                      long H, long W, long OH, long OW, long gs_b, long gs_c, long gs_h, long gs_w,
+                                      long is_b, long is_c, long is_h, long is_w, long rs_b, long rs_c, long rs_h,
+                                      long rs_w) {
+  __global const X_T* gp = PTR(X_T, gout);
+  __global const long* ip = PTR(long, idx);
+  FOR_EACH(i, BC * H * W) {
+    const long w = i % W, t = i / W, h = t % H, bc = t / H, b = bc / C, c = bc - b * C;
+    const long oh0 = h * OH / H, oh1 = ((h + 1) * OH + H - 1) / H;
+    const long ow0 = w * OW / W, ow1 = ((w + 1) * OW + W - 1) / W;
+    const long me = h * W + w;
+    ACC s = 0;
+    for (long oh = oh0; oh < oh1; ++oh) {
+      for (long ow = ow0; ow < ow1; ++ow) {
+        if (ip[b * is_b + c * is_c + oh * is_h + ow * is_w] == me)
+          s += LOAD_X(gp, b * gs_b + c * gs_c + oh * gs_h + ow * gs_w);
+      }
+    }
+    STORE_X(PTR(X_T, gin), b * rs_b + c * rs_c + h * rs_h + w * rs_w, s);
+  }
+}
