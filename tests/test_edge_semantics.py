@@ -531,3 +531,15 @@ def test_embedding_bag_sparse_gradient_is_refused():
     with pytest.raises(NotImplementedError, match="sparse"):
         out.sum().backward()
     torch.ones(2, device="ocl").add_(1).cpu()  # the device stays usable
+
+
+@pytest.mark.parametrize("mode, padding", [(3, 0), (-1, 0), (0, 3), (2, -1)])
+def test_grid_sampler_unknown_mode_integers_raise(mode, padding):
+    # The CPU does not check these integers (its output is then uninitialized memory); F.grid_sample
+    # only passes valid ones, so only a direct aten call can reach this.
+    x, g = torch.randn(1, 2, 3, 3, device="ocl"), torch.zeros(1, 2, 2, 2, device="ocl")
+    with pytest.raises(RuntimeError, match="unknown (interpolation|padding) mode"):
+        torch.ops.aten.grid_sampler_2d(x, g, mode, padding, False)
+    with pytest.raises(RuntimeError, match="unknown (interpolation|padding) mode"):
+        torch.ops.aten.grid_sampler_2d_backward(torch.ones(1, 2, 2, 2, device="ocl"), x, g, mode, padding, False,
+                                                [True, True])

@@ -1,0 +1,268 @@
+// Grid sampling (F.grid_sample) of (N, C, H, W) inputs at (N, OH, OW, 2) grids, forward and
+// backward, any strides. One work-item per grid point and slice of channels: the point's
+// coordinates and weights are computed once and applied to each channel of its slice.
+// Coordinate math: grid values in [-1, 1] map to pixel positions (align_corners: -1 and 1
+// are the corner pixels' centres; else their outer edges); padding "border" clamps a position
+// to [0, size - 1], "reflection" mirrors it at the edges (the centres, or the outer edges)
+// and clamps; "zeros" reads 0 outside. Clamping uses fmin/fmax, so a NaN position becomes 0
+// (as on the CPU) where a padding mode clamps it. Bicubic uses Keys' cubic convolution with
+// A = -0.75 on the 4x4 taps around the position, each tap padded on its own.
+#include "common.clh"
+
+#ifndef X_KIND
+#define X_KIND 0  // storage kind of input, grid and outputs: 0 float, 1 double, 2 half, 3 bfloat16
+#endif
+#ifndef ACC
+#define ACC float  // coordinate / accumulation type (double for double tensors, float otherwise)
+#endif
+
+#include "storage_kinds.clh"
+#define X_T CAT(ST_, X_KIND)
+#define LOAD_X(p, i) CAT(LD_, X_KIND)(p, i)
+#define STORE_X(p, i, v) CAT(SV_, X_KIND)(p, i, v)
+
+// Must match GridSamplerInterpolation / GridSamplerPadding (ATen's mode integers).
+#define MODE_BILINEAR 0
+#define MODE_NEAREST 1
+#define MODE_BICUBIC 2
+#define PAD_ZEROS 0
+#define PAD_BORDER 1
+#define PAD_REFLECTION 2
+
+#define CUBIC_A ((ACC)-0.75)
+
+// Grid value c in [-1, 1] -> pixel position along an axis of `size` pixels; *d = d(pos)/d(c).
+inline ACC unnormalize(ACC c, long size, int align, ACC* d) {
+  if (align) {
+    *d = (ACC)(size - 1) / 2;
+    return (c + 1) * *d;
+  }
+  *d = (ACC)size / 2;
+  return fma(c + 1, *d, (ACC)-0.5);
+}
+
+// Clamp to [0, size - 1]; *d (d out / d in) is 0 where it clamped (and at the bounds).
+inline ACC clip(ACC x, long size, ACC* d) {
+  const ACC hi = (ACC)(size - 1);
+  *d = (x > 0 && x < hi) ? (ACC)1 : (ACC)0;
+  return fmin(fmax(x, (ACC)0), hi);
+}
+
+// Mirror x into [lo, lo + span] (folding with period 2 * span); *d is +-1.
+inline ACC reflect(ACC x, ACC lo, ACC span, ACC* d) {
+  if (span <= 0) {
+    *d = 0;
+    return 0;
+  }
+  const ACC t = x - lo, period = 2 * span;
+  const ACC a = fabs(t), e = fmod(a, period), back = period - e;
+  const ACC sign = t < 0 ? (ACC)-1 : (ACC)1;
+  *d = e <= back ? sign : -sign;
+  return fmin(e, back) + lo;
+}
+
+// The padding mode applied to position x on an axis of `size` pixels; *d = d(result)/d(x).
+inline ACC pad_coord(ACC x, long size, int padding, int align, ACC* d) {
+  if (padding == PAD_ZEROS) {
+    *d = 1;
+    return x;
+  }
+  ACC dr = 1, dc;
+  if (padding == PAD_REFLECTION) {
+    x = align ? reflect(x, (ACC)0, (ACC)(size - 1), &dr) : reflect(x, (ACC)-0.5, (ACC)size, &dr);
+  }
+  x = clip(x, size, &dc);
+  *d = dr * dc;
+  return x;
+}
+
+// Whether integral position p (a float) is a pixel of an axis of `size` (false for NaN).
+inline bool inside(ACC p, long size) { return p >= 0 && p <= (ACC)(size - 1); }
+
+// Keys' cubic convolution weights of the taps at offsets -1, 0, 1, 2 from floor(pos), t the
+// fraction; dw their derivatives by t.
+inline void cubic_weights(ACC t, ACC w[4], ACC dw[4]) {
+  const ACC A = CUBIC_A;
+  // |s| <= 1: (A + 2)|s|^3 - (A + 3)|s|^2 + 1;  1 < |s| < 2: A|s|^3 - 5A|s|^2 + 8A|s| - 4A
+  const ACC s0 = t + 1, s1 = t, s2 = 1 - t, s3 = 2 - t;
+  w[0] = ((A * s0 - 5 * A) * s0 + 8 * A) * s0 - 4 * A;
+  w[1] = ((A + 2) * s1 - (A + 3)) * s1 * s1 + 1;
+  w[2] = ((A + 2) * s2 - (A + 3)) * s2 * s2 + 1;
+  w[3] = ((A * s3 - 5 * A) * s3 + 8 * A) * s3 - 4 * A;
+  dw[0] = (3 * A * s0 - 10 * A) * s0 + 8 * A;
+  dw[1] = (3 * (A + 2) * s1 - 2 * (A + 3)) * s1;
+  dw[2] = -(3 * (A + 2) * s2 - 2 * (A + 3)) * s2;
+  dw[3] = -((3 * A * s3 - 10 * A) * s3 + 8 * A);
+}
+
+// The taps of one grid point: positions (tx, ty) with weights, valid[k] false where tap k is
+// outside the input (it reads 0 and receives no gradient). Bilinear and nearest taps carry
+// their weight w and its derivatives by the position (dwx, dwy); bicubic taps are the 4x4
+// products of per-axis weights cx[i] * cy[j] (derivatives dcx, dcy), tap k = j * 4 + i.
+typedef struct {
+  int n;            // taps used: 4 bilinear, 1 nearest, 16 bicubic
+  long tx[16], ty[16];
+  bool valid[16];
+  ACC w[4], dwx[4], dwy[4];
+  ACC cx[4], cy[4], dcx[4], dcy[4];
+  ACC mx, my;       // d(position)/d(grid value) per axis (unnormalize and padding factors)
+} Taps;
+
+inline void make_taps(ACC gx, ACC gy, long H, long W, int mode, int padding, int align, Taps* tp) {
+  ACC ux, uy;
+  ACC ix = unnormalize(gx, W, align, &ux), iy = unnormalize(gy, H, align, &uy);
+  if (mode == MODE_BICUBIC) {
+    // The taps are padded one by one; the position itself is not, so its gradient has only
+    // the unnormalize factor.
+    const ACC x0 = floor(ix), y0 = floor(iy);
+    cubic_weights(ix - x0, tp->cx, tp->dcx);
+    cubic_weights(iy - y0, tp->cy, tp->dcy);
+    tp->n = 16;
+    tp->mx = ux;
+    tp->my = uy;
+    for (int j = 0; j < 4; ++j) {
+      ACC unused;
+      const ACC py = pad_coord(y0 - 1 + j, H, padding, align, &unused);
+      for (int i = 0; i < 4; ++i) {
+        const ACC px = pad_coord(x0 - 1 + i, W, padding, align, &unused);
+        const int k = j * 4 + i;
+        tp->valid[k] = inside(px, W) && inside(py, H);
+        tp->tx[k] = tp->valid[k] ? (long)px : 0;
+        tp->ty[k] = tp->valid[k] ? (long)py : 0;
+      }
+    }
+    return;
+  }
+  ACC px, py;
+  ix = pad_coord(ix, W, padding, align, &px);
+  iy = pad_coord(iy, H, padding, align, &py);
+  tp->mx = ux * px;
+  tp->my = uy * py;
+  if (mode == MODE_NEAREST) {
+    const ACC x = rint(ix), y = rint(iy);  // halfway cases to even, like nearbyint
+    tp->n = 1;
+    tp->valid[0] = inside(x, W) && inside(y, H);
+    tp->tx[0] = tp->valid[0] ? (long)x : 0;
+    tp->ty[0] = tp->valid[0] ? (long)y : 0;
+    tp->w[0] = 1;
+    tp->dwx[0] = 0;
+    tp->dwy[0] = 0;
+    return;
+  }
+  const ACC x0 = floor(ix), y0 = floor(iy);
+  const ACC x1 = x0 + 1, y1 = y0 + 1;
+  const ACC fx = ix - x0, fy = iy - y0, bx = x1 - ix, by = y1 - iy;  // distances to the taps
+  tp->n = 4;
+  // Taps nw, ne, sw, se.
+  const ACC xs[4] = {x0, x1, x0, x1}, ys[4] = {y0, y0, y1, y1};
+  tp->w[0] = bx * by, tp->w[1] = fx * by, tp->w[2] = bx * fy, tp->w[3] = fx * fy;
+  tp->dwx[0] = -by, tp->dwx[1] = by, tp->dwx[2] = -fy, tp->dwx[3] = fy;
+  tp->dwy[0] = -bx, tp->dwy[1] = -fx, tp->dwy[2] = bx, tp->dwy[3] = fx;
+  for (int k = 0; k < 4; ++k) {
+    tp->valid[k] = inside(xs[k], W) && inside(ys[k], H);
+    tp->tx[k] = tp->valid[k] ? (long)xs[k] : 0;
+    tp->ty[k] = tp->valid[k] ? (long)ys[k] : 0;
+  }
+}
+
+// Tap k's value in the plane at xp + base (0 outside the input).
+inline ACC tap(__global const X_T* xp, long base, long sh, long sw, const Taps* tp, int k) {
+  return tp->valid[k] ? LOAD_X(xp, base + tp->ty[k] * sh + tp->tx[k] * sw) : (ACC)0;
+}
+
+// The sampled value of one channel. Bicubic blends each tap row along x first, then the rows
+// along y.
+inline ACC sample(__global const X_T* xp, long base, long sh, long sw, const Taps* tp, int mode) {
+  ACC r = 0;
+  if (mode == MODE_BICUBIC) {
+    for (int j = 0; j < 4; ++j) {
+      ACC row = 0;
+      for (int i = 0; i < 4; ++i) row += tap(xp, base, sh, sw, tp, j * 4 + i) * tp->cx[i];
+      r += row * tp->cy[j];
+    }
+    return r;
+  }
+  for (int k = 0; k < tp->n; ++k) r += tap(xp, base, sh, sw, tp, k) * tp->w[k];
+  return r;
+}
+
+// out[n, c, oh, ow] = input[n, c] sampled at grid[n, oh, ow]. Range: (points, channel slices);
+// slice s covers channels [s * cps, (s + 1) * cps).
+__kernel void grid_sampler_2d_fwd(PTR_ARG(X_T, x), PTR_ARG(X_T, grid), PTR_ARG(X_T, out), long P, long C, long H,
+                                  long W, long OH, long OW, long xs_n, long xs_c, long xs_h, long xs_w, long gs_n,
+                                  long gs_h, long gs_w, long gs_k, long os_n, long os_c, long os_h, long os_w,
+                                  long cps, int mode, int padding, int align) {
+  const long p = get_global_id(0);
+  if (p >= P) return;
+  const long ow = p % OW, t = p / OW, oh = t % OH, n = t / OH;
+  __global const X_T* gp = PTR(X_T, grid);
+  const long g = n * gs_n + oh * gs_h + ow * gs_w;
+  Taps tp;
+  make_taps(LOAD_X(gp, g), LOAD_X(gp, g + gs_k), H, W, mode, padding, align, &tp);
+  __global const X_T* xp = PTR(X_T, x);
+  const long c0 = get_global_id(1) * cps, c1 = min(C, c0 + cps);
+  for (long c = c0; c < c1; ++c)
+    STORE_X(PTR(X_T, out), n * os_n + c * os_c + oh * os_h + ow * os_w,
+            sample(xp, n * xs_n + c * xs_c, xs_h, xs_w, &tp, mode));
+}
+
+#if defined(HAVE_ATOMIC_ADD_DOUBLE_CAS) || !defined(ACC_IS_DOUBLE)
+inline void atomic_add_acc(__global ACC* p, ACC v) {
+#ifdef ACC_IS_DOUBLE
+  atomic_add_double_cas(p, v);
+#else
+  atomic_add_float_cas(p, v);
+#endif
+}
+
+// The backward of grid_sampler_2d_fwd, one work-item per grid point over all channels:
+// gin (dense (N, C, H, W), ACC, zeroed by the host) receives each tap's weight times the
+// output gradient (with want_gin); ggrid[n, oh, ow] gets d(loss)/d(grid), the channels' sum
+// of the output gradient times the sample's derivative by the position, times the position's
+// derivative by the grid value. Several grid points can share input pixels, so gin is summed
+// with compare-and-swap atomics: the order of those additions, and so the rounding of gin,
+// varies from run to run (the tests compare it at float tolerance).
+__kernel void grid_sampler_2d_bwd(PTR_ARG(X_T, gout), PTR_ARG(X_T, x), PTR_ARG(X_T, grid), PTR_ARG(ACC, gin),
+                                  PTR_ARG(X_T, ggrid), long P, long C, long H, long W, long OH, long OW,
+                                  long ys_n, long ys_c, long ys_h, long ys_w, long xs_n, long xs_c, long xs_h,
+                                  long xs_w, long gs_n, long gs_h, long gs_w, long gs_k, int mode, int padding,
+                                  int align, int want_gin) {
+  const long p = get_global_id(0);
+  if (p >= P) return;
+  const long ow = p % OW, t = p / OW, oh = t % OH, n = t / OH;
+  __global const X_T* gp = PTR(X_T, grid);
+  const long g = n * gs_n + oh * gs_h + ow * gs_w;
+  Taps tp;
+  make_taps(LOAD_X(gp, g), LOAD_X(gp, g + gs_k), H, W, mode, padding, align, &tp);
+  __global const X_T* xp = PTR(X_T, x);
+  __global const X_T* yp = PTR(X_T, gout);
+  __global ACC* gi = PTR(ACC, gin);
+  // A tap outside the input reads 0 and still adds 0 * derivative to the grid's gradient:
+  // NaN where the position is infinite or NaN, as on the CPU.
+  ACC gx = 0, gy = 0;
+  for (long c = 0; c < C; ++c) {
+    const ACC go = LOAD_X(yp, n * ys_n + c * ys_c + oh * ys_h + ow * ys_w);
+    const long xb = n * xs_n + c * xs_c, ib = (n * C + c) * H * W;
+    if (mode == MODE_BICUBIC) {
+      for (int j = 0; j < 4; ++j) {
+        for (int i = 0; i < 4; ++i) {
+          const int k = j * 4 + i;
+          if (want_gin && tp.valid[k]) atomic_add_acc(gi + ib + tp.ty[k] * W + tp.tx[k], go * tp.cx[i] * tp.cy[j]);
+          const ACC v = tap(xp, xb, xs_h, xs_w, &tp, k) * go;
+          gx += v * tp.dcx[i] * tp.cy[j];
+          gy += v * tp.cx[i] * tp.dcy[j];
+        }
+      }
+    } else {
+      for (int k = 0; k < tp.n; ++k) {
+        if (want_gin && tp.valid[k]) atomic_add_acc(gi + ib + tp.ty[k] * W + tp.tx[k], go * tp.w[k]);
+        const ACC v = tap(xp, xb, xs_h, xs_w, &tp, k) * go;
+        gx += v * tp.dwx[k];
+        gy += v * tp.dwy[k];
+      }
+    }
+  }
+  STORE_X(PTR(X_T, ggrid), 2 * p, gx * tp.mx);
+  STORE_X(PTR(X_T, ggrid), 2 * p + 1, gy * tp.my);
+}
+#endif
