@@ -1,5 +1,5 @@
-// Grid sampling (F.grid_sample) of (N, C, H, W) inputs at (N, OH, OW, 2) grids, forward and
-// backward, any strides. One work-item per grid point and slice of channels: the point's
+// Grid sampling (F.grid_sample) of (N, C, H, W) inputs at (N, OH, OW, 2) grids and of
+// (N, C, D, H, W) inputs at (N, OD, OH, OW, 3) grids, forward and backward, any strides. One work-item per grid point and slice of channels: the point's
 // coordinates and weights are computed once and applied to each channel of its slice.
 // Coordinate math: grid values in [-1, 1] map to pixel positions (align_corners: -1 and 1
 // are the corner pixels' centres; else their outer edges); padding "border" clamps a position
@@ -41,10 +41,17 @@ inline ACC unnormalize(ACC c, long size, int align, ACC* d) {
   return fma(c + 1, *d, (ACC)-0.5);
 }
 
+// What clamping makes of a NaN position: 0 (the CPU's 2-D kernels), size - 1 (its 3-D
+// forward) or NaN (its 3-D backward; such a position then has no taps inside).
+#define NAN_TO_LOW 0
+#define NAN_TO_HIGH 1
+#define NAN_STAYS 2
+
 // Clamp to [0, size - 1]; *d (d out / d in) is 0 where it clamped (and at the bounds).
-inline ACC clip(ACC x, long size, ACC* d) {
+inline ACC clip(ACC x, long size, int nan_mode, ACC* d) {
   const ACC hi = (ACC)(size - 1);
   *d = (x > 0 && x < hi) ? (ACC)1 : (ACC)0;
+  if (isnan(x) && nan_mode != NAN_TO_LOW) return nan_mode == NAN_TO_HIGH ? hi : x;
   return fmin(fmax(x, (ACC)0), hi);
 }
 
@@ -62,7 +69,7 @@ inline ACC reflect(ACC x, ACC lo, ACC span, ACC* d) {
 }
 
 // The padding mode applied to position x on an axis of `size` pixels; *d = d(result)/d(x).
-inline ACC pad_coord(ACC x, long size, int padding, int align, ACC* d) {
+inline ACC pad_coord(ACC x, long size, int padding, int align, int nan_mode, ACC* d) {
   if (padding == PAD_ZEROS) {
     *d = 1;
     return x;
@@ -71,7 +78,7 @@ inline ACC pad_coord(ACC x, long size, int padding, int align, ACC* d) {
   if (padding == PAD_REFLECTION) {
     x = align ? reflect(x, (ACC)0, (ACC)(size - 1), &dr) : reflect(x, (ACC)-0.5, (ACC)size, &dr);
   }
-  x = clip(x, size, &dc);
+  x = clip(x, size, nan_mode, &dc);
   *d = dr * dc;
   return x;
 }
@@ -122,9 +129,9 @@ inline void make_taps(ACC gx, ACC gy, long H, long W, int mode, int padding, int
     tp->my = uy;
     for (int j = 0; j < 4; ++j) {
       ACC unused;
-      const ACC py = pad_coord(y0 - 1 + j, H, padding, align, &unused);
+      const ACC py = pad_coord(y0 - 1 + j, H, padding, align, NAN_TO_LOW, &unused);
       for (int i = 0; i < 4; ++i) {
-        const ACC px = pad_coord(x0 - 1 + i, W, padding, align, &unused);
+        const ACC px = pad_coord(x0 - 1 + i, W, padding, align, NAN_TO_LOW, &unused);
         const int k = j * 4 + i;
         tp->valid[k] = inside(px, W) && inside(py, H);
         tp->tx[k] = tp->valid[k] ? (long)px : 0;
@@ -134,8 +141,8 @@ inline void make_taps(ACC gx, ACC gy, long H, long W, int mode, int padding, int
     return;
   }
   ACC px, py;
-  ix = pad_coord(ix, W, padding, align, &px);
-  iy = pad_coord(iy, H, padding, align, &py);
+  ix = pad_coord(ix, W, padding, align, NAN_TO_LOW, &px);
+  iy = pad_coord(iy, H, padding, align, NAN_TO_LOW, &py);
   tp->mx = ux * px;
   tp->my = uy * py;
   if (mode == MODE_NEAREST) {
@@ -207,6 +214,7 @@ __kernel void grid_sampler_2d_fwd(PTR_ARG(X_T, x), PTR_ARG(X_T, grid), PTR_ARG(X
 }
 
 #if defined(HAVE_ATOMIC_ADD_DOUBLE_CAS) || !defined(ACC_IS_DOUBLE)
+#define HAVE_BACKWARD 1
 inline void atomic_add_acc(__global ACC* p, ACC v) {
 #ifdef ACC_IS_DOUBLE
   atomic_add_double_cas(p, v);
@@ -264,5 +272,133 @@ __kernel void grid_sampler_2d_bwd(PTR_ARG(X_T, gout), PTR_ARG(X_T, x), PTR_ARG(X
   }
   STORE_X(PTR(X_T, ggrid), 2 * p, gx * tp.mx);
   STORE_X(PTR(X_T, ggrid), 2 * p + 1, gy * tp.my);
+}
+#endif
+
+// ---- 3-D: (N, C, D, H, W) inputs, (N, OD, OH, OW, 3) grids of (x, y, z) ---------------------
+// Trilinear (8 taps) or nearest. The CPU's 3-D kernels are scalar code with other NaN rules
+// than its 2-D ones, followed here: a NaN position clamps to size - 1 in the forward and stays
+// NaN (no taps) in the backward, and taps outside the input are left out of every sum (an
+// infinite position in "zeros" mode gives 0, not NaN).
+
+typedef struct {
+  int n;  // 8 trilinear, 1 nearest; tap k has x side k & 1, y side (k >> 1) & 1, z side k >> 2
+  long tx[8], ty[8], tz[8];
+  bool valid[8];
+  ACC w[8], dwx[8], dwy[8], dwz[8];
+  ACC mx, my, mz;
+} Taps3;
+
+inline void make_taps3(ACC gx, ACC gy, ACC gz, long D, long H, long W, int mode, int padding, int align,
+                       int nan_mode, Taps3* tp) {
+  ACC ux, uy, uz, px, py, pz;
+  const ACC ix = pad_coord(unnormalize(gx, W, align, &ux), W, padding, align, nan_mode, &px);
+  const ACC iy = pad_coord(unnormalize(gy, H, align, &uy), H, padding, align, nan_mode, &py);
+  const ACC iz = pad_coord(unnormalize(gz, D, align, &uz), D, padding, align, nan_mode, &pz);
+  tp->mx = ux * px;
+  tp->my = uy * py;
+  tp->mz = uz * pz;
+  if (mode == MODE_NEAREST) {
+    const ACC x = rint(ix), y = rint(iy), z = rint(iz);
+    tp->n = 1;
+    tp->valid[0] = inside(x, W) && inside(y, H) && inside(z, D);
+    tp->tx[0] = tp->valid[0] ? (long)x : 0;
+    tp->ty[0] = tp->valid[0] ? (long)y : 0;
+    tp->tz[0] = tp->valid[0] ? (long)z : 0;
+    tp->w[0] = 1;
+    tp->dwx[0] = tp->dwy[0] = tp->dwz[0] = 0;
+    return;
+  }
+  const ACC x0 = floor(ix), y0 = floor(iy), z0 = floor(iz);
+  // Distances to the far (index 0) and near (index 1) side along each axis: the weight of a
+  // tap on side s is the distance to the other side.
+  const ACC ax[2] = {x0 + 1 - ix, ix - x0}, ay[2] = {y0 + 1 - iy, iy - y0}, az[2] = {z0 + 1 - iz, iz - z0};
+  tp->n = 8;
+  for (int k = 0; k < 8; ++k) {
+    const int sx = k & 1, sy = (k >> 1) & 1, sz = k >> 2;
+    const ACC x = x0 + sx, y = y0 + sy, z = z0 + sz;
+    tp->w[k] = ax[sx] * ay[sy] * az[sz];
+    tp->dwx[k] = (sx ? (ACC)1 : (ACC)-1) * ay[sy] * az[sz];
+    tp->dwy[k] = (sy ? (ACC)1 : (ACC)-1) * ax[sx] * az[sz];
+    tp->dwz[k] = (sz ? (ACC)1 : (ACC)-1) * ax[sx] * ay[sy];
+    tp->valid[k] = inside(x, W) && inside(y, H) && inside(z, D);
+    tp->tx[k] = tp->valid[k] ? (long)x : 0;
+    tp->ty[k] = tp->valid[k] ? (long)y : 0;
+    tp->tz[k] = tp->valid[k] ? (long)z : 0;
+  }
+}
+
+// Input strides (d, h, w) of one channel's volume.
+typedef struct {
+  long d, h, w;
+} Strides3;
+
+inline long tap3_offset(const Taps3* tp, int k, Strides3 s) {
+  return tp->tz[k] * s.d + tp->ty[k] * s.h + tp->tx[k] * s.w;
+}
+
+// out[n, c, od, oh, ow] = input[n, c] sampled at grid[n, od, oh, ow]. Range: (points, channel
+// slices), as grid_sampler_2d_fwd.
+__kernel void grid_sampler_3d_fwd(PTR_ARG(X_T, x), PTR_ARG(X_T, grid), PTR_ARG(X_T, out), long P, long C, long D,
+                                  long H, long W, long OD, long OH, long OW, long xs_n, long xs_c, long xs_d,
+                                  long xs_h, long xs_w, long gs_n, long gs_d, long gs_h, long gs_w, long gs_k,
+                                  long os_n, long os_c, long os_d, long os_h, long os_w, long cps, int mode,
+                                  int padding, int align) {
+  const long p = get_global_id(0);
+  if (p >= P) return;
+  const long ow = p % OW, t = p / OW, oh = t % OH, t2 = t / OH, od = t2 % OD, n = t2 / OD;
+  __global const X_T* gp = PTR(X_T, grid);
+  const long g = n * gs_n + od * gs_d + oh * gs_h + ow * gs_w;
+  Taps3 tp;
+  make_taps3(LOAD_X(gp, g), LOAD_X(gp, g + gs_k), LOAD_X(gp, g + 2 * gs_k), D, H, W, mode, padding, align,
+             NAN_TO_HIGH, &tp);
+  const Strides3 xs = {xs_d, xs_h, xs_w};
+  __global const X_T* xp = PTR(X_T, x);
+  const long c0 = get_global_id(1) * cps, c1 = min(C, c0 + cps);
+  for (long c = c0; c < c1; ++c) {
+    const long base = n * xs_n + c * xs_c;
+    ACC r = 0;
+    for (int k = 0; k < tp.n; ++k)
+      if (tp.valid[k]) r += LOAD_X(xp, base + tap3_offset(&tp, k, xs)) * tp.w[k];
+    STORE_X(PTR(X_T, out), n * os_n + c * os_c + od * os_d + oh * os_h + ow * os_w, r);
+  }
+}
+
+#ifdef HAVE_BACKWARD
+// The backward of grid_sampler_3d_fwd, as grid_sampler_2d_bwd: gin is dense (N, C, D, H, W)
+// ACC summed with atomics; ggrid dense (N, OD, OH, OW, 3).
+__kernel void grid_sampler_3d_bwd(PTR_ARG(X_T, gout), PTR_ARG(X_T, x), PTR_ARG(X_T, grid), PTR_ARG(ACC, gin),
+                                  PTR_ARG(X_T, ggrid), long P, long C, long D, long H, long W, long OD, long OH,
+                                  long OW, long ys_n, long ys_c, long ys_d, long ys_h, long ys_w, long xs_n,
+                                  long xs_c, long xs_d, long xs_h, long xs_w, long gs_n, long gs_d, long gs_h,
+                                  long gs_w, long gs_k, int mode, int padding, int align, int want_gin) {
+  const long p = get_global_id(0);
+  if (p >= P) return;
+  const long ow = p % OW, t = p / OW, oh = t % OH, t2 = t / OH, od = t2 % OD, n = t2 / OD;
+  __global const X_T* gp = PTR(X_T, grid);
+  const long g = n * gs_n + od * gs_d + oh * gs_h + ow * gs_w;
+  Taps3 tp;
+  make_taps3(LOAD_X(gp, g), LOAD_X(gp, g + gs_k), LOAD_X(gp, g + 2 * gs_k), D, H, W, mode, padding, align,
+             NAN_STAYS, &tp);
+  const Strides3 xs = {xs_d, xs_h, xs_w}, is = {H * W, W, 1};
+  __global const X_T* xp = PTR(X_T, x);
+  __global const X_T* yp = PTR(X_T, gout);
+  __global ACC* gi = PTR(ACC, gin);
+  ACC gx = 0, gy = 0, gz = 0;
+  for (long c = 0; c < C; ++c) {
+    const ACC go = LOAD_X(yp, n * ys_n + c * ys_c + od * ys_d + oh * ys_h + ow * ys_w);
+    const long xb = n * xs_n + c * xs_c, ib = (n * C + c) * D * H * W;
+    for (int k = 0; k < tp.n; ++k) {
+      if (!tp.valid[k]) continue;
+      if (want_gin) atomic_add_acc(gi + ib + tap3_offset(&tp, k, is), go * tp.w[k]);
+      const ACC v = LOAD_X(xp, xb + tap3_offset(&tp, k, xs)) * go;
+      gx += v * tp.dwx[k];
+      gy += v * tp.dwy[k];
+      gz += v * tp.dwz[k];
+    }
+  }
+  STORE_X(PTR(X_T, ggrid), 3 * p, gx * tp.mx);
+  STORE_X(PTR(X_T, ggrid), 3 * p + 1, gy * tp.my);
+  STORE_X(PTR(X_T, ggrid), 3 * p + 2, gz * tp.mz);
 }
 #endif

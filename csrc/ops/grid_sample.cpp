@@ -1,6 +1,7 @@
-// Grid sampling (F.grid_sample with 4-D input: grid_sampler_2d and its backward) in every
-// interpolation mode (bilinear, nearest, bicubic), padding mode (zeros, border, reflection)
-// and align_corners setting, on inputs and grids of any strides (kernels/grid_sample.cl).
+// Grid sampling (F.grid_sample: grid_sampler_2d for 4-D input, grid_sampler_3d for 5-D, and
+// their backward ops) in every interpolation mode (bilinear, nearest, bicubic; 3-D has no
+// bicubic), padding mode (zeros, border, reflection) and align_corners setting, on inputs
+// and grids of any strides (kernels/grid_sample.cl).
 // Argument checks are ATen's own (GridSamplerUtils.h), as on the CPU. The backward sums the
 // input gradient with float atomics (see the kernel), so its rounding is not reproducible.
 #include "../runtime/Launch.h"
@@ -10,6 +11,7 @@
 #include <torch/library.h>
 
 #include <algorithm>
+#include <vector>
 
 namespace torch_ocl {
 namespace {
@@ -33,9 +35,13 @@ std::string sample_options(at::ScalarType t) {
          (t == at::kDouble ? " -DACC=double -DACC_IS_DOUBLE=1" : " -DACC=float");
 }
 
-void check_inputs(const at::Tensor& input, const at::Tensor& grid, int64_t mode, int64_t padding, const char* op) {
+void check_inputs(const at::Tensor& input, const at::Tensor& grid, int64_t mode, int64_t padding, bool three,
+                  const char* op) {
   at::native::check_grid_sampler_common(input, grid);
-  at::native::check_grid_sampler_2d(input, grid);
+  if (three)
+    at::native::check_grid_sampler_3d(input, grid, mode);
+  else
+    at::native::check_grid_sampler_2d(input, grid);
   check_modes(mode, padding);
   TORCH_CHECK_NOT_IMPLEMENTED(at::isFloatingType(input.scalar_type()), "\"", op, "\" not implemented for '",
                               toString(input.scalar_type()), "'");
@@ -43,27 +49,88 @@ void check_inputs(const at::Tensor& input, const at::Tensor& grid, int64_t mode,
               " but found ", toString(grid.scalar_type()));
 }
 
+// The (N, C, [D,] H, W) input sampled at the (N, [OD,] OH, OW, 2 or 3) grid: out (N, C, [OD,] OH, OW).
+at::Tensor sample_forward(const at::Tensor& input, const at::Tensor& grid, int64_t mode, int64_t padding,
+                          bool align_corners, bool three, const char* op) {
+  check_inputs(input, grid, mode, padding, three, op);
+  std::vector<int64_t> sizes{input.size(0), input.size(1)};
+  for (int64_t i = 1; i < grid.dim() - 1; ++i) sizes.push_back(grid.size(i));
+  at::Tensor out = at::empty(sizes, input.options());
+  if (out.numel() == 0) return out;
+  Device& d = ocl_device(input);
+  check_dtype_supported(d, input.scalar_type(), op);
+  Kernel& k = get_kernel(d, "grid_sample", sample_options(input.scalar_type()),
+                         three ? "grid_sampler_3d_fwd" : "grid_sampler_2d_fwd");
+  // Few grid points: split the channels among more work-items (each recomputes the weights).
+  const int64_t c = input.size(1), points = out.numel() / c;
+  const int64_t slices = std::clamp<int64_t>((kTargetItems + points - 1) / points, 1, c);
+  const int64_t cps = (c + slices - 1) / slices;
+  const Range global(static_cast<size_t>(points), static_cast<size_t>((c + cps - 1) / cps));
+  const auto mode_i = static_cast<cl_int>(mode), pad_i = static_cast<cl_int>(padding);
+  const auto align_i = static_cast<cl_int>(align_corners);
+  const at::Tensor& x = input;
+  if (three)
+    launch(d, k, global, Range(kWG, 1), buf(x), buf(grid), buf(out), points, c, x.size(2), x.size(3), x.size(4),
+           out.size(2), out.size(3), out.size(4), x.stride(0), x.stride(1), x.stride(2), x.stride(3), x.stride(4),
+           grid.stride(0), grid.stride(1), grid.stride(2), grid.stride(3), grid.stride(4), out.stride(0),
+           out.stride(1), out.stride(2), out.stride(3), out.stride(4), cps, mode_i, pad_i, align_i);
+  else
+    launch(d, k, global, Range(kWG, 1), buf(x), buf(grid), buf(out), points, c, x.size(2), x.size(3), out.size(2),
+           out.size(3), x.stride(0), x.stride(1), x.stride(2), x.stride(3), grid.stride(0), grid.stride(1),
+           grid.stride(2), grid.stride(3), out.stride(0), out.stride(1), out.stride(2), out.stride(3), cps, mode_i,
+           pad_i, align_i);
+  return out;
+}
+
+// The gradients of sample_forward: of the input (where output_mask[0]; else undefined) and of
+// the grid (always, like the CPU, which computes it even where output_mask[1] is false).
+std::tuple<at::Tensor, at::Tensor> sample_backward(const at::Tensor& grad_output, const at::Tensor& input,
+                                                   const at::Tensor& grid, int64_t mode, int64_t padding,
+                                                   bool align_corners, std::array<bool, 2> output_mask,
+                                                   bool three, const char* op) {
+  check_inputs(input, grid, mode, padding, three, op);
+  const int64_t n = input.size(0), c = input.size(1);
+  std::vector<int64_t> out_sizes{n, c};
+  for (int64_t i = 1; i < grid.dim() - 1; ++i) out_sizes.push_back(grid.size(i));
+  TORCH_CHECK(grad_output.sizes() == c10::IntArrayRef(out_sizes), op, "(): expected grad_output of shape ",
+              c10::IntArrayRef(out_sizes), ", but got ", grad_output.sizes());
+  TORCH_CHECK(grad_output.scalar_type() == input.scalar_type(), "expected scalar type ",
+              toString(input.scalar_type()), " but found ", toString(grad_output.scalar_type()));
+  const at::ScalarType t = input.scalar_type(), acc = t == at::kDouble ? at::kDouble : at::kFloat;
+  const bool want_input = output_mask[0];
+  at::Tensor grad_grid = at::empty(grid.sizes(), grid.options());
+  at::Tensor gin = want_input ? at::zeros(input.sizes(), input.options().dtype(acc)) : at::Tensor();
+  const int64_t points = grid.numel() / grid.size(-1);
+  if (points > 0) {
+    Device& d = ocl_device(input);
+    check_dtype_supported(d, t, op);
+    TORCH_CHECK_NOT_IMPLEMENTED(t != at::kDouble || d.info.has_extension("cl_khr_int64_base_atomics"), "torch_ocl: ",
+                                op, " for float64 needs cl_khr_int64_base_atomics, which this device lacks");
+    Kernel& k = get_kernel(d, "grid_sample", sample_options(t), three ? "grid_sampler_3d_bwd" : "grid_sampler_2d_bwd");
+    const Buf gin_buf = want_input && gin.numel() > 0 ? buf(gin) : Buf{};
+    const auto mode_i = static_cast<cl_int>(mode), pad_i = static_cast<cl_int>(padding);
+    const auto align_i = static_cast<cl_int>(align_corners), want_i = static_cast<cl_int>(want_input);
+    const at::Tensor &x = input, &gy = grad_output;
+    if (three)
+      launch(d, k, Range(static_cast<size_t>(points)), Range(kWG), buf(gy), buf(x), buf(grid), gin_buf,
+             buf(grad_grid), points, c, x.size(2), x.size(3), x.size(4), grid.size(1), grid.size(2), grid.size(3),
+             gy.stride(0), gy.stride(1), gy.stride(2), gy.stride(3), gy.stride(4), x.stride(0), x.stride(1),
+             x.stride(2), x.stride(3), x.stride(4), grid.stride(0), grid.stride(1), grid.stride(2), grid.stride(3),
+             grid.stride(4), mode_i, pad_i, align_i, want_i);
+    else
+      launch(d, k, Range(static_cast<size_t>(points)), Range(kWG), buf(gy), buf(x), buf(grid), gin_buf,
+             buf(grad_grid), points, c, x.size(2), x.size(3), grid.size(1), grid.size(2), gy.stride(0), gy.stride(1),
+             gy.stride(2), gy.stride(3), x.stride(0), x.stride(1), x.stride(2), x.stride(3), grid.stride(0),
+             grid.stride(1), grid.stride(2), grid.stride(3), mode_i, pad_i, align_i, want_i);
+  }
+  at::Tensor grad_input = !want_input ? at::Tensor() : acc == t ? gin : gin.to(t);
+  return {grad_input, grad_grid};
+}
+
 // grid_sampler_2d(Tensor input, Tensor grid, int interpolation_mode, int padding_mode, bool align_corners) -> Tensor
 at::Tensor grid_sampler_2d_ocl(const at::Tensor& input, const at::Tensor& grid, int64_t mode, int64_t padding,
                                bool align_corners) {
-  check_inputs(input, grid, mode, padding, "grid_sampler_2d");
-  const int64_t n = input.size(0), c = input.size(1), h = input.size(2), w = input.size(3);
-  const int64_t oh = grid.size(1), ow = grid.size(2);
-  at::Tensor out = at::empty({n, c, oh, ow}, input.options());
-  if (out.numel() == 0) return out;
-  Device& d = ocl_device(input);
-  check_dtype_supported(d, input.scalar_type(), "grid_sampler_2d");
-  Kernel& k = get_kernel(d, "grid_sample", sample_options(input.scalar_type()), "grid_sampler_2d_fwd");
-  // Few grid points: split the channels among more work-items (each recomputes the weights).
-  const int64_t points = n * oh * ow;
-  const int64_t slices = std::clamp<int64_t>((kTargetItems + points - 1) / points, 1, c);
-  const int64_t cps = (c + slices - 1) / slices;
-  launch(d, k, Range(static_cast<size_t>(points), static_cast<size_t>((c + cps - 1) / cps)), Range(kWG, 1),
-         buf(input), buf(grid), buf(out), points, c, h, w, oh, ow, input.stride(0), input.stride(1), input.stride(2),
-         input.stride(3), grid.stride(0), grid.stride(1), grid.stride(2), grid.stride(3), out.stride(0),
-         out.stride(1), out.stride(2), out.stride(3), cps, static_cast<cl_int>(mode), static_cast<cl_int>(padding),
-         static_cast<cl_int>(align_corners));
-  return out;
+  return sample_forward(input, grid, mode, padding, align_corners, false, "grid_sampler_2d");
 }
 
 // grid_sampler_2d_backward(Tensor grad_output, Tensor input, Tensor grid, int interpolation_mode, int padding_mode, bool align_corners, bool[2] output_mask) -> (Tensor, Tensor)
@@ -71,36 +138,23 @@ std::tuple<at::Tensor, at::Tensor> grid_sampler_2d_backward_ocl(const at::Tensor
                                                                 const at::Tensor& input, const at::Tensor& grid,
                                                                 int64_t mode, int64_t padding, bool align_corners,
                                                                 std::array<bool, 2> output_mask) {
-  check_inputs(input, grid, mode, padding, "grid_sampler_2d_backward");
-  const int64_t n = input.size(0), c = input.size(1), h = input.size(2), w = input.size(3);
-  const int64_t oh = grid.size(1), ow = grid.size(2);
-  TORCH_CHECK(grad_output.dim() == 4 && grad_output.sizes() == c10::IntArrayRef({n, c, oh, ow}),
-              "grid_sampler_2d_backward(): expected grad_output of shape ", c10::IntArrayRef({n, c, oh, ow}),
-              ", but got ", grad_output.sizes());
-  TORCH_CHECK(grad_output.scalar_type() == input.scalar_type(), "expected scalar type ",
-              toString(input.scalar_type()), " but found ", toString(grad_output.scalar_type()));
-  const at::ScalarType t = input.scalar_type(), acc = t == at::kDouble ? at::kDouble : at::kFloat;
-  const bool want_input = output_mask[0];
-  // Like the CPU, the grid's gradient is computed even where output_mask[1] is false.
-  at::Tensor grad_grid = at::empty({n, oh, ow, 2}, grid.options());
-  at::Tensor gin = want_input ? at::zeros({n, c, h, w}, input.options().dtype(acc)) : at::Tensor();
-  const int64_t points = n * oh * ow;
-  if (points > 0) {
-    Device& d = ocl_device(input);
-    check_dtype_supported(d, t, "grid_sampler_2d_backward");
-    TORCH_CHECK_NOT_IMPLEMENTED(t != at::kDouble || d.info.has_extension("cl_khr_int64_base_atomics"),
-                                "torch_ocl: grid_sampler_2d_backward for float64 needs cl_khr_int64_base_atomics, "
-                                "which this device lacks");
-    Kernel& k = get_kernel(d, "grid_sample", sample_options(t), "grid_sampler_2d_bwd");
-    launch(d, k, Range(static_cast<size_t>(points)), Range(kWG), buf(grad_output), buf(input), buf(grid),
-           want_input && gin.numel() > 0 ? buf(gin) : Buf{}, buf(grad_grid), points, c, h, w, oh, ow,
-           grad_output.stride(0), grad_output.stride(1), grad_output.stride(2), grad_output.stride(3),
-           input.stride(0), input.stride(1), input.stride(2), input.stride(3), grid.stride(0), grid.stride(1),
-           grid.stride(2), grid.stride(3), static_cast<cl_int>(mode), static_cast<cl_int>(padding),
-           static_cast<cl_int>(align_corners), static_cast<cl_int>(want_input));
-  }
-  at::Tensor grad_input = !want_input ? at::Tensor() : acc == t ? gin : gin.to(t);
-  return {grad_input, grad_grid};
+  return sample_backward(grad_output, input, grid, mode, padding, align_corners, output_mask, false,
+                         "grid_sampler_2d_backward");
+}
+
+// grid_sampler_3d(Tensor input, Tensor grid, int interpolation_mode, int padding_mode, bool align_corners) -> Tensor
+at::Tensor grid_sampler_3d_ocl(const at::Tensor& input, const at::Tensor& grid, int64_t mode, int64_t padding,
+                               bool align_corners) {
+  return sample_forward(input, grid, mode, padding, align_corners, true, "grid_sampler_3d");
+}
+
+// grid_sampler_3d_backward(Tensor grad_output, Tensor input, Tensor grid, int interpolation_mode, int padding_mode, bool align_corners, bool[2] output_mask) -> (Tensor, Tensor)
+std::tuple<at::Tensor, at::Tensor> grid_sampler_3d_backward_ocl(const at::Tensor& grad_output,
+                                                                const at::Tensor& input, const at::Tensor& grid,
+                                                                int64_t mode, int64_t padding, bool align_corners,
+                                                                std::array<bool, 2> output_mask) {
+  return sample_backward(grad_output, input, grid, mode, padding, align_corners, output_mask, true,
+                         "grid_sampler_3d_backward");
 }
 
 }  // namespace
@@ -108,6 +162,8 @@ std::tuple<at::Tensor, at::Tensor> grid_sampler_2d_backward_ocl(const at::Tensor
 TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
   m.impl("grid_sampler_2d", grid_sampler_2d_ocl);
   m.impl("grid_sampler_2d_backward", grid_sampler_2d_backward_ocl);
+  m.impl("grid_sampler_3d", grid_sampler_3d_ocl);
+  m.impl("grid_sampler_3d_backward", grid_sampler_3d_backward_ocl);
 }
 
 }  // namespace torch_ocl

@@ -3,7 +3,8 @@ padding mode x align_corners, grids inside, on the edges of and far outside [-1,
 inf grid values (forward: the CPU turns a NaN position into 0 where padding clamps it),
 single-pixel axes, non-contiguous and channels_last inputs and grids, empty batch / channels /
 grid, 16-bit dtypes; gradients of input and grid; the backward op called directly with each
-output_mask; out=; the CPU's errors."""
+output_mask; out=; the CPU's errors. The same for 5-D inputs (grid_sampler_3d; no bicubic),
+whose CPU kernels have their own NaN rules (a NaN position clamps to the far edge)."""
 import itertools
 
 import torch
@@ -130,6 +131,77 @@ def _error_samples(dtype):
     yield Sample((x, _grid((2, 4, 6, 2), dtype, 1)), dict(kw, mode="bicubic"), tag="valid")
 
 
+MODES_3D = ("bilinear", "nearest")
+
+
+def _samples_3d(dtype):
+    x = make((2, 3, 4, 5, 6), dtype)
+    for mode, pad, ac in itertools.product(MODES_3D, PADDINGS, (False, True)):
+        kw = dict(mode=mode, padding_mode=pad, align_corners=ac)
+        tag = f"{mode} {pad} ac={ac}"
+        yield Sample((x, _grid((2, 3, 4, 5, 3), dtype, 1)), kw, tag=tag)
+        yield Sample((x, _grid((2, 2, 3, 4, 3), dtype, 2, lim=6.0)), kw, tag=tag + " far outside")
+    for mode, pad in itertools.product(MODES_3D, PADDINGS):
+        kw = dict(mode=mode, padding_mode=pad, align_corners=False)
+        yield Sample((make((2, 3, 4, 5, 6), dtype, seed=3).contiguous(memory_format=torch.channels_last_3d),
+                      _grid((2, 4, 3, 5, 3), dtype, 4).transpose(1, 2)), kw, tag=f"{mode} {pad} channels_last_3d")
+        yield Sample((make((2, 3, 4, 5, 6), dtype, noncontig=True, seed=5),
+                      _grid((2, 3, 4, 5, 6), dtype, 6)[..., ::2]), kw, tag=f"{mode} {pad} noncontig")
+        for shape in ((1, 2, 1, 3, 4), (1, 2, 3, 1, 1)):
+            for ac in (False, True):
+                yield Sample((make(shape, dtype, seed=7), _grid((1, 2, 3, 4, 3), dtype, 8)), dict(kw, align_corners=ac),
+                             tag=f"{mode} {pad} ac={ac} input {shape}")
+    kw = dict(mode="bilinear", padding_mode="zeros", align_corners=False)
+    yield Sample((make((0, 3, 4, 5, 6), dtype), _grid((0, 2, 3, 4, 3), dtype, 9)), kw, tag="empty batch")
+    yield Sample((make((2, 0, 4, 5, 6), dtype), _grid((2, 2, 3, 4, 3), dtype, 9)), kw, tag="no channels")
+    yield Sample((make((2, 3, 4, 5, 6), dtype), _grid((2, 2, 0, 4, 3), dtype, 9)), kw, tag="empty grid")
+    yield Sample((make((2, 16, 9, 11, 10), dtype, seed=10), _grid((2, 7, 8, 9, 3), dtype, 11)),
+                 dict(kw, padding_mode="reflection"), tag="large")
+
+
+def _nonfinite_samples_3d(dtype):
+    nan, inf = float("nan"), float("inf")
+    pts = [(nan, 0.0, 0.0), (0.0, inf, 0.0), (-inf, 0.5, 0.0), (0.0, 0.0, nan), (0.1, -inf, 0.2), (3.0, -7.0, 0.0),
+           (0.2, 0.3, -0.4), (1e4, 0.0, -1e4), (nan, nan, inf)]
+    g = torch.tensor(pts, dtype=torch.float64).view(1, 1, 1, len(pts), 3).to(dtype)
+    x = make((1, 2, 2, 3, 4), dtype)
+    for mode, pad, ac in itertools.product(MODES_3D, PADDINGS, (False, True)):
+        yield Sample((x, g), dict(mode=mode, padding_mode=pad, align_corners=ac), tag=f"{mode} {pad} ac={ac}")
+
+
+def _backward_3d(gy, x, g, mode, pad, ac, mask):
+    return torch.ops.aten.grid_sampler_3d_backward(gy, x, g, mode, pad, ac, mask)
+
+
+def _backward_samples_3d(dtype):
+    x, g, gy = make((2, 3, 4, 5, 6), dtype), _grid((2, 2, 3, 4, 3), dtype, 1), make((2, 3, 2, 3, 4), dtype, seed=2)
+    for mode, pad in itertools.product(range(2), range(3)):
+        for mask in ([True, True], [True, False], [False, True]):
+            yield Sample((gy, x, g, mode, pad, False, mask), tag=f"mode {mode} padding {pad} mask {mask}")
+
+
+def _error_samples_3d(dtype):
+    x = make((2, 3, 4, 5, 6), dtype)
+    kw = dict(align_corners=False)
+    yield Sample((x, _grid((2, 2, 3, 4, 3), dtype, 1)), dict(kw, mode="bicubic"), tag="bicubic raises")
+    yield Sample((x, _grid((2, 2, 3, 4, 2), dtype, 1)), kw, tag="last dim 2 raises")
+    yield Sample((x, _grid((1, 2, 3, 4, 3), dtype, 1)), kw, tag="batch mismatch raises")
+    yield Sample((make((2, 3, 4, 0, 6), dtype), _grid((2, 2, 3, 4, 3), dtype, 1)), kw, tag="empty height raises")
+    yield Sample((make((3, 5, 7), dtype), _grid((3, 4, 2), dtype, 1)), kw, tag="3-d input raises")
+    yield Sample((x, _grid((2, 2, 3, 4, 3), torch.float64, 1)), kw, tag="dtype mismatch raises")
+
+
+def _direct_2d_3d_mismatch(x, g):
+    """grid_sampler_2d called with 5-d tensors (and 3d with 4-d ones) raises, as on the CPU."""
+    op = torch.ops.aten.grid_sampler_2d if x.dim() == 5 else torch.ops.aten.grid_sampler_3d
+    return op(x, g, 0, 0, False)
+
+
+def _direct_mismatch_samples(dtype):
+    yield Sample((make((2, 3, 4, 5, 6), dtype), _grid((2, 2, 3, 4, 3), dtype, 1)), tag="5-d to 2d raises")
+    yield Sample((make((2, 3, 5, 6), dtype), _grid((2, 3, 4, 2), dtype, 1)), tag="4-d to 3d raises")
+
+
 CASES = [
     OpCase("grid_sampler_2d", ["aten::grid_sampler_2d", "aten::grid_sampler_2d_backward"], _grid_sample, _samples,
            dtypes=FLOATS, grad=True, atol=2e-5, rtol=2e-5),
@@ -141,4 +213,12 @@ CASES = [
            rtol=2e-4),
     OpCase("grid_sampler_2d_out", [], _out, _out_samples, dtypes=FLOAT),
     OpCase("grid_sampler_2d_errors", [], _grid_sample, _error_samples, dtypes=FLOAT),
+    OpCase("grid_sampler_3d", ["aten::grid_sampler_3d", "aten::grid_sampler_3d_backward"], _grid_sample,
+           _samples_3d, dtypes=FLOATS, grad=True, atol=2e-5, rtol=2e-5),
+    OpCase("grid_sampler_3d_half", [], _grid_sample_opmath, _samples_3d, dtypes=HALFS, grad=True),
+    OpCase("grid_sampler_3d_nonfinite", [], _grid_sample, _nonfinite_samples_3d, dtypes=FLOATS, grad=True),
+    OpCase("grid_sampler_3d_backward_mask", [], _backward_3d, _backward_samples_3d, dtypes=FLOATS, atol=2e-4,
+           rtol=2e-4),
+    OpCase("grid_sampler_3d_errors", [], _grid_sample, _error_samples_3d, dtypes=FLOAT),
+    OpCase("grid_sampler_direct_dim_errors", [], _direct_2d_3d_mismatch, _direct_mismatch_samples, dtypes=FLOAT),
 ]
