@@ -207,6 +207,10 @@ std::string pool_options(Device& d, at::ScalarType t, const char* op) {
   return "-DX_KIND=" + std::to_string(kind) + " -DACC=" + (t == at::kDouble ? "double" : "float");
 }
 
+// Whether a (B, C, H, W) tensor keeps its channels adjacent (channels_last): pool.cl then
+// lets neighbouring work-items take neighbouring channels.
+cl_int channels_fastest(const at::Tensor& t) { return t.size(1) > 1 && t.stride(1) == 1 ? 1 : 0; }
+
 // The four strides of a (B, C, H, W) view, as kernel arguments.
 std::array<int64_t, 4> strides4(const at::Tensor& t) { return {t.stride(0), t.stride(1), t.stride(2), t.stride(3)}; }
 
@@ -224,7 +228,8 @@ std::tuple<at::Tensor&, at::Tensor&> adaptive_max_pool2d_out_ocl(const at::Tenso
   const auto xs = strides4(x), ys = strides4(y), is = strides4(yi);
   const int64_t bc = x.size(0) * x.size(1);
   launch(d, k, grid(y.numel()), Range(kWG), buf(x), buf(y), buf(yi), bc, x.size(1), x.size(2), x.size(3), y.size(2),
-         y.size(3), xs[0], xs[1], xs[2], xs[3], ys[0], ys[1], ys[2], ys[3], is[0], is[1], is[2], is[3]);
+         y.size(3), xs[0], xs[1], xs[2], xs[3], ys[0], ys[1], ys[2], ys[3], is[0], is[1], is[2], is[3],
+         channels_fastest(x));
   return {out, indices};
 }
 
@@ -252,7 +257,8 @@ at::Tensor& adaptive_max_pool2d_backward_out_ocl(const at::Tensor& grad_output, 
   // Each input element gathers from the windows that contain it; the indices name positions
   // in those windows (as the forward produced them).
   launch(d, k, grid(gi.numel()), Range(kWG), buf(gy), buf(yi), buf(gi), bc, gi.size(1), gi.size(2), gi.size(3),
-         gy.size(2), gy.size(3), gs[0], gs[1], gs[2], gs[3], is[0], is[1], is[2], is[3], rs[0], rs[1], rs[2], rs[3]);
+         gy.size(2), gy.size(3), gs[0], gs[1], gs[2], gs[3], is[0], is[1], is[2], is[3], rs[0], rs[1], rs[2], rs[3],
+         channels_fastest(gi));
   return grad_input;
 }
 
