@@ -534,12 +534,17 @@ def test_embedding_bag_sparse_gradient_is_refused():
 
 
 @pytest.mark.parametrize("mode, padding", [(3, 0), (-1, 0), (0, 3), (2, -1)])
-def test_grid_sampler_unknown_mode_integers_raise(mode, padding):
+@pytest.mark.parametrize("dims", [2, 3])
+def test_grid_sampler_unknown_mode_integers_raise(mode, padding, dims):
     # The CPU does not check these integers (its output is then uninitialized memory); F.grid_sample
     # only passes valid ones, so only a direct aten call can reach this.
-    x, g = torch.randn(1, 2, 3, 3, device="ocl"), torch.zeros(1, 2, 2, 2, device="ocl")
+    if dims == 3 and mode == 2:
+        mode = 4  # 2 is bicubic, which the 3-D check rejects with its own message
+    spatial = (3,) * dims
+    x, g = torch.randn(1, 2, *spatial, device="ocl"), torch.zeros(1, *(2,) * dims, dims, device="ocl")
+    forward = getattr(torch.ops.aten, f"grid_sampler_{dims}d")
+    backward = getattr(torch.ops.aten, f"grid_sampler_{dims}d_backward")
     with pytest.raises(RuntimeError, match="unknown (interpolation|padding) mode"):
-        torch.ops.aten.grid_sampler_2d(x, g, mode, padding, False)
+        forward(x, g, mode, padding, False)
     with pytest.raises(RuntimeError, match="unknown (interpolation|padding) mode"):
-        torch.ops.aten.grid_sampler_2d_backward(torch.ones(1, 2, 2, 2, device="ocl"), x, g, mode, padding, False,
-                                                [True, True])
+        backward(torch.ones(1, 2, *(2,) * dims, device="ocl"), x, g, mode, padding, False, [True, True])
