@@ -548,3 +548,27 @@ def test_grid_sampler_unknown_mode_integers_raise(mode, padding, dims):
         forward(x, g, mode, padding, False)
     with pytest.raises(RuntimeError, match="unknown (interpolation|padding) mode"):
         backward(torch.ones(1, 2, *(2,) * dims, device="ocl"), x, g, mode, padding, False, [True, True])
+
+
+@pytest.mark.parametrize("mode", ["bilinear", "bicubic"])
+def test_grid_sampler_backward_deterministic_mode(mode):
+    # Under torch.use_deterministic_algorithms the input gradient comes from a sorted scatter-add
+    # of the taps (no atomics): bitwise the same on every run, and close to the CPU's.
+    g = torch.Generator().manual_seed(0)
+    x = torch.randn(2, 8, 4, 5, generator=g)
+    grid = (torch.rand(2, 40, 50, 2, generator=g) - 0.5) * 0.8  # ~1000 points per pixel
+    gy = torch.randn(2, 8, 40, 50, generator=g)
+    expected = torch.ops.aten.grid_sampler_2d_backward(gy, x, grid, 0 if mode == "bilinear" else 2, 0, False,
+                                                       [True, True])[0]
+    xd, gd, gyd = x.to("ocl"), grid.to("ocl"), gy.to("ocl")
+    before = torch.are_deterministic_algorithms_enabled()
+    torch.use_deterministic_algorithms(True)
+    try:
+        torch.ocl._reset_launch_counts()
+        runs = [torch.ops.aten.grid_sampler_2d_backward(gyd, xd, gd, 0 if mode == "bilinear" else 2, 0, False,
+                                                        [True, True])[0].cpu() for _ in range(3)]
+        assert torch.ocl._launch_counts().get("grid_sampler_2d_taps", 0) == 3
+    finally:
+        torch.use_deterministic_algorithms(before)
+    assert all(torch.equal(r, runs[0]) for r in runs[1:])
+    torch.testing.assert_close(runs[0], expected, atol=1e-4, rtol=1e-4)

@@ -213,8 +213,29 @@ __kernel void grid_sampler_2d_fwd(PTR_ARG(X_T, x), PTR_ARG(X_T, grid), PTR_ARG(X
             sample(xp, n * xs_n + c * xs_c, xs_h, xs_w, &tp, mode));
 }
 
+// For a deterministic input gradient (torch.use_deterministic_algorithms): the T taps of
+// each grid point p (T = 4 bilinear, 1 nearest, 16 bicubic) as weights w[p * T + k] and flat
+// plane positions pos[p * T + k] = y * W + x; a tap outside the input gets weight 0 and the
+// spare position H * W past the plane (so an infinite gradient cannot reach a real pixel). The
+// host sums gradient * weight into those positions with a sorted, deterministic scatter-add.
+__kernel void grid_sampler_2d_taps(PTR_ARG(X_T, grid), PTR_ARG(ACC, wt), PTR_ARG(long, pos), long P, long H, long W,
+                                   long OH, long OW, long gs_n, long gs_h, long gs_w, long gs_k, int mode,
+                                   int padding, int align) {
+  const long p = get_global_id(0);
+  if (p >= P) return;
+  const long ow = p % OW, t = p / OW, oh = t % OH, n = t / OH;
+  __global const X_T* gp = PTR(X_T, grid);
+  const long g = n * gs_n + oh * gs_h + ow * gs_w;
+  Taps tp;
+  make_taps(LOAD_X(gp, g), LOAD_X(gp, g + gs_k), H, W, mode, padding, align, &tp);
+  for (int k = 0; k < tp.n; ++k) {
+    const ACC w = mode == MODE_BICUBIC ? tp.cx[k & 3] * tp.cy[k >> 2] : tp.w[k];
+    PTR(ACC, wt)[p * tp.n + k] = tp.valid[k] ? w : (ACC)0;
+    PTR(long, pos)[p * tp.n + k] = tp.valid[k] ? tp.ty[k] * W + tp.tx[k] : H * W;
+  }
+}
+
 #if defined(HAVE_ATOMIC_ADD_DOUBLE_CAS) || !defined(ACC_IS_DOUBLE)
-#define HAVE_BACKWARD 1
 inline void atomic_add_acc(__global ACC* p, ACC v) {
 #ifdef ACC_IS_DOUBLE
   atomic_add_double_cas(p, v);
@@ -222,6 +243,10 @@ inline void atomic_add_acc(__global ACC* p, ACC v) {
   atomic_add_float_cas(p, v);
 #endif
 }
+#else
+// No 64-bit atomics: the host never asks the backward kernels for the input gradient then.
+inline void atomic_add_acc(__global ACC* p, ACC v) {}
+#endif
 
 // The backward of grid_sampler_2d_fwd, one work-item per grid point over all channels:
 // gin (dense (N, C, H, W), ACC, zeroed by the host) receives each tap's weight times the
@@ -229,7 +254,8 @@ inline void atomic_add_acc(__global ACC* p, ACC v) {
 // of the output gradient times the sample's derivative by the position, times the position's
 // derivative by the grid value. Several grid points can share input pixels, so gin is summed
 // with compare-and-swap atomics: the order of those additions, and so the rounding of gin,
-// varies from run to run (the tests compare it at float tolerance).
+// varies from run to run (the tests compare it at float tolerance). Where that is not wanted
+// the host passes want_gin = 0 and sums gin from grid_sampler_2d_taps instead.
 __kernel void grid_sampler_2d_bwd(PTR_ARG(X_T, gout), PTR_ARG(X_T, x), PTR_ARG(X_T, grid), PTR_ARG(ACC, gin),
                                   PTR_ARG(X_T, ggrid), long P, long C, long H, long W, long OH, long OW,
                                   long ys_n, long ys_c, long ys_h, long ys_w, long xs_n, long xs_c, long xs_h,
@@ -273,7 +299,6 @@ __kernel void grid_sampler_2d_bwd(PTR_ARG(X_T, gout), PTR_ARG(X_T, x), PTR_ARG(X
   STORE_X(PTR(X_T, ggrid), 2 * p, gx * tp.mx);
   STORE_X(PTR(X_T, ggrid), 2 * p + 1, gy * tp.my);
 }
-#endif
 
 // ---- 3-D: (N, C, D, H, W) inputs, (N, OD, OH, OW, 3) grids of (x, y, z) ---------------------
 // Trilinear (8 taps) or nearest. The CPU's 3-D kernels are scalar code with other NaN rules
@@ -364,7 +389,26 @@ __kernel void grid_sampler_3d_fwd(PTR_ARG(X_T, x), PTR_ARG(X_T, grid), PTR_ARG(X
   }
 }
 
-#ifdef HAVE_BACKWARD
+// grid_sampler_2d_taps for 3-D grids (T = 8 trilinear, 1 nearest), positions z * H * W + y * W
+// + x, the spare one D * H * W; the backward's NaN rule.
+__kernel void grid_sampler_3d_taps(PTR_ARG(X_T, grid), PTR_ARG(ACC, wt), PTR_ARG(long, pos), long P, long D, long H,
+                                   long W, long OD, long OH, long OW, long gs_n, long gs_d, long gs_h, long gs_w,
+                                   long gs_k, int mode, int padding, int align) {
+  const long p = get_global_id(0);
+  if (p >= P) return;
+  const long ow = p % OW, t = p / OW, oh = t % OH, t2 = t / OH, od = t2 % OD, n = t2 / OD;
+  __global const X_T* gp = PTR(X_T, grid);
+  const long g = n * gs_n + od * gs_d + oh * gs_h + ow * gs_w;
+  Taps3 tp;
+  make_taps3(LOAD_X(gp, g), LOAD_X(gp, g + gs_k), LOAD_X(gp, g + 2 * gs_k), D, H, W, mode, padding, align,
+             NAN_STAYS, &tp);
+  const Strides3 is = {H * W, W, 1};
+  for (int k = 0; k < tp.n; ++k) {
+    PTR(ACC, wt)[p * tp.n + k] = tp.valid[k] ? tp.w[k] : (ACC)0;
+    PTR(long, pos)[p * tp.n + k] = tp.valid[k] ? tap3_offset(&tp, k, is) : D * H * W;
+  }
+}
+
 // The backward of grid_sampler_3d_fwd, as grid_sampler_2d_bwd: gin is dense (N, C, D, H, W)
 // ACC summed with atomics; ggrid dense (N, OD, OH, OW, 3).
 __kernel void grid_sampler_3d_bwd(PTR_ARG(X_T, gout), PTR_ARG(X_T, x), PTR_ARG(X_T, grid), PTR_ARG(ACC, gin),
@@ -401,4 +445,3 @@ __kernel void grid_sampler_3d_bwd(PTR_ARG(X_T, gout), PTR_ARG(X_T, x), PTR_ARG(X
   STORE_X(PTR(X_T, ggrid), 3 * p + 1, gy * tp.my);
   STORE_X(PTR(X_T, ggrid), 3 * p + 2, gz * tp.mz);
 }
-#endif

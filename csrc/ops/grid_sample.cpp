@@ -3,8 +3,11 @@
 // bicubic), padding mode (zeros, border, reflection) and align_corners setting, on inputs
 // and grids of any strides (kernels/grid_sample.cl).
 // Argument checks are ATen's own (GridSamplerUtils.h), as on the CPU. The backward sums the
-// input gradient with float atomics (see the kernel), so its rounding is not reproducible.
+// input gradient with float atomics (see the kernel), so its rounding is not reproducible,
+// unless torch.use_deterministic_algorithms asks for a sorted (deterministic) sum.
 #include "../runtime/Launch.h"
+#include <ATen/Context.h>
+#include <ATen/TensorOperators.h>
 #include <ATen/native/GridSamplerUtils.h>
 #include <ATen/ops/empty.h>
 #include <ATen/ops/zeros.h>
@@ -82,6 +85,39 @@ at::Tensor sample_forward(const at::Tensor& input, const at::Tensor& grid, int64
   return out;
 }
 
+// The input gradient of sample_forward, deterministically: the taps of every grid point
+// (grid_sampler_*_taps: weights and flat positions, T per point) times the output gradient,
+// summed per position by scatter_add_, whose deterministic mode sorts by position (the CPU's
+// order: grid points, then taps). Outside taps point one past the plane, then cut off.
+at::Tensor gather_input_grad(Device& d, const at::Tensor& grad_output, const at::Tensor& input, const at::Tensor& grid,
+                             int64_t mode, int64_t padding, bool align_corners, bool three) {
+  const at::ScalarType acc = input.scalar_type() == at::kDouble ? at::kDouble : at::kFloat;
+  const int64_t n = input.size(0), c = input.size(1), plane = input[0][0].numel();
+  const int64_t points = grid.numel() / grid.size(-1), per_n = points / n;
+  const int64_t taps = mode == 1 ? 1 : three ? 8 : mode == 2 ? 16 : 4;
+  at::Tensor wt = at::empty({n, per_n * taps}, input.options().dtype(acc));
+  at::Tensor pos = at::empty({n, per_n * taps}, input.options().dtype(at::kLong));
+  Kernel& k = get_kernel(d, "grid_sample", sample_options(input.scalar_type()),
+                         three ? "grid_sampler_3d_taps" : "grid_sampler_2d_taps");
+  const auto mode_i = static_cast<cl_int>(mode), pad_i = static_cast<cl_int>(padding);
+  const auto align_i = static_cast<cl_int>(align_corners);
+  const at::Tensor& g = grid;
+  if (three)
+    launch(d, k, Range(static_cast<size_t>(points)), Range(kWG), buf(g), buf(wt), buf(pos), points, input.size(2),
+           input.size(3), input.size(4), g.size(1), g.size(2), g.size(3), g.stride(0), g.stride(1), g.stride(2),
+           g.stride(3), g.stride(4), mode_i, pad_i, align_i);
+  else
+    launch(d, k, Range(static_cast<size_t>(points)), Range(kWG), buf(g), buf(wt), buf(pos), points, input.size(2),
+           input.size(3), g.size(1), g.size(2), g.stride(0), g.stride(1), g.stride(2), g.stride(3), mode_i, pad_i,
+           align_i);
+  // (N, C, points, 1) * (N, 1, points, T) -> (N, C, points * T)
+  const at::Tensor contrib = (grad_output.reshape({n, c, per_n, 1}).to(acc) * wt.view({n, 1, per_n, taps}))
+                                 .reshape({n, c, per_n * taps});
+  at::Tensor sums = at::zeros({n, c, plane + 1}, input.options().dtype(acc));
+  sums.scatter_add_(2, pos.view({n, 1, per_n * taps}).expand({n, c, per_n * taps}), contrib);
+  return sums.narrow(2, 0, plane).reshape(input.sizes());
+}
+
 // The gradients of sample_forward: of the input (where output_mask[0]; else undefined) and of
 // the grid (always, like the CPU, which computes it even where output_mask[1] is false).
 std::tuple<at::Tensor, at::Tensor> sample_backward(const at::Tensor& grad_output, const at::Tensor& input,
@@ -104,12 +140,17 @@ std::tuple<at::Tensor, at::Tensor> sample_backward(const at::Tensor& grad_output
   if (points > 0) {
     Device& d = ocl_device(input);
     check_dtype_supported(d, t, op);
-    TORCH_CHECK_NOT_IMPLEMENTED(t != at::kDouble || d.info.has_extension("cl_khr_int64_base_atomics"), "torch_ocl: ",
-                                op, " for float64 needs cl_khr_int64_base_atomics, which this device lacks");
+    // The input gradient by atomic adds in the backward kernel (fast; the summation order
+    // varies), or, for torch.use_deterministic_algorithms and devices without 64-bit atomics
+    // for double, by a sorted scatter-add of the taps' weights (deterministic).
+    const bool atomic_gin = want_input && gin.numel() > 0 && !at::globalContext().deterministicAlgorithms() &&
+                            (t != at::kDouble || d.info.has_extension("cl_khr_int64_base_atomics"));
+    if (want_input && gin.numel() > 0 && !atomic_gin)
+      gin = gather_input_grad(d, grad_output, input, grid, mode, padding, align_corners, three);
     Kernel& k = get_kernel(d, "grid_sample", sample_options(t), three ? "grid_sampler_3d_bwd" : "grid_sampler_2d_bwd");
-    const Buf gin_buf = want_input && gin.numel() > 0 ? buf(gin) : Buf{};
+    const Buf gin_buf = atomic_gin ? buf(gin) : Buf{};
     const auto mode_i = static_cast<cl_int>(mode), pad_i = static_cast<cl_int>(padding);
-    const auto align_i = static_cast<cl_int>(align_corners), want_i = static_cast<cl_int>(want_input);
+    const auto align_i = static_cast<cl_int>(align_corners), want_i = static_cast<cl_int>(atomic_gin);
     const at::Tensor &x = input, &gy = grad_output;
     if (three)
       launch(d, k, Range(static_cast<size_t>(points)), Range(kWG), buf(gy), buf(x), buf(grid), gin_buf,

@@ -110,6 +110,41 @@ def _backward_samples(dtype):
             yield Sample((gy, x, g, mode, pad, True, mask), tag=f"mode {mode} padding {pad} mask {mask}")
 
 
+def _deterministic_backward(gy, x, g, mode, pad, ac, mask):
+    """The backward under torch.use_deterministic_algorithms: the input gradient by a sorted
+    scatter-add instead of atomics."""
+    op = torch.ops.aten.grid_sampler_3d_backward if x.dim() == 5 else torch.ops.aten.grid_sampler_2d_backward
+    before = torch.are_deterministic_algorithms_enabled()
+    torch.use_deterministic_algorithms(True)
+    try:
+        return op(gy, x, g, mode, pad, ac, mask)
+    finally:
+        torch.use_deterministic_algorithms(before)
+
+
+def _deterministic_backward_opmath(gy, x, g, mode, pad, ac, mask):
+    """16-bit: against the float computation rounded once (see _grid_sample_opmath)."""
+    if x.device.type == "cpu":
+        outs = _deterministic_backward(gy.float(), x.float(), g.float(), mode, pad, ac, mask)
+        return tuple(o if o is None else o.to(x.dtype) for o in outs)
+    return _deterministic_backward(gy, x, g, mode, pad, ac, mask)
+
+
+def _deterministic_samples(dtype):
+    yield from _backward_samples(dtype)
+    # Many grid points on few pixels, and a non-finite position.
+    x, gy = make((2, 3, 3, 4), dtype), make((2, 3, 8, 9), dtype, seed=3)
+    g = _grid((2, 8, 9, 2), dtype, 4, lim=0.4)
+    g[0, 1, 1, 0] = float("nan")
+    for mode, pad in itertools.product(range(3), range(3)):
+        if mode == 0 and pad != 0:
+            continue  # the CPU's bilinear backward crashes on a NaN position there
+        yield Sample((gy, x, g, mode, pad, False, [True, True]), tag=f"crowded mode {mode} padding {pad}")
+    x3, g3, gy3 = make((2, 3, 4, 5, 6), dtype), _grid((2, 2, 3, 4, 3), dtype, 1), make((2, 3, 2, 3, 4), dtype, seed=2)
+    for mode, pad in itertools.product(range(2), range(3)):
+        yield Sample((gy3, x3, g3, mode, pad, True, [True, False]), tag=f"3-d mode {mode} padding {pad}")
+
+
 def _out(x, g):
     out = torch.empty(3, dtype=x.dtype, device=x.device)
     torch.ops.aten.grid_sampler_2d.out(x, g, 0, 1, False, out=out)
@@ -212,6 +247,10 @@ CASES = [
     OpCase("grid_sampler_2d_backward_mask", [], _backward, _backward_samples, dtypes=FLOATS, atol=2e-4,
            rtol=2e-4),
     OpCase("grid_sampler_2d_out", [], _out, _out_samples, dtypes=FLOAT),
+    OpCase("grid_sampler_deterministic_backward", [], _deterministic_backward, _deterministic_samples,
+           dtypes=FLOATS, atol=2e-4, rtol=2e-4),
+    OpCase("grid_sampler_deterministic_backward_half", [], _deterministic_backward_opmath, _deterministic_samples,
+           dtypes=HALFS),
     OpCase("grid_sampler_2d_errors", [], _grid_sample, _error_samples, dtypes=FLOAT),
     OpCase("grid_sampler_3d", ["aten::grid_sampler_3d", "aten::grid_sampler_3d_backward"], _grid_sample,
            _samples_3d, dtypes=FLOATS, grad=True, atol=2e-5, rtol=2e-5),
