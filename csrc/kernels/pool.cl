@@ -22,37 +22,32 @@ inline long win_start(long o, long out, long in) { return o * in / out; }
 // One past its last row: ceil((o + 1) * in / out).
 inline long win_end(long o, long out, long in) { return ((o + 1) * in + out - 1) / out; }
 
-// Work-item i -> (b, c, h, w) of a (B, C, H, W) index space: w fastest, or (c_fast, for
-// channels_last tensors, so neighbouring work-items touch neighbouring addresses) c fastest.
-inline void split4(long i, long C, long H, long W, int c_fast, long* b, long* c, long* h, long* w) {
+// The (b, c, h, w) position of this work-item in a (B, C, H, W) index space launched as a 3-D
+// range: (W, H, B * C), or, with c_fast (channels_last tensors, so that neighbouring
+// work-items touch neighbouring addresses), (C, W, B * H). Returns false past the end (the
+// first two dimensions are rounded up to the work-group size).
+inline bool position4(long C, long H, long W, int c_fast, long* b, long* c, long* h, long* w) {
+  const long i0 = get_global_id(0), i1 = get_global_id(1), i2 = get_global_id(2);
   if (c_fast) {
-    *c = i % C;
-    i /= C;
-    *w = i % W;
-    i /= W;
-    *h = i % H;
-    *b = i / H;
+    if (i0 >= C || i1 >= W) return false;
+    *c = i0, *w = i1, *h = i2 % H, *b = i2 / H;
   } else {
-    *w = i % W;
-    i /= W;
-    *h = i % H;
-    i /= H;
-    *c = i % C;
-    *b = i / C;
+    if (i0 >= W || i1 >= H) return false;
+    *w = i0, *h = i1, *c = i2 % C, *b = i2 / C;
   }
+  return true;
 }
 
-// One work-item per output element (b, c, oh, ow), BC = B * C. The window is scanned row-major; like the CPU, a value replaces the running maximum when it is
+// One work-item per output element (b, c, oh, ow). The window is scanned row-major; like the CPU, a value replaces the running maximum when it is
 // larger or NaN (so ties keep the first position and the last NaN wins), and an all -inf
 // window reports its first element. Indices are flat h * W + w positions in the plane.
-__kernel void adaptive_max_pool2d_fwd(PTR_ARG(X_T, x), PTR_ARG(X_T, out), PTR_ARG(long, idx), long BC, long C,
+__kernel void adaptive_max_pool2d_fwd(PTR_ARG(X_T, x), PTR_ARG(X_T, out), PTR_ARG(long, idx), long C,
                                       long H, long W, long OH, long OW, long xs_b, long xs_c, long xs_h, long xs_w,
                                       long os_b, long os_c, long os_h, long os_w, long is_b, long is_c, long is_h,
                                       long is_w, int c_fast) {
   __global const X_T* xp = PTR(X_T, x);
-  FOR_EACH(i, BC * OH * OW) {
-    long b, c, oh, ow;
-    split4(i, C, OH, OW, c_fast, &b, &c, &oh, &ow);
+  long b, c, oh, ow;
+  if (position4(C, OH, OW, c_fast, &b, &c, &oh, &ow)) {
     const long h0 = win_start(oh, OH, H), h1 = win_end(oh, OH, H);
     const long w0 = win_start(ow, OW, W), w1 = win_end(ow, OW, W);
     const long base = b * xs_b + c * xs_c;
@@ -76,15 +71,14 @@ __kernel void adaptive_max_pool2d_fwd(PTR_ARG(X_T, x), PTR_ARG(X_T, out), PTR_AR
 // contain (h, w) and chose it as their maximum, in row-major window order (the order in which
 // the CPU's scatter adds them). Window oh contains row h for oh in
 // [floor(h*OH/H), ceil((h+1)*OH/H) - 1].
-__kernel void adaptive_max_pool2d_bwd(PTR_ARG(X_T, gout), PTR_ARG(long, idx), PTR_ARG(X_T, gin), long BC, long C,
+__kernel void adaptive_max_pool2d_bwd(PTR_ARG(X_T, gout), PTR_ARG(long, idx), PTR_ARG(X_T, gin), long C,
                                       long H, long W, long OH, long OW, long gs_b, long gs_c, long gs_h, long gs_w,
                                       long is_b, long is_c, long is_h, long is_w, long rs_b, long rs_c, long rs_h,
                                       long rs_w, int c_fast) {
   __global const X_T* gp = PTR(X_T, gout);
   __global const long* ip = PTR(long, idx);
-  FOR_EACH(i, BC * H * W) {
-    long b, c, h, w;
-    split4(i, C, H, W, c_fast, &b, &c, &h, &w);
+  long b, c, h, w;
+  if (position4(C, H, W, c_fast, &b, &c, &h, &w)) {
     const long oh0 = h * OH / H, oh1 = ((h + 1) * OH + H - 1) / H;
     const long ow0 = w * OW / W, ow1 = ((w + 1) * OW + W - 1) / W;
     const long me = h * W + w;

@@ -196,9 +196,21 @@ at::Tensor& avg_pool2d_backward_out_ocl(const at::Tensor& grad_output, const at:
   return grad_input;
 }
 
-constexpr size_t kWG = 256;         // work-group size of pool.cl's kernels
-constexpr size_t kMaxGroups = 16384;  // their kernels loop (grid-stride) beyond this many groups
-Range grid(int64_t n) { return Range(std::min(round_up(std::max<int64_t>(n, 1), kWG), kWG * kMaxGroups)); }
+// The 3-D range of pool.cl's position4 over a (B, C, H, W) tensor t: (W, H, B * C), or
+// (C, W, B * H) when t keeps its channels adjacent (channels_last), in groups of 64 along the
+// fastest dimension (more along the next where it is short).
+struct Range4 {
+  Range global, local;
+  cl_int c_fast;
+};
+Range4 range4(const at::Tensor& t) {
+  const int64_t b = t.size(0), c = t.size(1), h = t.size(2), w = t.size(3);
+  const bool c_fast = c > 1 && t.stride(1) == 1;
+  const size_t n0 = c_fast ? c : w, n1 = c_fast ? w : h, n2 = c_fast ? b * h : b * c;
+  size_t l0 = 1;
+  while (l0 < n0 && l0 < 64) l0 <<= 1;
+  return {Range(n0, n1, n2), Range(l0, 64 / l0, 1), c_fast ? 1 : 0};
+}
 
 // Build options of pool.cl for values of dtype t.
 std::string pool_options(Device& d, at::ScalarType t, const char* op) {
@@ -206,10 +218,6 @@ std::string pool_options(Device& d, at::ScalarType t, const char* op) {
   const int kind = t == at::kFloat ? 0 : t == at::kDouble ? 1 : t == at::kHalf ? 2 : 3;
   return "-DX_KIND=" + std::to_string(kind) + " -DACC=" + (t == at::kDouble ? "double" : "float");
 }
-
-// Whether a (B, C, H, W) tensor keeps its channels adjacent (channels_last): pool.cl then
-// lets neighbouring work-items take neighbouring channels.
-cl_int channels_fastest(const at::Tensor& t) { return t.size(1) > 1 && t.stride(1) == 1 ? 1 : 0; }
 
 // The four strides of a (B, C, H, W) view, as kernel arguments.
 std::array<int64_t, 4> strides4(const at::Tensor& t) { return {t.stride(0), t.stride(1), t.stride(2), t.stride(3)}; }
@@ -226,10 +234,9 @@ std::tuple<at::Tensor&, at::Tensor&> adaptive_max_pool2d_out_ocl(const at::Tenso
   Device& d = ocl_device(x);
   Kernel& k = get_kernel(d, "pool", pool_options(d, x.scalar_type(), "adaptive_max_pool2d"), "adaptive_max_pool2d_fwd");
   const auto xs = strides4(x), ys = strides4(y), is = strides4(yi);
-  const int64_t bc = x.size(0) * x.size(1);
-  launch(d, k, grid(y.numel()), Range(kWG), buf(x), buf(y), buf(yi), bc, x.size(1), x.size(2), x.size(3), y.size(2),
-         y.size(3), xs[0], xs[1], xs[2], xs[3], ys[0], ys[1], ys[2], ys[3], is[0], is[1], is[2], is[3],
-         channels_fastest(x));
+  const Range4 r = range4(y);
+  launch(d, k, r.global, r.local, buf(x), buf(y), buf(yi), x.size(1), x.size(2), x.size(3), y.size(2), y.size(3),
+         xs[0], xs[1], xs[2], xs[3], ys[0], ys[1], ys[2], ys[3], is[0], is[1], is[2], is[3], r.c_fast);
   return {out, indices};
 }
 
@@ -253,12 +260,11 @@ at::Tensor& adaptive_max_pool2d_backward_out_ocl(const at::Tensor& grad_output, 
   Kernel& k = get_kernel(d, "pool", pool_options(d, gy.scalar_type(), "adaptive_max_pool2d_backward"),
                          "adaptive_max_pool2d_bwd");
   const auto gs = strides4(gy), is = strides4(yi), rs = strides4(gi);
-  const int64_t bc = gi.size(0) * gi.size(1);
   // Each input element gathers from the windows that contain it; the indices name positions
   // in those windows (as the forward produced them).
-  launch(d, k, grid(gi.numel()), Range(kWG), buf(gy), buf(yi), buf(gi), bc, gi.size(1), gi.size(2), gi.size(3),
-         gy.size(2), gy.size(3), gs[0], gs[1], gs[2], gs[3], is[0], is[1], is[2], is[3], rs[0], rs[1], rs[2], rs[3],
-         channels_fastest(gi));
+  const Range4 r = range4(gi);
+  launch(d, k, r.global, r.local, buf(gy), buf(yi), buf(gi), gi.size(1), gi.size(2), gi.size(3), gy.size(2),
+         gy.size(3), gs[0], gs[1], gs[2], gs[3], is[0], is[1], is[2], is[3], rs[0], rs[1], rs[2], rs[3], r.c_fast);
   return grad_input;
 }
 
