@@ -19,7 +19,7 @@
 namespace torch_ocl {
 namespace {
 
-constexpr size_t kWG = 64;            // work-group size (grid points) of grid_sample.cl's kernels
+constexpr size_t kWG = 64;               // work-group size (grid points) of grid_sample.cl's kernels
 constexpr int64_t kTargetItems = 65536;  // the forward splits channels until about this many work-items
 
 // The interpolation and padding integers ATen passes (GridSamplerInterpolation / GridSamplerPadding).

@@ -56,6 +56,9 @@ def _samples(dtype):
                     yield Sample((make(shape, dtype, seed=7), _grid((shape[0], 3, 4, 2), dtype, 8)),
                                  dict(kw, align_corners=ac), tag=f"{mode} {pad} ac={ac} input {shape}")
         kw = dict(mode=mode, padding_mode="zeros", align_corners=False)
+        # One grid (an affine_grid of one theta) and one image shared by the batch: stride 0.
+        yield Sample((make((1, 3, 5, 7), dtype, seed=13).expand(2, -1, -1, -1),
+                      _grid((1, 4, 6, 2), dtype, 14).expand(2, -1, -1, -1)), kw, tag=f"{mode} expanded")
         yield Sample((make((0, 3, 5, 7), dtype), _grid((0, 4, 6, 2), dtype, 9)), kw, tag=f"{mode} empty batch")
         yield Sample((make((2, 0, 5, 7), dtype), _grid((2, 4, 6, 2), dtype, 9)), kw, tag=f"{mode} no channels")
         yield Sample((make((2, 3, 5, 7), dtype), _grid((2, 0, 6, 2), dtype, 9)), kw, tag=f"{mode} empty grid")
