@@ -11,6 +11,9 @@
 #ifndef ACC
 #define ACC float  // compare / accumulate type (double for double tensors, float otherwise)
 #endif
+#ifndef WIDE_WG
+#define WIDE_WG 64  // work-group size (a power of two) of adaptive_max_pool2d_fwd_wide
+#endif
 
 #include "storage_kinds.clh"
 #define X_T CAT(ST_, X_KIND)
@@ -38,9 +41,10 @@ inline bool position4(long C, long H, long W, int c_fast, long* b, long* c, long
   return true;
 }
 
-// One work-item per output element (b, c, oh, ow). The window is scanned row-major; like the CPU, a value replaces the running maximum when it is
-// larger or NaN (so ties keep the first position and the last NaN wins), and an all -inf
-// window reports its first element. Indices are flat h * W + w positions in the plane.
+// One work-item per output element (b, c, oh, ow). The window is scanned row-major; like the
+// CPU, a value replaces the running maximum when it is larger or NaN (so ties keep the first
+// position and the last NaN wins), and an all -inf window reports its first element. Indices
+// are flat h * W + w positions in the plane (increasing in scan order).
 __kernel void adaptive_max_pool2d_fwd(PTR_ARG(X_T, x), PTR_ARG(X_T, out), PTR_ARG(long, idx), long C,
                                       long H, long W, long OH, long OW, long xs_b, long xs_c, long xs_h, long xs_w,
                                       long os_b, long os_c, long os_h, long os_w, long is_b, long is_c, long is_h,
@@ -64,6 +68,57 @@ __kernel void adaptive_max_pool2d_fwd(PTR_ARG(X_T, x), PTR_ARG(X_T, out), PTR_AR
     }
     STORE_X(PTR(X_T, out), b * os_b + c * os_c + oh * os_h + ow * os_w, best);
     PTR(long, idx)[b * is_b + c * is_c + oh * is_h + ow * is_w] = best_i;
+  }
+}
+
+// Of two partial results (value, index) of one window, the one the CPU's row-major scan keeps:
+// a NaN beats any number and the later NaN beats an earlier one; else the larger value, and
+// of equal values the earlier position.
+inline bool keeps_first(ACC v1, long i1, ACC v2, long i2) {
+  if (isnan(v1) || isnan(v2)) return isnan(v1) && (!isnan(v2) || i1 > i2);
+  return v1 > v2 || (v1 == v2 && i1 < i2);
+}
+
+// adaptive_max_pool2d_fwd for large windows: a work-group of WIDE_WG items per output element
+// (group g = ((b * C + c) * OH + oh) * OW + ow). Item t scans window elements t, t + WIDE_WG,
+// ... in row-major order with the CPU's rule, then the group merges the items' results with
+// keeps_first, which gives the same element as one scan of the whole window.
+__kernel void adaptive_max_pool2d_fwd_wide(PTR_ARG(X_T, x), PTR_ARG(X_T, out), PTR_ARG(long, idx), long C, long H,
+                                           long W, long OH, long OW, long xs_b, long xs_c, long xs_h, long xs_w,
+                                           long os_b, long os_c, long os_h, long os_w, long is_b, long is_c,
+                                           long is_h, long is_w) {
+  __local ACC part_v[WIDE_WG];
+  __local long part_i[WIDE_WG];
+  const long g = get_group_id(0);
+  const int t = (int)get_local_id(0);
+  const long ow = g % OW, r = g / OW, oh = r % OH, bc = r / OH, b = bc / C, c = bc - b * C;
+  const long h0 = win_start(oh, OH, H), h1 = win_end(oh, OH, H);
+  const long w0 = win_start(ow, OW, W), w1 = win_end(ow, OW, W);
+  const long ww = w1 - w0, area = (h1 - h0) * ww;
+  __global const X_T* xp = PTR(X_T, x) + b * xs_b + c * xs_c;
+  ACC best = -INFINITY;
+  long best_i = t < area ? (h0 + t / ww) * W + w0 + t % ww : LONG_MAX;  // an empty share loses every tie
+  for (long e = t; e < area; e += WIDE_WG) {
+    const long h = h0 + e / ww, w = w0 + e % ww;
+    const ACC v = LOAD_X(xp, h * xs_h + w * xs_w);
+    if (v > best || isnan(v)) {
+      best = v;
+      best_i = h * W + w;
+    }
+  }
+  part_v[t] = best;
+  part_i[t] = best_i;
+  barrier(CLK_LOCAL_MEM_FENCE);
+  for (int step = WIDE_WG / 2; step > 0; step >>= 1) {
+    if (t < step && !keeps_first(part_v[t], part_i[t], part_v[t + step], part_i[t + step])) {
+      part_v[t] = part_v[t + step];
+      part_i[t] = part_i[t + step];
+    }
+    barrier(CLK_LOCAL_MEM_FENCE);
+  }
+  if (t == 0) {
+    STORE_X(PTR(X_T, out), b * os_b + c * os_c + oh * os_h + ow * os_w, part_v[0]);
+    PTR(long, idx)[b * is_b + c * is_c + oh * is_h + ow * is_w] = part_i[0];
   }
 }
 

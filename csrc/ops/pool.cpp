@@ -196,6 +196,9 @@ at::Tensor& avg_pool2d_backward_out_ocl(const at::Tensor& grad_output, const at:
   return grad_input;
 }
 
+constexpr int64_t kWideWindow = 256;  // average window size from which the forward uses a work-group per output
+constexpr size_t kWideWG = 64;        // WIDE_WG of pool.cl: that work-group's size
+
 // The 3-D range of pool.cl's position4 over a (B, C, H, W) tensor t: (W, H, B * C), or
 // (C, W, B * H) when t keeps its channels adjacent (channels_last), in groups of 64 along the
 // fastest dimension (more along the next where it is short).
@@ -232,8 +235,18 @@ std::tuple<at::Tensor&, at::Tensor&> adaptive_max_pool2d_out_ocl(const at::Tenso
   if (out.numel() == 0) return {out, indices};
   const at::Tensor x = batched(self), y = batched(out), yi = batched(indices);
   Device& d = ocl_device(x);
-  Kernel& k = get_kernel(d, "pool", pool_options(d, x.scalar_type(), "adaptive_max_pool2d"), "adaptive_max_pool2d_fwd");
+  const std::string opts = pool_options(d, x.scalar_type(), "adaptive_max_pool2d");
   const auto xs = strides4(x), ys = strides4(y), is = strides4(yi);
+  // Windows of kWideWindow elements and more: a work-group per output (global pooling of a
+  // large map would otherwise leave few work-items each scanning all of it).
+  if (x.size(2) * x.size(3) >= kWideWindow * y.size(2) * y.size(3)) {
+    Kernel& k = get_kernel(d, "pool", opts + " -DWIDE_WG=" + std::to_string(kWideWG), "adaptive_max_pool2d_fwd_wide");
+    launch(d, k, Range(static_cast<size_t>(y.numel()) * kWideWG), Range(kWideWG), buf(x), buf(y), buf(yi),
+           x.size(1), x.size(2), x.size(3), y.size(2), y.size(3), xs[0], xs[1], xs[2], xs[3], ys[0], ys[1], ys[2],
+           ys[3], is[0], is[1], is[2], is[3]);
+    return {out, indices};
+  }
+  Kernel& k = get_kernel(d, "pool", opts, "adaptive_max_pool2d_fwd");
   const Range4 r = range4(y);
   launch(d, k, r.global, r.local, buf(x), buf(y), buf(yi), x.size(1), x.size(2), x.size(3), y.size(2), y.size(3),
          xs[0], xs[1], xs[2], xs[3], ys[0], ys[1], ys[2], ys[3], is[0], is[1], is[2], is[3], r.c_fast);

@@ -97,6 +97,21 @@ def _adaptive_max_samples(dtype):
     for t, where in ((nan, ""), (nan.contiguous(memory_format=torch.channels_last), " channels_last")):
         yield Sample((F.adaptive_max_pool2d, t), dict(output_size=(3, 2), return_indices=True), tag="NaN" + where)
         yield Sample((F.adaptive_max_pool2d, t), dict(output_size=(5, 6), return_indices=True), tag="NaN overlap" + where)
+    # Windows of 256+ elements (a work-group per output): global pooling, NaN, ties, all -inf.
+    wide = make((2, 3, 40, 50), dtype, seed=9)
+    for size in ((1, 1), (2, 3), (3, 1)):
+        yield Sample((F.adaptive_max_pool2d, wide), dict(output_size=size, return_indices=True), tag=f"wide {size}")
+    yield Sample((F.adaptive_max_pool2d, wide.contiguous(memory_format=torch.channels_last)),
+                 dict(output_size=(2, 3), return_indices=True), tag="wide channels_last")
+    wide_ties = torch.randint(0, 3, (2, 3, 40, 50), generator=torch.Generator().manual_seed(10)).to(dtype)
+    yield Sample((F.adaptive_max_pool2d, wide_ties), dict(output_size=(2, 3), return_indices=True), tag="wide ties")
+    wide_nan = wide.clone()
+    wide_nan[0, 0, 3, 7] = wide_nan[0, 0, 15, 2] = wide_nan[0, 0, 19, 16] = wide_nan[1, 2, 39, 49] = float("nan")
+    wide_nan[1, 1, :, 20:30] = float("nan")
+    yield Sample((F.adaptive_max_pool2d, wide_nan), dict(output_size=(2, 3), return_indices=True), tag="wide NaN")
+    wide_inf = torch.full((1, 2, 40, 50), -float("inf"), dtype=dtype)
+    wide_inf[0, 1, 30, 30] = 1
+    yield Sample((F.adaptive_max_pool2d, wide_inf), dict(output_size=(2, 3), return_indices=True), tag="wide -inf")
     # The CPU's errors: a zero-size non-batch dim, 2-d / 5-d input, a negative or too long size.
     yield Sample((F.adaptive_max_pool2d, make((2, 0, 4, 4), dtype)), dict(output_size=2), tag="zero channels raises")
     yield Sample((F.adaptive_max_pool2d, make((3, 4, 0), dtype)), dict(output_size=2), tag="zero width raises")
