@@ -567,7 +567,7 @@ def test_grid_sampler_backward_deterministic_mode(mode):
         torch.ocl._reset_launch_counts()
         runs = [torch.ops.aten.grid_sampler_2d_backward(gyd, xd, gd, 0 if mode == "bilinear" else 2, 0, False,
                                                         [True, True])[0].cpu() for _ in range(3)]
-        assert torch.ocl._launch_counts().get("grid_sampler_2d_taps", 0) == 3
+        assert torch.ocl._launch_counts().get("grid_sampler_2d_bwd_taps", 0) == 3
     finally:
         torch.use_deterministic_algorithms(before)
     assert all(torch.equal(r, runs[0]) for r in runs[1:])

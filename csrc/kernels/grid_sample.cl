@@ -1,11 +1,12 @@
 // Grid sampling (F.grid_sample) of (N, C, H, W) inputs at (N, OH, OW, 2) grids and of
-// (N, C, D, H, W) inputs at (N, OD, OH, OW, 3) grids, forward and backward, any strides. One work-item per grid point and slice of channels: the point's
-// coordinates and weights are computed once and applied to each channel of its slice.
+// (N, C, D, H, W) inputs at (N, OD, OH, OW, 3) grids, forward and backward, any strides.
+// One work-item per grid point (and, forward, slice of channels): the point's coordinates and
+// weights are computed once and applied to each channel.
 // Coordinate math: grid values in [-1, 1] map to pixel positions (align_corners: -1 and 1
 // are the corner pixels' centres; else their outer edges); padding "border" clamps a position
 // to [0, size - 1], "reflection" mirrors it at the edges (the centres, or the outer edges)
-// and clamps; "zeros" reads 0 outside. Clamping uses fmin/fmax, so a NaN position becomes 0
-// (as on the CPU) where a padding mode clamps it. Bicubic uses Keys' cubic convolution with
+// and clamps; "zeros" reads 0 outside. In 2-D, clamping uses fmin/fmax, so a NaN position
+// becomes 0 where a padding mode clamps it, as in the CPU's 2-D kernels (3-D: see below). Bicubic uses Keys' cubic convolution with
 // A = -0.75 on the 4x4 taps around the position, each tap padded on its own.
 #include "common.clh"
 
@@ -218,9 +219,9 @@ __kernel void grid_sampler_2d_fwd(PTR_ARG(X_T, x), PTR_ARG(X_T, grid), PTR_ARG(X
 // plane positions pos[p * T + k] = y * W + x; a tap outside the input gets weight 0 and the
 // spare position H * W past the plane (so an infinite gradient cannot reach a real pixel). The
 // host sums gradient * weight into those positions with a sorted, deterministic scatter-add.
-__kernel void grid_sampler_2d_taps(PTR_ARG(X_T, grid), PTR_ARG(ACC, wt), PTR_ARG(long, pos), long P, long H, long W,
-                                   long OH, long OW, long gs_n, long gs_h, long gs_w, long gs_k, int mode,
-                                   int padding, int align) {
+__kernel void grid_sampler_2d_bwd_taps(PTR_ARG(X_T, grid), PTR_ARG(ACC, wt), PTR_ARG(long, pos), long P, long H,
+                                       long W, long OH, long OW, long gs_n, long gs_h, long gs_w, long gs_k, int mode,
+                                       int padding, int align) {
   const long p = get_global_id(0);
   if (p >= P) return;
   const long ow = p % OW, t = p / OW, oh = t % OH, n = t / OH;
@@ -255,7 +256,7 @@ inline void atomic_add_acc(__global ACC* p, ACC v) {}
 // derivative by the grid value. Several grid points can share input pixels, so gin is summed
 // with compare-and-swap atomics: the order of those additions, and so the rounding of gin,
 // varies from run to run (the tests compare it at float tolerance). Where that is not wanted
-// the host passes want_gin = 0 and sums gin from grid_sampler_2d_taps instead.
+// the host passes want_gin = 0 and sums gin from grid_sampler_2d_bwd_taps instead.
 __kernel void grid_sampler_2d_bwd(PTR_ARG(X_T, gout), PTR_ARG(X_T, x), PTR_ARG(X_T, grid), PTR_ARG(ACC, gin),
                                   PTR_ARG(X_T, ggrid), long P, long C, long H, long W, long OH, long OW,
                                   long ys_n, long ys_c, long ys_h, long ys_w, long xs_n, long xs_c, long xs_h,
@@ -389,11 +390,11 @@ __kernel void grid_sampler_3d_fwd(PTR_ARG(X_T, x), PTR_ARG(X_T, grid), PTR_ARG(X
   }
 }
 
-// grid_sampler_2d_taps for 3-D grids (T = 8 trilinear, 1 nearest), positions z * H * W + y * W
-// + x, the spare one D * H * W; the backward's NaN rule.
-__kernel void grid_sampler_3d_taps(PTR_ARG(X_T, grid), PTR_ARG(ACC, wt), PTR_ARG(long, pos), long P, long D, long H,
-                                   long W, long OD, long OH, long OW, long gs_n, long gs_d, long gs_h, long gs_w,
-                                   long gs_k, int mode, int padding, int align) {
+// grid_sampler_2d_bwd_taps for 3-D grids (T = 8 trilinear, 1 nearest), positions
+// z * H * W + y * W + x, the spare one D * H * W; the backward's NaN rule.
+__kernel void grid_sampler_3d_bwd_taps(PTR_ARG(X_T, grid), PTR_ARG(ACC, wt), PTR_ARG(long, pos), long P, long D,
+                                       long H, long W, long OD, long OH, long OW, long gs_n, long gs_d, long gs_h,
+                                       long gs_w, long gs_k, int mode, int padding, int align) {
   const long p = get_global_id(0);
   if (p >= P) return;
   const long ow = p % OW, t = p / OW, oh = t % OH, t2 = t / OH, od = t2 % OD, n = t2 / OD;

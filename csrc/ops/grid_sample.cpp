@@ -86,7 +86,7 @@ at::Tensor sample_forward(const at::Tensor& input, const at::Tensor& grid, int64
 }
 
 // The input gradient of sample_forward, deterministically: the taps of every grid point
-// (grid_sampler_*_taps: weights and flat positions, T per point) times the output gradient,
+// (grid_sampler_*_bwd_taps: weights and flat positions, T per point) times the output gradient,
 // summed per position by scatter_add_, whose deterministic mode sorts by position (the CPU's
 // order: grid points, then taps). Outside taps point one past the plane, then cut off.
 at::Tensor gather_input_grad(Device& d, const at::Tensor& grad_output, const at::Tensor& input, const at::Tensor& grid,
@@ -98,7 +98,7 @@ at::Tensor gather_input_grad(Device& d, const at::Tensor& grad_output, const at:
   at::Tensor wt = at::empty({n, per_n * taps}, input.options().dtype(acc));
   at::Tensor pos = at::empty({n, per_n * taps}, input.options().dtype(at::kLong));
   Kernel& k = get_kernel(d, "grid_sample", sample_options(input.scalar_type()),
-                         three ? "grid_sampler_3d_taps" : "grid_sampler_2d_taps");
+                         three ? "grid_sampler_3d_bwd_taps" : "grid_sampler_2d_bwd_taps");
   const auto mode_i = static_cast<cl_int>(mode), pad_i = static_cast<cl_int>(padding);
   const auto align_i = static_cast<cl_int>(align_corners);
   const at::Tensor& g = grid;
