@@ -125,7 +125,8 @@ __kernel void adaptive_max_pool2d_fwd_wide(PTR_ARG(X_T, x), PTR_ARG(X_T, out), P
 // One work-item per input element (b, c, h, w): the sum of grad_out over the windows that
 // contain (h, w) and chose it as their maximum, in row-major window order (the order in which
 // the CPU's scatter adds them). Window oh contains row h for oh in
-// [floor(h*OH/H), ceil((h+1)*OH/H) - 1].
+// [floor(h*OH/H), ceil((h+1)*OH/H) - 1]. An index that names a position outside its own window
+// (never one from the forward) reaches no input element here, where the CPU would add it there.
 __kernel void adaptive_max_pool2d_bwd(PTR_ARG(X_T, gout), PTR_ARG(long, idx), PTR_ARG(X_T, gin), long C,
                                       long H, long W, long OH, long OW, long gs_b, long gs_c, long gs_h, long gs_w,
                                       long is_b, long is_c, long is_h, long is_w, long rs_b, long rs_c, long rs_h,
