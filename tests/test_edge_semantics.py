@@ -572,3 +572,15 @@ def test_grid_sampler_backward_deterministic_mode(mode):
         torch.use_deterministic_algorithms(before)
     assert all(torch.equal(r, runs[0]) for r in runs[1:])
     torch.testing.assert_close(runs[0], expected, atol=1e-4, rtol=1e-4)
+
+
+@pytest.mark.parametrize("special", [0.0, float("inf"), float("nan")])
+@pytest.mark.parametrize("p", [3.0, -1.5, 0.5])
+def test_float64_p_norms_with_special_entries_in_some_columns(special, p):
+    # PoCL 3.1's double vector pow (AVX-512 host) spoiled every lane of a vector holding a 0,
+    # inf or NaN lane: the columns next to one with such an entry came out wrong.
+    x = torch.randn(64, 480, generator=torch.Generator().manual_seed(5), dtype=torch.float64) * 3
+    x[::5, ::7] = special
+    for dim in (0, 1):
+        torch.testing.assert_close(torch.linalg.vector_norm(x.to("ocl"), p, dim=dim).cpu(),
+                                   torch.linalg.vector_norm(x, p, dim=dim), rtol=1e-10, atol=0, equal_nan=True)

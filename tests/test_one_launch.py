@@ -212,7 +212,9 @@ def test_unit_stride_sums(mode, dtype):
         close(y, fn(x.double(), dim).to(dtype), 1e-5 if dtype == torch.float32 else 1e-12)
         assert sum(counts.values()) == 1, counts
         if IS_CPU_DEVICE:
-            assert kernel in counts, (shape, dim, counts)
+            # float64 p-norms stay off the vector kernels (PoCL's double vector pow: reduce.cpp)
+            expected = "reduce_fwd" if mode == "norm3" and dtype == torch.float64 else kernel
+            assert expected in counts, (shape, dim, counts)
     # keepdim and a strided out=
     x = torch.randn(200, 24, generator=gen(9)).to(dtype)
     close(fn(x.to("ocl"), 0, keepdim=True), fn(x, 0, keepdim=True), 1e-5)

@@ -326,8 +326,11 @@ void run_reduce(const Spec& spec, const at::Tensor& self, at::native::DimMask ma
   // CPU devices: independent compensated sums per work-item (SUM_LANES in kernels/reduce.cl),
   // and float/double sums of the input's own type also in vectors (SUM_VEC, see run_sum_vec).
   const at::ScalarType acc = acc_type(spec.val);
+  // Not float64 p-norms: PoCL 3.1's double vector pow (seen on an AVX-512 EPYC host) returns
+  // wrong values in every lane of a vector that holds a 0, inf or NaN lane; its scalar pow is right.
+  const bool double_pow = acc == at::kDouble && (spec.mode & 7u) == kMapPow;
   const bool sum_vec = cpu && spec.op == kSum && spec.val == self.scalar_type() && acc == self.scalar_type() &&
-                       at::isFloatingType(acc) && !out2.defined();
+                       at::isFloatingType(acc) && !out2.defined() && !double_pow;
   const std::string opts = build_options(spec, self.scalar_type(), out_t, out2_t) + (cpu ? " -DSUM_LANES" : "") +
                            (sum_vec ? " -DSUM_VEC=" + std::to_string(kSumVec) : "");
   if (sum_vec && k2.size() == 1 && r2.size() == 1 && run_sum_vec(spec, d, opts, self, out, k2[0], r2[0], nout, nred))
