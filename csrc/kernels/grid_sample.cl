@@ -33,7 +33,7 @@
 #define CUBIC_A ((ACC)-0.75)
 
 // Grid value c in [-1, 1] -> pixel position along an axis of `size` pixels; *d = d(pos)/d(c).
-inline ACC unnormalize(ACC c, long size, int align, ACC* d) {
+inline ACC unnormalize(ACC c, long size, int align, __private ACC* d) {
   if (align) {
     *d = (ACC)(size - 1) / 2;
     return (c + 1) * *d;
@@ -49,7 +49,7 @@ inline ACC unnormalize(ACC c, long size, int align, ACC* d) {
 #define NAN_STAYS 2
 
 // Clamp to [0, size - 1]; *d (d out / d in) is 0 where it clamped (and at the bounds).
-inline ACC clip(ACC x, long size, int nan_mode, ACC* d) {
+inline ACC clip(ACC x, long size, int nan_mode, __private ACC* d) {
   const ACC hi = (ACC)(size - 1);
   *d = (x > 0 && x < hi) ? (ACC)1 : (ACC)0;
   if (isnan(x) && nan_mode != NAN_TO_LOW) return nan_mode == NAN_TO_HIGH ? hi : x;
@@ -57,7 +57,7 @@ inline ACC clip(ACC x, long size, int nan_mode, ACC* d) {
 }
 
 // Mirror x into [lo, lo + span] (folding with period 2 * span); *d is +-1.
-inline ACC reflect(ACC x, ACC lo, ACC span, ACC* d) {
+inline ACC reflect(ACC x, ACC lo, ACC span, __private ACC* d) {
   if (span <= 0) {
     *d = 0;
     return 0;
@@ -70,7 +70,7 @@ inline ACC reflect(ACC x, ACC lo, ACC span, ACC* d) {
 }
 
 // The padding mode applied to position x on an axis of `size` pixels; *d = d(result)/d(x).
-inline ACC pad_coord(ACC x, long size, int padding, int align, int nan_mode, ACC* d) {
+inline ACC pad_coord(ACC x, long size, int padding, int align, int nan_mode, __private ACC* d) {
   if (padding == PAD_ZEROS) {
     *d = 1;
     return x;
@@ -89,7 +89,7 @@ inline bool inside(ACC p, long size) { return p >= 0 && p <= (ACC)(size - 1); }
 
 // Keys' cubic convolution weights of the taps at offsets -1, 0, 1, 2 from floor(pos), t the
 // fraction; dw their derivatives by t.
-inline void cubic_weights(ACC t, ACC w[4], ACC dw[4]) {
+inline void cubic_weights(ACC t, __private ACC* w, __private ACC* dw) {
   const ACC A = CUBIC_A;
   // |s| <= 1: (A + 2)|s|^3 - (A + 3)|s|^2 + 1;  1 < |s| < 2: A|s|^3 - 5A|s|^2 + 8A|s| - 4A
   const ACC s0 = t + 1, s1 = t, s2 = 1 - t, s3 = 2 - t;
@@ -116,7 +116,7 @@ typedef struct {
   ACC mx, my;       // d(position)/d(grid value) per axis (unnormalize and padding factors)
 } Taps;
 
-inline void make_taps(ACC gx, ACC gy, long H, long W, int mode, int padding, int align, Taps* tp) {
+inline void make_taps(ACC gx, ACC gy, long H, long W, int mode, int padding, int align, __private Taps* tp) {
   ACC ux, uy;
   ACC ix = unnormalize(gx, W, align, &ux), iy = unnormalize(gy, H, align, &uy);
   if (mode == MODE_BICUBIC) {
@@ -174,13 +174,13 @@ inline void make_taps(ACC gx, ACC gy, long H, long W, int mode, int padding, int
 }
 
 // Tap k's value in the plane at xp + base (0 outside the input).
-inline ACC tap(__global const X_T* xp, long base, long sh, long sw, const Taps* tp, int k) {
+inline ACC tap(__global const X_T* xp, long base, long sh, long sw, __private const Taps* tp, int k) {
   return tp->valid[k] ? LOAD_X(xp, base + tp->ty[k] * sh + tp->tx[k] * sw) : (ACC)0;
 }
 
 // The sampled value of one channel. Bicubic blends each tap row along x first, then the rows
 // along y.
-inline ACC sample(__global const X_T* xp, long base, long sh, long sw, const Taps* tp, int mode) {
+inline ACC sample(__global const X_T* xp, long base, long sh, long sw, __private const Taps* tp, int mode) {
   ACC r = 0;
   if (mode == MODE_BICUBIC) {
     for (int j = 0; j < 4; ++j) {
@@ -316,7 +316,7 @@ typedef struct {
 } Taps3;
 
 inline void make_taps3(ACC gx, ACC gy, ACC gz, long D, long H, long W, int mode, int padding, int align,
-                       int nan_mode, Taps3* tp) {
+                       int nan_mode, __private Taps3* tp) {
   ACC ux, uy, uz, px, py, pz;
   const ACC ix = pad_coord(unnormalize(gx, W, align, &ux), W, padding, align, nan_mode, &px);
   const ACC iy = pad_coord(unnormalize(gy, H, align, &uy), H, padding, align, nan_mode, &py);
@@ -359,7 +359,7 @@ typedef struct {
   long d, h, w;
 } Strides3;
 
-inline long tap3_offset(const Taps3* tp, int k, Strides3 s) {
+inline long tap3_offset(__private const Taps3* tp, int k, Strides3 s) {
   return tp->tz[k] * s.d + tp->ty[k] * s.h + tp->tx[k] * s.w;
 }
 
