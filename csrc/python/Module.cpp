@@ -70,6 +70,7 @@ PYBIND11_MODULE(_C, m) {
   m.def("_set_device", &set_current_device);
   m.def("_init_device", [](int idx) { get_device(idx); });
   m.def("_is_initialized", &any_initialized);
+  m.def("_initialized_devices", &initialized_devices);
   m.def("_in_bad_fork", &in_bad_fork);
   m.def("_synchronize", [](int idx) {
     py::gil_scoped_release no_gil;

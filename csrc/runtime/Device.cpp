@@ -343,4 +343,12 @@ void synchronize(int idx) {
 bool in_bad_fork() { return g_bad_fork.load(); }
 bool any_initialized() { return g_any_init.load(); }
 
+std::vector<int> initialized_devices() {
+  std::vector<int> r;
+  if (!g_any_init.load()) return r;  // devices were discovered, if at all, but none initialized
+  for (int i = 0; i < device_count(); ++i)
+    if (g_devices[i]->initialized()) r.push_back(i);
+  return r;
+}
+
 }  // namespace torch_ocl

@@ -162,5 +162,7 @@ enum DeviceErrorCode : int {
 bool in_bad_fork();
 // True once any device context exists (for fork safety and torch.ocl._initialized).
 bool any_initialized();
+// The indices of the devices whose context exists (initializes none).
+std::vector<int> initialized_devices();
 
 }  // namespace torch_ocl
