@@ -6,8 +6,9 @@
 // are the corner pixels' centres; else their outer edges); padding "border" clamps a position
 // to [0, size - 1], "reflection" mirrors it at the edges (the centres, or the outer edges)
 // and clamps; "zeros" reads 0 outside. In 2-D, clamping uses fmin/fmax, so a NaN position
-// becomes 0 where a padding mode clamps it, as in the CPU's 2-D kernels (3-D: see below). Bicubic uses Keys' cubic convolution with
-// A = -0.75 on the 4x4 taps around the position, each tap padded on its own.
+// becomes 0 where a padding mode clamps it, as in the CPU's 2-D kernels (3-D: see below).
+// Bicubic uses Keys' cubic convolution with A = -0.75 on the 4x4 taps around the position,
+// each tap padded on its own.
 #include "common.clh"
 
 #ifndef X_KIND
@@ -194,6 +195,17 @@ inline ACC sample(__global const X_T* xp, long base, long sh, long sw, __private
   return r;
 }
 
+// Opens every 2-D kernel: declares output point p's coordinates (n, oh, ow) and its taps tp,
+// from the kernel's grid arguments (grid, gs_n, gs_h, gs_w, gs_k) and geometry.
+#define POINT_TAPS_2D                                                                    \
+  const long ow = p % OW, t_ = p / OW, oh = t_ % OH, n = t_ / OH;                        \
+  Taps tp;                                                                               \
+  do {                                                                                   \
+    __global const X_T* gp_ = PTR(X_T, grid);                                            \
+    const long g_ = n * gs_n + oh * gs_h + ow * gs_w;                                    \
+    make_taps(LOAD_X(gp_, g_), LOAD_X(gp_, g_ + gs_k), H, W, mode, padding, align, &tp); \
+  } while (0)
+
 // out[n, c, oh, ow] = input[n, c] sampled at grid[n, oh, ow]. Range: (points, channel slices);
 // slice s covers channels [s * cps, (s + 1) * cps).
 __kernel void grid_sampler_2d_fwd(PTR_ARG(X_T, x), PTR_ARG(X_T, grid), PTR_ARG(X_T, out), long P, long C, long H,
@@ -202,11 +214,7 @@ __kernel void grid_sampler_2d_fwd(PTR_ARG(X_T, x), PTR_ARG(X_T, grid), PTR_ARG(X
                                   long cps, int mode, int padding, int align) {
   const long p = get_global_id(0);
   if (p >= P) return;
-  const long ow = p % OW, t = p / OW, oh = t % OH, n = t / OH;
-  __global const X_T* gp = PTR(X_T, grid);
-  const long g = n * gs_n + oh * gs_h + ow * gs_w;
-  Taps tp;
-  make_taps(LOAD_X(gp, g), LOAD_X(gp, g + gs_k), H, W, mode, padding, align, &tp);
+  POINT_TAPS_2D;
   __global const X_T* xp = PTR(X_T, x);
   const long c0 = get_global_id(1) * cps, c1 = min(C, c0 + cps);
   for (long c = c0; c < c1; ++c)
@@ -224,11 +232,7 @@ __kernel void grid_sampler_2d_bwd_taps(PTR_ARG(X_T, grid), PTR_ARG(ACC, wt), PTR
                                        int padding, int align) {
   const long p = get_global_id(0);
   if (p >= P) return;
-  const long ow = p % OW, t = p / OW, oh = t % OH, n = t / OH;
-  __global const X_T* gp = PTR(X_T, grid);
-  const long g = n * gs_n + oh * gs_h + ow * gs_w;
-  Taps tp;
-  make_taps(LOAD_X(gp, g), LOAD_X(gp, g + gs_k), H, W, mode, padding, align, &tp);
+  POINT_TAPS_2D;
   for (int k = 0; k < tp.n; ++k) {
     const ACC w = mode == MODE_BICUBIC ? tp.cx[k & 3] * tp.cy[k >> 2] : tp.w[k];
     PTR(ACC, wt)[p * tp.n + k] = tp.valid[k] ? w : (ACC)0;
@@ -264,11 +268,7 @@ __kernel void grid_sampler_2d_bwd(PTR_ARG(X_T, gout), PTR_ARG(X_T, x), PTR_ARG(X
                                   int align, int want_gin) {
   const long p = get_global_id(0);
   if (p >= P) return;
-  const long ow = p % OW, t = p / OW, oh = t % OH, n = t / OH;
-  __global const X_T* gp = PTR(X_T, grid);
-  const long g = n * gs_n + oh * gs_h + ow * gs_w;
-  Taps tp;
-  make_taps(LOAD_X(gp, g), LOAD_X(gp, g + gs_k), H, W, mode, padding, align, &tp);
+  POINT_TAPS_2D;
   __global const X_T* xp = PTR(X_T, x);
   __global const X_T* yp = PTR(X_T, gout);
   __global ACC* gi = PTR(ACC, gin);
@@ -363,6 +363,17 @@ inline long tap3_offset(__private const Taps3* tp, int k, Strides3 s) {
   return tp->tz[k] * s.d + tp->ty[k] * s.h + tp->tx[k] * s.w;
 }
 
+// The same for the 3-D kernels (coordinates n, od, oh, ow; taps tp), NaN positions by nan_mode.
+#define POINT_TAPS_3D(nan_mode)                                                                             \
+  const long ow = p % OW, t_ = p / OW, oh = t_ % OH, t2_ = t_ / OH, od = t2_ % OD, n = t2_ / OD;            \
+  Taps3 tp;                                                                                                 \
+  do {                                                                                                      \
+    __global const X_T* gp_ = PTR(X_T, grid);                                                               \
+    const long g_ = n * gs_n + od * gs_d + oh * gs_h + ow * gs_w;                                           \
+    make_taps3(LOAD_X(gp_, g_), LOAD_X(gp_, g_ + gs_k), LOAD_X(gp_, g_ + 2 * gs_k), D, H, W, mode, padding, \
+               align, nan_mode, &tp);                                                                       \
+  } while (0)
+
 // out[n, c, od, oh, ow] = input[n, c] sampled at grid[n, od, oh, ow]. Range: (points, channel
 // slices), as grid_sampler_2d_fwd.
 __kernel void grid_sampler_3d_fwd(PTR_ARG(X_T, x), PTR_ARG(X_T, grid), PTR_ARG(X_T, out), long P, long C, long D,
@@ -372,12 +383,7 @@ __kernel void grid_sampler_3d_fwd(PTR_ARG(X_T, x), PTR_ARG(X_T, grid), PTR_ARG(X
                                   int padding, int align) {
   const long p = get_global_id(0);
   if (p >= P) return;
-  const long ow = p % OW, t = p / OW, oh = t % OH, t2 = t / OH, od = t2 % OD, n = t2 / OD;
-  __global const X_T* gp = PTR(X_T, grid);
-  const long g = n * gs_n + od * gs_d + oh * gs_h + ow * gs_w;
-  Taps3 tp;
-  make_taps3(LOAD_X(gp, g), LOAD_X(gp, g + gs_k), LOAD_X(gp, g + 2 * gs_k), D, H, W, mode, padding, align,
-             NAN_TO_HIGH, &tp);
+  POINT_TAPS_3D(NAN_TO_HIGH);
   const Strides3 xs = {xs_d, xs_h, xs_w};
   __global const X_T* xp = PTR(X_T, x);
   const long c0 = get_global_id(1) * cps, c1 = min(C, c0 + cps);
@@ -397,12 +403,7 @@ __kernel void grid_sampler_3d_bwd_taps(PTR_ARG(X_T, grid), PTR_ARG(ACC, wt), PTR
                                        long gs_w, long gs_k, int mode, int padding, int align) {
   const long p = get_global_id(0);
   if (p >= P) return;
-  const long ow = p % OW, t = p / OW, oh = t % OH, t2 = t / OH, od = t2 % OD, n = t2 / OD;
-  __global const X_T* gp = PTR(X_T, grid);
-  const long g = n * gs_n + od * gs_d + oh * gs_h + ow * gs_w;
-  Taps3 tp;
-  make_taps3(LOAD_X(gp, g), LOAD_X(gp, g + gs_k), LOAD_X(gp, g + 2 * gs_k), D, H, W, mode, padding, align,
-             NAN_STAYS, &tp);
+  POINT_TAPS_3D(NAN_STAYS);
   const Strides3 is = {H * W, W, 1};
   for (int k = 0; k < tp.n; ++k) {
     PTR(ACC, wt)[p * tp.n + k] = tp.valid[k] ? tp.w[k] : (ACC)0;
@@ -419,12 +420,7 @@ __kernel void grid_sampler_3d_bwd(PTR_ARG(X_T, gout), PTR_ARG(X_T, x), PTR_ARG(X
                                   long gs_w, long gs_k, int mode, int padding, int align, int want_gin) {
   const long p = get_global_id(0);
   if (p >= P) return;
-  const long ow = p % OW, t = p / OW, oh = t % OH, t2 = t / OH, od = t2 % OD, n = t2 / OD;
-  __global const X_T* gp = PTR(X_T, grid);
-  const long g = n * gs_n + od * gs_d + oh * gs_h + ow * gs_w;
-  Taps3 tp;
-  make_taps3(LOAD_X(gp, g), LOAD_X(gp, g + gs_k), LOAD_X(gp, g + 2 * gs_k), D, H, W, mode, padding, align,
-             NAN_STAYS, &tp);
+  POINT_TAPS_3D(NAN_STAYS);
   const Strides3 xs = {xs_d, xs_h, xs_w}, is = {H * W, W, 1};
   __global const X_T* xp = PTR(X_T, x);
   __global const X_T* yp = PTR(X_T, gout);

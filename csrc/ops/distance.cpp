@@ -65,6 +65,13 @@ struct Batched {
   std::vector<int64_t> batch_shape;
   int64_t batch = 1;
   at::Tensor x1, x2;
+  // batch_shape + [rows, cols]: the shape of a result per pair of batches.
+  std::vector<int64_t> shape(int64_t rows, int64_t cols) const {
+    std::vector<int64_t> r = batch_shape;
+    r.push_back(rows);
+    r.push_back(cols);
+    return r;
+  }
 };
 Batched expand_batches(const at::Tensor& x1, const at::Tensor& x2) {
   Batched b;
@@ -103,9 +110,7 @@ at::Tensor cdist_forward_ocl(const at::Tensor& x1, const at::Tensor& x2, double 
   // least as accurate as the matrix-product route that modes 0/1 allow.
   Batched b = expand_batches(x1, x2);
   const int64_t r1 = x1.size(-2), r2 = x2.size(-2), m = x1.size(-1);
-  std::vector<int64_t> shape = b.batch_shape;
-  shape.push_back(r1);
-  shape.push_back(r2);
+  const std::vector<int64_t> shape = b.shape(r1, r2);
   if (r1 == 0 || r2 == 0 || b.batch == 0) return at::empty(shape, x1.options());
   if (m == 0) return at::zeros(shape, x1.options());
   at::Tensor out = at::empty(shape, x1.options());
@@ -125,9 +130,7 @@ at::Tensor cdist_backward_ocl(const at::Tensor& grad, const at::Tensor& x1, cons
   check_same_dtype(x1, x2);
   Batched b = expand_batches(x1, x2);
   const int64_t r1 = x1.size(-2), r2 = x2.size(-2), m = x1.size(-1);
-  std::vector<int64_t> shape = b.batch_shape;
-  shape.push_back(r1);
-  shape.push_back(m);
+  const std::vector<int64_t> shape = b.shape(r1, m);
   const std::vector<int64_t> dist_shape = {b.batch, r1, r2};
   TORCH_CHECK(grad.numel() == b.batch * r1 * r2 && cdist.numel() == grad.numel(),
               "_cdist_backward: grad and cdist must have ", b.batch * r1 * r2, " elements, got ", grad.numel(),
