@@ -501,6 +501,10 @@ def test_exit_releases_autograd_graph_tasks():
         torch_ocl._release_autograd_graph_tasks()
         assert torch_ocl._C._initialized_devices() == [0]
         assert x.grad.tolist() == [2.0, 2.0, 2.0] and torch.ocl.memory_allocated() == before
+        torch.set_grad_enabled(False)  # the hook turns grad mode on for its own backward
+        torch_ocl._release_autograd_graph_tasks()
+        assert x.grad.tolist() == [2.0, 2.0, 2.0]
+        torch.set_grad_enabled(True)
         print("ok")
         (x * 3).sum().backward()
     """))

@@ -49,10 +49,12 @@ def _release_autograd_graph_tasks():
         return
     try:
         engine = torch.autograd.Variable._execution_engine
-        for idx in _C._initialized_devices():
-            leaf = torch.empty(1, device=torch.device("ocl", idx), requires_grad=True)
-            engine.run_backward(tensors=(leaf.view(1),), grad_tensors=(torch.empty_like(leaf),), keep_graph=False,
-                                create_graph=False, inputs=(), allow_unreachable=True, accumulate_grad=True)
+        with torch.enable_grad():  # grad mode may have been left off
+            for idx in _C._initialized_devices():
+                leaf = torch.empty(1, device=torch.device("ocl", idx), requires_grad=True)
+                engine.run_backward(tensors=(leaf.view(1),), grad_tensors=(torch.empty_like(leaf),),
+                                    keep_graph=False, create_graph=False, inputs=(), allow_unreachable=True,
+                                    accumulate_grad=True)
     except Exception:  # noqa: BLE001 - exit must go on whatever state the device is in
         pass
 
