@@ -19,11 +19,13 @@
 #include <ATen/native/Resize.h>
 #include <ATen/native/SortingUtils.h>
 #include <ATen/ops/aminmax.h>
+#include <ATen/ops/arange.h>
 #include <ATen/ops/any.h>
 #include <ATen/ops/cumsum.h>
 #include <ATen/ops/diff.h>
 #include <ATen/ops/empty.h>
 #include <ATen/ops/full.h>
+#include <ATen/ops/index_copy.h>
 #include <ATen/ops/index_select.h>
 #include <ATen/ops/ne.h>
 #include <ATen/ops/nonzero.h>
@@ -291,6 +293,29 @@ std::tuple<at::Tensor, at::Tensor, at::Tensor> unique_consecutive_ocl(const at::
   if (dim.has_value()) return unique_consecutive_dim(self, *dim);
   if (self.numel() == 0) return empty_unique(self, return_inverse);
   return runs_of(self, self.reshape({-1}).contiguous(), at::Tensor(), return_inverse, return_counts);
+}
+
+// unique_dim(Tensor self, int dim, bool sorted=True, bool return_inverse=False, bool return_counts=False) -> (Tensor, Tensor, Tensor)
+// The slices along dim in lexicographic order (a stable sort of each column of the flattened
+// slices, last column first, each permuting the order the previous ones left), then
+// unique_consecutive_dim's runs, the inverse mapped back to the slices' own order. As on the
+// CPU, the output is always sorted and inverse and counts are always computed; its checks and
+// empty results are unique_consecutive_dim's. A slice holding NaN equals no other slice.
+std::tuple<at::Tensor, at::Tensor, at::Tensor> unique_dim_ocl(const at::Tensor& self, int64_t dim_in,
+                                                              bool /*sorted*/, bool /*return_inverse*/,
+                                                              bool /*return_counts*/) {
+  check_dtype_supported(ocl_device(self), self.scalar_type(), "unique_dim");
+  const int64_t dim = at::maybe_wrap_dim(dim_in, self.dim(), /*wrap_scalar=*/false);
+  if (self.numel() == 0) return unique_consecutive_dim(self, dim);
+  const at::Tensor flat = self.movedim(dim, 0).reshape({self.size(dim), -1});
+  at::Tensor perm = at::arange(flat.size(0), self.options().dtype(at::kLong));
+  for (int64_t k = flat.size(1) - 1; k >= 0; --k) {
+    const at::Tensor column = flat.select(1, k).index_select(0, perm);
+    perm = perm.index_select(0, std::get<1>(at::sort(column, /*stable=*/true, 0, /*descending=*/false)));
+  }
+  auto [values, sorted_inverse, counts] = unique_consecutive_dim(self.index_select(dim, perm), dim);
+  at::Tensor inverse = at::empty_like(sorted_inverse).index_copy_(0, perm, sorted_inverse);
+  return {values, inverse, counts};
 }
 
 // bincount(Tensor self, Tensor? weights=None, SymInt minlength=0) -> Tensor
@@ -648,6 +673,7 @@ TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
   m.impl("topk.values", topk_values_ocl);
   m.impl("_unique2", unique2_ocl);
   m.impl("unique_consecutive", unique_consecutive_ocl);
+  m.impl("unique_dim", unique_dim_ocl);
   m.impl("bincount", bincount_ocl);
   m.impl("searchsorted.Tensor", searchsorted_ocl);
   m.impl("searchsorted.Tensor_out", searchsorted_out_ocl);

@@ -1,6 +1,6 @@
 """Cases for the sorting ops (csrc/ops/sort.cpp): stable sort / argsort (short rows in local
-memory, long rows through the global merge), topk, unique, unique_consecutive, bincount,
-searchsorted and bucketize, kthvalue / median / nanmedian / mode, and histc."""
+memory, long rows through the global merge), topk, unique (also along a dim), unique_consecutive,
+bincount, searchsorted and bucketize, kthvalue / median / nanmedian / mode, and histc."""
 import torch
 
 from ..cases import ALL, FLOAT, FLOATS, HALFS, INTS, OpCase, Sample, make
@@ -79,6 +79,20 @@ def _unique(x):
 
 def _unique_consecutive(x):
     return (torch.unique_consecutive(x), torch.unique_consecutive(x, return_inverse=True, return_counts=True))
+
+
+def _unique_dim_samples(dtype):
+    # Few distinct values, so slices repeat; slices along the first, a middle and the last dim.
+    for i, (shape, dim) in enumerate([((7, 3), 0), ((7, 3), 1), ((4, 5, 3), 1), ((4, 5, 3), -1), ((9,), 0),
+                                      ((300, 2), 0), ((2, 50, 4), 0)]):
+        yield Sample((make(shape, dtype, seed=i, low=0, high=2), dim), tag=f"{shape} dim {dim}")
+    yield Sample((make((6, 8), dtype, noncontig=True, low=0, high=2), 0), tag="noncontig")
+    yield Sample((make((0, 3), dtype), 0), tag="empty selected dim")
+    yield Sample((make((3, 0), dtype), 1), tag="empty selected dim 1")
+
+
+def _unique_dim(x, dim):
+    return torch.unique(x, dim=dim, return_inverse=True, return_counts=True), torch.unique(x, dim=dim)
 
 
 def _consecutive_samples(dtype):
@@ -497,6 +511,8 @@ CASES = [
     OpCase("argsort", [], _argsort, _sort_samples, dtypes=FLOAT + (torch.int64,)),
     OpCase("topk", ["aten::topk.values"], _topk, _topk_samples, dtypes=FLOATS + INTS + HALFS, grad=True),
     OpCase("unique", ["aten::_unique2"], _unique, _unique_samples, dtypes=FLOATS + INTS + (torch.bool,)),
+    OpCase("unique_dim", ["aten::unique_dim"], _unique_dim, _unique_dim_samples,
+           dtypes=FLOATS + INTS + HALFS + (torch.bool,)),
     OpCase("unique_consecutive", ["aten::unique_consecutive"], _unique_consecutive, _consecutive_samples,
            dtypes=FLOAT + INTS[:2]),
     OpCase("bincount", ["aten::bincount"], _bincount, _bincount_samples, dtypes=(torch.int64, torch.int32,
