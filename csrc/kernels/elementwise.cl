@@ -285,4 +285,62 @@ inline CT ew_silu_bwd(CT g, CT x) {
   CT s = ew_sigmoid(x);
   return g * s * (CTC(1) + x * (CTC(1) - s));
 }
+// digamma (psi), the logarithmic derivative of the gamma function: +-inf at +-0 (the sign
+// opposite to zero's), NaN at the negative integers, reflection psi(x) = psi(1 - x) - pi / tan(pi x)
+// below 0, the recurrence psi(x) = psi(x + 1) - 1/x up
+// to 10, then the asymptotic series log x - 1/(2x) - sum B_2k / (2k x^2k) (Bernoulli numbers).
+inline CT ew_digamma_pos(CT x) {
+  CT r = CTC(0);
+  while (x < CTC(10)) {
+    r -= CTC(1) / x;
+    x += CTC(1);
+  }
+  if (x == CTC(10)) return r + CTC(2.25175258906672110764);  // psi(10)
+  const CT z = CTC(1) / (x * x);
+  // B2/2, B4/4, ..., B14/14 in Horner form, highest power first.
+  CT y = CTC(8.33333333333333333333E-2);
+  y = y * z - CTC(2.10927960927960927961E-2);
+  y = y * z + CTC(7.57575757575757575758E-3);
+  y = y * z - CTC(4.16666666666666666667E-3);
+  y = y * z + CTC(3.96825396825396825397E-3);
+  y = y * z - CTC(8.33333333333333333333E-3);
+  y = y * z + CTC(8.33333333333333333333E-2);
+  return r + log(x) - CTC(0.5) / x - (x >= CTC(1e17) ? CTC(0) : z * y);
+}
+inline CT ew_digamma(CT x) {
+  if (x == CTC(0)) return copysign((CT)INFINITY, -x);
+  if (x < CTC(0)) {
+    const CT frac = x - trunc(x);
+    if (frac == CTC(0)) return (CT)NAN;
+    // tan has period pi: the fraction moved into [-1/2, 1/2] keeps pi * r exact enough near the
+    // poles in float (ATen computes this term in double).
+    const CT r = frac - rint(frac);
+    return ew_digamma_pos(CTC(1) - x) - CTC(3.14159265358979323846) / tan(CTC(3.14159265358979323846) * r);
+  }
+  return ew_digamma_pos(x);
+}
+// sin(pi x) / (pi x), 1 at 0 (the CPU's order: the product, then the quotient).
+inline CT ew_sinc(CT x) {
+  if (x == CTC(0)) return CTC(1);
+  const CT p = CTC(3.14159265358979323846) * x;
+  return sin(p) / p;
+}
+// -x log x: NaN stays NaN, 0 at 0, -inf below 0.
+inline CT ew_entr(CT x) {
+  if (isnan(x)) return x;
+  return x > CTC(0) ? -x * log(x) : x == CTC(0) ? CTC(0) : (CT)(-INFINITY);
+}
+// x log y and x log1p(y): NaN where y is NaN, else 0 where x is 0 (whatever y is).
+inline CT ew_xlogy(CT x, CT y) { return isnan(y) ? y : x == CTC(0) ? CTC(0) : x * log(y); }
+inline CT ew_xlog1py(CT x, CT y) { return isnan(y) ? y : x == CTC(0) ? CTC(0) : x * log1p(y); }
+// log(e^a + e^b) and log2(2^a + 2^b) as the CPU computes them: equal infinities give
+// themselves, else the larger plus log1p of the smaller's share.
+inline CT ew_logaddexp(CT a, CT b) {
+  if (isinf(a) && a == b) return a;
+  return EW_MAX(a, b) + log1p(exp(-fabs(a - b)));
+}
+inline CT ew_logaddexp2(CT a, CT b) {
+  if (isinf(a) && a == b) return a;
+  return EW_MAX(a, b) + log1p(exp2(-fabs(a - b))) * CTC(1.4426950408889634);  // 1 / ln 2
+}
 #endif

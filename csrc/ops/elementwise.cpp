@@ -309,6 +309,10 @@ EW_UNARY_FLOAT(sigmoid, "ew_sigmoid(a)")
 EW_UNARY_FLOAT_VEC(erf, "erf(a)", "erf(a)")
 EW_UNARY_FLOAT_VEC(erfc, "erfc(a)", "erfc(a)")
 EW_UNARY_FLOAT(erfinv, "ew_erfinv(a)")
+EW_UNARY_FLOAT(lgamma, "lgamma(a)")
+EW_UNARY_FLOAT(digamma, "ew_digamma(a)")
+EW_UNARY_FLOAT(sinc, "ew_sinc(a)")
+EW_UNARY_FLOAT(special_entr, "ew_entr(a)")
 #undef EW_UNARY_FLOAT
 #undef EW_UNARY_FLOAT_VEC
 
@@ -326,6 +330,35 @@ at::Tensor& copysign_out_ocl(const at::Tensor& self, const at::Tensor& other, at
 at::Tensor& hypot_out_ocl(const at::Tensor& self, const at::Tensor& other, at::Tensor& out) {
   static const PointwiseSpec s{"hypot", "hypot(a, b)"};
   return binary(self, other, out, s, kFloating);
+}
+
+// xlogy.OutTensor(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)
+at::Tensor& xlogy_out_ocl(const at::Tensor& self, const at::Tensor& other, at::Tensor& out) {
+  static const PointwiseSpec s{"xlogy", "ew_xlogy(a, b)"};
+  return binary(self, other, out, s, kAnyKind, {}, /*float_op=*/true);
+}
+// special_xlog1py.out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)
+at::Tensor& special_xlog1py_out_ocl(const at::Tensor& self, const at::Tensor& other, at::Tensor& out) {
+  static const PointwiseSpec s{"special_xlog1py", "ew_xlog1py(a, b)"};
+  return binary(self, other, out, s, kAnyKind, {}, /*float_op=*/true);
+}
+// logaddexp.out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)  (floating only, as on the CPU)
+at::Tensor& logaddexp_out_ocl(const at::Tensor& self, const at::Tensor& other, at::Tensor& out) {
+  static const PointwiseSpec s{"logaddexp", "ew_logaddexp(a, b)"};
+  return binary(self, other, out, s, kFloating);
+}
+// logaddexp2.out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)
+at::Tensor& logaddexp2_out_ocl(const at::Tensor& self, const at::Tensor& other, at::Tensor& out) {
+  static const PointwiseSpec s{"logaddexp2", "ew_logaddexp2(a, b)"};
+  return binary(self, other, out, s, kFloating);
+}
+// heaviside.out(Tensor self, Tensor values, *, Tensor(a!) out) -> Tensor(a!)
+// values where self is 0, else (self > 0); NaN gives 0. Both operands of one dtype, as on the CPU.
+at::Tensor& heaviside_out_ocl(const at::Tensor& self, const at::Tensor& values, at::Tensor& out) {
+  TORCH_CHECK(self.scalar_type() == values.scalar_type(),
+              "heaviside is not yet implemented for tensors with different dtypes");
+  static const PointwiseSpec s{"heaviside", "(a == (CT)0) ? b : (CT)(a > (CT)0)"};
+  return binary(self, values, out, s, kAnyKind);
 }
 
 // logit: log(x / (1 - x)), with x clamped to [eps, 1 - eps] when eps is given.
@@ -835,9 +868,18 @@ TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
   m.impl("erf.out", erf_out_ocl);
   m.impl("erfc.out", erfc_out_ocl);
   m.impl("erfinv.out", erfinv_out_ocl);
+  m.impl("lgamma.out", lgamma_out_ocl);
+  m.impl("digamma.out", digamma_out_ocl);
+  m.impl("sinc.out", sinc_out_ocl);
+  m.impl("special_entr.out", special_entr_out_ocl);
   m.impl("atan2.out", atan2_out_ocl);
   m.impl("copysign.out", copysign_out_ocl);
   m.impl("hypot.out", hypot_out_ocl);
+  m.impl("xlogy.OutTensor", xlogy_out_ocl);
+  m.impl("special_xlog1py.out", special_xlog1py_out_ocl);
+  m.impl("logaddexp.out", logaddexp_out_ocl);
+  m.impl("logaddexp2.out", logaddexp2_out_ocl);
+  m.impl("heaviside.out", heaviside_out_ocl);
   m.impl("logit", logit_ocl);
   m.impl("logit.out", logit_out_ocl);
   m.impl("logit_", logit__ocl);

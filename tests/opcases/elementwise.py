@@ -163,6 +163,7 @@ UNARY_FLOAT = {
     "atan": (torch.atan, {}), "sinh": (torch.sinh, {}), "cosh": (torch.cosh, {}), "tanh": (torch.tanh, {}),
     "sigmoid": (torch.sigmoid, {}), "erf": (torch.erf, {}), "erfc": (torch.erfc, {}),
     "erfinv": (torch.erfinv, dict(low=-0.98, high=0.98)),
+    "lgamma": (torch.lgamma, dict(low=0.05, high=8.0)), "sinc": (torch.sinc, {}),
 }
 
 
@@ -182,6 +183,24 @@ def _unary_float_specials(x):
                            torch.abs, torch.floor, torch.ceil, torch.round, torch.trunc, torch.frac, torch.isnan,
                            torch.isposinf, torch.isneginf, torch.isinf, torch.isfinite, torch.nan_to_num,
                            torch.relu, torch.logit, torch.neg)]
+
+
+def _gamma_specials(dtype):
+    # Poles (0, -0, negative integers), their neighbours, half-integers, the recurrence's end (10),
+    # infinities and NaN, and x log x's domain edge.
+    yield Sample((torch.tensor([0.0, -0.0, 1.0, 2.0, -1.0, -2.0, -0.5, -1.5, -2.25, 0.5, 1e-8, -1e-8, 9.999, 10.0,
+                                10.001, 171.5, 1e18, float("inf"), float("-inf"), float("nan")], dtype=dtype),),
+                 tag="special values")
+    yield Sample((make((300,), dtype, low=-20, high=40),), tag="wide range")
+
+
+def _gamma_family(x):
+    return torch.lgamma(x), torch.digamma(x), torch.sinc(x), torch.special.entr(x)
+
+
+def _binary_tensor(fn):
+    """fn(a, b) where a scalar b becomes a tensor like a (these ops take no Scalar operand)."""
+    return lambda a, b: fn(a, b if isinstance(b, torch.Tensor) else torch.full_like(a, b))
 
 
 def _unary_float_forms_samples(dtype):
@@ -509,6 +528,37 @@ CASES = [
            _unary_float_forms_samples, dtypes=FLOAT + I64, atol=1e-5, rtol=1.3e-5),
     OpCase("int_promotion", ["aten::exp.out", "aten::div.out", "aten::atan2.out", "aten::logit"], _int_promotion,
            unary_samples, dtypes=(torch.int32, torch.bool), atol=1e-5, rtol=1.3e-5),
+    # digamma's gradient is polygamma(1, x), which runs on the CPU through the fallback.
+    OpCase("digamma", ["aten::digamma.out"], torch.digamma,
+           lambda dt: unary_samples(dt, low=-6.0, high=8.0), dtypes=FLOAT + HALFS),
+    OpCase("special_entr", ["aten::special_entr.out"], torch.special.entr, lambda dt: unary_samples(dt, low=0.0),
+           dtypes=FLOAT + HALFS, grad=True),
+    OpCase("gamma_family_specials", ["aten::lgamma.out", "aten::digamma.out", "aten::sinc.out",
+                                     "aten::special_entr.out"], _gamma_family, _gamma_specials,
+           dtypes=(torch.float32, torch.float64), atol=1e-5, rtol=1e-5),
+    OpCase("xlogy", ["aten::xlogy.OutTensor"], torch.xlogy, lambda dt: binary_samples(dt, rhs_low=0.05, rhs_high=5.0),
+           dtypes=FLOAT, grad=True),
+    OpCase("xlog1py", ["aten::special_xlog1py.out"], torch.special.xlog1py,
+           lambda dt: binary_samples(dt, rhs_low=-0.9, rhs_high=5.0), dtypes=FLOAT, grad=True),
+    OpCase("xlogy_int", ["aten::xlogy.OutTensor", "aten::special_xlog1py.out"],
+           lambda a, b: (torch.xlogy(a, b), torch.special.xlog1py(a, b)),
+           lambda dt: binary_samples(dt, low=0, high=4, rhs_low=1, rhs_high=6), dtypes=I64 + (torch.bool,)),
+    OpCase("xlogy_specials", ["aten::xlogy.OutTensor", "aten::special_xlog1py.out"],
+           lambda a, b: (torch.xlogy(a, b), torch.special.xlog1py(a, b)),
+           lambda dt: [Sample((torch.tensor([0.0, 0.0, 0.0, 1.0, 2.0, -1.0, float("nan"), 0.0], dtype=dt),
+                               torch.tensor([0.0, float("inf"), float("nan"), 0.0, -1.0, 3.0, 1.0, -2.0], dtype=dt)),
+                              tag="zeros, NaN, infinities")], dtypes=FLOATS),
+    OpCase("logaddexp", ["aten::logaddexp.out", "aten::logaddexp2.out"],
+           _binary_tensor(lambda a, b: (torch.logaddexp(a, b), torch.logaddexp2(a, b))), binary_samples,
+           dtypes=FLOATS + HALFS, grad=True),
+    OpCase("logaddexp_specials", ["aten::logaddexp.out", "aten::logaddexp2.out"],
+           lambda a, b: (torch.logaddexp(a, b), torch.logaddexp2(a, b)),
+           lambda dt: [Sample((torch.tensor([float("inf"), float("-inf"), float("inf"), float("nan"), 1e30, -1e30],
+                                            dtype=dt),
+                               torch.tensor([float("inf"), float("-inf"), float("-inf"), 1.0, 1e30, 5.0], dtype=dt)),
+                              tag="infinities, NaN, large")], dtypes=FLOATS),
+    OpCase("heaviside", ["aten::heaviside.out"], _binary_tensor(torch.heaviside),
+           lambda dt: binary_samples(dt, low=-2, high=3), dtypes=FLOAT + I64 + (torch.bool,)),
     OpCase("atan2", ["aten::atan2.out"], torch.atan2, binary_samples, dtypes=FLOAT, grad=True),
     OpCase("copysign", ["aten::copysign.out"], torch.copysign, binary_samples, dtypes=FLOAT + I64, grad=True),
     OpCase("hypot", ["aten::hypot.out"], lambda a, b: torch.hypot(a, b if isinstance(b, torch.Tensor)
