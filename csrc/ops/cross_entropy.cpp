@@ -49,16 +49,6 @@ enum : int {
 using RowsConfig = rows::Config;
 RowsConfig rows_config(const Device& d) { return rows::config(d, rows::kCrossEntropy); }
 
-int storage_kind(at::ScalarType t) {
-  switch (t) {
-    case at::kFloat: return 0;
-    case at::kDouble: return 1;
-    case at::kHalf: return 2;
-    case at::kBFloat16: return 3;
-    default: return -1;
-  }
-}
-
 // The arguments of a call the fused kernels serve, validated as the CPU would.
 struct CeCall {
   at::Tensor self, target, weight;  // weight: contiguous or undefined
@@ -76,7 +66,7 @@ std::optional<CeCall> fusable(const at::Tensor& self, const at::Tensor& target,
                               const c10::SymInt& ignore_index, double label_smoothing) {
   const int64_t dim = self.dim();
   if (dim < 1 || self.sizes() == target.sizes() || !same_device(self, target)) return std::nullopt;
-  if (storage_kind(self.scalar_type()) < 0) return std::nullopt;
+  if (storage_kind_or_none(self.scalar_type()) < 0) return std::nullopt;
   if (self.scalar_type() == at::kDouble && !ocl_device(self).info.fp64) return std::nullopt;
   if (target.scalar_type() != at::kLong && target.scalar_type() != at::kByte) return std::nullopt;
   if (reduction < at::Reduction::None || reduction >= at::Reduction::END) return std::nullopt;
@@ -181,7 +171,7 @@ bool vec4_ok(const at::Tensor& t, const RowGeom& g) {
 // Build options; row_reduce: ROW_REDUCE (0 unless the teams are consecutive work-items);
 // SERIAL_ROWS where rc selects the serial kernels (row_reduce and vec4 are then unused).
 std::string options(const at::Tensor& self, const at::Tensor& target, int row_reduce, bool vec4, const RowsConfig& rc) {
-  const int xk = storage_kind(self.scalar_type());
+  const int xk = storage_kind_or_none(self.scalar_type());
   return "-DX_KIND=" + std::to_string(xk) + " -DTGT_T=" + (target.scalar_type() == at::kByte ? "uchar" : "long") +
          " -DVEC=" + (vec4 ? "4" : "1") + (rc.serial ? " -DSERIAL_ROWS=1" : "") +
          rows::options(rc, xk == 1, row_reduce);

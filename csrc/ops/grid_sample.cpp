@@ -5,6 +5,7 @@
 // Argument checks are ATen's own (GridSamplerUtils.h), as on the CPU. The backward sums the
 // input gradient with float atomics (see the kernel), so its rounding is not reproducible,
 // unless torch.use_deterministic_algorithms asks for a sorted (deterministic) sum.
+#include "../aten/Pointwise.h"
 #include "../runtime/Launch.h"
 #include <ATen/Context.h>
 #include <ATen/TensorOperators.h>
@@ -33,8 +34,7 @@ void check_modes(int64_t mode, int64_t padding) {
 
 // Build options of grid_sample.cl for input/grid dtype t.
 std::string sample_options(at::ScalarType t) {
-  const int kind = t == at::kFloat ? 0 : t == at::kDouble ? 1 : t == at::kHalf ? 2 : 3;
-  return "-DX_KIND=" + std::to_string(kind) +
+  return "-DX_KIND=" + std::to_string(storage_kind(t, "grid_sampler")) +
          (t == at::kDouble ? " -DACC=double -DACC_IS_DOUBLE=1" : " -DACC=float");
 }
 
@@ -52,13 +52,19 @@ void check_inputs(const at::Tensor& input, const at::Tensor& grid, int64_t mode,
               " but found ", toString(grid.scalar_type()));
 }
 
-// The (N, C, [D,] H, W) input sampled at the (N, [OD,] OH, OW, 2 or 3) grid: out (N, C, [OD,] OH, OW).
+// The shape of the (N, C, [D,] H, W) input sampled at the (N, [OD,] OH, OW, 2 or 3) grid:
+// (N, C, [OD,] OH, OW).
+std::vector<int64_t> sampled_sizes(const at::Tensor& input, const at::Tensor& grid) {
+  std::vector<int64_t> sizes{input.size(0), input.size(1)};
+  for (int64_t i = 1; i < grid.dim() - 1; ++i) sizes.push_back(grid.size(i));
+  return sizes;
+}
+
+// The input sampled at the grid (sampled_sizes).
 at::Tensor sample_forward(const at::Tensor& input, const at::Tensor& grid, int64_t mode, int64_t padding,
                           bool align_corners, bool three, const char* op) {
   check_inputs(input, grid, mode, padding, three, op);
-  std::vector<int64_t> sizes{input.size(0), input.size(1)};
-  for (int64_t i = 1; i < grid.dim() - 1; ++i) sizes.push_back(grid.size(i));
-  at::Tensor out = at::empty(sizes, input.options());
+  at::Tensor out = at::empty(sampled_sizes(input, grid), input.options());
   if (out.numel() == 0) return out;
   Device& d = ocl_device(input);
   check_dtype_supported(d, input.scalar_type(), op);
@@ -91,7 +97,7 @@ at::Tensor sample_forward(const at::Tensor& input, const at::Tensor& grid, int64
 // order: grid points, then taps). Outside taps point one past the plane, then cut off.
 at::Tensor gather_input_grad(Device& d, const at::Tensor& grad_output, const at::Tensor& input, const at::Tensor& grid,
                              int64_t mode, int64_t padding, bool align_corners, bool three) {
-  const at::ScalarType acc = input.scalar_type() == at::kDouble ? at::kDouble : at::kFloat;
+  const at::ScalarType acc = float_or_double(input.scalar_type());
   const int64_t n = input.size(0), c = input.size(1), plane = input[0][0].numel();
   const int64_t points = grid.numel() / grid.size(-1), per_n = points / n;
   const int64_t taps = mode == 1 ? 1 : three ? 8 : mode == 2 ? 16 : 4;
@@ -125,14 +131,13 @@ std::tuple<at::Tensor, at::Tensor> sample_backward(const at::Tensor& grad_output
                                                    bool align_corners, std::array<bool, 2> output_mask,
                                                    bool three, const char* op) {
   check_inputs(input, grid, mode, padding, three, op);
-  const int64_t n = input.size(0), c = input.size(1);
-  std::vector<int64_t> out_sizes{n, c};
-  for (int64_t i = 1; i < grid.dim() - 1; ++i) out_sizes.push_back(grid.size(i));
+  const int64_t c = input.size(1);
+  const std::vector<int64_t> out_sizes = sampled_sizes(input, grid);
   TORCH_CHECK(grad_output.sizes() == c10::IntArrayRef(out_sizes), op, "(): expected grad_output of shape ",
               c10::IntArrayRef(out_sizes), ", but got ", grad_output.sizes());
   TORCH_CHECK(grad_output.scalar_type() == input.scalar_type(), "expected scalar type ",
               toString(input.scalar_type()), " but found ", toString(grad_output.scalar_type()));
-  const at::ScalarType t = input.scalar_type(), acc = t == at::kDouble ? at::kDouble : at::kFloat;
+  const at::ScalarType t = input.scalar_type(), acc = float_or_double(t);
   const bool want_input = output_mask[0];
   at::Tensor grad_grid = at::empty(grid.sizes(), grid.options());
   at::Tensor gin = want_input ? at::zeros(input.sizes(), input.options().dtype(acc)) : at::Tensor();

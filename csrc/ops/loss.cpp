@@ -20,16 +20,6 @@ namespace {
 
 constexpr int kMaxWG = 256;  // MAX_WG of loss.cl: work-group size of every loss kernel
 
-int storage_kind(at::ScalarType t, const char* op) {
-  switch (t) {
-    case at::kFloat: return 0;
-    case at::kDouble: return 1;
-    case at::kHalf: return 2;
-    case at::kBFloat16: return 3;
-    default: TORCH_CHECK_NOT_IMPLEMENTED(false, "torch_ocl: ", op, " is not implemented for dtype ", t, " on ocl");
-  }
-}
-
 std::string options(Device& d, at::ScalarType x, at::ScalarType y, at::ScalarType target, const char* op) {
   check_dtype_supported(d, x, op);
   check_dtype_supported(d, y, op);

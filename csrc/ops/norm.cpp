@@ -22,17 +22,7 @@ constexpr int kCols = 32;    // COLS of norm.cl
 constexpr int kWbChunk = 4;  // WB_CHUNK of norm.cl
 constexpr int64_t kMinRows = 16;     // rows per layer_norm_bwd group at least, when it sums weight/bias grads
 
-int storage_kind(at::ScalarType t, const char* op) {
-  switch (t) {
-    case at::kFloat: return 0;
-    case at::kDouble: return 1;
-    case at::kHalf: return 2;
-    case at::kBFloat16: return 3;
-    default: TORCH_CHECK_NOT_IMPLEMENTED(false, "torch_ocl: ", op, " is not implemented for dtype ", t, " on ocl");
-  }
-}
 bool is_reduced(at::ScalarType t) { return t == at::kHalf || t == at::kBFloat16; }
-
 
 struct Types {
   at::ScalarType x, w, s;

@@ -218,8 +218,7 @@ Range4 range4(const at::Tensor& t) {
 // Build options of pool.cl for values of dtype t.
 std::string pool_options(Device& d, at::ScalarType t, const char* op) {
   check_dtype_supported(d, t, op);
-  const int kind = t == at::kFloat ? 0 : t == at::kDouble ? 1 : t == at::kHalf ? 2 : 3;
-  return "-DX_KIND=" + std::to_string(kind) + " -DACC=" + (t == at::kDouble ? "double" : "float");
+  return "-DX_KIND=" + std::to_string(storage_kind(t, op)) + " -DACC=" + (t == at::kDouble ? "double" : "float");
 }
 
 // The four strides of a (B, C, H, W) view, as kernel arguments.

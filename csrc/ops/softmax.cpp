@@ -15,17 +15,6 @@
 namespace torch_ocl {
 namespace {
 
-// Storage kind of a floating dtype as softmax.cl's X_KIND / Y_KIND understand it.
-int storage_kind(at::ScalarType t, const char* op) {
-  switch (t) {
-    case at::kFloat: return 0;
-    case at::kDouble: return 1;
-    case at::kHalf: return 2;
-    case at::kBFloat16: return 3;
-    default: TORCH_CHECK_NOT_IMPLEMENTED(false, "torch_ocl: ", op, " is not implemented for dtype ", t, " on ocl");
-  }
-}
-
 // Strides (in elements) that address element (o, i, c) of t viewed as [outer, C, inner]
 // around `dim`, or nothing if the dims before (or after) `dim` do not collapse to one stride.
 struct RowStrides {

@@ -118,4 +118,22 @@ std::string cl_type_name(at::ScalarType t);
 // cl_khr_fp64, or a dtype the backend does not store).
 void check_dtype_supported(Device& d, at::ScalarType t, const char* op);
 
+// The storage kind of kernels/storage_kinds.clh (the X_KIND-style build options) for a
+// floating dtype: 0 float, 1 double, 2 half, 3 bfloat16; -1 for any other dtype.
+inline int storage_kind_or_none(at::ScalarType t) {
+  switch (t) {
+    case at::kFloat: return 0;
+    case at::kDouble: return 1;
+    case at::kHalf: return 2;
+    case at::kBFloat16: return 3;
+    default: return -1;
+  }
+}
+// The same, raising NotImplementedError naming `op` for any other dtype.
+inline int storage_kind(at::ScalarType t, const char* op) {
+  const int k = storage_kind_or_none(t);
+  TORCH_CHECK_NOT_IMPLEMENTED(k >= 0, "torch_ocl: ", op, " is not implemented for dtype ", t, " on ocl");
+  return k;
+}
+
 }  // namespace torch_ocl
