@@ -40,7 +40,7 @@ namespace {
 // Must match the OP_* / MAP_* / FIN_* / MODE_* / KIND_* codes of kernels/reduce.cl.
 enum ReduceOp : int { kSum = 0, kProd = 1, kMinMax = 2, kArg = 3, kWelford = 4, kLogSumExp = 5, kAMinMax = 6 };
 enum Mode : uint32_t {
-  kMapNone = 0, kMapNanToZero = 1, kMapAbs = 2, kMapSquare = 3, kMapPow = 4, kMapNonZero = 5,
+  kMapNone = 0, kMapNanToZero = 1, kMapAbs = 2, kMapSquare = 3, kMapPow = 4, kMapNonZero = 5, kMapMask = 7,
   kFinDiv = 8, kFinSqrt = 16, kFinPow = 24,
   kModeMin = 32, kModeValues = 64, kModeStd = 128, kModeMean = 256
 };
@@ -328,7 +328,7 @@ void run_reduce(const Spec& spec, const at::Tensor& self, at::native::DimMask ma
   const at::ScalarType acc = acc_type(spec.val);
   // Not float64 p-norms: PoCL 3.1's double vector pow (seen on an AVX-512 EPYC host) returns
   // wrong values in every lane of a vector that holds a 0, inf or NaN lane; its scalar pow is right.
-  const bool double_pow = acc == at::kDouble && (spec.mode & 7u) == kMapPow;
+  const bool double_pow = acc == at::kDouble && (spec.mode & kMapMask) == kMapPow;
   const bool sum_vec = cpu && spec.op == kSum && spec.val == self.scalar_type() && acc == self.scalar_type() &&
                        at::isFloatingType(acc) && !out2.defined() && !double_pow;
   const std::string opts = build_options(spec, self.scalar_type(), out_t, out2_t) + (cpu ? " -DSUM_LANES" : "") +
