@@ -74,8 +74,8 @@ inline DT dist_grad(DT d, DT g, DT dist, DT p, int nan_max) {
 // folds row i0 + ti against row j0 + tj. NDRange (ceil(r2/TS)*TS, ceil(r1/TS)*TS, batch),
 // local (TS, TS, 1).
 __kernel __attribute__((reqd_work_group_size(TS, TS, 1)))
-void cdist_fwd(PTR_ARG(DT, x1), PTR_ARG(DT, x2), PTR_ARG(DT, out), long r1, long r2, long m, DT p, int packed,
-               int nan_max) {
+void cdist_fwd(PTR_ARG(DT, x1), PTR_ARG(DT, x2), PTR_ARG(DT, out), long r1, long r2, long m, int packed,
+               int nan_max, DT p) {
   __local DT a[TS][TK + 1];  // +1: work-items of a warp read column c of TS different rows
   __local DT b[TS][TK + 1];
   const int tj = get_local_id(0), ti = get_local_id(1);

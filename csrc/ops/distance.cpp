@@ -30,6 +30,16 @@ Kernel& distance_kernel(Device& d, at::ScalarType t, double p, const char* name)
                                        " -DP_KIND=" + std::to_string(p_kind(p)), name);
 }
 
+// Launches k with `args` and then the norm p in the kernels' DT (double for float64, else float).
+template <typename... Args>
+void launch_with_p(Device& d, Kernel& k, const Range& global, const Range& local, at::ScalarType t, double p,
+                   const Args&... args) {
+  if (t == at::kDouble)
+    launch(d, k, global, local, args..., p);
+  else
+    launch(d, k, global, local, args..., static_cast<float>(p));
+}
+
 // The dtype rule of ATen's distance kernels: float or double (NotImplementedError otherwise,
 // named after the public op).
 void check_distance_dtype(Device& d, at::ScalarType t, const char* op) {
@@ -52,11 +62,8 @@ void launch_distances(const at::Tensor& x1, const at::Tensor& x2, const at::Tens
   const int64_t r1 = x1.size(-2), r2 = x2.size(-2), m = x1.size(-1);
   const Range global(round_up(size_t(r2), kTS), round_up(size_t(r1), kTS), size_t(batch));
   Kernel& k = distance_kernel(d, t, p, "cdist_fwd");
-  if (t == at::kDouble)
-    launch(d, k, global, Range(kTS, kTS, 1), buf(x1), buf(x2), buf(out), r1, r2, m, p, cl_int(packed), cl_int(nan_max));
-  else
-    launch(d, k, global, Range(kTS, kTS, 1), buf(x1), buf(x2), buf(out), r1, r2, m, static_cast<float>(p),
-           cl_int(packed), cl_int(nan_max));
+  launch_with_p(d, k, global, Range(kTS, kTS, 1), t, p, buf(x1), buf(x2), buf(out), r1, r2, m, cl_int(packed),
+                cl_int(nan_max));
 }
 
 // The batch shape both operands broadcast to, and each operand expanded to it as a dense
@@ -142,11 +149,8 @@ at::Tensor cdist_backward_ocl(const at::Tensor& grad, const at::Tensor& x1, cons
   at::Tensor out = at::empty(shape, x1.options());
   const int64_t n = b.batch * r1 * m;
   Kernel& k = distance_kernel(d, x1.scalar_type(), p, "cdist_bwd");
-  if (x1.scalar_type() == at::kDouble)
-    launch(d, k, grid_stride(n), Range(256), buf(g), buf(b.x1), buf(b.x2), buf(dist), buf(out), b.batch, r1, r2, m, p);
-  else
-    launch(d, k, grid_stride(n), Range(256), buf(g), buf(b.x1), buf(b.x2), buf(dist), buf(out), b.batch, r1, r2, m,
-           static_cast<float>(p));
+  launch_with_p(d, k, grid_stride(n), Range(256), x1.scalar_type(), p, buf(g), buf(b.x1), buf(b.x2), buf(dist),
+                buf(out), b.batch, r1, r2, m);
   return out;
 }
 
@@ -186,10 +190,8 @@ at::Tensor pdist_backward_ocl(const at::Tensor& grad, const at::Tensor& self, do
   check_same_dtype(self, pdist);
   const at::Tensor g = grad.contiguous();
   Kernel& k = distance_kernel(d, self.scalar_type(), p, "pdist_bwd");
-  if (self.scalar_type() == at::kDouble)
-    launch(d, k, grid_stride(n * m), Range(256), buf(g), buf(self), buf(pdist), buf(out), n, m, p);
-  else
-    launch(d, k, grid_stride(n * m), Range(256), buf(g), buf(self), buf(pdist), buf(out), n, m, static_cast<float>(p));
+  launch_with_p(d, k, grid_stride(n * m), Range(256), self.scalar_type(), p, buf(g), buf(self), buf(pdist), buf(out), n,
+                m);
   return out;
 }
 
