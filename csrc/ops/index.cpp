@@ -39,14 +39,6 @@ namespace {
 constexpr int kMaxDims = 12;  // MAXD in kernels/index.cl
 constexpr size_t kWG = 256;  // work-group size of the grid-stride kernels
 
-// Work-group shape for a (w, unit) launch: up to 64 lanes along the slice w, the rest of a
-// 64-item group along units (a w of 1 must not leave 31 of every 32 lanes idle).
-Range local_wu(int64_t w) {
-  size_t lw = 1;
-  while (static_cast<int64_t>(lw) < w && lw < 64) lw <<= 1;
-  return Range(lw, 64 / lw);
-}
-
 // Raw word type moving one element of `itemsize` bytes.
 const char* word_type(size_t itemsize) {
   switch (itemsize) {

@@ -210,9 +210,8 @@ Range4 range4(const at::Tensor& t) {
   const int64_t b = t.size(0), c = t.size(1), h = t.size(2), w = t.size(3);
   const bool c_fast = c > 1 && t.stride(1) == 1;
   const size_t n0 = c_fast ? c : w, n1 = c_fast ? w : h, n2 = c_fast ? b * h : b * c;
-  size_t l0 = 1;
-  while (l0 < n0 && l0 < 64) l0 <<= 1;
-  return {Range(n0, n1, n2), Range(l0, 64 / l0, 1), c_fast ? 1 : 0};
+  const Range l = local_wu(static_cast<int64_t>(n0));
+  return {Range(n0, n1, n2), Range(l.sz[0], l.sz[1], 1), c_fast ? 1 : 0};
 }
 
 // Build options of pool.cl for values of dtype t.

@@ -44,6 +44,13 @@ struct Range {
 };
 // Round n up to a multiple of m.
 inline size_t round_up(size_t n, size_t m) { return (n + m - 1) / m * m; }
+// Work-group shape for a (w, unit) launch: up to 64 lanes along w (its next power of two),
+// the rest of a 64-item group along units (a w of 1 must not leave 31 of every 32 lanes idle).
+inline Range local_wu(int64_t w) {
+  size_t lw = 1;
+  while (static_cast<int64_t>(lw) < w && lw < 64) lw <<= 1;
+  return Range(lw, 64 / lw);
+}
 // Global size of a grid-stride (FOR_EACH in common.clh) launch over n items in work-groups of
 // wg: enough groups to cover n, at most max_groups (each work-item then takes several items).
 inline Range grid_stride(int64_t n, size_t wg = 256, size_t max_groups = 16384) {
