@@ -34,13 +34,9 @@
 
 // v rounded to the storage type (what a store followed by a load gives).
 #if defined(T_IS_HALF)
-inline float round_to_storage(float v) {
-  ushort h;
-  vstore_half_rte(v, 0, (__private half*)&h);
-  return vload_half(0, (__private const half*)&h);
-}
+#define round_to_storage(v) round_to_half(v)
 #elif defined(T_IS_BF16)
-inline float round_to_storage(float v) { return bf16_to_float(float_to_bf16(v)); }
+#define round_to_storage(v) round_to_bf16(v)
 #else
 #define round_to_storage(v) (v)
 #endif

@@ -135,14 +135,9 @@ __kernel void arange_fwd(PTR_ARG(DT, out), long n, long stride, ACC start, ACC s
 // type (c10::Half arithmetic: the index, the product and the sum are each rounded), so these
 // programs round where it does; other types compute in ACC.
 #if defined(DT_HALF)
-inline float round_to_half(float x) {
-  ushort h;
-  vstore_half_rte(x, 0, (__private half*)&h);
-  return vload_half(0, (__private const half*)&h);
-}
 #define RND(x) round_to_half(x)
 #elif defined(DT_BF16)
-#define RND(x) bf16_to_float(float_to_bf16(x))
+#define RND(x) round_to_bf16(x)
 #else
 #define RND(x) (x)
 #endif

@@ -345,13 +345,9 @@ __kernel void mode_fwd(PTR_ARG(DT, values), PTR_ARG(long, indices), PTR_ARG(KEY,
 // v rounded to the element type: the CPU computes a float16 / bfloat16 histogram in that type,
 // rounding after every operation.
 #if defined(DT_HALF)
-inline KEY round_to_dt(KEY v) {
-  ushort h;
-  vstore_half_rte(v, 0, (__private half*)&h);
-  return vload_half(0, (__private const half*)&h);
-}
+#define round_to_dt(v) round_to_half(v)
 #elif defined(DT_BF16)
-inline KEY round_to_dt(KEY v) { return bf16_to_float(float_to_bf16(v)); }
+#define round_to_dt(v) round_to_bf16(v)
 #else
 #define round_to_dt(v) (v)
 #endif
