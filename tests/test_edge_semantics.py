@@ -9,6 +9,7 @@ import torch
 import torch.nn.functional as F
 
 from .conftest import requires_ocl
+from .test_autoload import ok, run_py
 
 pytestmark = requires_ocl
 
@@ -447,12 +448,9 @@ def test_narrowing_conversions_wrap_like_cpu(options):
     # to int8 is 44); PoCL's optimizer vectorized float -> int16 into a saturating pack, so the
     # check also runs optimized (the suite builds PoCL programs unoptimized: conftest). NaN,
     # inf and values past int32 are undefined in C++ and differ between the CPU and CUDA.
-    import os
-    import subprocess
-    import sys
-    env = dict(os.environ) if options is None else dict(os.environ, TORCH_OCL_BUILD_OPTIONS=options)
-    r = subprocess.run([sys.executable, "-c", NARROWING_CHECK], env=env, capture_output=True, text=True, timeout=600)
-    assert r.returncode == 0 and r.stdout.strip().endswith("ok"), r.stdout + r.stderr[-3000:]
+    env = None if options is None else {"TORCH_OCL_BUILD_OPTIONS": options}
+    out = ok(run_py(NARROWING_CHECK, env=env, timeout=600))
+    assert out.strip().endswith("ok"), out
 
 
 @pytest.mark.parametrize("call", [
