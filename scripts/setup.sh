@@ -64,12 +64,15 @@ fi
 # --no-build-isolation: compile against the installed torch, never a different one fetched
 # into an isolated build environment (the ABI and DeviceStats differ between versions).
 if "$PYTHON" - <<'EOF' 2>/dev/null
-import importlib.metadata as md, os, sys
+import importlib.metadata as md, json, os, sys, urllib.parse
 dist = md.distribution("torch_ocl")
 here = os.path.realpath(".")
-url = (dist.read_text("direct_url.json") or "")
+# The editable install must point at this checkout exactly: a substring test took an install
+# of /other/work/main for one of /work/main.
+url = json.loads(dist.read_text("direct_url.json") or "{}").get("url", "")
+path = urllib.parse.unquote(urllib.parse.urlparse(url).path) if url.startswith("file://") else ""
 built = [f for f in os.listdir("torch_ocl") if f.startswith("_C.") and f.endswith(".so")]
-sys.exit(0 if here in url and built else 1)
+sys.exit(0 if path and os.path.realpath(path) == here and built else 1)
 EOF
 then
   log "torch_ocl installed (editable); refreshing the extension"
@@ -81,4 +84,5 @@ else
   TORCH_DEVICE_BACKEND_AUTOLOAD=0 "${PIP[@]}" --no-build-isolation -e .
 fi
 
-TORCH_DEVICE_BACKEND_AUTOLOAD=1 "$PYTHON" -c "import torch; print('[setup] ocl devices:', torch.ocl.device_count(), '-', torch.ocl.get_device_name() if torch.ocl.is_available() else 'none')"
+# From / so that the installed package answers, not the checkout's directory on sys.path.
+(cd / && TORCH_DEVICE_BACKEND_AUTOLOAD=1 "$PYTHON" -c "import torch; print('[setup] ocl devices:', torch.ocl.device_count(), '-', torch.ocl.get_device_name() if torch.ocl.is_available() else 'none')")
