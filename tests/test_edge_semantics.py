@@ -587,3 +587,40 @@ def test_float64_p_norms_with_special_entries_in_some_columns(special, p):
     for dim in (0, 1):
         torch.testing.assert_close(torch.linalg.vector_norm(x.to("ocl"), p, dim=dim).cpu(),
                                    torch.linalg.vector_norm(x, p, dim=dim), rtol=1e-10, atol=0, equal_nan=True)
+
+
+def _ctc_reference(lp, target):
+    """-log p(target | lp) for one unbatched [T, C] log_probs, as a plain autograd graph."""
+    ext = [0]
+    for c in target:
+        ext += [c, 0]
+    floor = torch.tensor(-1e30, dtype=lp.dtype)  # -inf would put NaN into logsumexp's gradient
+    alpha = [lp[0, 0], lp[0, ext[1]]] + [floor] * (len(ext) - 2)
+    for t in range(1, lp.shape[0]):
+        alpha = [torch.logsumexp(torch.stack([alpha[s]] + ([alpha[s - 1]] if s > 0 else []) +
+                                             ([alpha[s - 2]] if s > 1 and ext[s] != ext[s - 2] else [])), 0)
+                 + lp[t, ext[s]] for s in range(len(ext))]
+    return -torch.logsumexp(torch.stack(alpha[-2:]), 0)
+
+
+@requires_ocl
+@pytest.mark.parametrize("target", [[0], [2, 0], [0, 2, 0], [2, 3]])
+def test_ctc_gradient_with_a_blank_label_matches_autograd(target):
+    # ATen's CPU backward drops one end state of the last frame when the last label is the
+    # blank (it assigns where it should add); the device's gradient is that of the loss.
+    x = torch.randn(9, 5, dtype=torch.float64, generator=torch.Generator().manual_seed(3))
+    ref = x.clone().requires_grad_()
+    _ctc_reference(ref.log_softmax(1), target).backward()
+    dev = x.to("ocl").requires_grad_()
+    loss = F.ctc_loss(dev.log_softmax(1), torch.tensor(target, device="ocl"), (9,), (len(target),), reduction="sum")
+    loss.backward()
+    torch.testing.assert_close(dev.grad.cpu(), ref.grad, atol=1e-10, rtol=1e-10)
+
+
+@requires_ocl
+def test_ctc_target_label_out_of_range_raises():
+    lp = torch.randn(6, 2, 4).log_softmax(2).to("ocl")
+    with pytest.raises(RuntimeError, match="target label is not in the valid range"):
+        F.ctc_loss(lp, torch.tensor([[1, 4], [2, 3]], device="ocl"), (6, 6), (2, 2)).item()
+    ok = F.ctc_loss(lp, torch.tensor([[1, 3], [2, 3]], device="ocl"), (6, 6), (2, 2))  # the device stays usable
+    assert torch.isfinite(ok).item()

@@ -303,6 +303,9 @@ namespace {
   TORCH_CHECK(code != kErrEmbeddingBagOffsets,
               "embedding_bag: offsets[0] has to be 0, the offsets non-decreasing and offsets[-1] at most the number "
               "of indices (found by a kernel on ocl:", d.index, deferred);
+  // ctc_loss: the CPU does not check (it reads past the class row); CUDA neither.
+  TORCH_CHECK(code != kErrCtcTarget, "ctc_loss: a target label is not in the valid range [0, num_classes) (found by a "
+              "kernel on ocl:", d.index, deferred);
   TORCH_CHECK(code != kErrBceTargetRange, "all elements of target should be between 0 and 1 (found by a kernel on ocl:",
               d.index, deferred);
   TORCH_CHECK_VALUE(false, "invalid argument detected by a kernel on ocl:", d.index, " (code ", code,

@@ -157,6 +157,7 @@ enum DeviceErrorCode : int {
   kErrBernoulliP = 7,      // bernoulli: a probability outside [0, 1] (or NaN)
   kErrEmbeddingBagIndex = 8,    // embedding_bag: an index outside [0, num_weights)
   kErrEmbeddingBagOffsets = 9,  // embedding_bag: offsets not rising from 0 to at most the index count
+  kErrCtcTarget = 10,           // ctc_loss: a target label outside [0, num_classes)
 };
 
 bool in_bad_fork();
