@@ -1,0 +1,119 @@
+"""Ops that once ran on the CPU through the fallback and now have device kernels: microseconds
+per call on ocl next to cuda (and the CPU) in the same run, each device in its own process
+(with torch_ocl loaded, a CUDA backward trips pytorch/pytorch#161129). No target covers these;
+the table shows where a native op stands against CUDA's. A row whose ops fell back to the CPU
+on ocl says so in its last column (it should never happen: tests/test_ops.py checks it).
+
+python bench/bench_native_ops.py [--devices ocl,cuda] [--ops ctc,grid_sample,...] [--small]
+
+--small (the default where the OpenCL device is a CPU) divides the problem sizes for PoCL.
+"""
+import argparse
+import json
+import os
+import subprocess
+import sys
+import warnings
+
+import torch
+import torch.nn.functional as F
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
+from bench.common import bench, card, devices, ocl_is_cpu, print_table, write_json  # noqa: E402
+
+
+def _randn(*shape, dev, seed=0, grad=False):
+    g = torch.Generator().manual_seed(seed)
+    return torch.randn(*shape, generator=g).to(dev).requires_grad_(grad)
+
+
+def _fwd_bwd(fn, *leaves):
+    """A callable running fn() and a backward of its sum into `leaves`."""
+    def run():
+        out = fn()
+        (out if out.dim() == 0 else out.sum()).backward()
+        for t in leaves:
+            t.grad = None
+    return run
+
+
+def cases(dev, s):
+    """name -> callable on device `dev`; s scales the sizes down (1 on GPUs)."""
+    c = {}
+    a, b = _randn(4096 // s, 64, dev=dev), _randn(4096 // s, 64, dev=dev, seed=1)
+    c["cdist p=1, 4096x4096x64"] = lambda: torch.cdist(a, b, p=1)
+    c["pdist p=2, 4096x64"] = lambda: torch.pdist(a)
+    x = _randn(4096 // s, 1024, dev=dev)
+    c["median along dim, 4096x1024"] = lambda: torch.median(x, 1)
+    c["kthvalue k=10, 4096x1024"] = lambda: torch.kthvalue(x, 10, 1)
+    w = _randn(100000 // s, 256, dev=dev, grad=True)
+    gen = torch.Generator().manual_seed(0)
+    idx = torch.randint(0, w.shape[0], (4096 // s * 32,), generator=gen).to(dev)
+    off = torch.arange(0, idx.numel(), 32).to(dev)
+    c["embedding_bag mean, 4096 bags of 32, dim 256, fwd+bwd"] = _fwd_bwd(
+        lambda: F.embedding_bag(idx, w, off, mode="mean"), w)
+    img = _randn(32 // s, 64, 128, 128, dev=dev, grad=True)
+    grid = (torch.rand(img.shape[0], 128, 128, 2, generator=gen) * 2.2 - 1.1).to(dev).requires_grad_()
+    c["grid_sample bilinear, 32x64x128², fwd+bwd"] = _fwd_bwd(lambda: F.grid_sample(img, grid, align_corners=False),
+                                                             img, grid)
+    # CTC at a speech model's shapes: 32 utterances of up to 500 frames, 30 classes, 100 labels.
+    T, N, C, L = 500, 32 // s, 30, 100
+    logits = _randn(T, N, C, dev=dev, seed=3, grad=True)
+    targets = torch.randint(1, C, (N, L), generator=gen).to(dev)
+    il = torch.randint(T - 100, T + 1, (N,), generator=gen)
+    tl = torch.randint(L // 2, L + 1, (N,), generator=gen)
+    c["ctc_loss, T=500, N=32, C=30, S=100, fwd"] = lambda: F.ctc_loss(logits.detach().log_softmax(2), targets, il, tl)
+    c["ctc_loss, fwd+bwd"] = _fwd_bwd(lambda: F.ctc_loss(logits.log_softmax(2), targets, il, tl), logits)
+    return c
+
+
+def run_worker(device, names, small):
+    warnings.simplefilter("ignore")
+    rows = []
+    for name, fn in cases(device, 8 if small else 1).items():
+        if names and not any(n in name for n in names):
+            continue
+        before = dict(torch.ocl.fallback_counts()) if device == "ocl" else {}
+        t = bench(fn, device, warmup=2, iters=10, repeats=3)
+        fell = sorted(k for k, v in torch.ocl.fallback_counts().items() if before.get(k) != v) \
+            if device == "ocl" else []
+        rows.append({"op": name, "device": device, "card": card(device), "us": t * 1e6,
+                     "fell back": ",".join(fell)})
+        print(rows[-1], file=sys.stderr, flush=True)
+    return rows
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--devices", default=",".join(d for d in devices() if d != "cpu"))
+    ap.add_argument("--ops", default="", help="comma-separated substrings of the case names to keep")
+    ap.add_argument("--small", action="store_true", default=None)
+    ap.add_argument("--worker", help=argparse.SUPPRESS)
+    args = ap.parse_args()
+    small = ocl_is_cpu() if args.small is None else args.small
+    names = [n for n in args.ops.split(",") if n]
+    if args.worker:
+        print(json.dumps(run_worker(args.worker, names, small)))
+        return
+    rows = []
+    for device in args.devices.split(","):
+        env = dict(os.environ)
+        if torch.device(device).type != "ocl":
+            env["TORCH_DEVICE_BACKEND_AUTOLOAD"] = "0"
+        cmd = [sys.executable, os.path.abspath(__file__), "--worker", device, "--ops", args.ops] + \
+            (["--small"] if small else [])
+        out = subprocess.run(cmd, env=env, stdout=subprocess.PIPE, text=True)
+        if out.returncode != 0:
+            print(f"[bench_native_ops] {device} failed with exit code {out.returncode}", file=sys.stderr)
+            continue
+        rows.extend(json.loads(out.stdout.strip().splitlines()[-1]))
+    by = {(r["op"], r["device"]): r for r in rows}
+    for r in rows:
+        if r["device"] == "ocl" and (r["op"], "cuda") in by:
+            r["ocl/cuda"] = r["us"] / by[(r["op"], "cuda")]["us"]
+    print_table(rows, ["op", "device", "us", "ocl/cuda", "fell back"])
+    write_json("native_ops", rows)
+
+
+if __name__ == "__main__":
+    main()
