@@ -16,6 +16,10 @@
 #define ACC float  // weight and accumulation type (double for double tensors, float otherwise)
 #endif
 
+#ifndef POS_T
+#define POS_T long  // type of the destination-index arithmetic: uint where the host checked it fits
+#endif
+
 #include "storage_kinds.clh"
 #define X_T CAT(ST_, X_KIND)
 #define LOAD_X(p, i) CAT(LD_, X_KIND)(p, i)
@@ -67,21 +71,21 @@ __kernel void upsample_fwd(PTR_ARG(X_T, src), PTR_ARG(X_T, dst), PTR_ARG(long, t
   __global const long* tb = PTR(long, tab);
   __global const ACC* wt = PTR(ACC, wts);
   FOR_EACH(i, total) {
-    long r = i;
-    const long w = r % W;
-    r /= W;
-    const long h = r % H;
-    r /= H;
-    const long d = r % D;
-    r /= D;
-    const long c = r % C, n = r / C;
+    POS_T r = (POS_T)i;
+    const POS_T w = r % (POS_T)W;
+    r /= (POS_T)W;
+    const POS_T h = r % (POS_T)H;
+    r /= (POS_T)H;
+    const POS_T d = r % (POS_T)D;
+    r /= (POS_T)D;
+    const long c = r % (POS_T)C, n = r / (POS_T)C;
     const long base = n * s0 + c * s1;
     const long w_lo = tb[pw + w], w_hi = tb[pw + w + 1], h_lo = tb[ph + h], h_hi = tb[ph + h + 1];
     const long d_lo = tb[pd + d], d_hi = tb[pd + d + 1];
     ACC acc = 0;
     if (d_lo < d_hi)
       TAP_SUM(acc, d_lo, d_hi, sum_hw(x, tb, wt, base + tb[e0 + e] * s2, h_lo, h_hi, w_lo, w_hi, e0, s3, s4, pair));
-    STORE_X(y, n * t0 + c * t1 + d * t2 + h * t3 + w * t4, acc);
+    STORE_X(y, n * t0 + c * t1 + (long)d * t2 + (long)h * t3 + (long)w * t4, acc);
   }
 }
 
