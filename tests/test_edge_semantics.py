@@ -422,10 +422,12 @@ def test_upsample_errors_like_cpu(call):
     _same_error(call)
 
 
-def test_bilinear_uint8_is_a_clear_error():
-    # The CPU blends uint8 in fixed point; not implemented on ocl (the CPU would give a result).
-    with pytest.raises(NotImplementedError, match="upsample_bilinear2d"):
-        F.interpolate(torch.ones(1, 1, 3, 4, dtype=torch.uint8, device="ocl"), scale_factor=2, mode="bilinear")
+def test_bilinear_uint8_matches_cpu_exactly():
+    # The CPU blends uint8 in fixed point; ocl follows it bit for bit (tests/opcases/upsample.py
+    # covers the modes and layouts).
+    x = torch.arange(12, dtype=torch.uint8).view(1, 1, 3, 4) * 20
+    expected = F.interpolate(x, scale_factor=2, mode="bilinear")
+    assert torch.equal(F.interpolate(x.to("ocl"), scale_factor=2, mode="bilinear").cpu(), expected)
 
 
 
