@@ -54,7 +54,9 @@ def _nearest_nd_samples(mode, nd):
 
 # Linear, bilinear, trilinear and bicubic, antialiased or not: every size and scale form, both
 # align_corners settings, size-1 input axes, empty batches, non-contiguous and channels-last
-# inputs, and one larger input.
+# inputs, and one larger input. No antialiased float output of width 1 and height > 1: the CPU
+# (torch 2.13) gives every row the first row's weights there (its vertical pass reads the
+# weights of element 0 when the inner dimension has size 1); ocl computes each row's.
 def _interp_samples(mode, nd, antialias=False):
     shape = {1: (2, 3, 7), 2: (2, 3, 5, 6), 3: (1, 2, 4, 5, 3)}[nd]
     aa = {"antialias": True} if antialias else {}
