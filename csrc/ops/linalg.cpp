@@ -6,6 +6,7 @@
 // Matrices are worked on as (batch, rows, cols) views of any strides; outs of any layout.
 #include "../aten/OutMeta.h"
 #include "../runtime/Launch.h"
+#include <ATen/TensorOperators.h>
 #include <ATen/native/LinearAlgebraUtils.h>
 #include <ATen/native/Resize.h>
 #include <ATen/ops/_linalg_check_errors.h>
@@ -28,6 +29,8 @@
 #include <ATen/ops/lu_unpack_meta.h>
 #include <ATen/ops/triangular_solve_meta.h>
 #include <ATen/ops/tril.h>
+#include <ATen/ops/where.h>
+#include <ATen/ops/zeros_like.h>
 #include <ATen/ops/triu.h>
 #include <torch/library.h>
 
@@ -414,6 +417,8 @@ at::Tensor linalg_solve_triangular_ocl(const at::Tensor& A, const at::Tensor& B,
 std::tuple<at::Tensor&, at::Tensor&> triangular_solve_X_ocl(const at::Tensor& self, const at::Tensor& A, bool upper,
                                                             bool transpose, bool unitriangular, at::Tensor& X,
                                                             at::Tensor& M) {
+  TORCH_WARN_ONCE("torch.triangular_solve is deprecated in favor of torch.linalg.solve_triangular and will be "
+                  "removed in a future PyTorch release.");
   OutMeta<at::meta::structured_triangular_solve, 2> meta(X, M);
   meta.meta(self, A, upper, transpose, unitriangular);
   auto [B_, A_] = at::native::_linalg_broadcast_batch_dims(self, A, "triangular_solve");
@@ -505,6 +510,14 @@ at::Tensor& cholesky_inverse_out_ocl(const at::Tensor& self, bool upper, at::Ten
   }
   at::native::resize_output(out, X.sizes());
   out.copy_(X);
+  // LAPACK's potri fails at the first exactly zero diagonal element of the factor: the same
+  // info (1-based, 0 for none) and error; reading it needs the host, as on the CPU and CUDA.
+  if (self.numel() > 0) {
+    const at::Tensor zero = self.diagonal(0, -2, -1) == 0;
+    const at::Tensor first = zero.to(at::kInt).argmax(-1) + 1;
+    const at::Tensor info = at::where(zero.any(-1), first, at::zeros_like(first)).to(at::kInt).contiguous();
+    at::_linalg_check_errors(info, "cholesky_inverse", self.dim() == 2);
+  }
   return out;
 }
 

@@ -152,6 +152,14 @@ def _lu_unpack_samples(dtype):
     yield Sample((lu.mT.contiguous().mT, piv), tag="row-major LU")
 
 
+def _lu_unpack_int_samples(dtype):
+    """lu_unpack takes LU of any dtype (only tril/triu and the permutation)."""
+    lu = make((2, 4, 3), dtype)
+    piv = torch.tensor([[2, 3, 3], [1, 4, 3]], dtype=torch.int32)
+    for ud, up in ((True, True), (True, False), (False, True)):
+        yield Sample((lu, piv, ud, up), tag=f"data={ud} pivots={up}")
+
+
 def _linalg_lu(a):
     return torch.linalg.lu(a)
 
@@ -462,6 +470,18 @@ def _cholesky_inverse_samples(dtype):
             yield Sample((_spd(shape, dtype, i), upper), tag=f"{shape} upper={upper}")
 
 
+def _cholesky_inverse_direct(f, upper=False):
+    return torch.cholesky_inverse(f, upper=upper)
+
+
+def _cholesky_inverse_error_samples(dtype):
+    f = torch.tensor([[2., 0., 0.], [1., 0., 0.], [3., 1., 4.]], dtype=dtype)
+    yield Sample((f,), tag="zero on the diagonal raises LinAlgError")
+    yield Sample((torch.stack([torch.eye(3, dtype=dtype), f]), True), tag="batched, upper: raises")
+    yield Sample((f + torch.eye(3, dtype=dtype),), tag="valid")
+    yield Sample((make((3, 4), dtype),), tag="non-square raises")
+
+
 def _triangular_solve(b, a, **kw):
     return torch.triangular_solve(b, a, **kw)
 
@@ -490,6 +510,7 @@ CASES = [
     OpCase("linalg_lu_solve", ["aten::linalg_lu_solve.out"], _lu_solve, _lu_solve_samples, dtypes=FLOATS, **BIG_TOL),
     OpCase("linalg_lu_solve_direct", [], _lu_solve_direct, _lu_solve_direct_samples, dtypes=FLOATS),
     OpCase("lu_unpack", ["aten::lu_unpack.out"], _lu_unpack, _lu_unpack_samples, dtypes=FLOATS),
+    OpCase("lu_unpack_int", [], _lu_unpack, _lu_unpack_int_samples, dtypes=(torch.int64, torch.int32)),
     OpCase("linalg_lu", ["aten::linalg_lu.out"], _linalg_lu, _linalg_lu_samples, dtypes=FLOATS, grad=True),
     OpCase("linalg_lu_errors", [], _linalg_lu_errors, _linalg_lu_error_samples, dtypes=FLOATS),
     OpCase("linalg_lu_out", [], _linalg_lu_out, _linalg_lu_samples, dtypes=FLOATS),
@@ -532,5 +553,6 @@ CASES = [
            dtypes=FLOATS, grad=True, **BIG_TOL),
     OpCase("cholesky_inverse", ["aten::cholesky_inverse", "aten::cholesky_inverse.out"], _cholesky_inverse,
            _cholesky_inverse_samples, dtypes=FLOATS, grad=True),
+    OpCase("cholesky_inverse_errors", [], _cholesky_inverse_direct, _cholesky_inverse_error_samples, dtypes=FLOATS),
     OpCase("cholesky_inverse_out", [], _cholesky_inverse_out, _cholesky_inverse_samples, dtypes=FLOATS),
 ]
