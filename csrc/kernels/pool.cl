@@ -1,24 +1,38 @@
-// Adaptive 2-D max pooling, forward and backward, on (B, C, H, W) tensors of any strides
-// (channels_last and other views are read in place). Output (oh, ow) reduces the input window
-// rows [floor(oh*H/OH), ceil((oh+1)*H/OH)) x cols [floor(ow*W/OW), ceil((ow+1)*W/OW)).
-// The backward gathers per input element over the windows that contain it instead of
+// Pooling kernels on tensors of any strides (channels_last and other views are read in place).
+// Adaptive pooling: output o of `out` windows over `in` rows reduces rows
+// [floor(o*in/out), ceil((o+1)*in/out)). 2-D adaptive max pooling runs on (B, C, H, W) index
+// spaces (position4); the rest on (B, C, D, H, W) ones (position5), 2-D pooling as D = 1.
+// Backward kernels gather per input element over the windows that contain it instead of
 // scattering per output, so overlapping windows add up in a fixed order, without atomics.
 #include "common.clh"
 
+#ifdef X_INT
+// Integer values (max_pool3d of integer tensors, avg_pool3d of int64): stored as X_INT,
+// compared and summed in long; X_LOWEST (the type's lowest value) starts a max scan.
+#define ACC long
+#define X_T X_INT
+#define LOAD_X(p, i) ((ACC)(p)[i])
+#define STORE_X(p, i, v) ((p)[i] = (X_INT)(v))
+#define IS_NAN(v) 0
+#else
 #ifndef X_KIND
 #define X_KIND 0  // storage kind of the values: 0 float, 1 double, 2 half, 3 bfloat16
 #endif
 #ifndef ACC
 #define ACC float  // compare / accumulate type (double for double tensors, float otherwise)
 #endif
-#ifndef WIDE_WG
-#define WIDE_WG 64  // work-group size (a power of two) of adaptive_max_pool2d_fwd_wide
-#endif
-
 #include "storage_kinds.clh"
 #define X_T CAT(ST_, X_KIND)
 #define LOAD_X(p, i) CAT(LD_, X_KIND)(p, i)
 #define STORE_X(p, i, v) CAT(SV_, X_KIND)(p, i, v)
+#define IS_NAN(v) isnan(v)
+#endif
+#ifndef X_LOWEST
+#define X_LOWEST (-INFINITY)  // below (or equal to) every value: where a max scan starts
+#endif
+#ifndef WIDE_WG
+#define WIDE_WG 64  // work-group size (a power of two) of adaptive_max_pool2d_fwd_wide
+#endif
 
 // First row of window o of `out` windows over `in` rows: floor(o * in / out).
 inline long win_start(long o, long out, long in) { return o * in / out; }
@@ -55,12 +69,12 @@ __kernel void adaptive_max_pool2d_fwd(PTR_ARG(X_T, x), PTR_ARG(X_T, out), PTR_AR
     const long h0 = win_start(oh, OH, H), h1 = win_end(oh, OH, H);
     const long w0 = win_start(ow, OW, W), w1 = win_end(ow, OW, W);
     const long base = b * xs_b + c * xs_c;
-    ACC best = -INFINITY;
+    ACC best = X_LOWEST;
     long best_i = h0 * W + w0;
     for (long h = h0; h < h1; ++h) {
       for (long w = w0; w < w1; ++w) {
         const ACC v = LOAD_X(xp, base + h * xs_h + w * xs_w);
-        if (v > best || isnan(v)) {
+        if (v > best || IS_NAN(v)) {
           best = v;
           best_i = h * W + w;
         }
@@ -75,7 +89,7 @@ __kernel void adaptive_max_pool2d_fwd(PTR_ARG(X_T, x), PTR_ARG(X_T, out), PTR_AR
 // a NaN beats any number and the later NaN beats an earlier one; else the larger value, and
 // of equal values the earlier position.
 inline bool keeps_first(ACC v1, long i1, ACC v2, long i2) {
-  if (isnan(v1) || isnan(v2)) return isnan(v1) && (!isnan(v2) || i1 > i2);
+  if (IS_NAN(v1) || IS_NAN(v2)) return IS_NAN(v1) && (!IS_NAN(v2) || i1 > i2);
   return v1 > v2 || (v1 == v2 && i1 < i2);
 }
 
@@ -96,12 +110,12 @@ __kernel void adaptive_max_pool2d_fwd_wide(PTR_ARG(X_T, x), PTR_ARG(X_T, out), P
   const long w0 = win_start(ow, OW, W), w1 = win_end(ow, OW, W);
   const long ww = w1 - w0, area = (h1 - h0) * ww;
   __global const X_T* xp = PTR(X_T, x) + b * xs_b + c * xs_c;
-  ACC best = -INFINITY;
+  ACC best = X_LOWEST;
   long best_i = t < area ? (h0 + t / ww) * W + w0 + t % ww : LONG_MAX;  // an empty share loses every tie
   for (long e = t; e < area; e += WIDE_WG) {
     const long h = h0 + e / ww, w = w0 + e % ww;
     const ACC v = LOAD_X(xp, h * xs_h + w * xs_w);
-    if (v > best || isnan(v)) {
+    if (v > best || IS_NAN(v)) {
       best = v;
       best_i = h * W + w;
     }
@@ -146,5 +160,71 @@ __kernel void adaptive_max_pool2d_bwd(PTR_ARG(X_T, gout), PTR_ARG(long, idx), PT
       }
     }
     STORE_X(PTR(X_T, gin), b * rs_b + c * rs_c + h * rs_h + w * rs_w, s);
+  }
+}
+
+// ---- (B, C, D, H, W) index spaces: 3-D pooling, and 2-D pooling as D = 1 ----------------
+
+// The (b, c, d, h, w) position of flat work index i in a (B, C, D, H, W) index space, walked w
+// fastest (then h, d, c, b) or, with c_fast (channels_last tensors: neighbouring work-items
+// then touch neighbouring addresses), c fastest (then w, h, d, b).
+inline void position5(long i, long C, long D, long H, long W, int c_fast, __private long* b, __private long* c,
+                      __private long* d, __private long* h, __private long* w) {
+  if (c_fast) {
+    *c = i % C, i /= C;
+    *w = i % W, i /= W;
+    *h = i % H, i /= H;
+    *d = i % D, *b = i / D;
+  } else {
+    *w = i % W, i /= W;
+    *h = i % H, i /= H;
+    *d = i % D, i /= D;
+    *c = i % C, *b = i / C;
+  }
+}
+
+// Five strides of a (B, C, D, H, W) view, as kernel arguments, and the offset of a position.
+#define STRIDES5(s) long s##_b, long s##_c, long s##_d, long s##_h, long s##_w
+#define AT5(s, b, c, d, h, w) ((b) * s##_b + (c) * s##_c + (d) * s##_d + (h) * s##_h + (w) * s##_w)
+
+// Adaptive average pooling, one work-item per output element: the window's sum (in ACC) over
+// its depth, then its height, then its width, as the CPU divides.
+__kernel void adaptive_avg_pool3d_fwd(PTR_ARG(X_T, x), PTR_ARG(X_T, out), long n, long C, long D, long H, long W,
+                                      long OD, long OH, long OW, STRIDES5(xs), STRIDES5(os), int c_fast) {
+  __global const X_T* xp = PTR(X_T, x);
+  FOR_EACH(i, n) {
+    long b, c, od, oh, ow;
+    position5(i, C, OD, OH, OW, c_fast, &b, &c, &od, &oh, &ow);
+    const long d0 = win_start(od, OD, D), d1 = win_end(od, OD, D);
+    const long h0 = win_start(oh, OH, H), h1 = win_end(oh, OH, H);
+    const long w0 = win_start(ow, OW, W), w1 = win_end(ow, OW, W);
+    ACC s = 0;
+    for (long d = d0; d < d1; ++d)
+      for (long h = h0; h < h1; ++h)
+        for (long w = w0; w < w1; ++w) s += LOAD_X(xp, AT5(xs, b, c, d, h, w));
+    STORE_X(PTR(X_T, out), AT5(os, b, c, od, oh, ow), s / (d1 - d0) / (h1 - h0) / (w1 - w0));
+  }
+}
+
+// Its backward, one work-item per input element: the sum of grad_out / window size over the
+// windows that contain it (window od contains row d for od in [floor(d*OD/D), ceil((d+1)*OD/D))).
+__kernel void adaptive_avg_pool3d_bwd(PTR_ARG(X_T, gout), PTR_ARG(X_T, gin), long n, long C, long D, long H, long W,
+                                      long OD, long OH, long OW, STRIDES5(gs), STRIDES5(rs), int c_fast) {
+  __global const X_T* gp = PTR(X_T, gout);
+  FOR_EACH(i, n) {
+    long b, c, d, h, w;
+    position5(i, C, D, H, W, c_fast, &b, &c, &d, &h, &w);
+    ACC s = 0;
+    for (long od = d * OD / D; od < ((d + 1) * OD + D - 1) / D; ++od) {
+      const long kd = win_end(od, OD, D) - win_start(od, OD, D);
+      for (long oh = h * OH / H; oh < ((h + 1) * OH + H - 1) / H; ++oh) {
+        const long kh = win_end(oh, OH, H) - win_start(oh, OH, H);
+        for (long ow = w * OW / W; ow < ((w + 1) * OW + W - 1) / W; ++ow) {
+          const long kw = win_end(ow, OW, W) - win_start(ow, OW, W);
+          s += LOAD_X(gp, AT5(gs, b, c, od, oh, ow)) / kd / kh / kw;
+        }
+      }
+    }
+    STORE_X(PTR(X_T, gin), AT5(rs, b, c, d, h, w), s);
   }
 }

@@ -8,6 +8,7 @@
 #include "../aten/OutMeta.h"
 #include "../runtime/Launch.h"
 #include <ATen/TensorOperators.h>
+#include <ATen/native/AdaptivePooling.h>
 #include <ATen/ops/adaptive_max_pool2d_backward_meta.h>
 #include <ATen/ops/adaptive_max_pool2d_meta.h>
 #include <ATen/ops/arange.h>
@@ -279,6 +280,158 @@ at::Tensor& adaptive_max_pool2d_backward_out_ocl(const at::Tensor& grad_output, 
   return grad_input;
 }
 
+
+// ---- Pooling on (B, C, D, H, W) views: adaptive average (2-D and 3-D), 3-D max / average /
+// adaptive max. One work-item per output element forward, per input element backward.
+
+// A pooling operand as a (B, C, D, H, W) view: nd (2 or 3) spatial dims, with or without its
+// batch dim; 2-D operands get D = 1.
+at::Tensor view5(const at::Tensor& t, int64_t nd) {
+  const at::Tensor r = t.dim() == nd + 1 ? t.unsqueeze(0) : t;
+  return nd == 2 ? r.unsqueeze(2) : r;
+}
+
+// Sizes and strides of a (B, C, D, H, W) view, and whether its channels are adjacent
+// (channels_last: the kernels then walk C fastest).
+struct Dims5 {
+  std::array<int64_t, 5> size, stride;
+  cl_int c_fast;
+};
+Dims5 dims5(const at::Tensor& t) {
+  Dims5 r;
+  for (int64_t i = 0; i < 5; ++i) r.size[i] = t.size(i), r.stride[i] = t.stride(i);
+  r.c_fast = t.size(1) > 1 && t.stride(1) == 1 ? 1 : 0;
+  return r;
+}
+
+constexpr size_t kPoolWG = 256;  // work-group size of the grid-stride (B, C, D, H, W) kernels
+
+// Build options of pool.cl for values of dtype t, integers included: X_INT with the type's lowest
+// value (where a max scan starts) for integer types, else pool_options.
+std::string pool_options_any(Device& d, at::ScalarType t, const char* op) {
+  if (at::isFloatingType(t)) return pool_options(d, t, op);
+  const char* lowest = nullptr;
+  switch (t) {
+    case at::kByte: lowest = "0"; break;
+    case at::kChar: lowest = "CHAR_MIN"; break;
+    case at::kShort: lowest = "SHRT_MIN"; break;
+    case at::kInt: lowest = "INT_MIN"; break;
+    case at::kLong: lowest = "LONG_MIN"; break;
+    default: TORCH_CHECK_NOT_IMPLEMENTED(false, "torch_ocl: ", op, " is not implemented for dtype ", t, " on ocl");
+  }
+  return "-DX_INT=" + cl_type_name(t) + " -DX_LOWEST=" + lowest;
+}
+
+// NotImplementedError for a dtype the CPU does not pool either, in the CPU's words.
+void check_floating(const at::Tensor& t, const char* op) {
+  TORCH_CHECK_NOT_IMPLEMENTED(at::isFloatingType(t.scalar_type()), "\"", op, "\" not implemented for '",
+                              toString(t.scalar_type()), "'");
+}
+
+// Adaptive average pooling of x (nd spatial dims) into out, both of the op's own shapes.
+void adaptive_avg_pool_fwd(const at::Tensor& self, const at::Tensor& out, int64_t nd, const char* op) {
+  if (out.numel() == 0) return;
+  const Dims5 x = dims5(view5(self, nd)), y = dims5(view5(out, nd));
+  Device& d = ocl_device(self);
+  Kernel& k = get_kernel(d, "pool", pool_options(d, self.scalar_type(), op), "adaptive_avg_pool3d_fwd");
+  const int64_t n = out.numel();
+  launch(d, k, grid_stride(n, kPoolWG), Range(kPoolWG), buf(self), buf(out), n, y.size[1], x.size[2], x.size[3],
+         x.size[4], y.size[2], y.size[3], y.size[4], x.stride[0], x.stride[1], x.stride[2], x.stride[3], x.stride[4],
+         y.stride[0], y.stride[1], y.stride[2], y.stride[3], y.stride[4], y.c_fast);
+}
+
+// Its backward: grad_input (of the input's shape) from grad_output.
+void adaptive_avg_pool_bwd(const at::Tensor& grad_output, const at::Tensor& grad_input, int64_t nd, const char* op) {
+  if (grad_input.numel() == 0) return;
+  const Dims5 gy = dims5(view5(grad_output, nd)), gi = dims5(view5(grad_input, nd));
+  Device& d = ocl_device(grad_output);
+  Kernel& k = get_kernel(d, "pool", pool_options(d, grad_output.scalar_type(), op), "adaptive_avg_pool3d_bwd");
+  const int64_t n = grad_input.numel();
+  launch(d, k, grid_stride(n, kPoolWG), Range(kPoolWG), buf(grad_output), buf(grad_input), n, gi.size[1], gi.size[2],
+         gi.size[3], gi.size[4], gy.size[2], gy.size[3], gy.size[4], gy.stride[0], gy.stride[1], gy.stride[2],
+         gy.stride[3], gy.stride[4], gi.stride[0], gi.stride[1], gi.stride[2], gi.stride[3], gi.stride[4], gi.c_fast);
+}
+
+// The CPU's checks of an adaptive average pooling's output sizes (a negative one fails there
+// in the output's allocation).
+void check_adaptive_sizes(c10::IntArrayRef output_size, int64_t nd, const char* op) {
+  TORCH_CHECK(static_cast<int64_t>(output_size.size()) == nd, op, ": output_size must be ", nd);
+  for (int64_t v : output_size)
+    TORCH_CHECK(v >= 0, op, ": elements of output_size must be greater than or equal to 0 but received ",
+                output_size);
+}
+
+// The checks both adaptive average backward ops share: grad_output has the input's dims,
+// batch and channels (the CPU does not check the latter two and then writes out of bounds),
+// and its dtype.
+void check_adaptive_avg_backward(const at::Tensor& grad_output, const at::Tensor& self, int64_t nd,
+                                 const char* op) {
+  TORCH_CHECK(grad_output.dim() == self.dim(), op, ": Expected dimensions ", self.dim(),
+              " for `grad_output` but got dimensions ", grad_output.dim());
+  for (int64_t i = 0; i < self.dim() - nd; ++i)
+    TORCH_CHECK(grad_output.size(i) == self.size(i), op, ": grad_output of shape ", grad_output.sizes(),
+                " does not match the input of shape ", self.sizes());
+  TORCH_CHECK(grad_output.scalar_type() == self.scalar_type(), op, ": expected dtype ", self.scalar_type(),
+              " for `grad_output` but got dtype ", grad_output.scalar_type());
+}
+
+// _adaptive_avg_pool2d(Tensor self, SymInt[2] output_size) -> Tensor
+at::Tensor _adaptive_avg_pool2d_ocl(const at::Tensor& self, c10::IntArrayRef output_size) {
+  check_adaptive_sizes(output_size, 2, "adaptive_avg_pool2d");
+  const int64_t ndim = self.dim();
+  TORCH_CHECK(ndim == 3 || ndim == 4, "adaptive_avg_pool2d(): Expected 3D or 4D tensor, but got ", self.sizes());
+  for (int64_t i = ndim - 2; i < ndim; ++i)
+    TORCH_CHECK(self.size(i) > 0, "adaptive_avg_pool2d(): Expected input to have non-zero size for non-batch ",
+                "dimensions, but input has sizes ", self.sizes(), " with dimension ", i, " being empty");
+  check_floating(self, "adaptive_avg_pool2d");
+  std::vector<int64_t> sizes(self.sizes().begin(), self.sizes().end() - 2);
+  sizes.insert(sizes.end(), output_size.begin(), output_size.end());
+  const auto format = ndim == 4 ? self.suggest_memory_format() : at::MemoryFormat::Contiguous;
+  at::Tensor out = at::empty(sizes, self.options().memory_format(format));
+  adaptive_avg_pool_fwd(self, out, 2, "adaptive_avg_pool2d");
+  return out;
+}
+
+// _adaptive_avg_pool2d_backward(Tensor grad_output, Tensor self) -> Tensor
+at::Tensor _adaptive_avg_pool2d_backward_ocl(const at::Tensor& grad_output, const at::Tensor& self) {
+  at::native::adaptive_pool_empty_output_check(grad_output, "adaptive_avg_pool2d_backward");
+  TORCH_CHECK(self.dim() == 3 || self.dim() == 4, "adaptive_avg_pool2d_backward(): Expected 3D or 4D tensor, but got ",
+              self.sizes());
+  check_adaptive_avg_backward(grad_output, self, 2, "adaptive_avg_pool2d_backward");
+  check_floating(self, "adaptive_avg_pool2d_backward");
+  at::Tensor grad_input = at::empty(self.sizes(), self.options().memory_format(self.suggest_memory_format()));
+  adaptive_avg_pool_bwd(grad_output, grad_input, 2, "adaptive_avg_pool2d_backward");
+  return grad_input;
+}
+
+// _adaptive_avg_pool3d(Tensor self, SymInt[3] output_size) -> Tensor
+at::Tensor _adaptive_avg_pool3d_ocl(const at::Tensor& self, c10::IntArrayRef output_size) {
+  check_adaptive_sizes(output_size, 3, "adaptive_avg_pool3d");
+  const int64_t ndim = self.dim();
+  for (int64_t i = 1; i < ndim; ++i)
+    TORCH_CHECK(self.size(i) > 0, "adaptive_avg_pool3d(): Expected input to have non-zero size for non-batch ",
+                "dimensions, but input has sizes ", self.sizes(), " with dimension ", i, " being empty");
+  TORCH_CHECK(ndim == 4 || ndim == 5, "adaptive_avg_pool3d(): Expected 4D or 5D tensor, but got ", self.sizes());
+  check_floating(self, "adaptive_avg_pool3d");
+  std::vector<int64_t> sizes(self.sizes().begin(), self.sizes().end() - 3);
+  sizes.insert(sizes.end(), output_size.begin(), output_size.end());
+  at::Tensor out = at::empty(sizes, self.options());  // contiguous, as on the CPU
+  adaptive_avg_pool_fwd(self, out, 3, "adaptive_avg_pool3d");
+  return out;
+}
+
+// _adaptive_avg_pool3d_backward(Tensor grad_output, Tensor self) -> Tensor
+at::Tensor _adaptive_avg_pool3d_backward_ocl(const at::Tensor& grad_output, const at::Tensor& self) {
+  at::native::adaptive_pool_empty_output_check(grad_output, "adaptive_avg_pool3d_backward");
+  TORCH_CHECK(self.dim() == 4 || self.dim() == 5, "adaptive_avg_pool3d_backward(): Expected 4D or 5D tensor, but got ",
+              self.sizes());
+  check_adaptive_avg_backward(grad_output, self, 3, "adaptive_avg_pool3d_backward");
+  check_floating(self, "adaptive_avg_pool3d_backward");
+  at::Tensor grad_input = at::empty(self.sizes(), self.options());  // contiguous, as on the CPU
+  adaptive_avg_pool_bwd(grad_output, grad_input, 3, "adaptive_avg_pool3d_backward");
+  return grad_input;
+}
+
 }  // namespace
 
 TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
@@ -288,6 +441,10 @@ TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
   m.impl("avg_pool2d_backward.grad_input", avg_pool2d_backward_out_ocl);
   m.impl("adaptive_max_pool2d.out", adaptive_max_pool2d_out_ocl);
   m.impl("adaptive_max_pool2d_backward.grad_input", adaptive_max_pool2d_backward_out_ocl);
+  m.impl("_adaptive_avg_pool2d", _adaptive_avg_pool2d_ocl);
+  m.impl("_adaptive_avg_pool2d_backward", _adaptive_avg_pool2d_backward_ocl);
+  m.impl("_adaptive_avg_pool3d", _adaptive_avg_pool3d_ocl);
+  m.impl("_adaptive_avg_pool3d_backward", _adaptive_avg_pool3d_backward_ocl);
 }
 
 }  // namespace torch_ocl

@@ -3,7 +3,9 @@ padding, dilation, ceil_mode, count_include_pad, divisor_override; unbatched, em
 non-contiguous inputs; windows of only -inf (the index is the window's first input element, as
 on the CPU), NaN and ties; indices and gradients. Adaptive max pooling: output sizes that
 divide the input or not, larger than it, 1, None entries; channels_last; NaN (the CPU reports
-the window's last NaN), ties (its first maximum); out= forms and the CPU's errors."""
+the window's last NaN), ties (its first maximum); out= forms and the CPU's errors. Adaptive
+average pooling (nn.AdaptiveAvgPool2d with outputs other than 1x1, interpolate(mode="area")): the
+same sizes and layouts, the backward with strided gradients, out= forms and the CPU's errors."""
 import torch
 import torch.nn.functional as F
 
@@ -154,6 +156,93 @@ def _adaptive_max_backward_error_samples(dtype):
     yield Sample((make((2, 3, 2), dtype), x, idx[0]), tag="3-d grad of a 4-d input raises")
 
 
+def in_float_on_cpu(f):
+    """f, but on the CPU with 16-bit tensor arguments computed in float32 and its outputs rounded
+    once to their dtype: the reference for ops whose CPU kernels accumulate in float16 / bfloat16
+    (the adaptive average pooling backward ops, 3-D adaptive average pooling), several ulps off
+    where ocl accumulates in float."""
+    def run(*args, **kwargs):
+        lows = [a.dtype for a in args if isinstance(a, torch.Tensor) and a.dtype in HALFS]
+        if not lows or args[[isinstance(a, torch.Tensor) for a in args].index(True)].device.type != "cpu":
+            return f(*args, **kwargs)
+        out = f(*[a.float() if isinstance(a, torch.Tensor) and a.dtype in HALFS else a for a in args], **kwargs)
+        outs = out if isinstance(out, tuple) else (out,)
+        outs = tuple(o.to(lows[0]) if o.dtype == torch.float32 else o for o in outs)
+        return outs if isinstance(out, tuple) else outs[0]
+    return run
+
+
+def _adaptive_avg_samples(dtype):
+    for x, where in _adaptive_inputs(dtype):
+        for size in ADAPTIVE_SIZES:
+            yield Sample((F.adaptive_avg_pool2d, x), dict(output_size=size), tag=f"{size}{where}")
+    big = make((4, 16, 33, 31), dtype, seed=4)
+    yield Sample((F.adaptive_avg_pool2d, big), dict(output_size=(7, 7)), tag="large")
+    yield Sample((F.adaptive_avg_pool2d, big.contiguous(memory_format=torch.channels_last)),
+                 dict(output_size=(7, 7)), tag="large channels_last")
+    yield Sample((F.adaptive_avg_pool2d, big), dict(output_size=(50, 40)), tag="large up")
+    yield Sample((F.adaptive_avg_pool2d, make((2, 3, 9, 8), dtype)), dict(output_size=(0, 2)), tag="zero output size")
+    yield Sample((F.adaptive_avg_pool2d, make((2, 0, 9, 8), dtype)), dict(output_size=(2, 3)), tag="zero channels")
+    yield Sample((F.adaptive_avg_pool2d, make((0, 9, 8), dtype)), dict(output_size=(2, 3)),
+                 tag="zero channels unbatched")
+    yield Sample((F.adaptive_avg_pool1d, make((2, 3, 11), dtype, seed=5)), dict(output_size=4), tag="1d")
+    yield Sample((F.interpolate, make((2, 3, 9, 8), dtype, seed=6)), dict(size=(4, 5), mode="area"), tag="area")
+    yield Sample((F.interpolate, make((2, 3, 9, 8), dtype, seed=7)), dict(scale_factor=2.5, mode="area"),
+                 tag="area up")
+    nan = make((2, 3, 9, 8), dtype, seed=8)
+    nan[0, 0, 1, 1] = float("nan")
+    nan[1, 2, 0, 7] = float("inf")
+    yield Sample((F.adaptive_avg_pool2d, nan), dict(output_size=(4, 3)), tag="NaN inf")
+    # The CPU's errors: an empty spatial dim, 2-d / 5-d input, a negative or too long size.
+    yield Sample((F.adaptive_avg_pool2d, make((2, 3, 0, 4), dtype)), dict(output_size=2), tag="zero height raises")
+    yield Sample((F.adaptive_avg_pool2d, make((3, 4, 0), dtype)), dict(output_size=2), tag="zero width raises")
+    yield Sample((F.adaptive_avg_pool2d, make((4, 4), dtype)), dict(output_size=2), tag="2-d raises")
+    yield Sample((F.adaptive_avg_pool2d, make((1, 2, 3, 4, 4), dtype)), dict(output_size=2), tag="5-d raises")
+    yield Sample((F.adaptive_avg_pool2d, make((2, 3, 4, 4), dtype)), dict(output_size=(-1, 2)), tag="negative raises")
+    yield Sample((F.adaptive_avg_pool2d, make((2, 3, 4, 4), dtype)), dict(output_size=(2, 2, 2)),
+                 tag="3 sizes raises")
+    yield Sample((F.adaptive_avg_pool2d, make((2, 3, 4, 4), torch.int64)), dict(output_size=(2, 3)),
+                 tag="int64 raises")
+
+
+def _adaptive_avg_out(x, size):
+    """The out= forms with wrongly sized outputs (resized, as on the CPU)."""
+    out = torch.empty(5, dtype=x.dtype, device=x.device)
+    torch.ops.aten._adaptive_avg_pool2d.out(x, size, out=out)
+    gi = torch.empty(3, dtype=x.dtype, device=x.device)
+    torch.ops.aten._adaptive_avg_pool2d_backward.out(out * 2 + 1, x, out=gi)
+    return out, gi
+
+
+def _adaptive_avg_out_samples(dtype):
+    yield Sample((make((2, 3, 9, 8), dtype), [4, 3]), tag="4-d")
+    yield Sample((make((3, 9, 8), dtype, seed=1), [5, 6]), tag="3-d")
+    yield Sample((make((2, 3, 9, 8), dtype, seed=2).contiguous(memory_format=torch.channels_last), [4, 5]),
+                 tag="channels_last")
+
+
+def _adaptive_avg_backward(gy, x):
+    return torch.ops.aten._adaptive_avg_pool2d_backward(gy, x)
+
+
+def _adaptive_avg_backward_samples(dtype):
+    x = make((2, 3, 9, 8), dtype)
+    yield Sample((make((2, 3, 3, 5), dtype, seed=1), x), tag="valid")
+    yield Sample((make((2, 5, 3), dtype, seed=2).transpose(1, 2).unsqueeze(1).expand(2, 3, 3, 5), x),
+                 tag="strided grad")
+    yield Sample((make((2, 3, 4, 6), dtype, seed=3).contiguous(memory_format=torch.channels_last), x),
+                 tag="channels_last grad")
+    yield Sample((make((2, 3, 4, 6), dtype, seed=4), x.contiguous(memory_format=torch.channels_last)),
+                 tag="channels_last input")
+    yield Sample((make((3, 11, 13), dtype, seed=5), make((3, 9, 8), dtype)), tag="3-d, grad larger than input")
+    yield Sample((make((0, 3, 2, 2), dtype), make((0, 3, 9, 8), dtype)), tag="empty batch")
+    yield Sample((make((2, 3, 0, 2), dtype), x), tag="empty grad raises")
+    yield Sample((make((2, 3, 2, 2), torch.float64 if dtype != torch.float64 else torch.float32), x),
+                 tag="dtype raises")
+    yield Sample((make((3, 2, 2), dtype), x), tag="3-d grad of a 4-d input raises")
+    yield Sample((make((2, 2), dtype), make((9, 8), dtype)), tag="2-d raises")
+
+
 CASES = [
     OpCase("max_pool2d", ["aten::max_pool2d_with_indices.out", "aten::max_pool2d_with_indices_backward.grad_input"],
            _pool, _max_samples, dtypes=FLOATS, grad=True),
@@ -167,4 +256,11 @@ CASES = [
     OpCase("adaptive_max_pool2d_out", [], _adaptive_max_out, _adaptive_max_out_samples, dtypes=FLOATS + HALFS),
     OpCase("adaptive_max_pool2d_backward_errors", [], _adaptive_max_backward_errors,
            _adaptive_max_backward_error_samples, dtypes=FLOAT),
+    OpCase("adaptive_avg_pool2d", ["aten::_adaptive_avg_pool2d", "aten::_adaptive_avg_pool2d_backward"], _pool,
+           _adaptive_avg_samples, dtypes=FLOATS + HALFS, grad=True),
+    OpCase("adaptive_avg_pool2d_out", [], _adaptive_avg_out, _adaptive_avg_out_samples, dtypes=FLOATS + HALFS),
+    OpCase("adaptive_avg_pool2d_backward", [], _adaptive_avg_backward, _adaptive_avg_backward_samples,
+           dtypes=FLOATS),
+    OpCase("adaptive_avg_pool2d_backward_half", [], in_float_on_cpu(_adaptive_avg_backward),
+           _adaptive_avg_backward_samples, dtypes=HALFS),
 ]
