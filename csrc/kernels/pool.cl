@@ -228,3 +228,202 @@ __kernel void adaptive_avg_pool3d_bwd(PTR_ARG(X_T, gout), PTR_ARG(X_T, gin), lon
     STORE_X(PTR(X_T, gin), AT5(rs, b, c, d, h, w), s);
   }
 }
+
+// Adaptive max pooling, one work-item per output element, with the CPU's scan rule (see
+// adaptive_max_pool2d_fwd); indices are flat (d * H + h) * W + w positions in the volume.
+__kernel void adaptive_max_pool3d_fwd(PTR_ARG(X_T, x), PTR_ARG(X_T, out), PTR_ARG(long, idx), long n, long C, long D,
+                                      long H, long W, long OD, long OH, long OW, STRIDES5(xs), STRIDES5(os),
+                                      STRIDES5(is), int c_fast) {
+  __global const X_T* xp = PTR(X_T, x);
+  FOR_EACH(i, n) {
+    long b, c, od, oh, ow;
+    position5(i, C, OD, OH, OW, c_fast, &b, &c, &od, &oh, &ow);
+    const long d0 = win_start(od, OD, D), d1 = win_end(od, OD, D);
+    const long h0 = win_start(oh, OH, H), h1 = win_end(oh, OH, H);
+    const long w0 = win_start(ow, OW, W), w1 = win_end(ow, OW, W);
+    ACC best = X_LOWEST;
+    long best_i = (d0 * H + h0) * W + w0;
+    for (long d = d0; d < d1; ++d) {
+      for (long h = h0; h < h1; ++h) {
+        for (long w = w0; w < w1; ++w) {
+          const ACC v = LOAD_X(xp, AT5(xs, b, c, d, h, w));
+          if (v > best || IS_NAN(v)) {
+            best = v;
+            best_i = (d * H + h) * W + w;
+          }
+        }
+      }
+    }
+    STORE_X(PTR(X_T, out), AT5(os, b, c, od, oh, ow), best);
+    PTR(long, idx)[AT5(is, b, c, od, oh, ow)] = best_i;
+  }
+}
+
+// Its backward, one work-item per input element: grad_out summed over the windows that
+// contain the element and name it as their maximum.
+__kernel void adaptive_max_pool3d_bwd(PTR_ARG(X_T, gout), PTR_ARG(long, idx), PTR_ARG(X_T, gin), long n, long C,
+                                      long D, long H, long W, long OD, long OH, long OW, STRIDES5(gs), STRIDES5(is),
+                                      STRIDES5(rs), int c_fast) {
+  __global const X_T* gp = PTR(X_T, gout);
+  __global const long* ip = PTR(long, idx);
+  FOR_EACH(i, n) {
+    long b, c, d, h, w;
+    position5(i, C, D, H, W, c_fast, &b, &c, &d, &h, &w);
+    const long me = (d * H + h) * W + w;
+    ACC s = 0;
+    for (long od = d * OD / D; od < ((d + 1) * OD + D - 1) / D; ++od)
+      for (long oh = h * OH / H; oh < ((h + 1) * OH + H - 1) / H; ++oh)
+        for (long ow = w * OW / W; ow < ((w + 1) * OW + W - 1) / W; ++ow)
+          if (ip[AT5(is, b, c, od, oh, ow)] == me) s += LOAD_X(gp, AT5(gs, b, c, od, oh, ow));
+    STORE_X(PTR(X_T, gin), AT5(rs, b, c, d, h, w), s);
+  }
+}
+
+// The geometry of a (dilated, strided, padded) 3-D pooling: kernel size, stride, padding and
+// dilation per dim (depth, height, width), as kernel arguments.
+#define GEOM3 long kd, long kh, long kw, long sd, long sh, long sw, long pd, long ph, long pw, long dd, long dh, long dw
+
+// First input row of window o that lies inside the input (the window starts at o*s - p and
+// steps by dil), and one past its last row, as the CPU's max pooling clips them.
+inline long max_first(long o, long s, long p, long dil) {
+  const long start = o * s - p;
+  return start < 0 ? start + (-start + dil - 1) / dil * dil : start;
+}
+inline long max_last(long o, long s, long p, long k, long dil, long in) { return min(o * s - p + (k - 1) * dil + 1, in); }
+
+// Max pooling, one work-item per output element: the window scanned depth, row, column, a
+// value replacing the running maximum when larger or NaN (as on the CPU: ties keep the first,
+// the last NaN wins; a window of the dtype's lowest values reports its first element).
+__kernel void max_pool3d_fwd(PTR_ARG(X_T, x), PTR_ARG(X_T, out), PTR_ARG(long, idx), long n, long C, long D, long H,
+                             long W, long OD, long OH, long OW, GEOM3, STRIDES5(xs), STRIDES5(os), STRIDES5(is),
+                             int c_fast) {
+  __global const X_T* xp = PTR(X_T, x);
+  FOR_EACH(i, n) {
+    long b, c, od, oh, ow;
+    position5(i, C, OD, OH, OW, c_fast, &b, &c, &od, &oh, &ow);
+    const long d0 = max_first(od, sd, pd, dd), d1 = max_last(od, sd, pd, kd, dd, D);
+    const long h0 = max_first(oh, sh, ph, dh), h1 = max_last(oh, sh, ph, kh, dh, H);
+    const long w0 = max_first(ow, sw, pw, dw), w1 = max_last(ow, sw, pw, kw, dw, W);
+    ACC best = X_LOWEST;
+    long best_i = (d0 * H + h0) * W + w0;
+    for (long d = d0; d < d1; d += dd) {
+      for (long h = h0; h < h1; h += dh) {
+        for (long w = w0; w < w1; w += dw) {
+          const ACC v = LOAD_X(xp, AT5(xs, b, c, d, h, w));
+          if (v > best || IS_NAN(v)) {
+            best = v;
+            best_i = (d * H + h) * W + w;
+          }
+        }
+      }
+    }
+    STORE_X(PTR(X_T, out), AT5(os, b, c, od, oh, ow), best);
+    PTR(long, idx)[AT5(is, b, c, od, oh, ow)] = best_i;
+  }
+}
+
+// Output window along one dim whose tap t reads input row r: o with o*s - p + t*dil == r, or
+// -1 when there is none in [0, out).
+inline long tap_window(long r, long t, long s, long p, long dil, long out) {
+  const long q = r + p - t * dil;
+  return q >= 0 && q % s == 0 && q / s < out ? q / s : -1;
+}
+
+// Its backward, one work-item per input element: for every kernel tap, the window that reads
+// the element at that tap, if any, adds its gradient when its index names the element.
+__kernel void max_pool3d_bwd(PTR_ARG(X_T, gout), PTR_ARG(long, idx), PTR_ARG(X_T, gin), long n, long C, long D,
+                             long H, long W, long OD, long OH, long OW, GEOM3, STRIDES5(gs), STRIDES5(is),
+                             STRIDES5(rs), int c_fast) {
+  __global const X_T* gp = PTR(X_T, gout);
+  __global const long* ip = PTR(long, idx);
+  FOR_EACH(i, n) {
+    long b, c, d, h, w;
+    position5(i, C, D, H, W, c_fast, &b, &c, &d, &h, &w);
+    const long me = (d * H + h) * W + w;
+    ACC s = 0;
+    for (long td = 0; td < kd; ++td) {
+      const long od = tap_window(d, td, sd, pd, dd, OD);
+      if (od < 0) continue;
+      for (long th = 0; th < kh; ++th) {
+        const long oh = tap_window(h, th, sh, ph, dh, OH);
+        if (oh < 0) continue;
+        for (long tw = 0; tw < kw; ++tw) {
+          const long ow = tap_window(w, tw, sw, pw, dw, OW);
+          if (ow >= 0 && ip[AT5(is, b, c, od, oh, ow)] == me) s += LOAD_X(gp, AT5(gs, b, c, od, oh, ow));
+        }
+      }
+    }
+    STORE_X(PTR(X_T, gin), AT5(rs, b, c, d, h, w), s);
+  }
+}
+
+// Average pooling window o along one dim: its rows inside the input, [*lo, *hi); returns its
+// extent inside the padded input (the count_include_pad divisor's factor), as the CPU clips.
+inline long avg_range(long o, long k, long s, long p, long in, __private long* lo, __private long* hi) {
+  const long start = o * s - p, end = min(start + k, in + p);
+  *lo = max(start, 0L);
+  *hi = min(end, in);
+  return end - start;
+}
+
+// The divisor of average pooling window (od, oh, ow) (its input rows in lo/hi), as the CPU's:
+// divisor_override when nonzero, else the window's size in the padded input or in the input.
+inline long avg_divisor(long padded, long dd, long dh, long dw, int count_include_pad, long divisor_override) {
+  return divisor_override ? divisor_override : count_include_pad ? padded : dd * dh * dw;
+}
+
+// Average pooling, one work-item per output element: the window's sum over its divisor (an
+// integer quotient truncated, as on the CPU), 0 for a window with no input element.
+__kernel void avg_pool3d_fwd(PTR_ARG(X_T, x), PTR_ARG(X_T, out), long n, long C, long D, long H, long W, long OD,
+                             long OH, long OW, long kd, long kh, long kw, long sd, long sh, long sw, long pd, long ph,
+                             long pw, int count_include_pad, long divisor_override, STRIDES5(xs), STRIDES5(os),
+                             int c_fast) {
+  __global const X_T* xp = PTR(X_T, x);
+  FOR_EACH(i, n) {
+    long b, c, od, oh, ow, d0, d1, h0, h1, w0, w1;
+    position5(i, C, OD, OH, OW, c_fast, &b, &c, &od, &oh, &ow);
+    const long padded = avg_range(od, kd, sd, pd, D, &d0, &d1) * avg_range(oh, kh, sh, ph, H, &h0, &h1) *
+                        avg_range(ow, kw, sw, pw, W, &w0, &w1);
+    ACC s = 0;
+    for (long d = d0; d < d1; ++d)
+      for (long h = h0; h < h1; ++h)
+        for (long w = w0; w < w1; ++w) s += LOAD_X(xp, AT5(xs, b, c, d, h, w));
+    const bool empty = d0 >= d1 || h0 >= h1 || w0 >= w1;
+    const long div = avg_divisor(padded, d1 - d0, h1 - h0, w1 - w0, count_include_pad, divisor_override);
+    STORE_X(PTR(X_T, out), AT5(os, b, c, od, oh, ow), empty ? (ACC)0 : s / (ACC)div);
+  }
+}
+
+// First and last (inclusive) windows along one dim that contain input row r: o*s - p <= r <
+// o*s - p + k, within [0, out).
+inline long avg_first_window(long r, long k, long s, long p) {
+  const long q = r + p - k + 1;
+  return q <= 0 ? 0 : (q + s - 1) / s;
+}
+inline long avg_last_window(long r, long s, long p, long out) { return min((r + p) / s, out - 1); }
+
+// Its backward, one work-item per input element: grad_out / divisor (truncated for integers,
+// per window, as the CPU adds it) summed over the windows that contain the element.
+__kernel void avg_pool3d_bwd(PTR_ARG(X_T, gout), PTR_ARG(X_T, gin), long n, long C, long D, long H, long W, long OD,
+                             long OH, long OW, long kd, long kh, long kw, long sd, long sh, long sw, long pd, long ph,
+                             long pw, int count_include_pad, long divisor_override, STRIDES5(gs), STRIDES5(rs),
+                             int c_fast) {
+  __global const X_T* gp = PTR(X_T, gout);
+  FOR_EACH(i, n) {
+    long b, c, d, h, w, lo, hi;
+    position5(i, C, D, H, W, c_fast, &b, &c, &d, &h, &w);
+    ACC s = 0;
+    for (long od = avg_first_window(d, kd, sd, pd); od <= avg_last_window(d, sd, pd, OD); ++od) {
+      const long pad_d = avg_range(od, kd, sd, pd, D, &lo, &hi), in_d = hi - lo;
+      for (long oh = avg_first_window(h, kh, sh, ph); oh <= avg_last_window(h, sh, ph, OH); ++oh) {
+        const long pad_h = avg_range(oh, kh, sh, ph, H, &lo, &hi), in_h = hi - lo;
+        for (long ow = avg_first_window(w, kw, sw, pw); ow <= avg_last_window(w, sw, pw, OW); ++ow) {
+          const long pad_w = avg_range(ow, kw, sw, pw, W, &lo, &hi), in_w = hi - lo;
+          const long div = avg_divisor(pad_d * pad_h * pad_w, in_d, in_h, in_w, count_include_pad, divisor_override);
+          s += LOAD_X(gp, AT5(gs, b, c, od, oh, ow)) / (ACC)div;
+        }
+      }
+    }
+    STORE_X(PTR(X_T, gin), AT5(rs, b, c, d, h, w), s);
+  }
+}

@@ -1,14 +1,20 @@
-// 2-D max and average pooling (nn.MaxPool2d / nn.AvgPool2d, and max_pool1d / avg_pool1d,
-// which ATen runs through them) with their backward ops, on the window views of windows.h:
-// the padded input's windows reduced by the device's max / sum kernels. Adaptive max pooling
-// (nn.AdaptiveMaxPool2d, and adaptive_max_pool1d) has windows of varying size: kernels/pool.cl.
-// ATen's structured meta functions do the argument checks and size the outputs, as on the CPU.
+// Pooling. 2-D max and average pooling (nn.MaxPool2d / nn.AvgPool2d, and max_pool1d /
+// avg_pool1d, which ATen runs through them) with their backward ops, on the window views of
+// windows.h: the padded input's windows reduced by the device's max / sum kernels. Adaptive
+// pooling (windows of varying size) and 3-D max / average pooling run kernels/pool.cl on
+// operands of any strides. ATen's meta functions (or the CPU's own checks, for the ops that have
+// none) check the arguments and size the outputs, as on the CPU.
 #include "windows.h"
 
 #include "../aten/OutMeta.h"
 #include "../runtime/Launch.h"
 #include <ATen/TensorOperators.h>
 #include <ATen/native/AdaptivePooling.h>
+#include <ATen/native/Pool.h>
+#include <ATen/ops/adaptive_max_pool3d_backward_meta.h>
+#include <ATen/ops/adaptive_max_pool3d_meta.h>
+#include <ATen/ops/avg_pool3d_backward_meta.h>
+#include <ATen/ops/avg_pool3d_meta.h>
 #include <ATen/ops/adaptive_max_pool2d_backward_meta.h>
 #include <ATen/ops/adaptive_max_pool2d_meta.h>
 #include <ATen/ops/arange.h>
@@ -432,6 +438,240 @@ at::Tensor _adaptive_avg_pool3d_backward_ocl(const at::Tensor& grad_output, cons
   return grad_input;
 }
 
+
+// The window geometry of a 3-D max or average pooling, from the op's int[3] arguments as the
+// CPU reads them (one value for all dims or three; an empty stride is the kernel size), with
+// its output size per dim.
+struct Pool3d {
+  std::array<int, 3> k, s, p, dil;
+  std::array<int64_t, 3> out;
+};
+Pool3d pool3d_geom(const at::Tensor& self, c10::IntArrayRef kernel_size, c10::IntArrayRef stride,
+                   c10::IntArrayRef padding, c10::IntArrayRef dilation, bool ceil_mode, const char* op) {
+  TORCH_CHECK(kernel_size.size() == 1 || kernel_size.size() == 3, op,
+              ": kernel_size must either be a single int, or a tuple of three ints");
+  TORCH_CHECK(stride.empty() || stride.size() == 1 || stride.size() == 3, op,
+              ": stride must either be omitted, a single int, or a tuple of three ints");
+  TORCH_CHECK(padding.size() == 1 || padding.size() == 3, op,
+              ": padding must either be a single int, or a tuple of three ints");
+  TORCH_CHECK(dilation.size() == 1 || dilation.size() == 3, op,
+              ": dilation must be either a single int, or a tuple of three ints");
+  auto pick = [](c10::IntArrayRef v, int i) { return c10::checked_convert<int, int64_t>(v[v.size() == 1 ? 0 : i], "int"); };
+  Pool3d g;
+  for (int i = 0; i < 3; ++i) {
+    g.k[i] = pick(kernel_size, i);
+    g.s[i] = stride.empty() ? g.k[i] : pick(stride, i);
+    g.p[i] = pick(padding, i);
+    g.dil[i] = pick(dilation, i);
+  }
+  for (int i = 0; i < 3; ++i)
+    g.out[i] = at::native::pooling_output_shape<int64_t>(self.size(self.dim() - 3 + i), g.k[i], g.p[i], g.s[i],
+                                                         g.dil[i], ceil_mode);
+  return g;
+}
+
+// The CPU's shape checks of a 3-D max pooling's input (and, given, of its gradient / indices).
+void check_max_pool3d(const at::Tensor& self, const Pool3d& g, const char* op) {
+  const int64_t nd = self.dim();
+  at::native::pool3d_shape_check(self, self.size(nd - 4), g.k[0], g.k[1], g.k[2], g.s[0], g.s[1], g.s[2], g.p[0],
+                                 g.p[1], g.p[2], g.dil[0], g.dil[1], g.dil[2], self.size(nd - 3), self.size(nd - 2),
+                                 self.size(nd - 1), g.out[0], g.out[1], g.out[2], op);
+}
+
+// max_pool3d_with_indices.out(Tensor self, int[3] kernel_size, int[3] stride=[], int[3] padding=0, int[3] dilation=1, bool ceil_mode=False, *, Tensor(a!) out, Tensor(b!) indices) -> (Tensor(a!), Tensor(b!))
+std::tuple<at::Tensor&, at::Tensor&> max_pool3d_with_indices_out_ocl(const at::Tensor& self,
+                                                                     c10::IntArrayRef kernel_size,
+                                                                     c10::IntArrayRef stride,
+                                                                     c10::IntArrayRef padding,
+                                                                     c10::IntArrayRef dilation, bool ceil_mode,
+                                                                     at::Tensor& out, at::Tensor& indices) {
+  const char* op = "max_pool3d";
+  const Pool3d g = pool3d_geom(self, kernel_size, stride, padding, dilation, ceil_mode, op);
+  const auto format = self.suggest_memory_format();
+  if (format == at::MemoryFormat::ChannelsLast3d) {
+    TORCH_CHECK(self.dim() == 5, "non-empty 5D (batch mode) tensor expected for input with channels_last_3d layout");
+  } else {
+    TORCH_CHECK(format == at::MemoryFormat::Contiguous, "Unsupported memory format. Supports only ChannelsLast3d, ",
+                "Contiguous");
+    TORCH_CHECK(self.dim() == 4 || self.dim() == 5, "non-empty 4D or 5D (batch mode) tensor expected for input");
+  }
+  check_max_pool3d(self, g, "max_pool3d_with_indices()");
+  TORCH_CHECK_NOT_IMPLEMENTED(self.scalar_type() != at::kBool, "\"max_pool3d\" not implemented for 'Bool'");
+  TORCH_CHECK(out.scalar_type() == self.scalar_type(), "max_pool3d_with_indices: expected out of dtype ",
+              self.scalar_type(), ", but got ", out.scalar_type());
+  TORCH_CHECK(indices.scalar_type() == at::kLong, "max_pool3d_with_indices: expected indices of dtype Long, but got ",
+              indices.scalar_type());
+  std::vector<int64_t> sizes(self.sizes().begin(), self.sizes().end() - 3);
+  sizes.insert(sizes.end(), g.out.begin(), g.out.end());
+  out.resize_(sizes, format);
+  indices.resize_(sizes, format);
+  if (out.numel() == 0) return {out, indices};
+  const Dims5 x = dims5(view5(self, 3)), y = dims5(view5(out, 3)), yi = dims5(view5(indices, 3));
+  Device& d = ocl_device(self);
+  Kernel& k = get_kernel(d, "pool", pool_options_any(d, self.scalar_type(), op), "max_pool3d_fwd");
+  const int64_t n = out.numel();
+  launch(d, k, grid_stride(n, kPoolWG), Range(kPoolWG), buf(self), buf(out), buf(indices), n, y.size[1], x.size[2],
+         x.size[3], x.size[4], y.size[2], y.size[3], y.size[4], int64_t{g.k[0]}, int64_t{g.k[1]}, int64_t{g.k[2]},
+         int64_t{g.s[0]}, int64_t{g.s[1]}, int64_t{g.s[2]}, int64_t{g.p[0]}, int64_t{g.p[1]}, int64_t{g.p[2]},
+         int64_t{g.dil[0]}, int64_t{g.dil[1]}, int64_t{g.dil[2]}, x.stride[0], x.stride[1], x.stride[2], x.stride[3],
+         x.stride[4], y.stride[0], y.stride[1], y.stride[2], y.stride[3], y.stride[4], yi.stride[0], yi.stride[1],
+         yi.stride[2], yi.stride[3], yi.stride[4], y.c_fast);
+  return {out, indices};
+}
+
+// max_pool3d_with_indices(Tensor self, int[3] kernel_size, int[3] stride=[], int[3] padding=0, int[3] dilation=1, bool ceil_mode=False) -> (Tensor, Tensor)
+std::tuple<at::Tensor, at::Tensor> max_pool3d_with_indices_ocl(const at::Tensor& self, c10::IntArrayRef kernel_size,
+                                                               c10::IntArrayRef stride, c10::IntArrayRef padding,
+                                                               c10::IntArrayRef dilation, bool ceil_mode) {
+  at::Tensor out = at::empty({0}, self.options()), indices = at::empty({0}, self.options().dtype(at::kLong));
+  max_pool3d_with_indices_out_ocl(self, kernel_size, stride, padding, dilation, ceil_mode, out, indices);
+  return {out, indices};
+}
+
+// max_pool3d_with_indices_backward.grad_input(Tensor grad_output, Tensor self, int[3] kernel_size, int[3] stride, int[3] padding, int[3] dilation, bool ceil_mode, Tensor indices, *, Tensor(a!) grad_input) -> Tensor(a!)
+at::Tensor& max_pool3d_with_indices_backward_out_ocl(const at::Tensor& grad_output, const at::Tensor& self,
+                                                     c10::IntArrayRef kernel_size, c10::IntArrayRef stride,
+                                                     c10::IntArrayRef padding, c10::IntArrayRef dilation,
+                                                     bool ceil_mode, const at::Tensor& indices,
+                                                     at::Tensor& grad_input) {
+  const char* op = "max_pool3d_with_indices_backward";
+  TORCH_CHECK(self.dim() == 4 || self.dim() == 5, "non-empty 4D or 5D (batch mode) tensor expected for input");
+  TORCH_CHECK(grad_output.dim() == self.dim(), "non-empty ", self.dim(),
+              "D tensor expected for gradOutput (the input's dims)");
+  Pool3d g = pool3d_geom(self, kernel_size, stride, padding, dilation, ceil_mode, op);
+  // As on the CPU, the windows are those of grad_output (whose sizes the forward gave).
+  for (int i = 0; i < 3; ++i) g.out[i] = grad_output.size(grad_output.dim() - 3 + i);
+  check_max_pool3d(self, g, "max_pool3d_with_indices_backward()");
+  TORCH_CHECK(grad_output.sizes().slice(0, self.dim() - 3) == self.sizes().slice(0, self.dim() - 3), op,
+              ": grad_output of shape ", grad_output.sizes(), " does not match the input of shape ", self.sizes());
+  TORCH_CHECK(indices.sizes() == grad_output.sizes() && indices.scalar_type() == at::kLong, op,
+              ": expected int64 indices of grad_output's shape ", grad_output.sizes(), ", but got ",
+              indices.scalar_type(), " indices of shape ", indices.sizes());
+  check_floating(self, "max_pool3d_backward");
+  TORCH_CHECK(grad_output.scalar_type() == self.scalar_type() && grad_input.scalar_type() == self.scalar_type(), op,
+              ": expected grad_output and grad_input of dtype ", self.scalar_type(), ", but got ",
+              grad_output.scalar_type(), " and ", grad_input.scalar_type());
+  grad_input.resize_(self.sizes(), self.suggest_memory_format());
+  if (grad_input.numel() == 0) return grad_input;
+  const Dims5 gy = dims5(view5(grad_output, 3)), yi = dims5(view5(indices, 3)), gi = dims5(view5(grad_input, 3));
+  Device& d = ocl_device(self);
+  Kernel& k = get_kernel(d, "pool", pool_options(d, self.scalar_type(), op), "max_pool3d_bwd");
+  const int64_t n = grad_input.numel();
+  launch(d, k, grid_stride(n, kPoolWG), Range(kPoolWG), buf(grad_output), buf(indices), buf(grad_input), n,
+         gi.size[1], gi.size[2], gi.size[3], gi.size[4], gy.size[2], gy.size[3], gy.size[4], int64_t{g.k[0]},
+         int64_t{g.k[1]}, int64_t{g.k[2]}, int64_t{g.s[0]}, int64_t{g.s[1]}, int64_t{g.s[2]}, int64_t{g.p[0]},
+         int64_t{g.p[1]}, int64_t{g.p[2]}, int64_t{g.dil[0]}, int64_t{g.dil[1]}, int64_t{g.dil[2]}, gy.stride[0],
+         gy.stride[1], gy.stride[2], gy.stride[3], gy.stride[4], yi.stride[0], yi.stride[1], yi.stride[2],
+         yi.stride[3], yi.stride[4], gi.stride[0], gi.stride[1], gi.stride[2], gi.stride[3], gi.stride[4], gi.c_fast);
+  return grad_input;
+}
+
+// max_pool3d_with_indices_backward(Tensor grad_output, Tensor self, int[3] kernel_size, int[3] stride, int[3] padding, int[3] dilation, bool ceil_mode, Tensor indices) -> Tensor
+at::Tensor max_pool3d_with_indices_backward_ocl(const at::Tensor& grad_output, const at::Tensor& self,
+                                                c10::IntArrayRef kernel_size, c10::IntArrayRef stride,
+                                                c10::IntArrayRef padding, c10::IntArrayRef dilation, bool ceil_mode,
+                                                const at::Tensor& indices) {
+  at::Tensor grad_input = at::empty({0}, self.options());
+  return max_pool3d_with_indices_backward_out_ocl(grad_output, self, kernel_size, stride, padding, dilation,
+                                                  ceil_mode, indices, grad_input);
+}
+
+// The CPU's average pooling dtypes: float, double and int64.
+void check_avg_pool3d_dtype(const at::Tensor& t, const char* op) {
+  const auto st = t.scalar_type();
+  TORCH_CHECK_NOT_IMPLEMENTED(st == at::kFloat || st == at::kDouble || st == at::kLong, "\"", op,
+                              "\" not implemented for '", toString(st), "'");
+}
+
+// avg_pool3d.out(Tensor self, int[3] kernel_size, int[3] stride=[], int[3] padding=0, bool ceil_mode=False, bool count_include_pad=True, int? divisor_override=None, *, Tensor(a!) out) -> Tensor(a!)
+at::Tensor& avg_pool3d_out_ocl(const at::Tensor& self, c10::IntArrayRef kernel_size, c10::IntArrayRef stride,
+                               c10::IntArrayRef padding, bool ceil_mode, bool count_include_pad,
+                               c10::optional<int64_t> divisor_override, at::Tensor& out) {
+  OutMeta<at::meta::structured_avg_pool3d> m(out);
+  m.meta(self, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override);
+  check_avg_pool3d_dtype(self, "avg_pool3d");
+  if (out.numel() == 0) return out;
+  const Pool3d g = pool3d_geom(self, kernel_size, stride, padding, {1}, ceil_mode, "avg_pool3d");
+  const Dims5 x = dims5(view5(self, 3)), y = dims5(view5(out, 3));
+  Device& d = ocl_device(self);
+  Kernel& k = get_kernel(d, "pool", pool_options_any(d, self.scalar_type(), "avg_pool3d"), "avg_pool3d_fwd");
+  const int64_t n = out.numel();
+  launch(d, k, grid_stride(n, kPoolWG), Range(kPoolWG), buf(self), buf(out), n, y.size[1], x.size[2], x.size[3],
+         x.size[4], y.size[2], y.size[3], y.size[4], int64_t{g.k[0]}, int64_t{g.k[1]}, int64_t{g.k[2]},
+         int64_t{g.s[0]}, int64_t{g.s[1]}, int64_t{g.s[2]}, int64_t{g.p[0]}, int64_t{g.p[1]}, int64_t{g.p[2]},
+         cl_int{count_include_pad}, divisor_override.value_or(0), x.stride[0], x.stride[1], x.stride[2],
+         x.stride[3], x.stride[4], y.stride[0], y.stride[1], y.stride[2], y.stride[3], y.stride[4], y.c_fast);
+  return out;
+}
+
+// avg_pool3d_backward.grad_input(Tensor grad_output, Tensor self, int[3] kernel_size, int[3] stride, int[3] padding, bool ceil_mode, bool count_include_pad, int? divisor_override, *, Tensor(a!) grad_input) -> Tensor(a!)
+at::Tensor& avg_pool3d_backward_out_ocl(const at::Tensor& grad_output, const at::Tensor& self,
+                                        c10::IntArrayRef kernel_size, c10::IntArrayRef stride,
+                                        c10::IntArrayRef padding, bool ceil_mode, bool count_include_pad,
+                                        c10::optional<int64_t> divisor_override, at::Tensor& grad_input) {
+  OutMeta<at::meta::structured_avg_pool3d_backward> m(grad_input);
+  m.meta(grad_output, self, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override);
+  check_avg_pool3d_dtype(self, "avg_pool3d_backward");
+  if (grad_input.numel() == 0) return grad_input;
+  const Pool3d g = pool3d_geom(self, kernel_size, stride, padding, {1}, ceil_mode, "avg_pool3d_backward");
+  const Dims5 gy = dims5(view5(grad_output, 3)), gi = dims5(view5(grad_input, 3));
+  Device& d = ocl_device(self);
+  Kernel& k = get_kernel(d, "pool", pool_options_any(d, self.scalar_type(), "avg_pool3d_backward"), "avg_pool3d_bwd");
+  const int64_t n = grad_input.numel();
+  launch(d, k, grid_stride(n, kPoolWG), Range(kPoolWG), buf(grad_output), buf(grad_input), n, gi.size[1], gi.size[2],
+         gi.size[3], gi.size[4], gy.size[2], gy.size[3], gy.size[4], int64_t{g.k[0]}, int64_t{g.k[1]},
+         int64_t{g.k[2]}, int64_t{g.s[0]}, int64_t{g.s[1]}, int64_t{g.s[2]}, int64_t{g.p[0]}, int64_t{g.p[1]},
+         int64_t{g.p[2]}, cl_int{count_include_pad}, divisor_override.value_or(0), gy.stride[0], gy.stride[1],
+         gy.stride[2], gy.stride[3], gy.stride[4], gi.stride[0], gi.stride[1], gi.stride[2], gi.stride[3],
+         gi.stride[4], gi.c_fast);
+  return grad_input;
+}
+
+// adaptive_max_pool3d.out(Tensor self, int[3] output_size, *, Tensor(a!) out, Tensor(b!) indices) -> (Tensor(a!), Tensor(b!))
+std::tuple<at::Tensor&, at::Tensor&> adaptive_max_pool3d_out_ocl(const at::Tensor& self, c10::IntArrayRef output_size,
+                                                                 at::Tensor& out, at::Tensor& indices) {
+  OutMeta<at::meta::structured_adaptive_max_pool3d, 2> m(out, indices);
+  m.meta(self, output_size);
+  check_floating(self, "adaptive_max_pool3d_cpu");
+  if (out.numel() == 0) return {out, indices};
+  const Dims5 x = dims5(view5(self, 3)), y = dims5(view5(out, 3)), yi = dims5(view5(indices, 3));
+  Device& d = ocl_device(self);
+  Kernel& k = get_kernel(d, "pool", pool_options(d, self.scalar_type(), "adaptive_max_pool3d"),
+                         "adaptive_max_pool3d_fwd");
+  const int64_t n = out.numel();
+  launch(d, k, grid_stride(n, kPoolWG), Range(kPoolWG), buf(self), buf(out), buf(indices), n, y.size[1], x.size[2],
+         x.size[3], x.size[4], y.size[2], y.size[3], y.size[4], x.stride[0], x.stride[1], x.stride[2], x.stride[3],
+         x.stride[4], y.stride[0], y.stride[1], y.stride[2], y.stride[3], y.stride[4], yi.stride[0], yi.stride[1],
+         yi.stride[2], yi.stride[3], yi.stride[4], y.c_fast);
+  return {out, indices};
+}
+
+// adaptive_max_pool3d_backward.grad_input(Tensor grad_output, Tensor self, Tensor indices, *, Tensor(a!) grad_input) -> Tensor(a!)
+at::Tensor& adaptive_max_pool3d_backward_out_ocl(const at::Tensor& grad_output, const at::Tensor& self,
+                                                 const at::Tensor& indices, at::Tensor& grad_input) {
+  OutMeta<at::meta::structured_adaptive_max_pool3d_backward> m(grad_input);
+  m.meta(grad_output, self, indices);
+  check_floating(self, "adaptive_max_pool3d_backward");
+  TORCH_CHECK(indices.scalar_type() == at::kLong && indices.sizes() == grad_output.sizes(),
+              "adaptive_max_pool3d_backward(): expected int64 indices of grad_output's shape ", grad_output.sizes(),
+              ", but got ", indices.scalar_type(), " indices of shape ", indices.sizes());
+  TORCH_CHECK(grad_output.dim() == self.dim() &&
+                  grad_output.sizes().slice(0, self.dim() - 3) == self.sizes().slice(0, self.dim() - 3),
+              "adaptive_max_pool3d_backward(): grad_output of shape ", grad_output.sizes(),
+              " does not match the input of shape ", self.sizes());
+  if (grad_input.numel() == 0) return grad_input;
+  const Dims5 gy = dims5(view5(grad_output, 3)), yi = dims5(view5(indices, 3)), gi = dims5(view5(grad_input, 3));
+  Device& d = ocl_device(self);
+  Kernel& k = get_kernel(d, "pool", pool_options(d, self.scalar_type(), "adaptive_max_pool3d_backward"),
+                         "adaptive_max_pool3d_bwd");
+  const int64_t n = grad_input.numel();
+  launch(d, k, grid_stride(n, kPoolWG), Range(kPoolWG), buf(grad_output), buf(indices), buf(grad_input), n,
+         gi.size[1], gi.size[2], gi.size[3], gi.size[4], gy.size[2], gy.size[3], gy.size[4], gy.stride[0],
+         gy.stride[1], gy.stride[2], gy.stride[3], gy.stride[4], yi.stride[0], yi.stride[1], yi.stride[2],
+         yi.stride[3], yi.stride[4], gi.stride[0], gi.stride[1], gi.stride[2], gi.stride[3], gi.stride[4], gi.c_fast);
+  return grad_input;
+}
+
 }  // namespace
 
 TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
@@ -445,6 +685,14 @@ TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
   m.impl("_adaptive_avg_pool2d_backward", _adaptive_avg_pool2d_backward_ocl);
   m.impl("_adaptive_avg_pool3d", _adaptive_avg_pool3d_ocl);
   m.impl("_adaptive_avg_pool3d_backward", _adaptive_avg_pool3d_backward_ocl);
+  m.impl("max_pool3d_with_indices", max_pool3d_with_indices_ocl);
+  m.impl("max_pool3d_with_indices.out", max_pool3d_with_indices_out_ocl);
+  m.impl("max_pool3d_with_indices_backward", max_pool3d_with_indices_backward_ocl);
+  m.impl("max_pool3d_with_indices_backward.grad_input", max_pool3d_with_indices_backward_out_ocl);
+  m.impl("avg_pool3d.out", avg_pool3d_out_ocl);
+  m.impl("avg_pool3d_backward.grad_input", avg_pool3d_backward_out_ocl);
+  m.impl("adaptive_max_pool3d.out", adaptive_max_pool3d_out_ocl);
+  m.impl("adaptive_max_pool3d_backward.grad_input", adaptive_max_pool3d_backward_out_ocl);
 }
 
 }  // namespace torch_ocl
