@@ -427,3 +427,25 @@ __kernel void avg_pool3d_bwd(PTR_ARG(X_T, gout), PTR_ARG(X_T, gin), long n, long
     STORE_X(PTR(X_T, gin), AT5(rs, b, c, d, h, w), s);
   }
 }
+
+// Max unpooling, one work-item per input element: its value goes to the output position its
+// index names in its (OD, OH, OW) plane (flat (od * OH + oh) * OW + ow); the output was zeroed.
+// An index outside the plane sets the device error flag (the CPU's RuntimeError). Indices
+// that repeat in a plane (never from max pooling, where a repeat carries the same value) leave
+// one of their values, as on the CPU, which does not define which either.
+__kernel void max_unpool3d_fwd(PTR_ARG(X_T, x), PTR_ARG(long, idx), PTR_ARG(X_T, out), long n, long C, long D,
+                               long H, long W, long OD, long OH, long OW, STRIDES5(xs), STRIDES5(is), STRIDES5(os),
+                               int c_fast, __global int* err) {
+  __global const X_T* xp = PTR(X_T, x);
+  FOR_EACH(i, n) {
+    long b, c, d, h, w;
+    position5(i, C, D, H, W, c_fast, &b, &c, &d, &h, &w);
+    const long p = PTR(long, idx)[AT5(is, b, c, d, h, w)];
+    if (p < 0 || p >= OD * OH * OW) {
+      report_error(err, ERR_INDEX_BOUNDS);
+    } else {
+      const long ow = p % OW, oh = p / OW % OH, od = p / (OW * OH);
+      STORE_X(PTR(X_T, out), AT5(os, b, c, od, oh, ow), LOAD_X(xp, AT5(xs, b, c, d, h, w)));
+    }
+  }
+}

@@ -672,6 +672,100 @@ at::Tensor& adaptive_max_pool3d_backward_out_ocl(const at::Tensor& grad_output, 
   return grad_input;
 }
 
+
+// Scatters self's values to out (zeroed here) at the positions indices name in each output
+// plane; nd (2 or 3) spatial dims. An index outside its plane raises at the next
+// synchronization (the device error flag), where the CPU raises at once.
+void max_unpool_fwd(const at::Tensor& self, const at::Tensor& indices, at::Tensor& out, int64_t nd, const char* op) {
+  out.zero_();
+  if (out.numel() == 0 || self.numel() == 0) return;
+  const Dims5 x = dims5(view5(self, nd)), yi = dims5(view5(indices, nd)), y = dims5(view5(out, nd));
+  Device& d = ocl_device(self);
+  Kernel& k = get_kernel(d, "pool", pool_options(d, self.scalar_type(), op), "max_unpool3d_fwd");
+  const int64_t n = self.numel();
+  launch(d, k, grid_stride(n, kPoolWG), Range(kPoolWG), buf(self), buf(indices), buf(out), n, x.size[1], x.size[2],
+         x.size[3], x.size[4], y.size[2], y.size[3], y.size[4], x.stride[0], x.stride[1], x.stride[2], x.stride[3],
+         x.stride[4], yi.stride[0], yi.stride[1], yi.stride[2], yi.stride[3], yi.stride[4], y.stride[0], y.stride[1],
+         y.stride[2], y.stride[3], y.stride[4], x.c_fast, d.error_buf);
+}
+
+// The checks max_unpool2d and max_unpool3d share, as the CPU's: int64 indices of self's shape,
+// self of nd + 1 or nd + 2 dims, none of its non-batch dims empty, output sizes >= 0.
+void check_max_unpool(const at::Tensor& self, const at::Tensor& indices, c10::IntArrayRef output_size, int64_t nd,
+                      const char* op) {
+  TORCH_CHECK(indices.scalar_type() == at::kLong, "elements in indices should be type int64 but got: ",
+              indices.scalar_type());
+  TORCH_CHECK(static_cast<int64_t>(output_size.size()) == nd, "There should be exactly ", nd,
+              " elements in output_size, but got ", output_size.size(), " elements.");
+  TORCH_CHECK(self.dim() == nd + 1 || self.dim() == nd + 2, "Input to max_unpooling", nd, "d should be a ", nd + 1,
+              "d or ", nd + 2, "d Tensor, but got a tensor with ", self.dim(), " dimensions.");
+  TORCH_CHECK(self.sizes() == indices.sizes(), "Expected shape of indices to be same as that of the input tensor (",
+              self.sizes(), ") but got indices tensor with shape: ", indices.sizes());
+  for (int64_t i = 1; i < self.dim(); ++i)
+    TORCH_CHECK(self.size(i) > 0, op, "(): Expected input to have non-zero size for non-batch dimensions, but got ",
+                self.sizes(), " with dimension ", i, " being empty.");
+  for (int64_t v : output_size)
+    TORCH_CHECK(v >= 0, op, "(): output_size must contain non-negative spatial dimensions, but got output_size=",
+                output_size);
+}
+
+// The output sizes of max unpooling: self's batch and channels, then output_size.
+std::vector<int64_t> unpool_sizes(const at::Tensor& self, c10::IntArrayRef output_size, int64_t nd) {
+  std::vector<int64_t> sizes(self.sizes().begin(), self.sizes().end() - nd);
+  sizes.insert(sizes.end(), output_size.begin(), output_size.end());
+  return sizes;
+}
+
+// max_unpool2d.out(Tensor self, Tensor indices, SymInt[2] output_size, *, Tensor(a!) out) -> Tensor(a!)
+at::Tensor& max_unpool2d_out_ocl(const at::Tensor& self, const at::Tensor& indices, c10::IntArrayRef output_size,
+                                 at::Tensor& out) {
+  check_max_unpool(self, indices, output_size, 2, "max_unpooling2d");
+  check_floating(self, "max_unpool2d");
+  TORCH_CHECK(out.scalar_type() == self.scalar_type(), "max_unpool2d: expected out of dtype ", self.scalar_type(),
+              ", but got ", out.scalar_type());
+  // Channels_last in, channels_last out (4-D), as on the CPU.
+  out.resize_(unpool_sizes(self, output_size, 2),
+              self.dim() == 4 ? self.suggest_memory_format() : at::MemoryFormat::Contiguous);
+  max_unpool_fwd(self, indices, out, 2, "max_unpool2d");
+  return out;
+}
+
+// max_unpool2d(Tensor self, Tensor indices, SymInt[2] output_size) -> Tensor
+at::Tensor max_unpool2d_ocl(const at::Tensor& self, const at::Tensor& indices, c10::IntArrayRef output_size) {
+  at::Tensor out = at::empty({0}, self.options());
+  return max_unpool2d_out_ocl(self, indices, output_size, out);
+}
+
+// max_unpool3d.out(Tensor self, Tensor indices, SymInt[3] output_size, int[3] stride, int[3] padding, *, Tensor(a!) out) -> Tensor(a!)
+at::Tensor& max_unpool3d_out_ocl(const at::Tensor& self, const at::Tensor& indices, c10::IntArrayRef output_size,
+                                 c10::IntArrayRef stride, c10::IntArrayRef padding, at::Tensor& out) {
+  TORCH_CHECK(indices.scalar_type() == at::kLong, "elements in indices should be type int64");
+  TORCH_CHECK(self.dim() == 4 || self.dim() == 5, "Input to max_unpooling3d should be a 4d or 5d Tensor, but got a ",
+              "tensor with ", self.dim(), " dimensions.");
+  TORCH_CHECK(output_size.size() == 3, "There should be exactly three elements (depth, height, width) in ",
+              "output_size, but got ", output_size.size(), " elements.");
+  TORCH_CHECK(stride.size() == 3, "There should be exactly three elements (depth, height, width) in stride, but got: ",
+              stride.size(), " elements.");
+  TORCH_CHECK(padding.size() == 3, "There should be exactly three elements (depth, height, width) in padding, but ",
+              "got: ", padding.size(), " elements.");
+  check_max_unpool(self, indices, output_size, 3, "max_unpooling3d");
+  check_floating(self, "max_unpool3d");
+  TORCH_CHECK(stride[0] > 0 && stride[1] > 0 && stride[2] > 0, "strides should be greater than zero, but got stride: ",
+              stride);
+  TORCH_CHECK(out.scalar_type() == self.scalar_type(), "max_unpool3d: expected out of dtype ", self.scalar_type(),
+              ", but got ", out.scalar_type());
+  out.resize_(unpool_sizes(self, output_size, 3));  // contiguous, as on the CPU
+  max_unpool_fwd(self, indices, out, 3, "max_unpool3d");
+  return out;
+}
+
+// max_unpool3d(Tensor self, Tensor indices, SymInt[3] output_size, int[3] stride, int[3] padding) -> Tensor
+at::Tensor max_unpool3d_ocl(const at::Tensor& self, const at::Tensor& indices, c10::IntArrayRef output_size,
+                            c10::IntArrayRef stride, c10::IntArrayRef padding) {
+  at::Tensor out = at::empty({0}, self.options());
+  return max_unpool3d_out_ocl(self, indices, output_size, stride, padding, out);
+}
+
 }  // namespace
 
 TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
@@ -693,6 +787,10 @@ TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
   m.impl("avg_pool3d_backward.grad_input", avg_pool3d_backward_out_ocl);
   m.impl("adaptive_max_pool3d.out", adaptive_max_pool3d_out_ocl);
   m.impl("adaptive_max_pool3d_backward.grad_input", adaptive_max_pool3d_backward_out_ocl);
+  m.impl("max_unpool2d", max_unpool2d_ocl);
+  m.impl("max_unpool2d.out", max_unpool2d_out_ocl);
+  m.impl("max_unpool3d", max_unpool3d_ocl);
+  m.impl("max_unpool3d.out", max_unpool3d_out_ocl);
 }
 
 }  // namespace torch_ocl
