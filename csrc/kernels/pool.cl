@@ -449,3 +449,93 @@ __kernel void max_unpool3d_fwd(PTR_ARG(X_T, x), PTR_ARG(long, idx), PTR_ARG(X_T,
     }
   }
 }
+
+// Arithmetic in the input's precision: float16 / bfloat16 results rounded after every operation,
+// as c10::Half / c10::BFloat16 arithmetic rounds them on the CPU.
+#if defined(X_KIND) && X_KIND == 2
+#define ROUND_X(v) round_to_half(v)
+#elif defined(X_KIND) && X_KIND == 3
+#define ROUND_X(v) round_to_bf16(v)
+#else
+#define ROUND_X(v) (v)
+#endif
+
+// An ACC value the host computed, passed as its bits (a double's, else a float's).
+inline ACC acc_from_bits(ulong bits) {
+#if defined(X_KIND) && X_KIND == 1
+  return as_double(bits);
+#else
+  return as_float((uint)bits);
+#endif
+}
+
+// First input row of fractional max pooling window o (of `out` windows of k rows over `in`)
+// for the plane's sample u: the CPU's (int)((o + u) * alpha) - (int)(u * alpha) in the input's
+// precision, alpha = (in - k) / (out - 1) from the host; the last window ends at the input's end.
+inline long frac_start(long o, long out, long in, long k, ACC u, ACC alpha) {
+  if (o == out - 1) return in - k;
+  return (long)ROUND_X(ROUND_X(ROUND_X((ACC)o) + u) * alpha) - (long)ROUND_X(u * alpha);
+}
+
+// Fractional max pooling, one work-item per output element: windows of kd x kh x kw starting
+// at frac_start, with the samples of plane (b, c) at samples[b, c, sample_*] (2-D pooling: D = 1,
+// kd = 1); the scan rule of max_pool3d_fwd.
+__kernel void fractional_max_pool3d_fwd(PTR_ARG(X_T, x), PTR_ARG(X_T, samples), PTR_ARG(X_T, out),
+                                        PTR_ARG(long, idx), long n, long C, long D, long H, long W, long OD, long OH,
+                                        long OW, long kd, long kh, long kw, ulong alpha_d, ulong alpha_h,
+                                        ulong alpha_w, long ss_b, long ss_c, long ss_k, long sample_d, long sample_h,
+                                        long sample_w, STRIDES5(xs), STRIDES5(os), STRIDES5(is), int c_fast) {
+  __global const X_T* xp = PTR(X_T, x);
+  __global const X_T* sp = PTR(X_T, samples);
+  FOR_EACH(i, n) {
+    long b, c, od, oh, ow;
+    position5(i, C, OD, OH, OW, c_fast, &b, &c, &od, &oh, &ow);
+    const long s = b * ss_b + c * ss_c;
+    const long d0 = frac_start(od, OD, D, kd, LOAD_X(sp, s + sample_d * ss_k), acc_from_bits(alpha_d));
+    const long h0 = frac_start(oh, OH, H, kh, LOAD_X(sp, s + sample_h * ss_k), acc_from_bits(alpha_h));
+    const long w0 = frac_start(ow, OW, W, kw, LOAD_X(sp, s + sample_w * ss_k), acc_from_bits(alpha_w));
+    ACC best = X_LOWEST;
+    long best_i = (d0 * H + h0) * W + w0;
+    for (long d = d0; d < d0 + kd; ++d) {
+      for (long h = h0; h < h0 + kh; ++h) {
+        for (long w = w0; w < w0 + kw; ++w) {
+          const ACC v = LOAD_X(xp, AT5(xs, b, c, d, h, w));
+          if (v > best || IS_NAN(v)) {
+            best = v;
+            best_i = (d * H + h) * W + w;
+          }
+        }
+      }
+    }
+    STORE_X(PTR(X_T, out), AT5(os, b, c, od, oh, ow), best);
+    PTR(long, idx)[AT5(is, b, c, od, oh, ow)] = best_i;
+  }
+}
+
+// Its backward, one work-item per (b, c) plane of the zeroed grad_in: each output's gradient
+// added, in output order, to the element its index names, the sum kept in the input's dtype
+// (the CPU's order and rounding), without atomics. An index outside the plane sets the device
+// error flag (the CPU's assertion).
+__kernel void fractional_max_pool3d_bwd(PTR_ARG(X_T, gout), PTR_ARG(long, idx), PTR_ARG(X_T, gin), long planes,
+                                        long C, long D, long H, long W, long OD, long OH, long OW, STRIDES5(gs),
+                                        STRIDES5(is), STRIDES5(rs), __global int* err) {
+  __global const X_T* gp = PTR(X_T, gout);
+  __global const long* ip = PTR(long, idx);
+  __global X_T* rp = PTR(X_T, gin);
+  FOR_EACH(p, planes) {
+    const long b = p / C, c = p % C;
+    for (long od = 0; od < OD; ++od) {
+      for (long oh = 0; oh < OH; ++oh) {
+        for (long ow = 0; ow < OW; ++ow) {
+          const long q = ip[AT5(is, b, c, od, oh, ow)];
+          if (q < 0 || q >= D * H * W) {
+            report_error(err, ERR_INDEX_BOUNDS);
+            continue;
+          }
+          const long at = AT5(rs, b, c, q / (H * W), q / W % H, q % W);
+          STORE_X(rp, at, LOAD_X(rp, at) + LOAD_X(gp, AT5(gs, b, c, od, oh, ow)));
+        }
+      }
+    }
+  }
+}

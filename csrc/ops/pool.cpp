@@ -15,6 +15,9 @@
 #include <ATen/ops/adaptive_max_pool3d_meta.h>
 #include <ATen/ops/avg_pool3d_backward_meta.h>
 #include <ATen/ops/avg_pool3d_meta.h>
+#include <ATen/ops/fractional_max_pool2d_backward_meta.h>
+#include <ATen/ops/fractional_max_pool2d_meta.h>
+#include <ATen/ops/fractional_max_pool3d_meta.h>
 #include <ATen/ops/adaptive_max_pool2d_backward_meta.h>
 #include <ATen/ops/adaptive_max_pool2d_meta.h>
 #include <ATen/ops/arange.h>
@@ -30,6 +33,7 @@
 
 #include <algorithm>
 #include <array>
+#include <cstring>
 #include <limits>
 
 namespace torch_ocl {
@@ -766,6 +770,150 @@ at::Tensor max_unpool3d_ocl(const at::Tensor& self, const at::Tensor& indices, c
   return max_unpool3d_out_ocl(self, indices, output_size, stride, padding, out);
 }
 
+
+// alpha = (in - k) / (out - 1) of a fractional pooling dim, computed in T as the CPU computes it
+// (T = the input's dtype: float16 / bfloat16 division rounds to them), as the kernel's ACC bits.
+template <typename T, typename Acc>
+uint64_t frac_alpha_bits_as(int64_t in, int64_t k, int64_t out) {
+  const Acc a = out > 1 ? static_cast<Acc>(static_cast<T>(static_cast<T>(in - k) / static_cast<T>(out - 1))) : Acc(0);
+  uint64_t bits = 0;
+  std::memcpy(&bits, &a, sizeof(Acc));
+  return bits;
+}
+uint64_t frac_alpha_bits(at::ScalarType t, int64_t in, int64_t k, int64_t out) {
+  switch (t) {
+    case at::kDouble: return frac_alpha_bits_as<double, double>(in, k, out);
+    case at::kHalf: return frac_alpha_bits_as<c10::Half, float>(in, k, out);
+    case at::kBFloat16: return frac_alpha_bits_as<c10::BFloat16, float>(in, k, out);
+    default: return frac_alpha_bits_as<float, float>(in, k, out);
+  }
+}
+
+// The CPU's checks of fractional max pooling's random samples: (N', C, nd) with N' >= N, the
+// input's dtype.
+void check_frac_samples(const at::Tensor& self, const at::Tensor& samples, int64_t nd) {
+  TORCH_CHECK(samples.dim() == 3, "Expect _random_samples to have 3 dimensions, got ", samples.dim());
+  const int64_t n = self.dim() == nd + 2 ? self.size(0) : 1, c = self.size(self.dim() - nd - 1);
+  TORCH_CHECK(samples.size(0) >= n, "Expect _random_samples.size(0) no less then input batch size.");
+  TORCH_CHECK(samples.size(1) == c, "Expect _random_samples.size(1) equals to input channel size.");
+  TORCH_CHECK(samples.size(2) == nd, "Expect _random_samples.size(2) equals to ", nd, "; got ", samples.size(2), ".");
+  TORCH_CHECK(samples.scalar_type() == self.scalar_type(), "Expect _random_samples to have the same dtype as input");
+}
+
+// Fractional max pooling of self (nd spatial dims) into out / indices (sized by the meta
+// function), kernel_size per dim, with the samples of each plane.
+void fractional_max_pool_fwd(const at::Tensor& self, c10::IntArrayRef kernel_size, const at::Tensor& samples,
+                             const at::Tensor& out, const at::Tensor& indices, int64_t nd, const char* op) {
+  check_frac_samples(self, samples, nd);
+  check_floating(self, op);
+  if (out.numel() == 0) return;
+  const Dims5 x = dims5(view5(self, nd)), y = dims5(view5(out, nd)), yi = dims5(view5(indices, nd));
+  // (kd, kh, kw) and the sample each dim uses: 3-D (t, h, w) -> samples 0, 1, 2; 2-D (w, h) -> 0, 1.
+  const int64_t kd = nd == 3 ? kernel_size[0] : 1, kh = kernel_size[nd - 2], kw = kernel_size[nd - 1];
+  const int64_t sd = 0, sh = 1, sw = nd == 3 ? 2 : 0;
+  const at::ScalarType t = self.scalar_type();
+  Device& d = ocl_device(self);
+  Kernel& k = get_kernel(d, "pool", pool_options(d, t, op), "fractional_max_pool3d_fwd");
+  const int64_t n = out.numel();
+  launch(d, k, grid_stride(n, kPoolWG), Range(kPoolWG), buf(self), buf(samples), buf(out), buf(indices), n, y.size[1],
+         x.size[2], x.size[3], x.size[4], y.size[2], y.size[3], y.size[4], kd, kh, kw,
+         frac_alpha_bits(t, x.size[2], kd, y.size[2]), frac_alpha_bits(t, x.size[3], kh, y.size[3]),
+         frac_alpha_bits(t, x.size[4], kw, y.size[4]), samples.stride(0), samples.stride(1), samples.stride(2), sd, sh,
+         sw, x.stride[0], x.stride[1], x.stride[2], x.stride[3], x.stride[4], y.stride[0], y.stride[1], y.stride[2],
+         y.stride[3], y.stride[4], yi.stride[0], yi.stride[1], yi.stride[2], yi.stride[3], yi.stride[4], y.c_fast);
+}
+
+// Its backward into grad_input (of self's shape): zeroed, then each plane's gradients added
+// at their indices.
+void fractional_max_pool_bwd(const at::Tensor& grad_output, const at::Tensor& indices, const at::Tensor& grad_input,
+                             int64_t nd, const char* op) {
+  check_floating(grad_input, op);
+  grad_input.zero_();
+  if (grad_input.numel() == 0 || grad_output.numel() == 0) return;
+  const Dims5 gy = dims5(view5(grad_output, nd)), yi = dims5(view5(indices, nd)), gi = dims5(view5(grad_input, nd));
+  Device& d = ocl_device(grad_input);
+  Kernel& k = get_kernel(d, "pool", pool_options(d, grad_input.scalar_type(), op), "fractional_max_pool3d_bwd");
+  const int64_t planes = gi.size[0] * gi.size[1];
+  launch(d, k, grid_stride(planes, 64), Range(64), buf(grad_output), buf(indices), buf(grad_input), planes,
+         gi.size[1], gi.size[2], gi.size[3], gi.size[4], gy.size[2], gy.size[3], gy.size[4], gy.stride[0],
+         gy.stride[1], gy.stride[2], gy.stride[3], gy.stride[4], yi.stride[0], yi.stride[1], yi.stride[2],
+         yi.stride[3], yi.stride[4], gi.stride[0], gi.stride[1], gi.stride[2], gi.stride[3], gi.stride[4],
+         d.error_buf);
+}
+
+// fractional_max_pool2d.output(Tensor self, int[2] kernel_size, int[2] output_size, Tensor random_samples, *, Tensor(a!) output, Tensor(b!) indices) -> (Tensor(a!), Tensor(b!))
+std::tuple<at::Tensor&, at::Tensor&> fractional_max_pool2d_out_ocl(const at::Tensor& self,
+                                                                   c10::IntArrayRef kernel_size,
+                                                                   c10::IntArrayRef output_size,
+                                                                   const at::Tensor& random_samples,
+                                                                   at::Tensor& output, at::Tensor& indices) {
+  OutMeta<at::meta::structured_fractional_max_pool2d, 2> m(output, indices);
+  m.meta(self, kernel_size, output_size, random_samples);
+  fractional_max_pool_fwd(self, kernel_size, random_samples, output, indices, 2, "fractional_max_pool2d");
+  return {output, indices};
+}
+
+// fractional_max_pool2d_backward.grad_input(Tensor grad_output, Tensor self, int[2] kernel_size, int[2] output_size, Tensor indices, *, Tensor(a!) grad_input) -> Tensor(a!)
+at::Tensor& fractional_max_pool2d_backward_out_ocl(const at::Tensor& grad_output, const at::Tensor& self,
+                                                   c10::IntArrayRef kernel_size, c10::IntArrayRef output_size,
+                                                   const at::Tensor& indices, at::Tensor& grad_input) {
+  OutMeta<at::meta::structured_fractional_max_pool2d_backward> m(grad_input);
+  m.meta(grad_output, self, kernel_size, output_size, indices);
+  TORCH_CHECK(grad_output.sizes() == indices.sizes() && indices.scalar_type() == at::kLong,
+              "fractional_max_pool2d_backward(): expected int64 indices of grad_output's shape ", grad_output.sizes(),
+              ", but got ", indices.scalar_type(), " indices of shape ", indices.sizes());
+  TORCH_CHECK(grad_output.scalar_type() == self.scalar_type(), "fractional_max_pool2d_backward(): expected grad_output ",
+              "of dtype ", self.scalar_type(), ", but got ", grad_output.scalar_type());
+  fractional_max_pool_bwd(grad_output, indices, grad_input, 2, "fractional_max_pool2d_backward");
+  return grad_input;
+}
+
+// fractional_max_pool3d.output(Tensor self, int[3] kernel_size, int[3] output_size, Tensor random_samples, *, Tensor(a!) output, Tensor(b!) indices) -> (Tensor(a!), Tensor(b!))
+std::tuple<at::Tensor&, at::Tensor&> fractional_max_pool3d_out_ocl(const at::Tensor& self,
+                                                                   c10::IntArrayRef kernel_size,
+                                                                   c10::IntArrayRef output_size,
+                                                                   const at::Tensor& random_samples,
+                                                                   at::Tensor& output, at::Tensor& indices) {
+  OutMeta<at::meta::structured_fractional_max_pool3d, 2> m(output, indices);
+  m.meta(self, kernel_size, output_size, random_samples);
+  fractional_max_pool_fwd(self, kernel_size, random_samples, output, indices, 3, "fractional_max_pool3d");
+  return {output, indices};
+}
+
+// fractional_max_pool3d_backward.grad_input(Tensor grad_output, Tensor self, int[3] kernel_size, int[3] output_size, Tensor indices, *, Tensor(a!) grad_input) -> Tensor(a!)
+at::Tensor& fractional_max_pool3d_backward_out_ocl(const at::Tensor& grad_output, const at::Tensor& self,
+                                                   c10::IntArrayRef kernel_size, c10::IntArrayRef output_size,
+                                                   const at::Tensor& indices, at::Tensor& grad_input) {
+  const char* op = "fractional_max_pool3d_backward";
+  TORCH_CHECK(self.dim() == 4 || self.dim() == 5, op, "(): Expected 4D or 5D tensor, but got: ", self.sizes());
+  TORCH_CHECK(output_size.size() == 3, op, "(): output_size must be a tuple of three Ints");
+  TORCH_CHECK(grad_output.dim() == self.dim() &&
+                  grad_output.sizes().slice(0, self.dim() - 3) == self.sizes().slice(0, self.dim() - 3),
+              op, "(): grad_output of shape ", grad_output.sizes(), " does not match the input of shape ",
+              self.sizes());
+  const char* dims[] = {"time", "height", "width"};
+  for (int64_t i = 0; i < 3; ++i)
+    TORCH_CHECK(output_size[i] == grad_output.size(self.dim() - 3 + i), "fractional_max_pool3d_backward_out(): ",
+                "gradOutput ", dims[i], " unexpected");
+  TORCH_CHECK(grad_output.sizes() == indices.sizes() && indices.scalar_type() == at::kLong, op,
+              "(): expected int64 indices of grad_output's shape ", grad_output.sizes(), ", but got ",
+              indices.scalar_type(), " indices of shape ", indices.sizes());
+  TORCH_CHECK(grad_output.scalar_type() == self.scalar_type() && grad_input.scalar_type() == self.scalar_type(), op,
+              "(): expected grad_output and grad_input of dtype ", self.scalar_type(), ", but got ",
+              grad_output.scalar_type(), " and ", grad_input.scalar_type());
+  grad_input.resize_(self.sizes());
+  fractional_max_pool_bwd(grad_output, indices, grad_input, 3, op);
+  return grad_input;
+}
+
+// fractional_max_pool3d_backward(Tensor grad_output, Tensor self, int[3] kernel_size, int[3] output_size, Tensor indices) -> Tensor
+at::Tensor fractional_max_pool3d_backward_ocl(const at::Tensor& grad_output, const at::Tensor& self,
+                                              c10::IntArrayRef kernel_size, c10::IntArrayRef output_size,
+                                              const at::Tensor& indices) {
+  at::Tensor grad_input = at::empty({0}, self.options());
+  return fractional_max_pool3d_backward_out_ocl(grad_output, self, kernel_size, output_size, indices, grad_input);
+}
+
 }  // namespace
 
 TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
@@ -791,6 +939,11 @@ TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
   m.impl("max_unpool2d.out", max_unpool2d_out_ocl);
   m.impl("max_unpool3d", max_unpool3d_ocl);
   m.impl("max_unpool3d.out", max_unpool3d_out_ocl);
+  m.impl("fractional_max_pool2d.output", fractional_max_pool2d_out_ocl);
+  m.impl("fractional_max_pool2d_backward.grad_input", fractional_max_pool2d_backward_out_ocl);
+  m.impl("fractional_max_pool3d.output", fractional_max_pool3d_out_ocl);
+  m.impl("fractional_max_pool3d_backward", fractional_max_pool3d_backward_ocl);
+  m.impl("fractional_max_pool3d_backward.grad_input", fractional_max_pool3d_backward_out_ocl);
 }
 
 }  // namespace torch_ocl
