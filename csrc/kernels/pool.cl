@@ -13,7 +13,7 @@
 #define X_T X_INT
 #define LOAD_X(p, i) ((ACC)(p)[i])
 #define STORE_X(p, i, v) ((p)[i] = (X_INT)(v))
-#define IS_NAN(v) 0
+#define IS_NAN(v) ((v) != (v))  // never true: no integer is NaN
 #else
 #ifndef X_KIND
 #define X_KIND 0  // storage kind of the values: 0 float, 1 double, 2 half, 3 bfloat16
