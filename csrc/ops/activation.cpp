@@ -5,6 +5,8 @@
 #include <ATen/Dispatch.h>
 #include <ATen/WrapDimUtils.h>
 #include <ATen/native/Resize.h>
+#include <ATen/ops/empty.h>
+#include <ATen/ops/empty_like.h>
 #include <torch/library.h>
 #include <limits>
 
@@ -381,6 +383,39 @@ at::Tensor& logit_backward_out_ocl(const at::Tensor& grad, const at::Tensor& sel
   return binary(grad, self, grad_input, s, kFloating);
 }
 
+// ---- prelu ---------------------------------------------------------------------------------
+// The composite prelu reshapes the weight to broadcast over the channel dim (dim 1; a single
+// weight for 0-D and 1-D inputs), so both kernels see a weight of the input's rank.
+
+// _prelu_kernel(Tensor self, Tensor weight) -> Tensor
+at::Tensor _prelu_kernel_ocl(const at::Tensor& self, const at::Tensor& weight) {
+  static const PointwiseSpec s{"prelu", "a > (CT)0 ? a : b * a"};
+  at::Tensor result = at::empty_like(self);
+  auto iter = at::TensorIteratorConfig().add_output(result).add_const_input(self).add_const_input(weight).build();
+  check_kind("prelu_cpu", iter.common_dtype(), kFloating);
+  pointwise(iter, s);
+  return result;
+}
+
+// _prelu_kernel_backward(Tensor grad_output, Tensor self, Tensor weight) -> (Tensor, Tensor)
+// Both gradients in the broadcast shape, as on the CPU: autograd sums the weight's gradient
+// down to the weight's shape (a device reduction).
+std::tuple<at::Tensor, at::Tensor> _prelu_kernel_backward_ocl(const at::Tensor& grad_out, const at::Tensor& self,
+                                                              const at::Tensor& weight) {
+  static const PointwiseSpec s{"prelu_bwd", "r0 = a > (CT)0 ? c : b * c; r1 = a > (CT)0 ? (CT)0 : a * c;"};
+  at::Tensor grad_self = at::empty({0}, self.options()), grad_weight = at::empty({0}, weight.options());
+  auto iter = at::TensorIteratorConfig()
+                  .add_output(grad_self)
+                  .add_output(grad_weight)
+                  .add_const_input(self)
+                  .add_const_input(weight)
+                  .add_const_input(grad_out)
+                  .build();
+  check_kind("prelu_backward_cpu", iter.common_dtype(), kFloating);
+  pointwise(iter, s);
+  return {grad_self, grad_weight};
+}
+
 }  // namespace
 
 TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
@@ -425,6 +460,8 @@ TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
   m.impl("glu.out", glu_out_ocl);
   m.impl("glu_backward", glu_backward_ocl);
   m.impl("glu_backward.grad_input", glu_backward_out_ocl);
+  m.impl("_prelu_kernel", _prelu_kernel_ocl);
+  m.impl("_prelu_kernel_backward", _prelu_kernel_backward_ocl);
 }
 
 }  // namespace torch_ocl

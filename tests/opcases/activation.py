@@ -202,3 +202,66 @@ CASES = [
            _glu_samples, dtypes=FLOATS),
     OpCase("glu_int", ["aten::glu.out"], F.glu, unary_samples, dtypes=(torch.int64,)),
 ]
+
+
+# ---- prelu ---------------------------------------------------------------------------------
+
+def _prelu_samples(dtype):
+    """F.prelu: one weight or one per channel (dim 1), inputs of rank 0 to 4, non-contiguous,
+    channels_last, expanded and empty inputs, a non-contiguous weight, special values."""
+    w1 = make((1,), dtype, low=-1, high=1, seed=50)
+    for i, s in enumerate(((), (0,), (1,), (7,), (5, 3), (2, 3, 4), (2, 3, 5, 4), (0, 3, 2), (65, 129))):
+        yield Sample((make(s, dtype, seed=i), w1), tag=f"shape{s} one weight")
+        if len(s) >= 2:
+            yield Sample((make(s, dtype, seed=i), make((s[1],), dtype, low=-1, high=1, seed=60 + i)),
+                         tag=f"shape{s} per channel")
+    yield Sample((make((2, 3, 5, 4), dtype, seed=1).contiguous(memory_format=torch.channels_last),
+                  make((3,), dtype, low=-1, high=1, seed=2)), tag="channels_last")
+    yield Sample((make((4, 6), dtype, noncontig=True, seed=3), make((6,), dtype, noncontig=True, seed=4)),
+                 tag="noncontig input and weight")
+    yield Sample((make((3, 1), dtype, seed=5).expand(3, 5), make((5,), dtype, seed=6)), tag="expanded")
+    yield Sample((make((6, 4), dtype, seed=7).t(), make((6,), dtype, seed=8)), tag="transposed")
+    if dtype.is_floating_point:
+        x = torch.tensor([[0.0, -0.0, 1.0, -1.0, float("nan"), -25.0, 1e-20, float("inf"), -float("inf")]],
+                         dtype=dtype)
+        yield Sample((x, torch.tensor([0.25], dtype=dtype)), tag="special values")
+
+
+def _prelu_error_samples(dtype):
+    yield Sample((make((2, 3), dtype), make((4,), dtype)), tag="weight size mismatch raises")
+    yield Sample((make((2, 3), dtype), make((3,), torch.float64)), tag="dtype mismatch raises")
+    yield Sample((make((2, 3), dtype), make((1, 3), dtype)), tag="2-d weight raises")
+    yield Sample((make((), dtype), make((3,), dtype)), tag="0-d input with 3 weights raises")
+    yield Sample((make((2, 3), torch.int64), make((3,), torch.int64)), tag="int64 raises")
+
+
+def _prelu_module(x, w):
+    m = torch.nn.PReLU(num_parameters=w.numel()).to(device=x.device, dtype=x.dtype)
+    with torch.no_grad():
+        m.weight.copy_(w)
+    return m(x)
+
+
+def _prelu_direct(g, x, w):
+    """The kernels called directly: the weight's gradient comes back in the broadcast shape."""
+    return (aten._prelu_kernel(x, w),) + tuple(aten._prelu_kernel_backward(g, x, w))
+
+
+def _prelu_direct_samples(dtype):
+    yield Sample((make((2, 3, 4), dtype, seed=1), make((2, 3, 4), dtype, seed=2), make((1, 3, 1), dtype, seed=3)),
+                 tag="per channel")
+    yield Sample((make((5, 3), dtype, seed=1), make((6, 5), dtype, seed=2).t()[:, :3], make((1, 1), dtype, seed=3)),
+                 tag="noncontig grad, one weight")
+    yield Sample((make((0, 3), dtype), make((0, 3), dtype), make((1, 3), dtype)), tag="empty")
+
+
+CASES += [
+    OpCase("prelu", ["aten::_prelu_kernel", "aten::_prelu_kernel_backward"], F.prelu, _prelu_samples,
+           dtypes=FLOATS + HALFS, grad=True),
+    OpCase("prelu_module", ["aten::_prelu_kernel", "aten::_prelu_kernel_backward"], _prelu_module,
+           lambda dt: (s for s in _prelu_samples(dt) if "one weight" in s.tag), dtypes=FLOAT, grad=True),
+    OpCase("prelu_direct", ["aten::_prelu_kernel", "aten::_prelu_kernel_backward"], _prelu_direct,
+           _prelu_direct_samples, dtypes=FLOATS + HALFS),
+    OpCase("prelu_errors", ["aten::_prelu_kernel"], F.prelu, _prelu_error_samples, dtypes=FLOAT),
+]
+
