@@ -5,8 +5,16 @@
 // work-item and the backward's grid come from rows::config() (ops/rows.h: device defaults,
 // overridable through the tuning entry "norm/rows"), as does SERIAL: CPU devices run the
 // serial kernels instead, a work-item per block of whole rows.
+// _weight_norm_interface (+ backward) is composed of device reductions (linalg_vector_norm,
+// sum) and pointwise kernels (aten/Pointwise.h); it launches nothing from norm.cl.
+#include "../aten/Pointwise.h"
 #include "../runtime/Launch.h"
 #include "rows.h"
+#include <ATen/TensorIterator.h>
+#include <ATen/ops/abs.h>
+#include <ATen/ops/linalg_vector_norm.h>
+#include <ATen/ops/mul.h>
+#include <ATen/ops/sum.h>
 #include <ATen/ops/empty.h>
 #include <ATen/ops/empty_like.h>
 #include <ATen/ops/zeros.h>
@@ -294,11 +302,109 @@ std::tuple<at::Tensor, at::Tensor> _fused_rms_norm_backward_ocl(const at::Tensor
   return {dx, dw};
 }
 
+namespace {
+
+// ---- weight norm ---------------------------------------------------------------------------
+// w = v * (g / ||v||), the norm over every dim of v but `dim`. Like the CPU's (and CUDA's)
+// fused kernels, only dim 0 and the last dim are served (torch._weight_norm decomposes the
+// others); norms are kept in float for 16-bit dtypes, arithmetic in float_or_double.
+
+void check_weight_norm_dim(const at::Tensor& v, int64_t dim) {
+  TORCH_CHECK(v.dim() > 0, "weight_norm: expected v with at least one dimension");
+  TORCH_CHECK(dim == 0 || dim == v.dim() - 1,
+              "weight_norm: the fused kernel supports only dim 0 or the last dim (", v.dim() - 1, "), got ", dim);
+}
+
+// v's sizes with every dim but `dim` set to 1 (the shape of g and of the norms).
+std::vector<int64_t> weight_norm_shape(const at::Tensor& v, int64_t dim) {
+  std::vector<int64_t> shape(v.dim(), 1);
+  shape[dim] = v.size(dim);
+  return shape;
+}
+
+// sqrt(sum(x^2)) over every dim of x but `dim` (keepdim), or |x| when x has no other dim.
+at::Tensor norm_except(const at::Tensor& x, int64_t dim) {
+  std::vector<int64_t> dims;
+  for (int64_t i = 0; i < x.dim(); ++i)
+    if (i != dim) dims.push_back(i);
+  return dims.empty() ? at::abs(x) : at::linalg_vector_norm(x, 2, dims, /*keepdim=*/true);
+}
+
+// Runs spec into `out` over inputs broadcast to out's shape, computing in `compute`.
+void weight_norm_pointwise(const at::Tensor& out, std::initializer_list<at::Tensor> inputs, const PointwiseSpec& s,
+                           at::ScalarType compute) {
+  at::TensorIteratorConfig cfg;
+  cfg.set_check_mem_overlap(true).check_all_same_dtype(false).add_output(out);
+  for (const auto& t : inputs) cfg.add_const_input(t);
+  auto iter = cfg.build();
+  pointwise(iter, s, {}, compute);
+}
+
+void check_weight_norm_floating(const at::Tensor& v, const char* op) {
+  TORCH_CHECK_NOT_IMPLEMENTED(at::isFloatingType(v.scalar_type()), "\"", op, "\" not implemented for '",
+                              at::toString(v.scalar_type()), "'");
+}
+
+// _weight_norm_interface(Tensor v, Tensor g, int dim=0) -> (Tensor, Tensor)
+std::tuple<at::Tensor, at::Tensor> _weight_norm_interface_ocl(const at::Tensor& v, const at::Tensor& g, int64_t dim) {
+  TORCH_CHECK(v.device() == g.device(), "weight_norm: expected v and g to be on the same device, but v is on ",
+              v.device(), " and g is on ", g.device());
+  check_weight_norm_dim(v, dim);
+  check_weight_norm_floating(v, "weight_norm_kernel");
+  const std::vector<int64_t> shape = weight_norm_shape(v, dim);
+  TORCH_CHECK(g.numel() == v.size(dim), "weight_norm: expected g to have ", v.size(dim), " elements, got ",
+              g.numel());
+  const at::ScalarType acc = float_or_double(v.scalar_type());
+  const at::ScalarType norm_type = is_reduced(g.scalar_type()) ? at::kFloat : g.scalar_type();
+  const at::Tensor norm = norm_except(v.to(acc), dim);
+  at::Tensor w = at::empty_like(v, at::MemoryFormat::Contiguous);
+  static const PointwiseSpec scale{"weight_norm_fwd", "a * (b / c)"};
+  weight_norm_pointwise(w, {v, g.reshape(shape), norm}, scale, acc);
+  return {w, norm.to(norm_type).reshape(g.sizes())};
+}
+
+// _weight_norm_interface_backward(Tensor grad_w, Tensor saved_v, Tensor saved_g, Tensor saved_norms, int dim) -> (Tensor, Tensor)
+// With s = sum(grad_w * v) over the reduced dims: grad_g = s / norm and
+// grad_v = (g / norm) * grad_w - (g / norm) * s / norm^2 * v (the CPU's formula).
+std::tuple<at::Tensor, at::Tensor> _weight_norm_interface_backward_ocl(const at::Tensor& grad_w,
+                                                                       const at::Tensor& saved_v,
+                                                                       const at::Tensor& saved_g,
+                                                                       const at::Tensor& saved_norms, int64_t dim) {
+  TORCH_CHECK(saved_v.is_contiguous(), "saved_v must be contiguous");
+  TORCH_CHECK(saved_g.is_contiguous(), "saved_g must be contiguous");
+  TORCH_CHECK(saved_norms.is_contiguous(), "saved_norms must be contiguous");
+  check_weight_norm_dim(saved_v, dim);
+  check_weight_norm_floating(saved_v, "weight_norm_backward_kernel");
+  const std::vector<int64_t> shape = weight_norm_shape(saved_v, dim);
+  TORCH_CHECK(saved_g.numel() == saved_v.size(dim) && saved_norms.numel() == saved_v.size(dim),
+              "weight_norm_backward: expected saved_g and saved_norms to have ", saved_v.size(dim), " elements");
+  TORCH_CHECK(grad_w.sizes() == saved_v.sizes(), "weight_norm_backward: expected grad_w of shape ", saved_v.sizes(),
+              ", got ", grad_w.sizes());
+  const at::ScalarType acc = float_or_double(saved_v.scalar_type());
+  const at::Tensor prod = at::mul(grad_w.to(acc), saved_v.to(acc));
+  std::vector<int64_t> dims;
+  for (int64_t i = 0; i < saved_v.dim(); ++i)
+    if (i != dim) dims.push_back(i);
+  const at::Tensor s = dims.empty() ? prod : at::sum(prod, dims, /*keepdim=*/true);
+  const at::Tensor g = saved_g.reshape(shape), norm = saved_norms.reshape(shape);
+  at::Tensor grad_v = at::empty_like(saved_v, at::MemoryFormat::Contiguous);
+  at::Tensor grad_g = at::empty(shape, saved_g.options());
+  static const PointwiseSpec dv{"weight_norm_bwd_v", "CT sa = c / d; CT sb = sa * e / (d * d); r0 = sa * a - sb * b;"};
+  static const PointwiseSpec dg{"weight_norm_bwd_g", "a / b"};
+  weight_norm_pointwise(grad_v, {grad_w, saved_v, g, norm, s}, dv, acc);
+  weight_norm_pointwise(grad_g, {s, norm}, dg, acc);
+  return {grad_v, grad_g.reshape(saved_g.sizes())};
+}
+
+}  // namespace
+
 TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
   m.impl("native_layer_norm", native_layer_norm_ocl);
   m.impl("native_layer_norm_backward", native_layer_norm_backward_ocl);
   m.impl("_fused_rms_norm", _fused_rms_norm_ocl);
   m.impl("_fused_rms_norm_backward", _fused_rms_norm_backward_ocl);
+  m.impl("_weight_norm_interface", _weight_norm_interface_ocl);
+  m.impl("_weight_norm_interface_backward", _weight_norm_interface_backward_ocl);
 }
 
 }  // namespace torch_ocl

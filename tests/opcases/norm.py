@@ -71,3 +71,74 @@ CASES = [
     OpCase("rms_norm_no_weight", RMS, _rms_norm, lambda dt: _shapes(dt, affine=False), dtypes=(torch.float32,),
            grad=True, atol=1e-4, rtol=1e-4),
 ]
+
+
+# ---- weight norm ---------------------------------------------------------------------------
+WN = ["aten::_weight_norm_interface", "aten::_weight_norm_interface_backward"]
+
+
+def _g_for(v, dim, seed, dtype):
+    shape = [1] * v.dim()
+    shape[dim] = v.shape[dim]
+    return make(shape, dtype, low=0.5, high=2.0, seed=seed)
+
+
+def _weight_norm_samples(dtype):
+    """torch._weight_norm (which takes the fused op for dim 0 and the last dim, and passes it
+    contiguous v and g): ranks 1 to 4, size-1 dims, non-contiguous v, a 1-D g, and the other dims
+    (decomposed, so only their pieces run on the device). No empty v: the CPU's kernel divides
+    by the empty dim's size (SIGFPE, torch 2.13)."""
+    for i, s in enumerate(((5,), (3, 4), (4, 1), (1, 6), (3, 4, 5), (6, 3, 2, 3), (65, 129))):
+        v = make(s, dtype, seed=i)
+        for dim in sorted({0, len(s) - 1}):
+            yield Sample((v, _g_for(v, dim, 10 + i, dtype), dim), tag=f"shape{s} dim {dim}")
+    v = make((4, 6), dtype, noncontig=True, seed=3)
+    yield Sample((v, _g_for(v, 0, 4, dtype), 0), tag="noncontig v dim 0")
+    yield Sample((v.t(), _g_for(v.t(), 1, 5, dtype), 1), tag="transposed v last dim")
+    v = make((3, 4, 5), dtype, seed=6)
+    yield Sample((v, make((3,), dtype, low=0.5, high=2, seed=7), 0), tag="1-d g")
+    yield Sample((v, _g_for(v, 1, 8, dtype), 1), tag="middle dim (decomposed)")
+    yield Sample((v, make((), dtype, seed=9), -1), tag="dim -1: whole tensor (decomposed)")
+
+
+def _weight_norm_module(x, weight, g_seed):
+    """nn.utils.parametrizations.weight_norm on a Linear layer (dim 0) and on a conv (dim 0)."""
+    lin = torch.nn.Linear(weight.shape[1], weight.shape[0], bias=False).to(device=x.device, dtype=x.dtype)
+    with torch.no_grad():
+        lin.weight.copy_(weight)
+    lin = torch.nn.utils.parametrizations.weight_norm(lin)
+    return lin(x)
+
+
+def _weight_norm_module_samples(dtype):
+    yield Sample((make((5, 4), dtype), make((3, 4), dtype, seed=1), 0), tag="linear")
+
+
+def _weight_norm_direct(v, g, dim):
+    w, norm = torch.ops.aten._weight_norm_interface(v, g, dim)
+    gw = make(tuple(v.shape), v.dtype, seed=42).to(v.device)
+    return (w, norm) + tuple(torch.ops.aten._weight_norm_interface_backward(gw, v, g, norm, dim))
+
+
+def _weight_norm_direct_samples(dtype):
+    for i, s in enumerate(((3, 4, 5), (7,), (2, 9))):
+        v = make(s, dtype, seed=i)
+        for dim in sorted({0, len(s) - 1}):
+            yield Sample((v, _g_for(v, dim, 20 + i, dtype), dim), tag=f"shape{s} dim {dim}")
+    v = make((3, 4, 5), dtype)
+    yield Sample((v, _g_for(v, 1, 30, dtype), 1), tag="middle dim raises")
+
+
+def _weight_norm_out(v, g, dim):
+    o0, o1 = torch.empty(1, dtype=v.dtype, device=v.device), torch.empty(0, dtype=torch.float32, device=v.device)
+    torch.ops.aten._weight_norm_interface.out(v, g, dim, out0=o0, out1=o1)
+    return o0, o1
+
+
+CASES += [
+    OpCase("weight_norm", WN, torch._weight_norm, _weight_norm_samples, dtypes=FLOATS + HALFS, grad=True),
+    OpCase("weight_norm_module", WN, _weight_norm_module, _weight_norm_module_samples, dtypes=FLOATS, grad=True),
+    OpCase("weight_norm_direct", WN, _weight_norm_direct, _weight_norm_direct_samples, dtypes=FLOATS + HALFS),
+    OpCase("weight_norm_out", WN, _weight_norm_out,
+           lambda dt: (s for s in _weight_norm_direct_samples(dt) if "raises" not in s.tag), dtypes=(torch.float32,)),
+]
