@@ -404,6 +404,24 @@ __kernel void expand_write(PTR_ARG(T, self), PTR_ARG(T, source), PTR_ARG(long, p
     else o[i] = v[p];
   }
 }
+// ---- embedding_renorm_ ----------------------------------------------------------------------
+// Flags the rows that the indices reference (flags[r] = 1; flags start zeroed); an index
+// outside [-num_weights, num_weights) raises the error flag (negative ones wrap, as self[i]
+// does on the CPU).
+__kernel void embedding_renorm_mark(PTR_ARG(int, flags), PTR_ARG(uchar, idx), int idx32, long n, long num_weights,
+                                    __global int* err) {
+  __global int* f = PTR(int, flags);
+  __global const uchar* ix = PTR(uchar, idx);
+  FOR_EACH(p, n) {
+    long r = load_index(ix, p, idx32);
+    if (r < -num_weights || r >= num_weights) {
+      report_error(err, ERR_INDEX_OUT_OF_RANGE);
+      continue;
+    }
+    f[r < 0 ? r + num_weights : r] = 1;
+  }
+}
+
 #endif  // !TYPED_PROGRAM
 
 #ifdef TYPED_PROGRAM
@@ -592,4 +610,75 @@ __kernel void embedding_bag_psw_bwd(PTR_ARG(DT, out), PTR_ARG(DT, grad), PTR_ARG
     STOREV(PTR(DT, out), i, acc);
   }
 }
+
+// embedding_renorm_: work-group p takes index p's row r if it is the first to claim the row
+// (atomic exchange of flags[r] back to 0: each referenced row is renormalised exactly once),
+// computes the row's norm of order p (pkind: 0 count of nonzeros, 1 sum |x|, 2 sqrt(sum x^2),
+// 3 max |x|, 4 min |x|, 5 (sum |x|^p)^(1/p)) and, where it exceeds max_norm, scales the row by
+// max_norm / (norm + 1e-7). As on the CPU, a 16-bit row's norm is rounded to its dtype first;
+// `thr` is the largest ACC value not above max_norm, so norm > thr is norm > max_norm exactly.
+// Floating programs only (the typed programs of integer dtypes serve the scatters).
+#ifdef DT_IS_FLOAT
+#ifndef RENORM_WG
+#define RENORM_WG 64  // work-group size of embedding_renorm_rows (a power of two)
+#endif
+#ifdef DT_DOUBLE64
+#define RENORM_EPS 1e-7
+#else
+#define RENORM_EPS 1e-7f
+#endif
+__kernel __attribute__((reqd_work_group_size(RENORM_WG, 1, 1))) void embedding_renorm_rows(
+    PTR_ARG(DT, self), long s0, long s1, long dim, PTR_ARG(int, flags), PTR_ARG(uchar, idx), int idx32,
+    long num_weights, ACC max_norm, ACC thr, ACC p, int pkind) {
+  __local ACC part[RENORM_WG];
+  __local int claimed;
+  __local long row;
+  const int lid = get_local_id(0);
+  const long pos = get_group_id(0);
+  if (lid == 0) {
+    long r = load_index(PTR(uchar, idx), pos, idx32);
+    claimed = 0;
+    if (r >= -num_weights && r < num_weights) {
+      r = r < 0 ? r + num_weights : r;
+      claimed = atomic_xchg((volatile __global int*)(PTR(int, flags) + r), 0) == 1;
+    }
+    row = r;
+  }
+  barrier(CLK_LOCAL_MEM_FENCE);
+  if (!claimed) return;  // uniform over the group
+  __global DT* x = PTR(DT, self) + row * s0;
+  ACC acc = pkind == 3 ? (ACC)0 : pkind == 4 ? (ACC)INFINITY : (ACC)0;
+  for (long j = lid; j < dim; j += RENORM_WG) {
+    const ACC a = fabs(LOADV(x, j * s1));
+    switch (pkind) {
+      case 0: acc += a != (ACC)0 ? (ACC)1 : (ACC)0; break;
+      case 1: acc += a; break;
+      case 2: acc += a * a; break;
+      case 3: acc = (a > acc || isnan(a)) ? a : acc; break;
+      case 4: acc = (a < acc || isnan(a)) ? a : acc; break;
+      default: acc += pow(a, p); break;
+    }
+  }
+  part[lid] = acc;
+  barrier(CLK_LOCAL_MEM_FENCE);
+  for (int w = RENORM_WG / 2; w > 0; w >>= 1) {
+    if (lid < w) {
+      const ACC o = part[lid + w], m = part[lid];
+      part[lid] = pkind == 3 ? ((o > m || isnan(o)) ? o : m) : pkind == 4 ? ((o < m || isnan(o)) ? o : m) : m + o;
+    }
+    barrier(CLK_LOCAL_MEM_FENCE);
+  }
+  ACC norm = part[0];
+  if (pkind == 2) norm = sqrt(norm);
+  else if (pkind == 5) norm = pow(norm, (ACC)1 / p);
+#if defined(DT_HALF)
+  norm = round_to_half(norm);
+#elif defined(DT_BF16)
+  norm = round_to_bf16(norm);
+#endif
+  if (!(norm > thr)) return;
+  const ACC scale = max_norm / (norm + RENORM_EPS);
+  for (long j = lid; j < dim; j += RENORM_WG) STOREV(x, j * s1, LOADV(x, j * s1) * scale);
+}
+#endif  // DT_IS_FLOAT
 #endif  // TYPED_PROGRAM

@@ -1,6 +1,7 @@
 // Indexing ops: index_select, gather, scatter (src / value / reduce), scatter_add,
 // scatter_reduce, index_add, advanced indexing (index.Tensor, _index_put_impl_), nonzero,
-// masked_select, masked_scatter_ and embedding_dense_backward. Kernels: kernels/index.cl.
+// masked_select, masked_scatter_, embedding_dense_backward, embedding_bag and embedding_renorm_.
+// Kernels: kernels/index.cl.
 // Accumulating scatters sort their target keys (at::sort, stable) and fold each run of equal
 // keys in input order: deterministic, and no float atomics. Index errors are reported
 // through the device's sticky error flag and raised at the next synchronization point.
@@ -30,7 +31,9 @@
 #include <ATen/ops/where.h>
 #include <ATen/ops/zeros.h>
 #include <c10/util/irange.h>
+#include <cmath>
 #include <cstring>
+#include <limits>
 #include <torch/library.h>
 
 namespace torch_ocl {
@@ -964,6 +967,50 @@ at::Tensor embedding_bag_per_sample_weights_backward_ocl(const at::Tensor& grad_
   return out;
 }
 
+// ---- embedding_renorm_ ---------------------------------------------------------------------
+constexpr size_t kRenormWG = 64;  // RENORM_WG of index.cl
+
+// The largest float not above v (so that, for a float x, x > result exactly when x > v).
+float float_at_most(double v) {
+  float f = static_cast<float>(v);
+  if (static_cast<double>(f) > v) f = std::nextafter(f, -std::numeric_limits<float>::infinity());
+  return f;
+}
+
+// embedding_renorm_(Tensor(a!) self, Tensor indices, float max_norm, float norm_type) -> Tensor(a!)
+// Each row referenced by indices (once, however often it appears) whose norm of order
+// norm_type exceeds max_norm is scaled by max_norm / (norm + 1e-7), as on the CPU. An index
+// out of range raises IndexError at the next synchronization (the CPU raises at once).
+at::Tensor& embedding_renorm__ocl(at::Tensor& self, const at::Tensor& indices_in, double max_norm, double norm_type) {
+  const at::TensorArg self_arg(self, "self", 1), indices_arg(indices_in, "indices", 2);
+  at::checkDim("embedding_renorm_", self_arg, 2);
+  at::checkScalarTypes("embedding_renorm_", indices_arg, {at::kLong, at::kInt});
+  const at::Tensor indices = on_device_of(indices_in, self).reshape({-1}).contiguous();
+  const int64_t n = indices.numel(), num_weights = self.size(0), dim = self.size(1);
+  if (n == 0) return self;
+  TORCH_CHECK(at::isFloatingType(self.scalar_type()),
+              "linalg.vector_norm: Expected a floating point or complex tensor as input. Got ", self.scalar_type());
+  Device& d = ocl_device(self);
+  check_dtype_supported(d, self.scalar_type(), "embedding_renorm_");
+  at::Tensor flags = at::zeros({num_weights}, self.options().dtype(at::kInt));
+  launch(d, get_kernel(d, "index", kPlainOpts, "embedding_renorm_mark"), grid_stride(n), Range(kWG),
+         buf(flags), buf(indices), idx32(indices), n, num_weights, d.error_buf);
+  if (dim == 0 || num_weights == 0) return self;
+  const cl_int pkind = norm_type == 0 ? 0 : norm_type == 1 ? 1 : norm_type == 2 ? 2
+                       : std::isinf(norm_type) ? (norm_type > 0 ? 3 : 4) : 5;
+  Kernel& k = get_kernel(d, "index", typed_opts(self.scalar_type()) + " -DRENORM_WG=" + std::to_string(kRenormWG),
+                         "embedding_renorm_rows");
+  const Range global(static_cast<size_t>(n) * kRenormWG), local(kRenormWG);
+  if (self.scalar_type() == at::kDouble)
+    launch(d, k, global, local, buf(self), self.stride(0), self.stride(1), dim, buf(flags), buf(indices),
+           idx32(indices), num_weights, max_norm, max_norm, norm_type, pkind);
+  else
+    launch(d, k, global, local, buf(self), self.stride(0), self.stride(1), dim, buf(flags), buf(indices),
+           idx32(indices), num_weights, static_cast<float>(max_norm), float_at_most(max_norm),
+           static_cast<float>(norm_type), pkind);
+  return self;
+}
+
 }  // namespace
 
 TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
@@ -997,6 +1044,7 @@ TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
   m.impl("_embedding_bag_backward", embedding_bag_backward_ocl);
   m.impl("_embedding_bag_dense_backward", embedding_bag_dense_backward_ocl);
   m.impl("_embedding_bag_per_sample_weights_backward", embedding_bag_per_sample_weights_backward_ocl);
+  m.impl("embedding_renorm_", embedding_renorm__ocl);
 }
 
 }  // namespace torch_ocl

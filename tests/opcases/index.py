@@ -428,3 +428,46 @@ CASES = [
     OpCase("index_put_accumulate_deterministic", [], _deterministic(_index_put_accumulate), _index_put_acc_samples,
            dtypes=FLOAT + (torch.int64,)),
 ]
+
+
+# ---- embedding_renorm_ ----------------------------------------------------------------------
+def _renorm_(w, idx, max_norm, p):
+    """embedding_renorm_ in place (the harness compares w after the call); synchronizes so a
+    device-detected bad index raises here."""
+    out = torch.embedding_renorm_(w, idx, max_norm, p)
+    if w.device.type != "cpu":
+        torch.ocl.synchronize()
+    return out
+
+
+def _renorm_samples(dtype):
+    dup = _idx([[1, 3, 1], [0, 3, 3]])
+    for p in (2.0, 1.0, 3.0, 0.5, float("inf"), float("-inf"), 0.0):
+        for max_norm in (1.0, 4.0):
+            yield Sample((make((5, 4), dtype), dup, max_norm, p), tag=f"p={p} max_norm={max_norm}")
+    yield Sample((make((6, 3), dtype), _idx([2, 2, 4, -1], torch.int32), 1.5, 2.0), tag="int32, negative index")
+    yield Sample((make((3, 6), dtype).t(), _idx([0, 5, 1]), 1.0, 2.0), tag="transposed weight")
+    yield Sample((make((6, 8), dtype, noncontig=True), _idx([[4], [5]]), 1.0, 2.0), tag="noncontig weight")
+    yield Sample((make((97, 300), dtype, low=-0.2, high=0.2), _rand_idx((8, 64), 97), 2.0, 2.0), tag="large")
+    yield Sample((make((5, 4), dtype), _idx([], torch.int64), 1.0, 2.0), tag="no indices")
+    yield Sample((make((5, 0), dtype), _idx([1, 2]), 1.0, 2.0), tag="empty rows")
+    yield Sample((make((5, 4), dtype), _idx([1, 2]), 100.0, 2.0), tag="below max_norm")
+
+
+def _renorm_error_samples(dtype):
+    yield Sample((make((5, 4), dtype), _idx([1, 5]), 1.0, 2.0), tag="index == num_weights raises")
+    yield Sample((make((5, 4), dtype), _idx([-6, 0]), 1.0, 2.0), tag="index < -num_weights raises")
+    yield Sample((make((5,), dtype), _idx([1]), 1.0, 2.0), tag="1-d weight raises")
+    yield Sample((make((5, 4), dtype), torch.tensor([1.0]), 1.0, 2.0), tag="float indices raise")
+
+
+def _embedding_max_norm(i, w, **kw):
+    return F.embedding(i, w, max_norm=1.5, **kw)
+
+
+CASES += [
+    OpCase("embedding_renorm", ["aten::embedding_renorm_"], _renorm_, _renorm_samples, dtypes=FLOATS + HALFS),
+    OpCase("embedding_renorm_errors", ["aten::embedding_renorm_"], _renorm_, _renorm_error_samples, dtypes=FLOAT),
+    OpCase("embedding_max_norm", ["aten::embedding_renorm_"], _embedding_max_norm,
+           _embedding_samples, dtypes=FLOATS + HALFS, grad=True),
+]
