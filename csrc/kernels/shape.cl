@@ -122,6 +122,39 @@ __kernel void eye_fwd(PTR_ARG(T, out), long rows, long cols, long s0, long s1, u
     PTR(T, out)[r * s0 + c * s1] = r == c ? (T)one : (T)0;
   }
 }
+// ---- tril_indices / triu_indices ------------------------------------------------------------
+// The (row, col) pairs of a row x col matrix's lower (tril) or upper triangle, row-major as
+// the CPU lists them: out[k] = row, out[n + k] = col of the k-th pair. Row r holds
+// clamp(r + offset + 1, 0, col) pairs (tril) or clamp(col - r - offset, 0, col) (triu), so the
+// pairs before row r have a closed form (tri_before) and each work-item finds its row by a
+// binary search. The host clamps offset to [-row - 1, col + 1] (nothing changes beyond).
+
+// sum of min(m, cols) over m = 1 .. x - 1.
+inline long tri_ramp(long x, long cols) {
+  if (x <= 1) return 0;
+  const long k = x - 1;
+  return k <= cols ? k * (k + 1) / 2 : cols * (cols + 1) / 2 + (k - cols) * cols;
+}
+// Pairs in rows 0 .. r - 1.
+inline long tri_before(long r, long cols, long offset, int upper) {
+  if (!upper) return tri_ramp(offset + r + 1, cols) - tri_ramp(offset + 1, cols);
+  const long k = cols - offset;
+  return tri_ramp(k + 1, cols) - tri_ramp(k - r + 1, cols);
+}
+__kernel void tri_indices_fwd(PTR_ARG(T, out), long n, long rows, long cols, long offset, int upper) {
+  __global T* o = PTR(T, out);
+  FOR_EACH(k, n) {
+    long lo = 0, hi = rows - 1;  // the last row r with tri_before(r) <= k
+    while (lo < hi) {
+      const long mid = lo + (hi - lo + 1) / 2;
+      if (tri_before(mid, cols, offset, upper) <= k) lo = mid;
+      else hi = mid - 1;
+    }
+    const long first = upper ? max(0L, lo + offset) : 0L;
+    o[k] = (T)lo;
+    o[n + k] = (T)(first + k - tri_before(lo, cols, offset, upper));
+  }
+}
 #endif  // !TYPED_PROGRAM
 
 #ifdef TYPED_PROGRAM

@@ -1,5 +1,6 @@
 // Shape ops: cat (up to SLOTS inputs per launch, sized to the device: foreach.h), flip, roll,
-// tril/triu (one strided remap kernel), and the range factories arange, linspace and eye. Kernels:
+// tril/triu (one strided remap kernel), and the factories arange, linspace, eye and
+// tril_indices/triu_indices. Kernels:
 // kernels/shape.cl. stack and repeat are composite in ATen and land on cat / copy_.
 #include "../runtime/Launch.h"
 #include "foreach.h"
@@ -8,6 +9,7 @@
 #include <ATen/native/Resize.h>
 #include <ATen/native/TypeProperties.h>
 #include <ATen/ops/empty.h>
+#include <algorithm>
 #include <cmath>
 #include <cstring>
 #include <torch/library.h>
@@ -329,6 +331,53 @@ at::Tensor& eye_m_out_ocl(int64_t n, int64_t m, at::Tensor& out) {
 // eye.out(SymInt n, *, Tensor(a!) out) -> Tensor(a!)
 at::Tensor& eye_out_ocl(int64_t n, at::Tensor& out) { return eye_m_out_ocl(n, n, out); }
 
+// ---- tril_indices / triu_indices ----------------------------------------------------------
+// Pairs in rows 0 .. r - 1 (tri_before of shape.cl, on the host for the total).
+int64_t tri_ramp(int64_t x, int64_t cols) {
+  if (x <= 1) return 0;
+  const int64_t k = x - 1;
+  return k <= cols ? k * (k + 1) / 2 : cols * (cols + 1) / 2 + (k - cols) * cols;
+}
+int64_t tri_before(int64_t r, int64_t cols, int64_t offset, bool upper) {
+  if (!upper) return tri_ramp(offset + r + 1, cols) - tri_ramp(offset + 1, cols);
+  const int64_t k = cols - offset;
+  return tri_ramp(k + 1, cols) - tri_ramp(k - r + 1, cols);
+}
+
+at::Tensor tri_indices(int64_t row, int64_t col, int64_t offset, std::optional<at::ScalarType> dtype_opt,
+                       std::optional<at::Layout> layout, std::optional<at::Device> device, bool upper) {
+  TORCH_CHECK(row >= 0, "row must be non-negative, got", row);
+  TORCH_CHECK(col >= 0, "col must be non-negative, got", col);
+  if (layout.has_value())
+    TORCH_CHECK(*layout == at::kStrided, "only support layout=torch.strided, got", *layout);
+  const at::ScalarType dtype = dtype_opt.value_or(at::kLong);
+  const char* op = upper ? "triu_indices" : "tril_indices";
+  TORCH_CHECK_NOT_IMPLEMENTED(dtype == at::kLong || dtype == at::kInt, "\"", op, "\" not implemented for '",
+                              at::toString(dtype), "'");
+  // Beyond these bounds every row is full or empty: the same pairs, and no overflow below.
+  offset = std::clamp<int64_t>(offset, -row - 1, col + 1);
+  const int64_t n = tri_before(row, col, offset, upper);
+  at::Tensor out = at::empty({2, n}, at::TensorOptions().dtype(dtype).device(device));
+  if (n == 0) return out;
+  Device& d = ocl_device(out);
+  launch(d, get_kernel(d, "shape", move_opts(out), "tri_indices_fwd"), grid_stride(n), Range(kWG), buf(out), n, row,
+         col, offset, static_cast<cl_int>(upper));
+  return out;
+}
+
+// tril_indices(int row, int col, int offset=0, *, ScalarType? dtype=4, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor
+at::Tensor tril_indices_ocl(int64_t row, int64_t col, int64_t offset, std::optional<at::ScalarType> dtype,
+                            std::optional<at::Layout> layout, std::optional<at::Device> device,
+                            std::optional<bool> /*pin_memory*/) {
+  return tri_indices(row, col, offset, dtype, layout, device, false);
+}
+// triu_indices(int row, int col, int offset=0, *, ScalarType? dtype=4, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor
+at::Tensor triu_indices_ocl(int64_t row, int64_t col, int64_t offset, std::optional<at::ScalarType> dtype,
+                            std::optional<at::Layout> layout, std::optional<at::Device> device,
+                            std::optional<bool> /*pin_memory*/) {
+  return tri_indices(row, col, offset, dtype, layout, device, true);
+}
+
 }  // namespace
 
 TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
@@ -341,6 +390,8 @@ TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
   m.impl("linspace.out", linspace_out_ocl);
   m.impl("eye.out", eye_out_ocl);
   m.impl("eye.m_out", eye_m_out_ocl);
+  m.impl("tril_indices", tril_indices_ocl);
+  m.impl("triu_indices", triu_indices_ocl);
 }
 
 }  // namespace torch_ocl

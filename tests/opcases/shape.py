@@ -137,3 +137,54 @@ CASES = [
            atol=0, rtol=0),
     OpCase("eye", ["aten::eye.out", "aten::eye.m_out"], _eye, _eye_samples, dtypes=DATA),
 ]
+
+
+# ---- tril_indices / triu_indices ------------------------------------------------------------
+def _tri_indices(fn_name, row, col, offset, dtype, device):
+    fn = getattr(torch, fn_name)
+    return fn(row, col, offset, dtype=dtype, device=device)
+
+
+def _tri_indices_samples(dtype):
+    cpu = torch.device("cpu")
+    for name in ("tril_indices", "triu_indices"):
+        for row, col in ((3, 4), (4, 3), (5, 5), (1, 1), (1, 7), (7, 1), (0, 3), (3, 0), (0, 0), (37, 61)):
+            for offset in (0, 1, -1, 2, -3, col, -row, col + 5, -row - 5, 100):
+                yield Sample((name, row, col, offset, dtype, cpu), tag=f"{name} {row}x{col} offset {offset}")
+        yield Sample((name, 1000, 999, -7, dtype, cpu), tag=f"{name} large")
+        yield Sample((name, -1, 3, 0, dtype, cpu), tag=f"{name} negative row raises")
+        yield Sample((name, 3, -2, 0, dtype, cpu), tag=f"{name} negative col raises")
+
+
+def _tri_indices_bad_dtype(dtype):
+    cpu = torch.device("cpu")
+    for name in ("tril_indices", "triu_indices"):
+        for dt in (torch.float32, torch.int16):
+            yield Sample((name, 3, 4, 0, dt, cpu), tag=f"{name} {dt} raises")
+
+
+def _tri_indices_default(row, col, device):
+    return (torch.tril_indices(row, col, device=device), torch.triu_indices(row, col, device=device),
+            torch.tril_indices(row, col, -1, device=device), torch.triu_indices(row, col, 1, device=device))
+
+
+def _tri_indices_out(row, col, offset, device):
+    a = torch.empty(5, dtype=torch.int32, device=device)
+    b = torch.empty(0, dtype=torch.int64, device=device)
+    torch.ops.aten.tril_indices.out(row, col, offset, out=a)
+    torch.ops.aten.triu_indices.out(row, col, offset, out=b)
+    return a, b
+
+
+CASES += [
+    OpCase("tri_indices", ["aten::tril_indices", "aten::triu_indices"], _tri_indices, _tri_indices_samples,
+           dtypes=(torch.int64, torch.int32)),
+    OpCase("tri_indices_bad_dtype", ["aten::tril_indices", "aten::triu_indices"], _tri_indices,
+           _tri_indices_bad_dtype, dtypes=(torch.int64,)),
+    OpCase("tri_indices_default", ["aten::tril_indices", "aten::triu_indices"], _tri_indices_default,
+           lambda dt: [Sample((4, 6, torch.device("cpu"))), Sample((6, 2, torch.device("cpu")))],
+           dtypes=(torch.int64,)),
+    OpCase("tri_indices_out", ["aten::tril_indices", "aten::triu_indices"], _tri_indices_out,
+           lambda dt: [Sample((4, 6, 1, torch.device("cpu"))), Sample((6, 2, -2, torch.device("cpu")))],
+           dtypes=(torch.int64,)),
+]
