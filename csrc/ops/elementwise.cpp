@@ -8,12 +8,15 @@
 // a zero in a device tensor divisor yields 0 there and sets the device's sticky error flag,
 // which raises the same RuntimeError at the next synchronization (.item(), .cpu(), ...).
 #include "elementwise.h"
+#include "../aten/OutMeta.h"
 #include <ATen/MemoryOverlap.h>
 #include <ATen/ExpandUtils.h>
 #include <ATen/native/BinaryOps.h>
 #include <ATen/native/TypeProperties.h>
 #include <ATen/ops/empty.h>
 #include <ATen/ops/empty_like.h>
+#include <ATen/ops/linalg_cross_meta.h>
+#include <ATen/WrapDimUtils.h>
 #include <ATen/ops/result_type.h>
 #include <limits>
 #include <torch/library.h>
@@ -823,10 +826,48 @@ at::Tensor& irshift_scalar_ocl(at::Tensor& self, const c10::Scalar& other) {
   return bitwise_right_shift_out_ocl(self, at::native::wrapped_scalar_tensor(other), self);
 }
 
+// ---- cross product -------------------------------------------------------------------------
+
+// linalg_cross.out(Tensor self, Tensor other, *, int dim=-1, Tensor(a!) out) -> Tensor(a!)
+// Component i of the product is a_j b_k - a_k b_j ((i, j, k) cyclic): one pointwise launch per
+// component over the broadcast inputs' slices along dim.
+at::Tensor& linalg_cross_out_ocl(const at::Tensor& self, const at::Tensor& other, int64_t dim, at::Tensor& out) {
+  OutMeta<at::meta::structured_linalg_cross> meta(out);
+  meta.meta(self, other, dim);
+  dim = c10::maybe_wrap_dim(dim, self.dim());
+  TORCH_CHECK(other.scalar_type() == self.scalar_type(), "expected scalar type ", self.scalar_type(), " but found ",
+              other.scalar_type());
+  check_kind("cross", self.scalar_type(), kFloating | kIntegral);
+  if (out.numel() == 0) return out;
+  const at::Tensor a = self.expand(out.sizes()), b = other.expand(out.sizes());
+  // As on the CPU, an out sharing memory with an input raises.
+  at::assert_no_internal_overlap(out);
+  at::assert_no_overlap(out, self);
+  at::assert_no_overlap(out, other);
+  static const PointwiseSpec plain{"cross", "a * b - c * d"},
+      half{"cross_half", "round_to_half(a * b) - round_to_half(c * d)"},
+      bf16{"cross_bf16", "round_to_bf16(a * b) - round_to_bf16(c * d)"};
+  const PointwiseSpec& s = self.scalar_type() == at::kHalf ? half : self.scalar_type() == at::kBFloat16 ? bf16 : plain;
+  for (int64_t i = 0; i < 3; ++i) {
+    const int64_t j = (i + 1) % 3, k = (i + 2) % 3;
+    auto iter = at::TensorIteratorConfig()
+                    .set_check_mem_overlap(false)
+                    .add_owned_output(out.select(dim, i))
+                    .add_owned_const_input(a.select(dim, j))
+                    .add_owned_const_input(b.select(dim, k))
+                    .add_owned_const_input(a.select(dim, k))
+                    .add_owned_const_input(b.select(dim, j))
+                    .build();
+    pointwise(iter, s);
+  }
+  return out;
+}
+
 }  // namespace
 
 TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
   m.impl("add.out", add_out_ocl);
+  m.impl("linalg_cross.out", linalg_cross_out_ocl);
   m.impl("sub.out", sub_out_ocl);
   m.impl("rsub.Tensor", rsub_tensor_ocl);
   m.impl("mul.out", mul_out_ocl);

@@ -8,7 +8,7 @@ CPU) and in-place forms of many ops in one call.
 """
 import torch
 
-from ..cases import FLOAT, FLOATS, HALFS, SHAPES, OpCase, Sample, binary_samples, make, unary_samples
+from ..cases import FLOAT, FLOATS, HALFS, INTS, SHAPES, OpCase, Sample, binary_samples, make, unary_samples
 
 I64 = (torch.int64,)
 SOME_INTS = (torch.int64, torch.int32, torch.uint8)
@@ -620,3 +620,57 @@ CASES = [
     OpCase("predicates", ["aten::isnan", "aten::isposinf.out", "aten::isneginf.out"], _predicates, _isnan_samples,
            dtypes=FLOAT + I64),
 ]
+
+
+# ---- linalg.cross ----------------------------------------------------------------------------
+def _cross_samples(dtype):
+    yield Sample((make((3,), dtype), make((3,), dtype, seed=1)), tag="vectors")
+    yield Sample((make((5, 3), dtype), make((5, 3), dtype, seed=1)), tag="rows")
+    yield Sample((make((2, 3, 4), dtype), make((2, 3, 4), dtype, seed=1)), {"dim": 1}, tag="dim 1")
+    yield Sample((make((3, 2, 5), dtype), make((3, 2, 5), dtype, seed=1)), {"dim": -3}, tag="dim -3")
+    yield Sample((make((2, 1, 3), dtype), make((1, 4, 3), dtype, seed=1)), tag="broadcast")
+    yield Sample((make((4, 6), dtype, noncontig=True)[:, :3], make((3, 4), dtype, seed=1).t()), tag="noncontig")
+    yield Sample((make((1, 3), dtype).expand(5, 3), make((5, 3), dtype, seed=1)), tag="expanded")
+    yield Sample((make((0, 3), dtype), make((0, 3), dtype, seed=1)), tag="empty")
+    yield Sample((make((65, 3, 33), dtype), make((65, 3, 33), dtype, seed=1)), {"dim": 1}, tag="large")
+
+
+def _cross_error_samples(dtype):
+    yield Sample((make((4,), dtype), make((4,), dtype)), tag="length 4 raises")
+    yield Sample((make((2, 3), dtype), make((3,), dtype)), tag="rank mismatch raises")
+    yield Sample((make((3, 2), dtype), make((3, 2), dtype)), {"dim": 2}, tag="dim out of range raises")
+    yield Sample((make((3,), dtype), make((3,), torch.float64)), tag="dtype mismatch raises")
+    yield Sample((make((3,), torch.bool), make((3,), torch.bool)), tag="bool raises")
+    yield Sample((make((3, 1), dtype), make((1, 2), dtype)), {"dim": 0}, tag="broadcast dim raises")
+
+
+def _cross_out(a, b, dim=-1):
+    out = torch.empty(2, dtype=a.dtype, device=a.device)
+    torch.linalg.cross(a, b, dim=dim, out=out)
+    return out
+
+
+def _cross_forms(a, b):
+    """torch.cross with a dim and Tensor.cross."""
+    return torch.cross(a, b, dim=-1), a.cross(b, dim=0 if a.dim() == 1 else -1)
+
+
+def _cross_aliased_out(a, b):
+    """An out= sharing memory with an input raises, as on the CPU."""
+    c = a.clone()
+    return torch.linalg.cross(c, b, out=c)
+
+
+CASES += [
+    OpCase("linalg_cross", ["aten::linalg_cross.out"], torch.linalg.cross, _cross_samples, dtypes=FLOATS + HALFS,
+           grad=True),
+    OpCase("linalg_cross_int", ["aten::linalg_cross.out"], torch.linalg.cross, _cross_samples,
+           dtypes=INTS),
+    OpCase("linalg_cross_out", ["aten::linalg_cross.out"], _cross_out, _cross_samples, dtypes=FLOATS + (torch.int64,)),
+    OpCase("linalg_cross_forms", ["aten::linalg_cross.out"], _cross_forms,
+           lambda dt: (s for s in _cross_samples(dt) if s.tag in ("vectors", "rows", "empty")), dtypes=FLOAT),
+    OpCase("linalg_cross_errors", ["aten::linalg_cross.out"], torch.linalg.cross, _cross_error_samples, dtypes=FLOAT),
+    OpCase("linalg_cross_aliased_out", ["aten::linalg_cross.out"], _cross_aliased_out,
+           lambda dt: (s for s in _cross_samples(dt) if s.tag in ("vectors", "rows")), dtypes=FLOAT),
+]
+
