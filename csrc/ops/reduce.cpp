@@ -1,12 +1,15 @@
 // Reductions over any set of dims: sum/mean/nansum/prod, amax/amin, aminmax, max/min (+indices),
-// argmax/argmin, all/any, norms, var/std(+mean), logsumexp, count_nonzero. One engine
+// argmax/argmin, all/any, norms, var/std(+mean), logsumexp, count_nonzero, renorm. One engine
 // (run_reduce) turns (input strides, reduced dims, output strides) into a coalesced geometry and
 // launches kernels/reduce.cl; inputs and outputs may have any strides (no copies except when more
 // than MAX_DIMS dims survive coalescing). Output shapes, dtypes and argument errors come from
 // ATen's own meta functions where the op is structured, so they match the CPU exactly.
 #include "../aten/OutMeta.h"
+#include "../aten/Pointwise.h"
 #include "../runtime/Launch.h"
+#include <ATen/AccumulateType.h>
 #include <ATen/MemoryOverlap.h>
+#include <ATen/TensorIterator.h>
 #include <ATen/WrapDimUtils.h>
 #include <ATen/core/Tensor.h>
 #include <ATen/native/ReduceOpsUtils.h>
@@ -25,7 +28,10 @@
 #include <ATen/ops/mean_meta.h>
 #include <ATen/ops/min_meta.h>
 #include <ATen/ops/norm_meta.h>
+#include <ATen/ops/linalg_vector_norm.h>
+#include <ATen/ops/mul.h>
 #include <ATen/ops/prod_meta.h>
+#include <ATen/ops/renorm_meta.h>
 #include <ATen/ops/sum_meta.h>
 #include <c10/util/irange.h>
 #include <torch/library.h>
@@ -807,6 +813,34 @@ at::Tensor logsumexp_ocl(const at::Tensor& self, c10::IntArrayRef dim, bool keep
   return logsumexp_out_ocl(self, dim, keepdim, out);
 }
 
+// ---- renorm --------------------------------------------------------------------------------
+// renorm.out(Tensor self, Scalar p, int dim, Scalar maxnorm, *, Tensor(a!) out) -> Tensor(a!)
+// Each slice along dim whose p-norm exceeds maxnorm is scaled by maxnorm / (norm + 1e-7): the
+// norms by linalg_vector_norm (in float for 16-bit dtypes, as CUDA and the CPU do), the scale
+// factors by one pointwise kernel in the norms' dtype, then out = self * factor (mul.out).
+// renorm and renorm_ come from ATen's structured wrappers around this.
+at::Tensor& renorm_out_ocl(const at::Tensor& self, const c10::Scalar& p, int64_t dim, const c10::Scalar& maxnorm,
+                           at::Tensor& out) {
+  OutMeta<at::meta::structured_renorm> meta(out);
+  meta.meta(self, p, dim, maxnorm);
+  dim = c10::maybe_wrap_dim(dim, self.dim());
+  std::vector<int64_t> reduce_dims;
+  for (int64_t i = 0; i < self.dim(); ++i)
+    if (i != dim) reduce_dims.push_back(i);
+  const at::ScalarType dtype = self.scalar_type();
+  const at::ScalarType acc = at::toAccumulateType(dtype, /*is_cuda=*/true);
+  at::Tensor norm = acc != dtype ? at::linalg_vector_norm(self, p.toDouble(), reduce_dims, true, acc)
+                                 : at::linalg_vector_norm(self, p.toDouble(), reduce_dims, true);
+  if (norm.numel() > 0) {
+    at::TensorIteratorConfig cfg;
+    cfg.set_check_mem_overlap(false).add_output(norm).add_const_input(norm);
+    auto iter = cfg.build();
+    static const PointwiseSpec factor{"renorm_factor", "a > s0 ? s0 / (a + CTC(1e-7)) : CTC(1)"};
+    pointwise(iter, factor, {maxnorm});
+  }
+  return at::mul_out(out, self, norm);
+}
+
 }  // namespace
 
 TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
@@ -845,6 +879,7 @@ TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
   m.impl("std_mean.correction", std_mean_correction_ocl);
   m.impl("logsumexp", logsumexp_ocl);
   m.impl("logsumexp.out", logsumexp_out_ocl);
+  m.impl("renorm.out", renorm_out_ocl);
 }
 
 }  // namespace torch_ocl

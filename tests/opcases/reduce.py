@@ -9,7 +9,7 @@ to cover every accumulation path (float, double, int64, half/bfloat16 via float)
 compiling programs no case needs."""
 import torch
 
-from ..cases import SHAPES, OpCase, Sample, make
+from ..cases import FLOAT, SHAPES, OpCase, Sample, make
 
 F32 = (torch.float32,)
 FLOATS = (torch.float32, torch.float64)
@@ -545,4 +545,44 @@ CASES += [
     OpCase("logcumsumexp_out", ["aten::_logcumsumexp.out"], _lcse_out,
            lambda dt: [Sample((make((4, 9), dt), 1)), Sample((make((9, 4), dt), 0)),
                        Sample((make((2, 3000), dt), -1))], dtypes=F32),
+]
+
+
+# ---- renorm ----------------------------------------------------------------------------------
+def _renorm_samples(dtype):
+    for p in (2, 1, 3.5, 0.5, float("inf")):
+        for dim in (0, 1, -1):
+            yield Sample((make((4, 5), dtype), p, dim, 2.0), tag=f"p={p} dim {dim}")
+    yield Sample((make((3, 4, 5), dtype), 2, 1, 3.0), tag="3-d dim 1")
+    yield Sample((make((3, 4, 5), dtype), 2, 2, 100.0), tag="below maxnorm")
+    yield Sample((make((3, 4, 5), dtype), 2, 0, 0.0), tag="maxnorm 0")
+    yield Sample((make((4, 6), dtype, noncontig=True), 2, 0, 1.0), tag="noncontig")
+    yield Sample((make((6, 4), dtype).t(), 2, 1, 1.0), tag="transposed")
+    yield Sample((make((3, 1), dtype).expand(3, 5), 2, 0, 1.0), tag="expanded")
+    yield Sample((make((0, 5), dtype), 2, 0, 1.0), tag="empty dim")
+    yield Sample((make((4, 0), dtype), 2, 0, 1.0), tag="empty rows")
+    yield Sample((make((65, 129), dtype), 2, 1, 4.0), tag="large")
+
+
+def _renorm_forms(x, p, dim, maxnorm):
+    y = x.clone()
+    y.renorm_(p, dim, maxnorm)
+    out = torch.empty(3, dtype=x.dtype, device=x.device)
+    torch.renorm(x, p, dim, maxnorm, out=out)
+    return y, out
+
+
+def _renorm_error_samples(dtype):
+    yield Sample((make((4,), dtype), 2, 0, 1.0), tag="1-d raises")
+    yield Sample((make((4, 5), dtype), 0, 0, 1.0), tag="p=0 raises")
+    yield Sample((make((4, 5), dtype), -1, 0, 1.0), tag="p<0 raises")
+    yield Sample((make((4, 5), dtype), 2, 0, -1.0), tag="negative maxnorm raises")
+    yield Sample((make((4, 5), dtype), 2, 2, 1.0), tag="dim out of range raises")
+    yield Sample((make((4, 5), torch.int64), 2, 0, 1.0), tag="int64 raises")
+
+
+CASES += [
+    OpCase("renorm", ["aten::renorm.out"], torch.renorm, _renorm_samples, dtypes=FLOATS + HALFS, grad=True),
+    OpCase("renorm_forms", ["aten::renorm.out"], _renorm_forms, _renorm_samples, dtypes=FLOATS),
+    OpCase("renorm_errors", ["aten::renorm.out"], torch.renorm, _renorm_error_samples, dtypes=FLOAT),
 ]
