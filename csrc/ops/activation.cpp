@@ -416,6 +416,51 @@ std::tuple<at::Tensor, at::Tensor> _prelu_kernel_backward_ocl(const at::Tensor& 
   return {grad_self, grad_weight};
 }
 
+// ---- rrelu ---------------------------------------------------------------------------------
+// Training: every negative (or zero) input x gets a slope r drawn uniformly from [lower, upper)
+// by the device generator (uniform_ over the noise tensor, then one pointwise kernel): out = x r,
+// noise = r; elsewhere out = x, noise = 1. rrelu_with_noise_backward (composite) then is
+// grad * noise. Evaluation: leaky_relu with the slope (lower + upper) / 2.
+
+// rrelu_with_noise.out(Tensor self, Tensor(b!) noise, Scalar lower=0.125, Scalar upper=0.33333333333333331, bool training=False, Generator? generator=None, *, Tensor(a!) out) -> Tensor(a!)
+at::Tensor& rrelu_with_noise_out_ocl(const at::Tensor& self, at::Tensor& noise, const c10::Scalar& lower,
+                                     const c10::Scalar& upper, bool training, std::optional<at::Generator> gen,
+                                     at::Tensor& out) {
+  TORCH_CHECK(self.sizes() == noise.sizes(), "noise tensor shape must match self tensor shape. Got self.shape = ",
+              self.sizes(), " noise.shape = ", noise.sizes());
+  if (!training) {
+    const double slope = (lower.toDouble() + upper.toDouble()) / 2;
+    return leaky_relu_out_ocl(self, slope, out);
+  }
+  // The CPU's training kernel takes float, double and bfloat16 (not float16).
+  TORCH_CHECK_NOT_IMPLEMENTED(at::isFloatingType(self.scalar_type()) && self.scalar_type() != at::kHalf,
+                              "\"rrelu_with_noise_out_cpu\" not implemented for '", c10::toString(self.scalar_type()),
+                              "'");
+  TORCH_CHECK(noise.scalar_type() == self.scalar_type(), "expected scalar type ", self.scalar_type(), " but found ",
+              noise.scalar_type());
+  noise.uniform_(lower.toDouble(), upper.toDouble(), gen);
+  static const PointwiseSpec s{"rrelu_train", "r0 = a <= (CT)0 ? a * b : a; r1 = a <= (CT)0 ? b : CTC(1);"};
+  auto iter = at::TensorIteratorConfig()
+                  .add_output(out)
+                  .add_output(noise)
+                  .add_const_input(self)
+                  .add_const_input(noise)
+                  .build();
+  pointwise(iter, s);
+  return out;
+}
+// rrelu_with_noise(Tensor self, Tensor(b!) noise, Scalar lower=0.125, Scalar upper=0.33333333333333331, bool training=False, Generator? generator=None) -> Tensor
+at::Tensor rrelu_with_noise_ocl(const at::Tensor& self, at::Tensor& noise, const c10::Scalar& lower,
+                                const c10::Scalar& upper, bool training, std::optional<at::Generator> gen) {
+  at::Tensor out = at::empty_like(self);
+  return rrelu_with_noise_out_ocl(self, noise, lower, upper, training, std::move(gen), out);
+}
+// rrelu_with_noise_(Tensor(a!) self, Tensor(b!) noise, Scalar lower=0.125, Scalar upper=0.33333333333333331, bool training=False, Generator? generator=None) -> Tensor(a!)
+at::Tensor& rrelu_with_noise__ocl(at::Tensor& self, at::Tensor& noise, const c10::Scalar& lower,
+                                  const c10::Scalar& upper, bool training, std::optional<at::Generator> gen) {
+  return rrelu_with_noise_out_ocl(self, noise, lower, upper, training, std::move(gen), self);
+}
+
 }  // namespace
 
 TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
@@ -462,6 +507,9 @@ TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
   m.impl("glu_backward.grad_input", glu_backward_out_ocl);
   m.impl("_prelu_kernel", _prelu_kernel_ocl);
   m.impl("_prelu_kernel_backward", _prelu_kernel_backward_ocl);
+  m.impl("rrelu_with_noise", rrelu_with_noise_ocl);
+  m.impl("rrelu_with_noise_", rrelu_with_noise__ocl);
+  m.impl("rrelu_with_noise.out", rrelu_with_noise_out_ocl);
 }
 
 }  // namespace torch_ocl

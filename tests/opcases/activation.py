@@ -265,3 +265,88 @@ CASES += [
     OpCase("prelu_errors", ["aten::_prelu_kernel"], F.prelu, _prelu_error_samples, dtypes=FLOAT),
 ]
 
+
+# ---- rrelu -----------------------------------------------------------------------------------
+def _rrelu_train_checks(x, lower, upper):
+    """rrelu_with_noise in training mode, reduced to facts that hold for any draw: the noise is
+    1 where x > 0 and within [lower, upper] elsewhere, the output is x * noise, the in-place
+    and out= forms agree with that, the input's gradient is the noise, and over many draws the
+    slopes average (lower + upper) / 2. The noise tensors are contiguous: the CPU writes a
+    non-contiguous one as if it were contiguous (torch 2.13). bfloat16: the CPU multiplies by
+    the float draw, then rounds the noise, so x * noise matches its output to a rounding."""
+    tol = 1e-2 if x.dtype == torch.bfloat16 else 0.0
+
+    def same(a, b):
+        return bool(((a - b).abs() <= tol * b.abs()).all())
+
+    xg = x.detach().clone().requires_grad_(True)
+    noise = torch.full(x.shape, -7.0, dtype=x.dtype, device=x.device)
+    out = aten.rrelu_with_noise(xg, noise, lower, upper, True)
+    (grad,) = torch.autograd.grad(out, xg, torch.ones_like(out))
+    neg = x <= 0
+    eps = torch.finfo(x.dtype).eps * 4
+    checks = [same(out.detach(), torch.where(neg, x * noise, x)),
+              bool(((noise == 1) | neg).all()),
+              bool((~neg | ((noise >= lower - eps) & (noise <= upper + eps))).all()),
+              bool((grad == noise).all())]
+    n2, y = torch.empty(x.shape, dtype=x.dtype, device=x.device), x.clone()
+    aten.rrelu_with_noise_(y, n2, lower, upper, True)
+    checks.append(same(y, torch.where(neg, x * n2, x)))
+    n3, o3 = torch.empty(x.shape, dtype=x.dtype, device=x.device), torch.empty_like(x)
+    aten.rrelu_with_noise.out(x, n3, lower, upper, True, None, out=o3)
+    checks.append(same(o3, torch.where(neg, x * n3, x)))
+    if neg.sum() > 1000:
+        checks.append(abs(float(noise[neg].double().mean()) - (lower + upper) / 2) < 0.01 * (upper - lower) + 0.01)
+    return torch.tensor(checks)
+
+
+def _rrelu_train_samples(dtype):
+    for i, s in enumerate(((), (0,), (7,), (5, 3), (65, 129))):
+        yield Sample((make(s, dtype, seed=i), 0.125, 1 / 3), tag=f"shape{s}")
+    yield Sample((make((4, 6), dtype, noncontig=True), 0.1, 0.3), tag="noncontig")
+    yield Sample((make((6, 4), dtype).t(), 0.5, 0.5), tag="transposed, lower == upper")
+    yield Sample((torch.tensor([0.0, -0.0, float("nan"), -float("inf"), 3.0], dtype=dtype), 0.2, 0.4),
+                 tag="special values")
+
+
+def _rrelu_eval(x):
+    n = torch.empty_like(x)
+    y = x.clone()
+    aten.rrelu_with_noise_(y, n, 0.1, 0.3, False)
+    return F.rrelu(x), F.rrelu(x, 0.2, 0.6), aten.rrelu_with_noise(x, n, 0.25, 0.5, False), y
+
+
+def _rrelu_errors(x, noise, training):
+    return aten.rrelu_with_noise(x, noise, 0.1, 0.3, training)
+
+
+def _rrelu_error_samples(dtype):
+    yield Sample((make((5,), dtype), make((4,), dtype), True), tag="noise shape raises")
+    yield Sample((make((5,), dtype), make((4,), dtype), False), tag="noise shape raises (eval)")
+    yield Sample((make((5,), dtype), make((5,), torch.float64), True), tag="noise dtype raises")
+    yield Sample((make((5,), torch.float16), make((5,), torch.float16), True), tag="float16 training raises")
+    yield Sample((make((5,), torch.int64), make((5,), torch.int64), True), tag="int64 raises")
+    yield Sample((make((5,), torch.int64), make((5,), torch.int64), False), tag="int64 eval raises")
+
+
+def _rrelu_bad_range(x):
+    return aten.rrelu_with_noise(x, torch.empty_like(x), 0.4, 0.3, True)
+
+
+def _rrelu_eval_out(x):
+    n, o = torch.empty_like(x), torch.empty(2, dtype=x.dtype, device=x.device)
+    aten.rrelu_with_noise.out(x, n, 0.1, 0.3, False, None, out=o)
+    return o
+
+
+CASES += [
+    OpCase("rrelu_train", ["aten::rrelu_with_noise", "aten::rrelu_with_noise_", "aten::rrelu_with_noise.out"],
+           _rrelu_train_checks, _rrelu_train_samples, dtypes=FLOATS + (torch.bfloat16,)),
+    OpCase("rrelu_eval", ["aten::rrelu_with_noise", "aten::rrelu_with_noise_", "aten::rrelu_with_noise.out"],
+           _rrelu_eval, _act_samples, dtypes=FLOATS + HALFS, grad=True),
+    OpCase("rrelu_errors", ["aten::rrelu_with_noise"], _rrelu_errors, _rrelu_error_samples, dtypes=FLOAT),
+    OpCase("rrelu_bad_range", ["aten::rrelu_with_noise"], _rrelu_bad_range,
+           lambda dt: [Sample((torch.tensor([-1.0, 2.0, -3.0, 0.5], dtype=dt),), tag="lower > upper raises")],
+           dtypes=FLOAT),
+    OpCase("rrelu_eval_out", ["aten::rrelu_with_noise.out"], _rrelu_eval_out, _act_samples, dtypes=FLOATS + HALFS),
+]
