@@ -343,4 +343,161 @@ inline CT ew_logaddexp2(CT a, CT b) {
   if (isinf(a) && a == b) return a;
   return EW_MAX(a, b) + log1p(exp2(-fabs(a - b))) * CTC(1.4426950408889634);  // 1 / ln 2
 }
+// trigamma (psi'): reflection below 1/2, psi'(x) = psi'(x + 1) + 1/x^2 six times, then the
+// asymptotic series 1/x + 1/(2x^2) + sum B_2k / x^(2k+1) (the CPU's evaluation order).
+inline CT ew_trigamma(CT x) {
+  const CT pi = CTC(3.14159265358979323846);
+  CT sign = CTC(1), result = CTC(0);
+  if (x < CTC(0.5)) {
+    sign = CTC(-1);
+    const CT s = sin(pi * x);
+    result -= (pi * pi) / (s * s);
+    x = CTC(1) - x;
+  }
+  for (int i = 0; i < 6; ++i) {
+    result += CTC(1) / (x * x);
+    x += CTC(1);
+  }
+  const CT ixx = CTC(1) / (x * x);
+  result += (CTC(1) + CTC(1) / (CTC(2) * x) +
+             ixx * (CTC(1) / CTC(6) - ixx * (CTC(1) / CTC(30) - ixx * (CTC(1) / CTC(42))))) / x;
+  return sign * result;
+}
+// Hurwitz zeta(x, q) = sum_k (k + q)^-x (x > 1), as Cephes evaluates it: direct terms until
+// k + q > 9 (at least 9 of them), then the Euler-Maclaurin tail with the Bernoulli-number
+// coefficients 12, -720, ... (2k)! / B_2k.
+inline CT ew_zeta(CT x, CT q) {
+  const CT machep = CTC(1.11022302462515654042E-16);
+  const CT A[12] = {CTC(12.0), CTC(-720.0), CTC(30240.0), CTC(-1209600.0), CTC(47900160.0),
+                    CTC(-1.8924375803183791606e9), CTC(7.47242496e10), CTC(-2.950130727918164224e12),
+                    CTC(1.1646782814350067249e14), CTC(-4.5979787224074726105e15),
+                    CTC(1.8152105401943546773e17), CTC(-7.1661652561756670113e18)};
+  if (x == CTC(1)) return (CT)INFINITY;
+  if (x < CTC(1)) return (CT)NAN;
+  if (q <= CTC(0)) {
+    if (q == floor(q)) return (CT)INFINITY;
+    if (x != floor(x)) return (CT)NAN;
+  }
+  CT s = pow(q, -x), a = q, b = CTC(0);
+  int i = 0;
+  while (i < 9 || a <= CTC(9)) {
+    i += 1;
+    a += CTC(1);
+    b = pow(a, -x);
+    s += b;
+    if (-machep * s < b && b < machep * s) return s;
+  }
+  const CT w = a;
+  s += b * w / (x - CTC(1));
+  s -= CTC(0.5) * b;
+  a = CTC(1);
+  CT k = CTC(0);
+  for (int j = 0; j < 12; ++j) {
+    a *= x + k;
+    b /= w;
+    CT t = a * b / A[j];
+    s = s + t;
+    t = fabs(t / s);
+    if (t < machep) return s;
+    k += CTC(1);
+    a *= x + k;
+    b /= w;
+  }
+  return s;
+}
+// polygamma(n, x) for n >= 2: (-1)^(n+1) n! zeta(n + 1, x).
+inline CT ew_polygamma(CT x, CT n) {
+  return (fmod(n, CTC(2)) != CTC(0) ? CTC(1) : CTC(-1)) * exp(lgamma(n + CTC(1))) * ew_zeta(n + CTC(1), x);
+}
+// nextafter for float16 / bfloat16 values (exact in float): one step of the 16-bit pattern
+// towards b; NaN if either is NaN, b if they are equal, the smallest subnormal (with b's sign)
+// from zero.
+inline ushort ew_step16(ushort u, float a, float b) {
+  if (a == 0.0f) return b > 0.0f ? (ushort)0x0001 : (ushort)0x8001;
+  return ((a < b) == (a > 0.0f)) ? (ushort)(u + 1) : (ushort)(u - 1);
+}
+inline float ew_nextafter_half(float a, float b) {
+  if (isnan(a) || isnan(b)) return a + b;
+  if (a == b) return b;
+  ushort u;
+  vstore_half(a, 0, (__private half*)&u);
+  u = ew_step16(u, a, b);
+  return vload_half(0, (__private const half*)&u);
+}
+inline float ew_nextafter_bf16(float a, float b) {
+  if (isnan(a) || isnan(b)) return a + b;
+  if (a == b) return b;
+  return bf16_to_float(ew_step16(float_to_bf16(a), a, b));
+}
+// Modified Bessel functions of the first kind I0, I1 and their exponentially scaled forms
+// I0e(x) = exp(-|x|) I0(x), I1e(x) = exp(-|x|) I1(x), from Cephes's Chebyshev expansions:
+// of exp(-x) I(x) on [0, 8] (argument x/2 - 2) and of exp(-x) sqrt(x) I(x) on (8, inf)
+// (argument 32/x - 2). I1 is odd, I0 even.
+__constant CT ew_i0_a[30] = {
+    -4.41534164647933937950E-18, 3.33079451882223809783E-17, -2.43127984654795469359E-16,
+    1.71539128555513303061E-15,  -1.16853328779934516808E-14, 7.67618549860493561688E-14,
+    -4.85644678311192946090E-13, 2.95505266312963983461E-12, -1.72682629144155570723E-11,
+    9.67580903537323691224E-11,  -5.18979560163526290666E-10, 2.65982372468238665035E-9,
+    -1.30002500998624804212E-8,  6.04699502254191894932E-8,  -2.67079385394061173391E-7,
+    1.11738753912010371815E-6,   -4.41673835845875056359E-6, 1.64484480707288970893E-5,
+    -5.75419501008210370398E-5,  1.88502885095841655729E-4,  -5.76375574538582365885E-4,
+    1.63947561694133579842E-3,   -4.32430999505057594430E-3, 1.05464603945949983183E-2,
+    -2.37374148058994688156E-2,  4.93052842396707084878E-2,  -9.49010970480476444210E-2,
+    1.71620901522208775349E-1,   -3.04682672343198398683E-1, 6.76795274409476084995E-1};
+__constant CT ew_i0_b[25] = {
+    -7.23318048787475395456E-18, -4.83050448594418207126E-18, 4.46562142029675999901E-17,
+    3.46122286769746109310E-17,  -2.82762398051658348494E-16, -3.42548561967721913462E-16,
+    1.77256013305652638360E-15,  3.81168066935262242075E-15,  -9.55484669882830764870E-15,
+    -4.15056934728722208663E-14, 1.54008621752140982691E-14,  3.85277838274214270114E-13,
+    7.18012445138366623367E-13,  -1.79417853150680611778E-12, -1.32158118404477131188E-11,
+    -3.14991652796324136454E-11, 1.18891471078464383424E-11,  4.94060238822496958910E-10,
+    3.39623202570838634515E-9,   2.26666899049817806459E-8,   2.04891858946906374183E-7,
+    2.89137052083475648297E-6,   6.88975834691682398426E-5,   3.36911647825569408990E-3,
+    8.04490411014108831608E-1};
+__constant CT ew_i1_a[29] = {
+    2.77791411276104639959E-18,  -2.11142121435816608115E-17, 1.55363195773620046921E-16,
+    -1.10559694773538630805E-15, 7.60068429473540693410E-15,  -5.04218550472791168711E-14,
+    3.22379336594557470981E-13,  -1.98397439776494371520E-12, 1.17361862988909016308E-11,
+    -6.66348972350202774223E-11, 3.62559028155211703701E-10,  -1.88724975172282928790E-9,
+    9.38153738649577178388E-9,   -4.44505912879632808065E-8,  2.00329475355213526229E-7,
+    -8.56872026469545474066E-7,  3.47025130813767847674E-6,   -1.32731636560394358279E-5,
+    4.78156510755005422638E-5,   -1.61760815825896745588E-4,  5.12285956168575772895E-4,
+    -1.51357245063125314899E-3,  4.15642294431288815669E-3,   -1.05640848946261981558E-2,
+    2.47264490306265168283E-2,   -5.29459812080949914269E-2,  1.02643658689847095384E-1,
+    -1.76416518357834055153E-1,  2.52587186443633654823E-1};
+__constant CT ew_i1_b[25] = {
+    7.51729631084210481353E-18,  4.41434832307170791151E-18,  -4.65030536848935832153E-17,
+    -3.20952592199342395980E-17, 2.96262899764595013876E-16,  3.30820231092092828324E-16,
+    -1.88035477551078244854E-15, -3.81440307243700780478E-15, 1.04202769841288027642E-14,
+    4.27244001671195135429E-14,  -2.10154184277266431302E-14, -4.08355111109219731823E-13,
+    -7.19855177624590851209E-13, 2.03562854414708950722E-12,  1.41258074366137813316E-11,
+    3.25260358301548823856E-11,  -1.89749581235054123450E-11, -5.58974346219658380687E-10,
+    -3.83538038596423702205E-9,  -2.63146884688951950684E-8,  -2.51223623787020892529E-7,
+    -3.88256480887769039346E-6,  -1.10588938762623716291E-4,  -9.76109749136146840777E-3,
+    7.78576235018280120474E-1};
+// Clenshaw's recurrence for sum' c[i] T_i(x/2), coefficients highest order first.
+inline CT ew_chbevl(CT x, __constant CT* c, int n) {
+  CT b0 = c[0], b1 = CTC(0), b2 = CTC(0);
+  for (int i = 1; i < n; ++i) {
+    b2 = b1;
+    b1 = b0;
+    b0 = x * b1 - b2 + c[i];
+  }
+  return CTC(0.5) * (b0 - b2);
+}
+// exp(-|x|) I0(x).
+inline CT ew_i0e(CT x) {
+  x = fabs(x);
+  if (x <= CTC(8)) return ew_chbevl(x / CTC(2) - CTC(2), ew_i0_a, 30);
+  return ew_chbevl(CTC(32) / x - CTC(2), ew_i0_b, 25) / sqrt(x);
+}
+inline CT ew_i0(CT x) { return exp(fabs(x)) * ew_i0e(x); }
+// exp(-|x|) I1(x).
+inline CT ew_i1e(CT x) {
+  const CT z = fabs(x);
+  const CT r = z <= CTC(8) ? ew_chbevl(z / CTC(2) - CTC(2), ew_i1_a, 29) * z
+                           : ew_chbevl(CTC(32) / z - CTC(2), ew_i1_b, 25) / sqrt(z);
+  return x < CTC(0) ? -r : r;
+}
+inline CT ew_i1(CT x) { return exp(fabs(x)) * ew_i1e(x); }
 #endif

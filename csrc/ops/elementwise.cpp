@@ -316,6 +316,10 @@ EW_UNARY_FLOAT(lgamma, "lgamma(a)")
 EW_UNARY_FLOAT(digamma, "ew_digamma(a)")
 EW_UNARY_FLOAT(sinc, "ew_sinc(a)")
 EW_UNARY_FLOAT(special_entr, "ew_entr(a)")
+EW_UNARY_FLOAT(i0, "ew_i0(a)")
+EW_UNARY_FLOAT(special_i0e, "ew_i0e(a)")
+EW_UNARY_FLOAT(special_i1, "ew_i1(a)")
+EW_UNARY_FLOAT(special_i1e, "ew_i1e(a)")
 #undef EW_UNARY_FLOAT
 #undef EW_UNARY_FLOAT_VEC
 
@@ -863,11 +867,79 @@ at::Tensor& linalg_cross_out_ocl(const at::Tensor& self, const at::Tensor& other
   return out;
 }
 
+// ---- gcd, nextafter, frexp, polygamma ------------------------------------------------------
+
+// gcd.out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)
+// Euclid's algorithm on |a|, |b| (gcd(0, 0) = 0), integers only as on the CPU.
+at::Tensor& gcd_out_ocl(const at::Tensor& self, const at::Tensor& other, at::Tensor& out) {
+  static const PointwiseSpec s{
+      "gcd", "CT x = a < (CT)0 ? (CT)(-a) : a; CT y = b < (CT)0 ? (CT)(-b) : b; "
+             "while (x != (CT)0) { CT t = x; x = (CT)(y % x); y = t; } r0 = y;"};
+  at::TensorIterator iter;
+  iter.build_binary_op(out, self, other);
+  check_kind("gcd_cpu", iter.common_dtype(), kIntegral);
+  pointwise(iter, s);
+  return out;
+}
+
+// nextafter.out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)
+// float16 / bfloat16 step their own 16-bit patterns (the compute type is float).
+at::Tensor& nextafter_out_ocl(const at::Tensor& self, const at::Tensor& other, at::Tensor& out) {
+  static const PointwiseSpec plain{"nextafter", "nextafter(a, b)"}, half{"nextafter_half", "ew_nextafter_half(a, b)"},
+      bf16{"nextafter_bf16", "ew_nextafter_bf16(a, b)"};
+  at::TensorIterator iter;
+  iter.build_binary_op(out, self, other);
+  const at::ScalarType t = iter.common_dtype();
+  check_kind("nextafter_cpu", t, kFloating);
+  pointwise(iter, t == at::kHalf ? half : t == at::kBFloat16 ? bf16 : plain);
+  return out;
+}
+
+// frexp.Tensor_out(Tensor self, *, Tensor(a!) mantissa, Tensor(b!) exponent) -> (Tensor(a!) mantissa, Tensor(b!) exponent)
+std::tuple<at::Tensor&, at::Tensor&> frexp_out_ocl(const at::Tensor& self, at::Tensor& mantissa,
+                                                   at::Tensor& exponent) {
+  TORCH_CHECK(at::isFloatingType(self.scalar_type()), "torch.frexp() only supports floating-point dtypes");
+  TORCH_CHECK(mantissa.dtype() == self.dtype(), "torch.frexp() expects mantissa to have dtype ", self.dtype(),
+              " but got ", mantissa.dtype());
+  TORCH_CHECK(exponent.dtype() == at::kInt, "torch.frexp() expects exponent to have int dtype but got ",
+              exponent.dtype());
+  static const PointwiseSpec s = spec("frexp", "int ex; r0 = frexp(a, &ex); r1 = ex;", {},
+                                      {at::ScalarType::Undefined, at::kInt});
+  auto iter = at::TensorIteratorConfig()
+                  .add_output(mantissa)
+                  .add_output(exponent)
+                  .add_const_input(self)
+                  .check_all_same_dtype(false)
+                  .set_check_mem_overlap(true)
+                  .build();
+  pointwise(iter, s, {}, compute_type_for(self.scalar_type()));
+  return std::forward_as_tuple(mantissa, exponent);
+}
+
+// polygamma.out(int n, Tensor self, *, Tensor(a!) out) -> Tensor(a!)
+// n = 0 is digamma, n = 1 trigamma, larger n (-1)^(n+1) n! zeta(n + 1, x) (the CPU's forms).
+at::Tensor& polygamma_out_ocl(int64_t n, const at::Tensor& self, at::Tensor& out) {
+  TORCH_CHECK(n >= 0, "polygamma(n, x) does not support negative n.");
+  static const PointwiseSpec p0{"polygamma_0", "ew_digamma(a)"}, p1{"polygamma_1", "ew_trigamma(a)"},
+      pn{"polygamma_n", "ew_polygamma(a, s0)"};
+  if (n == 0) return unary_float(self, out, p0);
+  if (n == 1) return unary_float(self, out, p1);
+  return unary_float(self, out, pn, {c10::Scalar(static_cast<double>(n))});
+}
+
 }  // namespace
 
 TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
   m.impl("add.out", add_out_ocl);
   m.impl("linalg_cross.out", linalg_cross_out_ocl);
+  m.impl("gcd.out", gcd_out_ocl);
+  m.impl("nextafter.out", nextafter_out_ocl);
+  m.impl("frexp.Tensor_out", frexp_out_ocl);
+  m.impl("polygamma.out", polygamma_out_ocl);
+  m.impl("i0.out", i0_out_ocl);
+  m.impl("special_i0e.out", special_i0e_out_ocl);
+  m.impl("special_i1.out", special_i1_out_ocl);
+  m.impl("special_i1e.out", special_i1e_out_ocl);
   m.impl("sub.out", sub_out_ocl);
   m.impl("rsub.Tensor", rsub_tensor_ocl);
   m.impl("mul.out", mul_out_ocl);

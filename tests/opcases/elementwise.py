@@ -528,9 +528,11 @@ CASES = [
            _unary_float_forms_samples, dtypes=FLOAT + I64, atol=1e-5, rtol=1.3e-5),
     OpCase("int_promotion", ["aten::exp.out", "aten::div.out", "aten::atan2.out", "aten::logit"], _int_promotion,
            unary_samples, dtypes=(torch.int32, torch.bool), atol=1e-5, rtol=1.3e-5),
-    # digamma's gradient is polygamma(1, x), which runs on the CPU through the fallback.
     OpCase("digamma", ["aten::digamma.out"], torch.digamma,
            lambda dt: unary_samples(dt, low=-6.0, high=8.0), dtypes=FLOAT + HALFS),
+    # digamma's gradient is polygamma(1, x).
+    OpCase("digamma_grad", ["aten::digamma.out", "aten::polygamma.out"], torch.digamma,
+           lambda dt: unary_samples(dt, low=0.2, high=8.0), dtypes=FLOATS, grad=True, atol=1e-4, rtol=1e-4),
     OpCase("special_entr", ["aten::special_entr.out"], torch.special.entr, lambda dt: unary_samples(dt, low=0.0),
            dtypes=FLOAT + HALFS, grad=True),
     OpCase("gamma_family_specials", ["aten::lgamma.out", "aten::digamma.out", "aten::sinc.out",
@@ -674,3 +676,159 @@ CASES += [
            lambda dt: (s for s in _cross_samples(dt) if s.tag in ("vectors", "rows")), dtypes=FLOAT),
 ]
 
+
+# ---- gcd, nextafter, frexp, polygamma, modified Bessel functions -----------------------------
+def _gcd_samples(dtype):
+    yield from binary_samples(dtype, low=-30 if dtype != torch.uint8 else 0, high=60, scalars=(6,))
+    info = torch.iinfo(dtype)
+    vals = [0, 0, 1, info.max, info.max, 12, 7]
+    other = [0, 5, 0, info.max, 6, 18, 7]
+    if info.min < 0:
+        vals += [-12, -7, info.min + 1]
+        other += [18, -21, 3]
+    yield Sample((torch.tensor(vals, dtype=dtype), torch.tensor(other, dtype=dtype)), tag="special values")
+
+
+def _gcd_forms(a, b):
+    c, o = a.clone(), torch.empty(1, dtype=a.dtype, device=a.device)
+    c.gcd_(b)
+    torch.gcd(a, b, out=o)
+    return torch.gcd(a, b), c, o
+
+
+def _nextafter_samples(dtype):
+    yield from binary_samples(dtype, scalars=())
+    tiny = torch.finfo(dtype).tiny
+    big = torch.finfo(dtype).max
+    a = [0.0, 0.0, -0.0, 1.0, 1.0, -1.0, -1.0, 2.0, 2.0, tiny, -tiny, big, -big, big, 1.0, float("nan"), 1.0,
+         float("inf"), float("inf"), 0.0, 3.5]
+    b = [1.0, -1.0, 0.0, 2.0, 0.0, -2.0, 0.0, 3.0, 1.0, 0.0, 0.0, float("inf"), float("-inf"), 0.0, float("nan"), 1.0,
+         1.0, 0.0, float("inf"), -0.0, 3.5]
+    yield Sample((torch.tensor(a, dtype=dtype), torch.tensor(b, dtype=dtype)), tag="special values")
+
+
+def _nextafter_forms(a, b):
+    c, o = a.clone(), torch.empty(0, dtype=a.dtype, device=a.device)
+    c.nextafter_(b)
+    torch.nextafter(a, b, out=o)
+    return torch.nextafter(a, b), c, o
+
+
+def _frexp_samples(dtype):
+    yield from unary_samples(dtype, low=-100.0, high=100.0)
+    vals = [0.0, -0.0, 1.0, -1.0, 0.5, 0.75, 3.0, 1e-3, -1e4, torch.finfo(dtype).tiny, torch.finfo(dtype).max,
+            float("nan"), float("inf"), float("-inf")]
+    yield Sample((torch.tensor(vals, dtype=dtype),), tag="special values")
+
+
+def _frexp(x):
+    m, e = torch.frexp(x)
+    m2, e2 = torch.empty(2, dtype=x.dtype, device=x.device), torch.empty(0, dtype=torch.int32, device=x.device)
+    torch.frexp(x, out=(m2, e2))
+    return m, e, m2, e2
+
+
+def _frexp_error_samples(dtype):
+    yield Sample((make((3,), torch.int64),), tag="int64 raises")
+    yield Sample((make((3,), torch.bool),), tag="bool raises")
+
+
+def _frexp_bad_out(x):
+    m, e = torch.empty(3, dtype=torch.float64, device=x.device), torch.empty(3, dtype=torch.int64, device=x.device)
+    return torch.frexp(x, out=(m, e))
+
+
+def _polygamma(n):
+    return lambda x: torch.polygamma(n, x)
+
+
+def _polygamma_opmath(n):
+    """16-bit inputs against the float computation rounded once (the CPU's float16 zeta rounds
+    its intermediate result to the 16-bit type)."""
+    def fn(x):
+        if x.device.type == "cpu" and x.dtype in (torch.float16, torch.bfloat16):
+            return torch.polygamma(n, x.float()).to(x.dtype)
+        return torch.polygamma(n, x)
+    return fn
+
+
+def _polygamma_specials(dtype):
+    yield Sample((torch.tensor([0.0, -0.0, 1.0, 2.0, -1.0, -2.0, -0.5, -1.5, -2.25, 0.5, 0.25, 1e-3, 9.0, 10.0, 30.5,
+                                1e4, float("inf"), float("-inf"), float("nan")], dtype=dtype),), tag="special values")
+    yield Sample((make((300,), dtype, low=-8, high=20),), tag="wide range")
+
+
+def _polygamma_forms(x):
+    c, o = x.clone(), torch.empty(1, dtype=x.dtype, device=x.device)
+    c.polygamma_(2)
+    torch.polygamma(3, x, out=o)
+    return c, o, torch.special.polygamma(1, x), x.polygamma(4)
+
+
+def _bessels(x):
+    return torch.i0(x), torch.special.i0e(x), torch.special.i1(x), torch.special.i1e(x)
+
+
+def _bessel_forms(x):
+    outs = []
+    for name in ("i0", "special_i0e", "special_i1", "special_i1e"):
+        o = torch.empty(1, dtype=x.dtype, device=x.device)
+        getattr(torch.ops.aten, name).out(x, out=o)
+        outs.append(o)
+    y = x.clone()
+    y.i0_()
+    return outs + [y]
+
+
+def _bessel_specials(dtype):
+    yield Sample((torch.tensor([0.0, -0.0, 1.0, -1.0, 7.99, 8.0, 8.01, -8.0, 20.0, -30.0, 80.0, 100.0, 700.0, 1e-20,
+                                float("inf"), float("-inf"), float("nan")], dtype=dtype),), tag="special values")
+    yield Sample((make((300,), dtype, low=-40, high=40),), tag="wide range")
+
+
+def _bessel_opmath(x):
+    if x.device.type == "cpu" and x.dtype in (torch.float16, torch.bfloat16):
+        return tuple(t.to(x.dtype) for t in _bessels(x.float()))
+    return _bessels(x)
+
+
+BESSELS = ["aten::i0.out", "aten::special_i0e.out", "aten::special_i1.out", "aten::special_i1e.out"]
+
+CASES += [
+    OpCase("gcd", ["aten::gcd.out"], torch.gcd, _gcd_samples, dtypes=INTS),
+    OpCase("gcd_forms", ["aten::gcd.out"], _gcd_forms, _gcd_samples, dtypes=(torch.int64,)),
+    OpCase("gcd_float_raises", ["aten::gcd.out"], torch.gcd, lambda dt: binary_samples(dt, scalars=()),
+           dtypes=(torch.float32, torch.bool)),
+    OpCase("nextafter", ["aten::nextafter.out"], torch.nextafter, _nextafter_samples, dtypes=FLOATS + HALFS,
+           atol=0, rtol=0),
+    OpCase("nextafter_forms", ["aten::nextafter.out"], _nextafter_forms, _nextafter_samples, dtypes=FLOAT,
+           atol=0, rtol=0),
+    OpCase("nextafter_int_raises", ["aten::nextafter.out"], torch.nextafter,
+           lambda dt: binary_samples(dt, scalars=()), dtypes=(torch.int64,)),
+    OpCase("frexp", ["aten::frexp.Tensor_out"], _frexp, _frexp_samples, dtypes=FLOATS + HALFS, atol=0, rtol=0),
+    OpCase("frexp_errors", ["aten::frexp.Tensor_out"], torch.frexp, _frexp_error_samples, dtypes=FLOAT),
+    OpCase("frexp_bad_out", ["aten::frexp.Tensor_out"], _frexp_bad_out, lambda dt: [Sample((make((3,), dt),))],
+           dtypes=FLOAT),
+    *[OpCase(f"polygamma_{n}", ["aten::polygamma.out"], _polygamma(n),
+             lambda dt: unary_samples(dt, low=-6.0, high=8.0), dtypes=FLOATS, grad=True, atol=1e-4, rtol=1e-4)
+      for n in (0, 1, 2, 3, 5)],
+    *[OpCase(f"polygamma_{n}_half", ["aten::polygamma.out"], _polygamma_opmath(n),
+             lambda dt: unary_samples(dt, low=0.2, high=8.0), dtypes=HALFS) for n in (1, 2, 3)],
+    OpCase("polygamma_int", ["aten::polygamma.out"], _polygamma(2), lambda dt: unary_samples(dt, low=1, high=9),
+           dtypes=(torch.int64, torch.bool), atol=1e-5, rtol=1e-5),
+    *[OpCase(f"polygamma_{n}_specials", ["aten::polygamma.out"], _polygamma(n), _polygamma_specials,
+             dtypes=FLOATS, atol=1e-4, rtol=1e-4) for n in (1, 2, 4)],
+    OpCase("polygamma_forms", ["aten::polygamma.out"], _polygamma_forms,
+           lambda dt: unary_samples(dt, low=0.3, high=6.0), dtypes=FLOAT, atol=1e-4, rtol=1e-4),
+    OpCase("polygamma_negative_n", ["aten::polygamma.out"], _polygamma(-1), lambda dt: [Sample((make((3,), dt),))],
+           dtypes=FLOAT),
+    OpCase("bessel_i", BESSELS, _bessels, lambda dt: unary_samples(dt, low=-12.0, high=12.0), dtypes=FLOATS,
+           grad=True, atol=1e-5, rtol=3e-5),
+    OpCase("bessel_i_half", BESSELS, _bessel_opmath, lambda dt: unary_samples(dt, low=-6.0, high=6.0),
+           dtypes=HALFS),
+    OpCase("bessel_i_specials", BESSELS, _bessels, _bessel_specials, dtypes=FLOATS, atol=1e-5, rtol=3e-5),
+    OpCase("bessel_i_int", BESSELS, _bessels, unary_samples, dtypes=(torch.int64, torch.uint8, torch.bool),
+           atol=1e-5, rtol=3e-5),
+    OpCase("bessel_i_forms", BESSELS, _bessel_forms, lambda dt: unary_samples(dt, low=-5.0, high=5.0),
+           dtypes=FLOATS, atol=1e-5, rtol=3e-5),
+]
