@@ -1,7 +1,8 @@
 // Losses: negative log-likelihood (nll_loss and nll_loss2d share these kernels: the input is
-// addressed as [N, C, S] through strides, S = 1 for nll_loss) and a deterministic two-stage
-// sum used to reduce elementwise losses (mse, binary cross-entropy). Out-of-range targets set
-// the device's sticky error flag (IndexError at the next synchronization point).
+// addressed as [N, C, S] through strides, S = 1 for nll_loss), the multi-class margin losses
+// (multi_margin_loss, multilabel_margin_loss: one work-group per sample) and a deterministic
+// two-stage sum used to reduce elementwise and per-sample losses. Out-of-range targets set the
+// device's sticky error flag (raised at the next synchronization point).
 #include "common.clh"
 
 #ifndef MAX_WG
@@ -136,4 +137,170 @@ __kernel void sum_final(PTR_ARG(ACC, part), PTR_ARG(Y_T, out), long parts, ACC s
     barrier(CLK_LOCAL_MEM_FENCE);
   }
   if (lid == 0) STORE_Y(PTR(Y_T, out), 0, red[0] * scale);
+}
+
+// ---- multi_margin_loss / multilabel_margin_loss -------------------------------------------
+// One work-group (a power of two, at most MAX_WG work-items, along dimension 0) per sample
+// n = get_global_id(1); the input row is x[n * sn + c * sc], c < dim. Per-sample results go
+// to out[n * ys] (reduction 'none'), or to an ACC buffer that sum_partial/sum_final reduce.
+
+// The sum of v over the work-group, in every work-item (red: MAX_WG local slots).
+inline ACC group_sum(ACC v, __local ACC* red) {
+  const int lid = (int)get_local_id(0), L = (int)get_local_size(0);
+  red[lid] = v;
+  barrier(CLK_LOCAL_MEM_FENCE);
+  for (int h = L >> 1; h > 0; h >>= 1) {
+    if (lid < h) red[lid] += red[lid + h];
+    barrier(CLK_LOCAL_MEM_FENCE);
+  }
+  const ACC r = red[0];
+  barrier(CLK_LOCAL_MEM_FENCE);  // red is free again
+  return r;
+}
+
+// The minimum of v over the work-group, in every work-item.
+inline long group_min(long v, __local long* red) {
+  const int lid = (int)get_local_id(0), L = (int)get_local_size(0);
+  red[lid] = v;
+  barrier(CLK_LOCAL_MEM_FENCE);
+  for (int h = L >> 1; h > 0; h >>= 1) {
+    if (lid < h) red[lid] = min(red[lid], red[lid + h]);
+    barrier(CLK_LOCAL_MEM_FENCE);
+  }
+  const long r = red[0];
+  barrier(CLK_LOCAL_MEM_FENCE);
+  return r;
+}
+
+// multi_margin_loss: out[n] = sum over c != t of w[t] * max(0, margin - x[t] + x[c])^p / dim,
+// t = target[n] (p is 1 or 2). A target outside [0, dim) raises the error flag.
+__kernel void multi_margin_fwd(PTR_ARG(X_T, x), PTR_ARG(long, target), PTR_ARG(X_T, w), PTR_ARG(Y_T, out), long dim,
+                               long sn, long sc, long ys, int has_w, int p, ACC margin, __global int* err) {
+  __local ACC red[MAX_WG];
+  const long n = get_global_id(1);
+  const int lid = (int)get_local_id(0), L = (int)get_local_size(0);
+  __global const X_T* xp = PTR(X_T, x) + n * sn;
+  const long t = PTR(long, target)[n];
+  if (t < 0 || t >= dim) {  // the same for the whole group: no barrier is skipped by only some
+    if (lid == 0) {
+      report_error(err, ERR_MARGIN_TARGET);
+      STORE_Y(PTR(Y_T, out), n * ys, 0);
+    }
+    return;
+  }
+  const ACC xt = LOAD_X(xp, t * sc), wt = has_w ? LOAD_X(PTR(X_T, w), t) : (ACC)1;
+  ACC s = 0;
+  for (long c = lid; c < dim; c += L) {
+    if (c == t) continue;
+    const ACC z = margin - xt + LOAD_X(xp, c * sc);
+    if (z > 0) s += (p == 1 ? z : z * z) * wt;
+  }
+  s = group_sum(s, red);
+  if (lid == 0) STORE_Y(PTR(Y_T, out), n * ys, s / (ACC)dim);
+}
+
+// Its gradient into the dense gx[n, c]: h_c = g * w[t] (p = 1) or 2 g z_c * w[t] (p = 2) where
+// z_c = margin - x[t] + x[c] > 0 (else 0), gx[n, t] = -sum h_c; all times grad_out[n * gos]
+// (gos = 0: one grad_out for every sample). g = 1 / dim, or 1 / (N * dim) for 'mean'.
+__kernel void multi_margin_bwd(PTR_ARG(X_T, grad_out), PTR_ARG(X_T, x), PTR_ARG(long, target), PTR_ARG(X_T, w),
+                               PTR_ARG(X_T, gx), long dim, long sn, long sc, long gos, int has_w, int p, ACC margin,
+                               ACC g, __global int* err) {
+  __local ACC red[MAX_WG];
+  const long n = get_global_id(1);
+  const int lid = (int)get_local_id(0), L = (int)get_local_size(0);
+  __global const X_T* xp = PTR(X_T, x) + n * sn;
+  __global X_T* gp = PTR(X_T, gx) + n * dim;
+  const long t = PTR(long, target)[n];
+  if (t < 0 || t >= dim) {
+    if (lid == 0) report_error(err, ERR_MARGIN_TARGET);
+    return;
+  }
+  const ACC xt = LOAD_X(xp, t * sc), wt = has_w ? LOAD_X(PTR(X_T, w), t) : (ACC)1;
+  const ACC go = LOAD_X(PTR(X_T, grad_out), n * gos);
+  ACC s = 0;
+  for (long c = lid; c < dim; c += L) {
+    if (c == t) continue;
+    const ACC z = margin - xt + LOAD_X(xp, c * sc);
+    ACC h = 0;
+    if (z > 0) h = (p == 1 ? g : 2 * g * z) * wt;
+    STORE_X(gp, c, h * go);
+    s += h;
+  }
+  s = group_sum(s, red);
+  if (lid == 0) STORE_X(gp, t, -s * go);
+}
+
+// The number K of leading targets of row tp (the targets before the first -1; dim if none),
+// raising the error flag for a target outside [-1, dim). Call from every work-item.
+inline long multilabel_count(__global const long* tp, long dim, __local long* redl, __global int* err) {
+  long first = dim;
+  for (long j = get_local_id(0); j < dim; j += get_local_size(0)) {
+    const long v = tp[j];
+    if (v < -1 || v >= dim) report_error(err, ERR_MARGIN_TARGET);
+    if (v < 0) first = min(first, j);
+  }
+  return group_min(first, redl);
+}
+
+// multilabel_margin_loss: with targets t_0..t_{K-1} (row n of target), is_target[n, c] = 1 where
+// c is one of them, and out[n] = sum over j < K and non-target c of max(0, 1 - x[t_j] + x[c]),
+// over dim. is_target is dense.
+__kernel void multilabel_margin_fwd(PTR_ARG(X_T, x), PTR_ARG(long, target), PTR_ARG(Y_T, out),
+                                    PTR_ARG(X_T, is_target), long dim, long sn, long sc, long ys, __global int* err) {
+  __local ACC red[MAX_WG];
+  __local long redl[MAX_WG];
+  const long n = get_global_id(1);
+  const int lid = (int)get_local_id(0), L = (int)get_local_size(0);
+  __global const X_T* xp = PTR(X_T, x) + n * sn;
+  __global const long* tp = PTR(long, target) + n * dim;
+  const long K = multilabel_count(tp, dim, redl, err);
+  ACC s = 0;
+  for (long c = lid; c < dim; c += L) {
+    int hit = 0;
+    for (long j = 0; j < K; ++j) hit |= tp[j] == c;
+    STORE_X(PTR(X_T, is_target), n * dim + c, hit ? 1 : 0);
+    if (hit) continue;
+    const ACC xc = LOAD_X(xp, c * sc);
+    for (long j = 0; j < K; ++j) {
+      const long tj = tp[j];
+      if (tj >= dim) continue;  // reported
+      const ACC z = (ACC)1 - LOAD_X(xp, tj * sc) + xc;
+      if (z > 0) s += z;
+    }
+  }
+  s = group_sum(s, red);
+  if (lid == 0) STORE_Y(PTR(Y_T, out), n * ys, s / (ACC)dim);
+}
+
+// Its gradient into the dense gx[n, c], gathered per element: + g for every (target j,
+// non-target c) pair with 1 - x[t_j] + x[c] > 0, - g for every such pair whose target is c
+// (once per occurrence of c among the targets); all times grad_out[n * gos]. "Non-target"
+// reads the given is_target (dense; entries outside [0, 1] raise the error flag).
+__kernel void multilabel_margin_bwd(PTR_ARG(X_T, grad_out), PTR_ARG(X_T, x), PTR_ARG(long, target),
+                                    PTR_ARG(X_T, is_target), PTR_ARG(X_T, gx), long dim, long sn, long sc, long gos,
+                                    ACC g, __global int* err) {
+  __local long redl[MAX_WG];
+  const long n = get_global_id(1);
+  const int lid = (int)get_local_id(0), L = (int)get_local_size(0);
+  __global const X_T* xp = PTR(X_T, x) + n * sn;
+  __global const X_T* ip = PTR(X_T, is_target) + n * dim;
+  __global const long* tp = PTR(long, target) + n * dim;
+  const long K = multilabel_count(tp, dim, redl, err);
+  const ACC go = LOAD_X(PTR(X_T, grad_out), n * gos);
+  for (long c = lid; c < dim; c += L) {
+    const ACC xc = LOAD_X(xp, c * sc), ic = LOAD_X(ip, c);
+    if (!(ic >= 0 && ic <= 1)) report_error(err, ERR_MARGIN_TARGET);
+    long pos = 0, occ = 0;
+    for (long j = 0; j < K; ++j) {
+      const long tj = tp[j];
+      if (tj >= dim) continue;  // reported
+      occ += tj == c;
+      if (ic == 0 && (ACC)1 - LOAD_X(xp, tj * sc) + xc > 0) ++pos;
+    }
+    long neg = 0;
+    if (occ > 0)
+      for (long c2 = 0; c2 < dim; ++c2)
+        if (LOAD_X(ip, c2) == 0 && (ACC)1 - xc + LOAD_X(xp, c2 * sc) > 0) ++neg;
+    STORE_X(PTR(X_T, gx), n * dim + c, (ACC)(pos - occ * neg) * g * go);
+  }
 }

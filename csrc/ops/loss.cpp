@@ -1,6 +1,6 @@
 // Losses: nll_loss / nll_loss2d forward and backward (ignore_index, class weights, all
-// reductions), mse_loss, smooth_l1_loss, huber_loss and binary_cross_entropy with their
-// backward ops. NLL kernels are in kernels/loss.cl; elementwise loss terms run through the
+// reductions), mse_loss, smooth_l1_loss, huber_loss, binary_cross_entropy, multi_margin_loss
+// and multilabel_margin_loss with their backward ops. NLL kernels are in kernels/loss.cl; elementwise loss terms run through the
 // pointwise engine and are reduced by loss.cl's deterministic two-stage sum. An out-of-range
 // target sets the device's sticky error flag: it surfaces as IndexError at the next
 // synchronization point (.item(), .cpu(), torch.ocl.synchronize()), or at the op itself with
@@ -9,7 +9,9 @@
 #include "../aten/Pointwise.h"
 #include "../runtime/Launch.h"
 #include <ATen/ExpandUtils.h>
+#include <ATen/TensorUtils.h>
 #include <ATen/core/Reduction.h>
+#include <ATen/native/LossMulti.h>
 #include <ATen/native/Resize.h>
 #include <ATen/ops/empty.h>
 #include <ATen/ops/nll_loss_forward_meta.h>
@@ -487,6 +489,274 @@ at::Tensor binary_cross_entropy_backward_ocl(const at::Tensor& grad_output, cons
   return binary_cross_entropy_backward_grad_input_ocl(grad_output, self, target, weight, reduction, grad_input);
 }
 
+// ---- multi_margin_loss / multilabel_margin_loss ----------------------------------------------
+// One work-group per sample (loss.cl). The CPU's checks run first, with its messages; the
+// target range, which the CPU checks on the host, goes through the device error flag
+// (RuntimeError at the next synchronization point). Float and double, as on the CPU.
+
+namespace {
+
+// The CPU dispatches these losses for float and double only.
+void check_margin_dtype(const at::Tensor& self, const char* op) {
+  const at::ScalarType t = self.scalar_type();
+  TORCH_CHECK_NOT_IMPLEMENTED(t == at::kFloat || t == at::kDouble, "\"", op, "\" not implemented for '", toString(t),
+                              "'");
+}
+// The CPU's message for a tensor of another dtype than expected (its data_ptr<T>() check).
+void check_scalar_type(const at::Tensor& t, at::ScalarType expected) {
+  TORCH_CHECK(t.scalar_type() == expected, "expected scalar type ", expected, " but found ", t.scalar_type());
+}
+
+// A sample row of a margin loss input: nframe rows of dim classes at element strides (sn, sc).
+struct MarginGeom {
+  int64_t nframe = 1, dim = 1, sn = 0, sc = 0;
+};
+MarginGeom margin_geom(const at::Tensor& self) {
+  MarginGeom g;
+  if (self.dim() == 1) {
+    g.dim = self.size(0);
+    g.sc = self.stride(0);
+  } else if (self.dim() == 2) {
+    g.nframe = self.size(0);
+    g.dim = self.size(1);
+    g.sn = self.stride(0);
+    g.sc = self.stride(1);
+  }
+  return g;
+}
+
+// Work-group size for rows of dim classes: its next power of two, at most kMaxWG.
+size_t row_wg(int64_t dim) {
+  size_t l = 1;
+  while (static_cast<int64_t>(l) < dim && l < static_cast<size_t>(kMaxWG)) l <<= 1;
+  return l;
+}
+
+// A reduced loss of no samples: 0 for 'sum', NaN for 'mean' (the CPU leaves it uninitialized).
+void fill_empty_reduction(const at::Tensor& out, int64_t reduction) {
+  out.fill_(reduction == at::Reduction::Mean ? std::numeric_limits<double>::quiet_NaN() : 0.0);
+}
+
+// Runs per-sample kernel `name` writing per-sample losses: straight into out (reduction 'none')
+// or into an ACC buffer summed into out (scaled by 1 / nframe for 'mean'). `launch_rows(k, y, ys)`
+// launches k with the per-sample output buffer y and its element stride ys.
+template <typename F>
+void margin_forward(Device& d, const at::Tensor& self, const MarginGeom& g, int64_t reduction, const at::Tensor& out,
+                    const char* name, const char* op, F&& launch_rows) {
+  const at::ScalarType t = self.scalar_type();
+  if (reduction == at::Reduction::None) {
+    Kernel& k = get_kernel(d, "loss", options(d, t, t, at::kLong, op), name);
+    launch_rows(k, buf(out), out.dim() ? out.stride(0) : int64_t(0));
+    return;
+  }
+  at::Tensor terms = at::empty({g.nframe}, self.options().dtype(float_or_double(t)));
+  Kernel& k = get_kernel(d, "loss", options(d, t, terms.scalar_type(), at::kLong, op), name);
+  launch_rows(k, buf(terms), int64_t(1));
+  sum_into(terms, out, reduction == at::Reduction::Mean ? 1.0 / static_cast<double>(g.nframe) : 1.0, op);
+}
+
+// The CPU's p: an integer 1 or 2 (Scalar::toInt, so 1.5 is 1).
+int p_checked(const c10::Scalar& p) {
+  const int pi = p.toInt();
+  TORCH_CHECK(pi == 1 || pi == 2, "only p == 1 and p == 2 supported");
+  return pi;
+}
+
+at::Tensor margin_weight(const std::optional<at::Tensor>& weight, const at::Tensor& self) {
+  if (!weight.has_value() || !weight->defined()) return at::Tensor();
+  check_scalar_type(*weight, self.scalar_type());
+  return weight->contiguous();
+}
+
+// grad_output of a margin loss's backward: one value for every sample (stride 0), or, for
+// reduction 'none' on a grad_output with dims, one per sample: returns its element stride.
+int64_t grad_output_stride(const at::Tensor& grad_output, int64_t reduction, int64_t nframe) {
+  if (reduction != at::Reduction::None || grad_output.dim() == 0) {
+    TORCH_CHECK(grad_output.numel() >= 1, "expected a grad_output with an element, but got: ", grad_output.sizes());
+    return 0;
+  }
+  at::check_dim_size(grad_output, 1, 0, nframe);
+  return grad_output.stride(0);
+}
+
+}  // namespace
+
+// multi_margin_loss.out(Tensor self, Tensor target, Scalar p=1, Scalar margin=1, Tensor? weight=None, int reduction=Mean, *, Tensor(a!) out) -> Tensor(a!)
+at::Tensor& multi_margin_loss_out_ocl(const at::Tensor& self, const at::Tensor& target, const c10::Scalar& p,
+                                      const c10::Scalar& margin, const std::optional<at::Tensor>& weight,
+                                      int64_t reduction, at::Tensor& out) {
+  const int pi = p_checked(p);
+  int64_t nframe = 0, dim = 0;
+  at::native::multi_margin_loss_shape_check(nframe, dim, self.dim(), self, target, weight);
+  check_margin_dtype(self, "multi_margin_loss");
+  check_scalar_type(target, at::kLong);
+  check_scalar_type(out, self.scalar_type());
+  const at::Tensor w = margin_weight(weight, self);
+  const bool none = reduction == at::Reduction::None;
+  if (none && target.dim() > 0)
+    at::native::resize_output(out, {nframe});
+  else
+    at::native::resize_output(out, {});
+  if (self.numel() == 0) {
+    if (!none) fill_empty_reduction(out, reduction);
+    return out;
+  }
+  Device& d = ocl_device(self);
+  const MarginGeom g = margin_geom(self);
+  const at::Tensor tgt = target.contiguous();
+  const Buf wb = w.defined() ? buf(w) : Buf{};
+  const size_t wg = row_wg(g.dim);
+  const cl_int has_w = w.defined(), p_i = pi;
+  margin_forward(d, self, g, reduction, out, "multi_margin_fwd", "multi_margin_loss",
+                 [&](Kernel& k, const Buf& y, int64_t ys) {
+                   if (self.scalar_type() == at::kDouble)
+                     launch(d, k, Range(wg, g.nframe), Range(wg, 1), buf(self), buf(tgt), wb, y, g.dim, g.sn, g.sc,
+                            ys, has_w, p_i, margin.toDouble(), d.error_buf);
+                   else
+                     launch(d, k, Range(wg, g.nframe), Range(wg, 1), buf(self), buf(tgt), wb, y, g.dim, g.sn, g.sc,
+                            ys, has_w, p_i, margin.toFloat(), d.error_buf);
+                 });
+  return out;
+}
+
+// multi_margin_loss(Tensor self, Tensor target, Scalar p=1, Scalar margin=1, Tensor? weight=None, int reduction=Mean) -> Tensor
+at::Tensor multi_margin_loss_ocl(const at::Tensor& self, const at::Tensor& target, const c10::Scalar& p,
+                                 const c10::Scalar& margin, const std::optional<at::Tensor>& weight,
+                                 int64_t reduction) {
+  at::Tensor out = at::empty({0}, self.options());
+  return multi_margin_loss_out_ocl(self, target, p, margin, weight, reduction, out);
+}
+
+// multi_margin_loss_backward.grad_input(Tensor grad_output, Tensor self, Tensor target, Scalar p, Scalar margin, Tensor? weight=None, int reduction=Mean, *, Tensor(a!) grad_input) -> Tensor(a!)
+at::Tensor& multi_margin_loss_backward_grad_input_ocl(const at::Tensor& grad_output, const at::Tensor& self,
+                                                      const at::Tensor& target, const c10::Scalar& p,
+                                                      const c10::Scalar& margin,
+                                                      const std::optional<at::Tensor>& weight, int64_t reduction,
+                                                      at::Tensor& grad_input) {
+  const int pi = p_checked(p);
+  int64_t nframe = 0, dim = 0;
+  at::native::multi_margin_loss_shape_check(nframe, dim, self.dim(), self, target, weight);
+  check_margin_dtype(self, "multi_margin_loss_backward");
+  check_scalar_type(target, at::kLong);
+  check_scalar_type(grad_output, self.scalar_type());
+  check_scalar_type(grad_input, self.scalar_type());
+  const at::Tensor w = margin_weight(weight, self);
+  at::native::resize_output(grad_input, self.sizes());
+  TORCH_CHECK(grad_input.is_contiguous(), "grad_input must be contiguous");
+  if (self.numel() == 0) return grad_input;
+  const int64_t gos = grad_output_stride(grad_output, reduction, nframe);
+  Device& d = ocl_device(self);
+  const MarginGeom g = margin_geom(self);
+  const at::Tensor tgt = target.contiguous();
+  const Buf wb = w.defined() ? buf(w) : Buf{};
+  const size_t wg = row_wg(g.dim);
+  const cl_int has_w = w.defined(), p_i = pi;
+  const double gscale = 1.0 / static_cast<double>(reduction == at::Reduction::Mean ? nframe * dim : dim);
+  const at::ScalarType t = self.scalar_type();
+  Kernel& k = get_kernel(d, "loss", options(d, t, t, at::kLong, "multi_margin_loss_backward"), "multi_margin_bwd");
+  if (t == at::kDouble)
+    launch(d, k, Range(wg, g.nframe), Range(wg, 1), buf(grad_output), buf(self), buf(tgt), wb, buf(grad_input), g.dim,
+           g.sn, g.sc, gos, has_w, p_i, margin.toDouble(), gscale, d.error_buf);
+  else
+    launch(d, k, Range(wg, g.nframe), Range(wg, 1), buf(grad_output), buf(self), buf(tgt), wb, buf(grad_input), g.dim,
+           g.sn, g.sc, gos, has_w, p_i, margin.toFloat(), static_cast<float>(gscale), d.error_buf);
+  return grad_input;
+}
+
+// multi_margin_loss_backward(Tensor grad_output, Tensor self, Tensor target, Scalar p, Scalar margin, Tensor? weight=None, int reduction=Mean) -> Tensor
+at::Tensor multi_margin_loss_backward_ocl(const at::Tensor& grad_output, const at::Tensor& self,
+                                          const at::Tensor& target, const c10::Scalar& p, const c10::Scalar& margin,
+                                          const std::optional<at::Tensor>& weight, int64_t reduction) {
+  at::Tensor grad_input = at::empty({0}, self.options());
+  return multi_margin_loss_backward_grad_input_ocl(grad_output, self, target, p, margin, weight, reduction,
+                                                   grad_input);
+}
+
+// multilabel_margin_loss_forward.output(Tensor self, Tensor target, int reduction, *, Tensor(a!) output, Tensor(b!) is_target) -> (Tensor(a!), Tensor(b!))
+std::tuple<at::Tensor&, at::Tensor&> multilabel_margin_loss_forward_output_ocl(const at::Tensor& self,
+                                                                               const at::Tensor& target,
+                                                                               int64_t reduction, at::Tensor& output,
+                                                                               at::Tensor& is_target) {
+  int64_t nframe = 0, dim = 0;
+  at::native::multilabel_margin_loss_shape_check(nframe, dim, self.dim(), self, target);
+  check_margin_dtype(self, "multilabel_margin_loss_forward");
+  check_scalar_type(target, at::kLong);
+  check_scalar_type(output, self.scalar_type());
+  check_scalar_type(is_target, self.scalar_type());
+  at::native::resize_output(is_target, target.sizes());
+  TORCH_CHECK(is_target.is_contiguous(), "is_target must be contiguous");
+  // A scalar for 0-D and 1-D inputs, even for reduction 'none' (as on the CPU).
+  const bool none = reduction == at::Reduction::None;
+  if (none && target.dim() > 1)
+    at::native::resize_output(output, {nframe});
+  else
+    at::native::resize_output(output, {});
+  if (self.numel() == 0) {
+    if (!none) fill_empty_reduction(output, reduction);
+    return {output, is_target};
+  }
+  Device& d = ocl_device(self);
+  const MarginGeom g = margin_geom(self);
+  const at::Tensor tgt = target.contiguous();
+  const size_t wg = row_wg(g.dim);
+  margin_forward(d, self, g, none ? at::Reduction::None : reduction, output, "multilabel_margin_fwd",
+                 "multilabel_margin_loss_forward", [&](Kernel& k, const Buf& y, int64_t ys) {
+                   launch(d, k, Range(wg, g.nframe), Range(wg, 1), buf(self), buf(tgt), y, buf(is_target), g.dim,
+                          g.sn, g.sc, ys, d.error_buf);
+                 });
+  return {output, is_target};
+}
+
+// multilabel_margin_loss_forward(Tensor self, Tensor target, int reduction) -> (Tensor output, Tensor is_target)
+std::tuple<at::Tensor, at::Tensor> multilabel_margin_loss_forward_ocl(const at::Tensor& self, const at::Tensor& target,
+                                                                      int64_t reduction) {
+  at::Tensor output = at::empty({0}, self.options()), is_target = at::empty({0}, self.options());
+  multilabel_margin_loss_forward_output_ocl(self, target, reduction, output, is_target);
+  return {output, is_target};
+}
+
+// multilabel_margin_loss_backward.grad_input(Tensor grad_output, Tensor self, Tensor target, int reduction, Tensor is_target, *, Tensor(a!) grad_input) -> Tensor(a!)
+at::Tensor& multilabel_margin_loss_backward_grad_input_ocl(const at::Tensor& grad_output, const at::Tensor& self,
+                                                           const at::Tensor& target, int64_t reduction,
+                                                           const at::Tensor& is_target, at::Tensor& grad_input) {
+  int64_t nframe = 0, dim = 0;
+  at::native::multilabel_margin_loss_shape_check(nframe, dim, self.dim(), self, target);
+  at::checkSameSize("multilabel_margin_loss_backward_cpu_template", at::TensorArg(target, "target", 3),
+                    at::TensorArg(is_target, "is_target", 5));
+  check_margin_dtype(self, "multilabel_margin_loss_backward");
+  check_scalar_type(target, at::kLong);
+  check_scalar_type(grad_output, self.scalar_type());
+  check_scalar_type(is_target, self.scalar_type());
+  check_scalar_type(grad_input, self.scalar_type());
+  at::native::resize_output(grad_input, self.sizes());
+  TORCH_CHECK(grad_input.is_contiguous(), "grad_input must be contiguous");
+  if (self.numel() == 0) return grad_input;
+  const int64_t gos = grad_output_stride(grad_output, reduction, nframe);
+  Device& d = ocl_device(self);
+  const MarginGeom g = margin_geom(self);
+  const at::Tensor tgt = target.contiguous(), ist = is_target.contiguous();
+  const size_t wg = row_wg(g.dim);
+  const double gscale = 1.0 / static_cast<double>(reduction == at::Reduction::Mean ? nframe * dim : dim);
+  const at::ScalarType t = self.scalar_type();
+  Kernel& k =
+      get_kernel(d, "loss", options(d, t, t, at::kLong, "multilabel_margin_loss_backward"), "multilabel_margin_bwd");
+  if (t == at::kDouble)
+    launch(d, k, Range(wg, g.nframe), Range(wg, 1), buf(grad_output), buf(self), buf(tgt), buf(ist), buf(grad_input),
+           g.dim, g.sn, g.sc, gos, gscale, d.error_buf);
+  else
+    launch(d, k, Range(wg, g.nframe), Range(wg, 1), buf(grad_output), buf(self), buf(tgt), buf(ist), buf(grad_input),
+           g.dim, g.sn, g.sc, gos, static_cast<float>(gscale), d.error_buf);
+  return grad_input;
+}
+
+// multilabel_margin_loss_backward(Tensor grad_output, Tensor self, Tensor target, int reduction, Tensor is_target) -> Tensor
+at::Tensor multilabel_margin_loss_backward_ocl(const at::Tensor& grad_output, const at::Tensor& self,
+                                               const at::Tensor& target, int64_t reduction,
+                                               const at::Tensor& is_target) {
+  at::Tensor grad_input = at::empty({0}, self.options());
+  return multilabel_margin_loss_backward_grad_input_ocl(grad_output, self, target, reduction, is_target, grad_input);
+}
+
 TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
   m.impl("nll_loss_forward.output", nll_loss_forward_output_ocl);
   m.impl("nll_loss_backward.grad_input", nll_loss_backward_grad_input_ocl);
@@ -506,6 +776,14 @@ TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
   m.impl("binary_cross_entropy", binary_cross_entropy_ocl);
   m.impl("binary_cross_entropy_backward.grad_input", binary_cross_entropy_backward_grad_input_ocl);
   m.impl("binary_cross_entropy_backward", binary_cross_entropy_backward_ocl);
+  m.impl("multi_margin_loss.out", multi_margin_loss_out_ocl);
+  m.impl("multi_margin_loss", multi_margin_loss_ocl);
+  m.impl("multi_margin_loss_backward.grad_input", multi_margin_loss_backward_grad_input_ocl);
+  m.impl("multi_margin_loss_backward", multi_margin_loss_backward_ocl);
+  m.impl("multilabel_margin_loss_forward.output", multilabel_margin_loss_forward_output_ocl);
+  m.impl("multilabel_margin_loss_forward", multilabel_margin_loss_forward_ocl);
+  m.impl("multilabel_margin_loss_backward.grad_input", multilabel_margin_loss_backward_grad_input_ocl);
+  m.impl("multilabel_margin_loss_backward", multilabel_margin_loss_backward_ocl);
 }
 
 }  // namespace torch_ocl

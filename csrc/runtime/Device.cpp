@@ -306,6 +306,10 @@ namespace {
   // ctc_loss: the CPU does not check (it reads past the class row); CUDA neither.
   TORCH_CHECK(code != kErrCtcTarget, "ctc_loss: a target label is not in the valid range [0, num_classes) (found by a "
               "kernel on ocl:", d.index, deferred);
+  // multi_margin_loss / multilabel_margin_loss: the CPU raises RuntimeError ("target out of range").
+  TORCH_CHECK(code != kErrMarginTarget,
+              "target out of range (a multi_margin_loss target outside [0, C), a multilabel_margin_loss target "
+              "outside [-1, C) or an is_target outside [0, 1]; found by a kernel on ocl:", d.index, deferred);
   TORCH_CHECK(code != kErrBceTargetRange, "all elements of target should be between 0 and 1 (found by a kernel on ocl:",
               d.index, deferred);
   TORCH_CHECK_VALUE(false, "invalid argument detected by a kernel on ocl:", d.index, " (code ", code,

@@ -158,6 +158,7 @@ enum DeviceErrorCode : int {
   kErrEmbeddingBagIndex = 8,    // embedding_bag: an index outside [0, num_weights)
   kErrEmbeddingBagOffsets = 9,  // embedding_bag: offsets not rising from 0 to at most the index count
   kErrCtcTarget = 10,           // ctc_loss: a target label outside [0, num_classes)
+  kErrMarginTarget = 11,        // multi(label)_margin_loss: a target (or is_target) out of range
 };
 
 bool in_bad_fork();
