@@ -699,7 +699,7 @@ std::tuple<at::Tensor&, at::Tensor&> multilabel_margin_loss_forward_output_ocl(c
   const MarginGeom g = margin_geom(self);
   const at::Tensor tgt = target.contiguous();
   const size_t wg = row_wg(g.dim);
-  margin_forward(d, self, g, none ? at::Reduction::None : reduction, output, "multilabel_margin_fwd",
+  margin_forward(d, self, g, reduction, output, "multilabel_margin_fwd",
                  "multilabel_margin_loss_forward", [&](Kernel& k, const Buf& y, int64_t ys) {
                    launch(d, k, Range(wg, g.nframe), Range(wg, 1), buf(self), buf(tgt), y, buf(is_target), g.dim,
                           g.sn, g.sc, ys, d.error_buf);
