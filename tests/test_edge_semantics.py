@@ -626,3 +626,21 @@ def test_ctc_target_label_out_of_range_raises():
         F.ctc_loss(lp, torch.tensor([[1, 4], [2, 3]], device="ocl"), (6, 6), (2, 2)).item()
     ok = F.ctc_loss(lp, torch.tensor([[1, 3], [2, 3]], device="ocl"), (6, 6), (2, 2))  # the device stays usable
     assert torch.isfinite(ok).item()
+
+
+@requires_ocl
+@pytest.mark.parametrize("call,message", [
+    (lambda d: F.max_unpool2d(torch.randn(1, 1, 2, 2, device=d), torch.tensor([[[[0, 1], [2, 99]]]], device=d), 2),
+     "Found an invalid max index"),
+    (lambda d: torch.lu_unpack(torch.randn(3, 3, device=d), torch.tensor([1, 5, 3], dtype=torch.int32, device=d)),
+     "pivots passed to lu_unpack must be between 1 and LU.size"),
+])
+def test_kernel_checked_indices_raise_the_cpus_error(call, message):
+    # The CPU checks these on the host; the device finds them in a kernel and raises the same
+    # RuntimeError at the next synchronization, and stays usable afterwards.
+    with pytest.raises(RuntimeError, match=message):
+        call("cpu")
+    with pytest.raises(RuntimeError, match=message):
+        call("ocl")
+        torch.ocl.synchronize()
+    assert torch.ones(2, device="ocl").sum().item() == 2

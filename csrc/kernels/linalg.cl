@@ -102,7 +102,7 @@ __kernel void lu_swap_rows(PTR_ARG(DT, a), long a_bs, long A_rs, long A_cs, long
     const long j = reverse ? j1 - 1 - t : j0 + t;
     const long p = (long)P[j] - 1;
     if (p < 0 || p >= rows) {
-      report_error(err_flag, ERR_INVALID_ARGUMENT);
+      report_error(err_flag, ERR_LU_PIVOTS);
       continue;
     }
     if (p != j) {
@@ -179,7 +179,7 @@ __kernel void lu_unpack_pivots(PTR_ARG(int, piv), long piv_bs, long k, PTR_ARG(l
   for (long j = 0; j < k; ++j) {
     const long p = (long)P[j] - 1;
     if (p < 0 || p >= m) {
-      report_error(err_flag, ERR_INVALID_ARGUMENT);
+      report_error(err_flag, ERR_LU_PIVOTS);
       continue;
     }
     const long v = Q[j];

@@ -442,7 +442,7 @@ __kernel void max_unpool3d_fwd(PTR_ARG(X_T, x), PTR_ARG(long, idx), PTR_ARG(X_T,
     position5(i, C, D, H, W, c_fast, &b, &c, &d, &h, &w);
     const long p = PTR(long, idx)[AT5(is, b, c, d, h, w)];
     if (p < 0 || p >= OD * OH * OW) {
-      report_error(err, ERR_INDEX_BOUNDS);
+      report_error(err, ERR_POOL_MAX_INDEX);
     } else {
       const long ow = p % OW, oh = p / OW % OH, od = p / (OW * OH);
       STORE_X(PTR(X_T, out), AT5(os, b, c, od, oh, ow), LOAD_X(xp, AT5(xs, b, c, d, h, w)));
@@ -529,7 +529,7 @@ __kernel void fractional_max_pool3d_bwd(PTR_ARG(X_T, gout), PTR_ARG(long, idx), 
         for (long ow = 0; ow < OW; ++ow) {
           const long q = ip[AT5(is, b, c, od, oh, ow)];
           if (q < 0 || q >= D * H * W) {
-            report_error(err, ERR_INDEX_BOUNDS);
+            report_error(err, ERR_POOL_MAX_INDEX);
             continue;
           }
           const long at = AT5(rs, b, c, q / (H * W), q / W % H, q % W);

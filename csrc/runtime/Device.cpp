@@ -310,6 +310,11 @@ namespace {
   TORCH_CHECK(code != kErrMarginTarget,
               "target out of range (a multi_margin_loss target outside [0, C), a multilabel_margin_loss target "
               "outside [-1, C) or an is_target outside [0, 1]; found by a kernel on ocl:", d.index, deferred);
+  // The CPU's RuntimeErrors for indices and pivots that do not come from the op that makes them.
+  TORCH_CHECK(code != kErrPoolMaxIndex, "Found an invalid max index (in max_unpool or a fractional_max_pool backward, "
+              "by a kernel on ocl:", d.index, deferred);
+  TORCH_CHECK(code != kErrLuPivots, "pivots passed to lu_unpack must be between 1 and LU.size(-2) inclusive. Did you "
+              "properly pass the result of lu_factor? (found by a kernel on ocl:", d.index, deferred);
   TORCH_CHECK(code != kErrBceTargetRange, "all elements of target should be between 0 and 1 (found by a kernel on ocl:",
               d.index, deferred);
   TORCH_CHECK_VALUE(false, "invalid argument detected by a kernel on ocl:", d.index, " (code ", code,

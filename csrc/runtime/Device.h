@@ -159,6 +159,8 @@ enum DeviceErrorCode : int {
   kErrEmbeddingBagOffsets = 9,  // embedding_bag: offsets not rising from 0 to at most the index count
   kErrCtcTarget = 10,           // ctc_loss: a target label outside [0, num_classes)
   kErrMarginTarget = 11,        // multi(label)_margin_loss: a target (or is_target) out of range
+  kErrPoolMaxIndex = 12,        // max_unpool / fractional_max_pool backward: an index outside the plane
+  kErrLuPivots = 13,            // lu_unpack / lu_solve: a pivot outside [1, rows]
 };
 
 bool in_bad_fork();
