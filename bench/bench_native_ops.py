@@ -64,6 +64,38 @@ def cases(dev, s):
     tl = torch.randint(L // 2, L + 1, (N,), generator=gen)
     c["ctc_loss, T=500, N=32, C=30, S=100, fwd"] = lambda: F.ctc_loss(logits.detach().log_softmax(2), targets, il, tl)
     c["ctc_loss, fwd+bwd"] = _fwd_bwd(lambda: F.ctc_loss(logits.log_softmax(2), targets, il, tl), logits)
+    # Pooling, padding and resampling at image-model shapes (fwd+bwd).
+    fm = _randn(32 // s, 256, 56, 56, dev=dev, seed=4, grad=True)
+    c["adaptive_avg_pool2d 32x256x56² -> 7², fwd+bwd"] = _fwd_bwd(lambda: F.adaptive_avg_pool2d(fm, 7), fm)
+    vol = _randn(8 // s or 1, 64, 32, 32, 32, dev=dev, seed=5, grad=True)
+    c["max_pool3d k=2, 8x64x32³, fwd+bwd"] = _fwd_bwd(lambda: F.max_pool3d(vol, 2), vol)
+    c["avg_pool3d k=3 s=2 p=1, 8x64x32³, fwd+bwd"] = _fwd_bwd(lambda: F.avg_pool3d(vol, 3, 2, 1), vol)
+    c["reflection pad 3, 32x64x128², fwd+bwd"] = _fwd_bwd(lambda: F.pad(img, (3, 3, 3, 3), mode="reflect"), img)
+    c["replication pad 2, 8x64x32³, fwd+bwd"] = _fwd_bwd(lambda: F.pad(vol, (2,) * 6, mode="replicate"), vol)
+    small_img = _randn(32 // s, 64, 64, 64, dev=dev, seed=6, grad=True)
+    c["bilinear x2, 32x64x64², fwd+bwd"] = _fwd_bwd(
+        lambda: F.interpolate(small_img, scale_factor=2, mode="bilinear"), small_img)
+    c["bicubic x2, 32x64x64², fwd+bwd"] = _fwd_bwd(
+        lambda: F.interpolate(small_img, scale_factor=2, mode="bicubic"), small_img)
+    c["trilinear x2, 8x64x32³, fwd+bwd"] = _fwd_bwd(lambda: F.interpolate(vol, scale_factor=2, mode="trilinear"), vol)
+    photo = _randn(32 // s, 3, 512, 512, dev=dev, seed=7)
+    c["bilinear antialiased 512² -> 224², 32x3"] = lambda: F.interpolate(photo, size=224, mode="bilinear",
+                                                                         antialias=True)
+    prelu_w = _randn(256, dev=dev, seed=8, grad=True)
+    c["prelu, 32x256x56², fwd+bwd"] = _fwd_bwd(lambda: F.prelu(fm, prelu_w), fm, prelu_w)
+    scores = _randn(4096 // s, 1000, dev=dev, seed=9, grad=True)
+    labels = torch.randint(0, 1000, (scores.shape[0],), generator=gen).to(dev)
+    c["multi_margin_loss 4096x1000, fwd+bwd"] = _fwd_bwd(lambda: F.multi_margin_loss(scores, labels), scores)
+    # Dense linear algebra (cuSOLVER on CUDA).
+    n = 1024 // s
+    spd = _randn(n, n, dev=dev, seed=10)
+    spd = spd @ spd.mT / n + torch.eye(n, device=dev)
+    rhs = _randn(n, 64, dev=dev, seed=11)
+    c["linalg.solve 1024x1024, 64 right-hand sides"] = lambda: torch.linalg.solve(spd, rhs)
+    c["linalg.inv 1024x1024"] = lambda: torch.linalg.inv(spd)
+    c["linalg.cholesky 1024x1024"] = lambda: torch.linalg.cholesky(spd)
+    tiny = _randn(4096 // s, 8, 8, dev=dev, seed=12)
+    c["linalg.det, 4096 matrices of 8x8"] = lambda: torch.linalg.det(tiny)
     return c
 
 
