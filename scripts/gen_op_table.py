@@ -60,6 +60,20 @@ def table(ops):
     return "\n".join(lines)
 
 
+def comparable(text):
+    """The table's rows of operators this torch defines. The README is generated with the newest
+    torch the project builds against; an older one (the GPU machine's) lacks a few operators, so
+    their rows, and the totals line, are left out of the check there."""
+    import torch
+
+    rows = []
+    for line in text.split(BEGIN, 1)[1].split(END, 1)[0].splitlines():
+        m = re.match(r"\| `([^`]+)` \|", line)
+        if m and hasattr(torch.ops.aten, m.group(1)):
+            rows.append(line)
+    return rows
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--check", action="store_true", help="exit 1 if README.md is out of date")
@@ -73,7 +87,7 @@ def main():
     _, tail = rest.split(END, 1)
     new = head + table(registrations()) + tail
     if args.check:
-        if new != text:
+        if new != text and comparable(new) != comparable(text):
             sys.exit("README.md's op table is out of date: run python scripts/gen_op_table.py")
         return
     if new != text:

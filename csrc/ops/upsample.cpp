@@ -13,8 +13,12 @@
 #include <ATen/ops/_upsample_bicubic2d_aa_meta.h>
 #include <ATen/ops/_upsample_bilinear2d_aa_backward_meta.h>
 #include <ATen/ops/_upsample_bilinear2d_aa_meta.h>
+// _upsample_lanczos2d_aa is new in torch 2.13; older torches build without it.
+#if __has_include(<ATen/ops/_upsample_lanczos2d_aa_meta.h>)
+#define TORCH_OCL_HAS_LANCZOS_AA 1
 #include <ATen/ops/_upsample_lanczos2d_aa_backward_meta.h>
 #include <ATen/ops/_upsample_lanczos2d_aa_meta.h>
+#endif
 #include <ATen/ops/_upsample_nearest_exact1d_backward_meta.h>
 #include <ATen/ops/_upsample_nearest_exact1d_meta.h>
 #include <ATen/ops/_upsample_nearest_exact2d_backward_meta.h>
@@ -605,8 +609,10 @@ INTERP_OPS(upsample_bicubic2d, upsample_bicubic2d, Mode::Cubic, SCALES_2D, scale
 INTERP_OPS(upsample_bilinear2d_aa, _upsample_bilinear2d_aa, Mode::AaLinear, SCALES_2D, scales_h, scales_w)
 // _upsample_bicubic2d_aa.out / _upsample_bicubic2d_aa_backward.grad_input: the same signatures.
 INTERP_OPS(upsample_bicubic2d_aa, _upsample_bicubic2d_aa, Mode::AaCubic, SCALES_2D, scales_h, scales_w)
+#ifdef TORCH_OCL_HAS_LANCZOS_AA
 // _upsample_lanczos2d_aa.out / _upsample_lanczos2d_aa_backward.grad_input: the same signatures.
 INTERP_OPS(upsample_lanczos2d_aa, _upsample_lanczos2d_aa, Mode::AaLanczos, SCALES_2D, scales_h, scales_w)
+#endif
 #undef INTERP_OPS
 #undef SCALES_1D
 #undef SCALES_2D
@@ -639,8 +645,10 @@ TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
   m.impl("_upsample_bilinear2d_aa_backward.grad_input", upsample_bilinear2d_aa_backward_out_ocl);
   m.impl("_upsample_bicubic2d_aa.out", upsample_bicubic2d_aa_out_ocl);
   m.impl("_upsample_bicubic2d_aa_backward.grad_input", upsample_bicubic2d_aa_backward_out_ocl);
+#ifdef TORCH_OCL_HAS_LANCZOS_AA
   m.impl("_upsample_lanczos2d_aa.out", upsample_lanczos2d_aa_out_ocl);
   m.impl("_upsample_lanczos2d_aa_backward.grad_input", upsample_lanczos2d_aa_backward_out_ocl);
+#endif
 }
 
 }  // namespace torch_ocl

@@ -132,6 +132,11 @@ def _module_samples(dtype):
 
 # The ops called directly: out= (a wrong-shaped out is resized), non-contiguous gradients into
 # the backward ops, and the Lanczos antialiased op (F.interpolate has no such mode).
+# torch 2.13 added the Lanczos op; its cases are left out where torch lacks it.
+HAS_LANCZOS = hasattr(torch.ops.aten, "_upsample_lanczos2d_aa")
+AA_OPS = ("_upsample_bilinear2d_aa", "_upsample_bicubic2d_aa") + (("_upsample_lanczos2d_aa",) if HAS_LANCZOS else ())
+
+
 def _out(op, x, size, *scales):
     out = torch.empty(3, dtype=x.dtype, device=x.device)
     getattr(torch.ops.aten, op).out(x, size, False, *scales, out=out)
@@ -140,8 +145,7 @@ def _out(op, x, size, *scales):
 
 def _out_samples(dtype):
     x2 = make((2, 3, 5, 6), dtype)
-    for op in ("upsample_bilinear2d", "upsample_bicubic2d", "_upsample_bilinear2d_aa", "_upsample_bicubic2d_aa",
-               "_upsample_lanczos2d_aa"):
+    for op in ("upsample_bilinear2d", "upsample_bicubic2d") + AA_OPS:
         yield Sample((op, x2, [7, 3], None, None), tag=op)
         yield Sample((op, x2, [3, 4], 0.6, 0.7), tag=f"{op} scales")
     yield Sample(("upsample_linear1d", make((2, 3, 7), dtype), [12], None), tag="linear1d")
@@ -154,8 +158,7 @@ def _backward(op, gy, size, in_size, ac, *scales):
 
 def _backward_samples(dtype):
     gy = make((2, 3, 9, 7), dtype, noncontig=True, seed=5)
-    for op in ("upsample_bilinear2d", "upsample_bicubic2d", "_upsample_bilinear2d_aa", "_upsample_bicubic2d_aa",
-               "_upsample_lanczos2d_aa"):
+    for op in ("upsample_bilinear2d", "upsample_bicubic2d") + AA_OPS:
         for ac in (False, True):
             yield Sample((op, gy, [9, 7], [2, 3, 4, 11], ac, None, None), tag=f"{op} up ac={ac}")
             yield Sample((op, gy, [9, 7], [2, 3, 20, 3], ac, 0.45, 2.4), tag=f"{op} scales ac={ac}")
@@ -238,18 +241,21 @@ CASES = [
                                      "aten::_upsample_bicubic2d_aa_backward.grad_input"],
            _interpolate, _interp_samples("bicubic", 2, antialias=True), dtypes=FLOATS, grad=True, atol=2e-5,
            rtol=2e-5),
-    OpCase("upsample_lanczos2d_aa", ["aten::_upsample_lanczos2d_aa.out",
-                                     "aten::_upsample_lanczos2d_aa_backward.grad_input"],
-           _lanczos, _lanczos_samples, dtypes=FLOATS, grad=True, atol=2e-5, rtol=2e-5),
     # 16-bit: the CPU rounds its weights to the input's dtype (so does the device) but sums in
     # another order, and accumulates gradients in another order.
     OpCase("upsample_linear_modes_half", [], _interpolate, lambda dt: [
         s for mode, nd in (("linear", 1), ("bilinear", 2), ("trilinear", 3), ("bicubic", 2))
         for s in _interp_samples(mode, nd)(dt)], dtypes=HALFS, grad=True, atol=1e-2, rtol=1e-2),
     OpCase("upsample_uint8", [], _interpolate, _uint8_samples, dtypes=(torch.uint8,)),
-    OpCase("upsample_lanczos2d_aa_uint8", [], _lanczos, _lanczos_uint8_samples, dtypes=(torch.uint8,)),
     OpCase("upsample_module", [], _module, _module_samples, dtypes=FLOATS, grad=True, atol=2e-5, rtol=2e-5),
     OpCase("upsample_interp_out", [], _out, _out_samples, dtypes=FLOATS, atol=2e-5, rtol=2e-5),
     OpCase("upsample_interp_backward", [], _backward, _backward_samples, dtypes=FLOATS, atol=2e-5, rtol=2e-5),
     OpCase("upsample_interp_errors", [], _op, _error_samples, dtypes=FLOAT),
 ]
+if HAS_LANCZOS:
+    CASES += [
+        OpCase("upsample_lanczos2d_aa", ["aten::_upsample_lanczos2d_aa.out",
+                                         "aten::_upsample_lanczos2d_aa_backward.grad_input"],
+               _lanczos, _lanczos_samples, dtypes=FLOATS, grad=True, atol=2e-5, rtol=2e-5),
+        OpCase("upsample_lanczos2d_aa_uint8", [], _lanczos, _lanczos_uint8_samples, dtypes=(torch.uint8,)),
+    ]
