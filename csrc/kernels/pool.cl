@@ -229,6 +229,29 @@ __kernel void adaptive_avg_pool3d_bwd(PTR_ARG(X_T, gout), PTR_ARG(X_T, gin), lon
   }
 }
 
+// The largest value of a window of the (b, c) volume starting at `plane` (strides ps_d, ps_h,
+// ps_w), scanned depth, row, column with steps (dd, dh, dw): a value replaces the running
+// maximum when larger or NaN (ties keep the first, the last NaN wins; a window of the dtype's
+// lowest values reports its first element). Returns its flat (d * H + h) * W + w index.
+inline long window_max(__global const X_T* plane, long ps_d, long ps_h, long ps_w, long d0, long d1, long dd, long h0,
+                       long h1, long dh, long w0, long w1, long dw, long H, long W, __private ACC* best) {
+  ACC m = X_LOWEST;
+  long at = (d0 * H + h0) * W + w0;
+  for (long d = d0; d < d1; d += dd) {
+    for (long h = h0; h < h1; h += dh) {
+      for (long w = w0; w < w1; w += dw) {
+        const ACC v = LOAD_X(plane, d * ps_d + h * ps_h + w * ps_w);
+        if (v > m || IS_NAN(v)) {
+          m = v;
+          at = (d * H + h) * W + w;
+        }
+      }
+    }
+  }
+  *best = m;
+  return at;
+}
+
 // Adaptive max pooling, one work-item per output element, with the CPU's scan rule (see
 // adaptive_max_pool2d_fwd); indices are flat (d * H + h) * W + w positions in the volume.
 __kernel void adaptive_max_pool3d_fwd(PTR_ARG(X_T, x), PTR_ARG(X_T, out), PTR_ARG(long, idx), long n, long C, long D,
@@ -241,19 +264,9 @@ __kernel void adaptive_max_pool3d_fwd(PTR_ARG(X_T, x), PTR_ARG(X_T, out), PTR_AR
     const long d0 = win_start(od, OD, D), d1 = win_end(od, OD, D);
     const long h0 = win_start(oh, OH, H), h1 = win_end(oh, OH, H);
     const long w0 = win_start(ow, OW, W), w1 = win_end(ow, OW, W);
-    ACC best = X_LOWEST;
-    long best_i = (d0 * H + h0) * W + w0;
-    for (long d = d0; d < d1; ++d) {
-      for (long h = h0; h < h1; ++h) {
-        for (long w = w0; w < w1; ++w) {
-          const ACC v = LOAD_X(xp, AT5(xs, b, c, d, h, w));
-          if (v > best || IS_NAN(v)) {
-            best = v;
-            best_i = (d * H + h) * W + w;
-          }
-        }
-      }
-    }
+    ACC best;
+    const long best_i = window_max(xp + b * xs_b + c * xs_c, xs_d, xs_h, xs_w, d0, d1, 1, h0, h1, 1, w0, w1, 1, H, W,
+                                   &best);
     STORE_X(PTR(X_T, out), AT5(os, b, c, od, oh, ow), best);
     PTR(long, idx)[AT5(is, b, c, od, oh, ow)] = best_i;
   }
@@ -304,19 +317,9 @@ __kernel void max_pool3d_fwd(PTR_ARG(X_T, x), PTR_ARG(X_T, out), PTR_ARG(long, i
     const long d0 = max_first(od, sd, pd, dd), d1 = max_last(od, sd, pd, kd, dd, D);
     const long h0 = max_first(oh, sh, ph, dh), h1 = max_last(oh, sh, ph, kh, dh, H);
     const long w0 = max_first(ow, sw, pw, dw), w1 = max_last(ow, sw, pw, kw, dw, W);
-    ACC best = X_LOWEST;
-    long best_i = (d0 * H + h0) * W + w0;
-    for (long d = d0; d < d1; d += dd) {
-      for (long h = h0; h < h1; h += dh) {
-        for (long w = w0; w < w1; w += dw) {
-          const ACC v = LOAD_X(xp, AT5(xs, b, c, d, h, w));
-          if (v > best || IS_NAN(v)) {
-            best = v;
-            best_i = (d * H + h) * W + w;
-          }
-        }
-      }
-    }
+    ACC best;
+    const long best_i = window_max(xp + b * xs_b + c * xs_c, xs_d, xs_h, xs_w, d0, d1, dd, h0, h1, dh, w0, w1, dw, H, W,
+                                   &best);
     STORE_X(PTR(X_T, out), AT5(os, b, c, od, oh, ow), best);
     PTR(long, idx)[AT5(is, b, c, od, oh, ow)] = best_i;
   }
@@ -494,19 +497,9 @@ __kernel void fractional_max_pool3d_fwd(PTR_ARG(X_T, x), PTR_ARG(X_T, samples), 
     const long d0 = frac_start(od, OD, D, kd, LOAD_X(sp, s + sample_d * ss_k), acc_from_bits(alpha_d));
     const long h0 = frac_start(oh, OH, H, kh, LOAD_X(sp, s + sample_h * ss_k), acc_from_bits(alpha_h));
     const long w0 = frac_start(ow, OW, W, kw, LOAD_X(sp, s + sample_w * ss_k), acc_from_bits(alpha_w));
-    ACC best = X_LOWEST;
-    long best_i = (d0 * H + h0) * W + w0;
-    for (long d = d0; d < d0 + kd; ++d) {
-      for (long h = h0; h < h0 + kh; ++h) {
-        for (long w = w0; w < w0 + kw; ++w) {
-          const ACC v = LOAD_X(xp, AT5(xs, b, c, d, h, w));
-          if (v > best || IS_NAN(v)) {
-            best = v;
-            best_i = (d * H + h) * W + w;
-          }
-        }
-      }
-    }
+    ACC best;
+    const long best_i = window_max(xp + b * xs_b + c * xs_c, xs_d, xs_h, xs_w, d0, d0 + kd, 1, h0, h0 + kh, 1, w0,
+                                   w0 + kw, 1, H, W, &best);
     STORE_X(PTR(X_T, out), AT5(os, b, c, od, oh, ow), best);
     PTR(long, idx)[AT5(is, b, c, od, oh, ow)] = best_i;
   }
