@@ -42,14 +42,8 @@ __kernel void pad_fwd(PTR_ARG(ELEM, x), PTR_ARG(ELEM, out), long total, long C, 
   __global const ELEM* xp = PTR(ELEM, x);
   __global ELEM* op = PTR(ELEM, out);
   FOR_EACH(i, total) {
-    long t = i;
-    const long w = t % OW;
-    t /= OW;
-    const long h = t % OH;
-    t /= OH;
-    const long d = t % OD;
-    t /= OD;
-    const long c = t % C, n = t / C;
+    long n, c, d, h, w;
+    position5(i, C, OD, OH, OW, 0, &n, &c, &d, &h, &w);
     const long sd = pad_source(d - pd, D, reflect), sh = pad_source(h - ph, H, reflect),
                sw = pad_source(w - pw, W, reflect);
     op[n * os_n + c * os_c + d * os_d + h * os_h + w * os_w] =
@@ -100,14 +94,8 @@ __kernel void pad_bwd(PTR_ARG(X_T, gy), PTR_ARG(X_T, gx), long total, long C, lo
   __global const X_T* gp = PTR(X_T, gy);
   __global X_T* xp = PTR(X_T, gx);
   FOR_EACH(i, total) {
-    long t = i;
-    const long w = t % W;
-    t /= W;
-    const long h = t % H;
-    t /= H;
-    const long d = t % D;
-    t /= D;
-    const long c = t % C, n = t / C;
+    long n, c, d, h, w;
+    position5(i, C, D, H, W, 0, &n, &c, &d, &h, &w);
     long dlo[3], dhi[3], hlo[3], hhi[3], wlo[3], whi[3];
     const int nd = pad_readers(d, pd, D, OD, reflect, dlo, dhi);
     const int nh = pad_readers(h, ph, H, OH, reflect, hlo, hhi);

@@ -1,7 +1,7 @@
 // Pooling kernels on tensors of any strides (channels_last and other views are read in place).
 // Adaptive pooling: output o of `out` windows over `in` rows reduces rows
 // [floor(o*in/out), ceil((o+1)*in/out)). 2-D adaptive max pooling runs on (B, C, H, W) index
-// spaces (position4); the rest on (B, C, D, H, W) ones (position5), 2-D pooling as D = 1.
+// spaces (position4); the rest on (B, C, D, H, W) ones (position5, in common.clh), 2-D pooling as D = 1.
 // Backward kernels gather per input element over the windows that contain it instead of
 // scattering per output, so overlapping windows add up in a fixed order, without atomics.
 #include "common.clh"
@@ -164,24 +164,6 @@ __kernel void adaptive_max_pool2d_bwd(PTR_ARG(X_T, gout), PTR_ARG(long, idx), PT
 }
 
 // ---- (B, C, D, H, W) index spaces: 3-D pooling, and 2-D pooling as D = 1 ----------------
-
-// The (b, c, d, h, w) position of flat work index i in a (B, C, D, H, W) index space, walked w
-// fastest (then h, d, c, b) or, with c_fast (channels_last tensors: neighbouring work-items
-// then touch neighbouring addresses), c fastest (then w, h, d, b).
-inline void position5(long i, long C, long D, long H, long W, int c_fast, __private long* b, __private long* c,
-                      __private long* d, __private long* h, __private long* w) {
-  if (c_fast) {
-    *c = i % C, i /= C;
-    *w = i % W, i /= W;
-    *h = i % H, i /= H;
-    *d = i % D, *b = i / D;
-  } else {
-    *w = i % W, i /= W;
-    *h = i % H, i /= H;
-    *d = i % D, i /= D;
-    *c = i % C, *b = i / C;
-  }
-}
 
 // Five strides of a (B, C, D, H, W) view, as kernel arguments, and the offset of a position.
 #define STRIDES5(s) long s##_b, long s##_c, long s##_d, long s##_h, long s##_w
