@@ -176,19 +176,23 @@ void cholesky_inplace(Device& d, const at::Tensor& A, const at::Tensor& info) {
   if (B == 0 || n == 0) return;
   Kernel& panel = linalg_kernel(d, A.scalar_type(), "chol_panel_fwd");
   const size_t wg = panel_wg(n);
-  auto factor_panel = [&](int64_t k0, int64_t k1) {
+  // Columns [k0, k1) of rows [k0, rows): the kernel walks the columns one by one in one work-group.
+  auto factor_panel = [&](int64_t k0, int64_t k1, int64_t rows) {
     launch(d, panel, Range(wg * static_cast<size_t>(B)), Range(wg), buf(A), A.stride(0), A.stride(1), A.stride(2),
-           n, k0, k1, buf(info));
+           rows, k0, k1, buf(info));
   };
   if (n <= kUnblocked) {
-    factor_panel(0, n);
+    factor_panel(0, n, n);
     return;
   }
   for (int64_t k0 = 0; k0 < n; k0 += kBlock) {
     const int64_t k1 = std::min(k0 + kBlock, n), nb = k1 - k0;
-    factor_panel(k0, k1);  // the diagonal block and the panel below it
+    factor_panel(k0, k1, k1);  // the diagonal block L11 only
     if (k1 < n) {
+      // L21 = A21 L11^-T, i.e. L11 L21^T = A21^T: every row of L21 is its own substitution, so
+      // the triangular solve runs them in parallel (the panel kernel would walk them serially).
       const at::Tensor l21 = A.narrow(1, k1, n - k1).narrow(2, k0, nb);
+      trsm_inplace(d, A.narrow(1, k0, nb).narrow(2, k0, nb), l21.mT(), /*lower=*/true, /*unit=*/false);
       at::Tensor a22 = A.narrow(1, k1, n - k1).narrow(2, k1, n - k1);
       at::baddbmm_out(a22, a22, l21, l21.mT(), 1, -1);
     }
