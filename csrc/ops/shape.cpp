@@ -1,6 +1,6 @@
 // Shape ops: cat (up to SLOTS inputs per launch, sized to the device: foreach.h), flip, roll,
-// tril/triu (one strided remap kernel), and the factories arange, linspace, eye and
-// tril_indices/triu_indices. Kernels:
+// tril/triu (one strided remap kernel), channel_shuffle (a strided copy), and the factories
+// arange, linspace, eye and tril_indices/triu_indices. Kernels:
 // kernels/shape.cl. stack and repeat are composite in ATen and land on cat / copy_.
 #include "../runtime/Launch.h"
 #include "foreach.h"
@@ -378,9 +378,33 @@ at::Tensor triu_indices_ocl(int64_t row, int64_t col, int64_t offset, std::optio
   return tri_indices(row, col, offset, dtype, layout, device, true);
 }
 
+// channel_shuffle(Tensor self, SymInt groups) -> Tensor
+// (ShuffleNet's F.channel_shuffle: channel g * (C / groups) + i moves to i * groups + g.) One
+// strided copy from the input seen as (N, groups, C / groups, ...) into the output seen as
+// (N, C / groups, groups, ...), in the input's suggested memory format, as on the CPU.
+at::Tensor channel_shuffle_ocl(const at::Tensor& self, int64_t groups) {
+  TORCH_CHECK(self.dim() > 2, "channel_shuffle expects input with > 2 dims, but got input with sizes ",
+              self.sizes());
+  TORCH_CHECK(groups > 0, "Number of groups to divide channels in must be positive. Value of groups:", groups);
+  const int64_t c = self.size(1);
+  TORCH_CHECK(c % groups == 0, "Number of channels must be divisible by groups. Got ", c, " channels and ", groups,
+              " groups.");
+  at::Tensor out = at::empty(self.sizes(), self.options().memory_format(self.suggest_memory_format()));
+  if (out.numel() == 0) return out;
+  std::vector<int64_t> split{self.size(0), groups, c / groups}, swapped{self.size(0), c / groups, groups};
+  for (int64_t k = 2; k < self.dim(); ++k) {
+    split.push_back(self.size(k));
+    swapped.push_back(self.size(k));
+  }
+  // Splitting one dim is a view of any strides.
+  out.view(swapped).copy_(self.view(split).transpose(1, 2));
+  return out;
+}
+
 }  // namespace
 
 TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
+  m.impl("channel_shuffle", channel_shuffle_ocl);
   m.impl("cat.out", cat_out_ocl);
   m.impl("flip", flip_ocl);
   m.impl("roll", roll_ocl);

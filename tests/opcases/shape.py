@@ -1,5 +1,5 @@
 """Cases for the shape ops (csrc/ops/shape.cpp): cat (and the composite stack / repeat),
-flip, roll, tril/triu, and the factories arange, linspace, eye."""
+flip, roll, tril/triu, channel_shuffle, and the factories arange, linspace, eye."""
 import torch
 
 from ..cases import ALL, FLOAT, FLOATS, HALFS, INTS, SHAPES, OpCase, Sample, make
@@ -187,4 +187,33 @@ CASES += [
     OpCase("tri_indices_out", ["aten::tril_indices", "aten::triu_indices"], _tri_indices_out,
            lambda dt: [Sample((4, 6, 1, torch.device("cpu"))), Sample((6, 2, -2, torch.device("cpu")))],
            dtypes=(torch.int64,)),
+]
+
+
+def _channel_shuffle_samples(dtype):
+    yield Sample((make((2, 6, 3, 4), dtype), 3), tag="4-D")
+    yield Sample((make((2, 6, 5), dtype), 2), tag="3-D")
+    yield Sample((make((1, 12, 2, 3, 2), dtype), 4), tag="5-D")
+    yield Sample((make((2, 6, 3, 4), dtype).contiguous(memory_format=torch.channels_last), 2), tag="channels_last")
+    yield Sample((make((2, 6, 3, 8), dtype, noncontig=True), 3), tag="noncontig")
+    yield Sample((make((3, 4, 2), dtype), 1), tag="one group")
+    yield Sample((make((3, 4, 2), dtype), 4), tag="a group per channel")
+    yield Sample((make((0, 6, 2), dtype), 3), tag="empty batch")
+    yield Sample((make((2, 6, 3), dtype), 4), tag="channels not divisible raises")
+    yield Sample((make((2, 6, 3), dtype), 0), tag="zero groups raises")
+    yield Sample((make((2, 6), dtype), 2), tag="2-D raises")
+
+
+def _channel_shuffle_layout(x, groups):
+    # The output's memory format is the input's suggested one, as on the CPU.
+    y = torch.nn.functional.channel_shuffle(x, groups)
+    return y, torch.tensor(y.stride())
+
+
+CASES += [
+    OpCase("channel_shuffle", ["aten::channel_shuffle"], torch.nn.functional.channel_shuffle,
+           _channel_shuffle_samples, dtypes=DATA),
+    OpCase("channel_shuffle_grad", [], torch.nn.functional.channel_shuffle, _channel_shuffle_samples, dtypes=FLOATS,
+           grad=True),
+    OpCase("channel_shuffle_layout", [], _channel_shuffle_layout, _channel_shuffle_samples, dtypes=FLOAT),
 ]
