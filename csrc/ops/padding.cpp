@@ -4,6 +4,7 @@
 // Negative pads crop. Argument checks are ATen's meta functions where the op is structured and
 // the CPU's own checks otherwise. The forward copies element bits (every dtype the CPU pads);
 // the backward gathers per input element (deterministic, no atomics).
+#include "../aten/Dims5.h"
 #include "../aten/OutMeta.h"
 #include "../runtime/Launch.h"
 #include <ATen/native/Padding.h>
@@ -28,22 +29,6 @@ namespace {
 
 constexpr size_t kWG = 256;  // work-group size of padding.cl's grid-stride kernels
 
-// A padding operand with nd spatial dims as (N, C, D, H, W): sizes and element strides, the
-// missing leading dims of size 1 (an unbatched tensor has N = 1).
-struct Geom5 {
-  std::array<int64_t, 5> size{1, 1, 1, 1, 1}, stride{0, 0, 0, 0, 0};
-};
-Geom5 geom5(const at::Tensor& t, int nd) {
-  Geom5 g;
-  const int64_t lead = t.dim() - nd;  // 1 (C) or 2 (N, C)
-  for (int64_t k = 0; k < t.dim(); ++k) {
-    const int64_t slot = k < lead ? 2 - lead + k : 5 - t.dim() + k;
-    g.size[slot] = t.size(k);
-    g.stride[slot] = t.stride(k);
-  }
-  return g;
-}
-
 // The left pads (before the first element) along D, H, W; padding lists (W, H, D) pairs.
 std::array<int64_t, 3> left_pads(c10::IntArrayRef padding, int nd) {
   std::array<int64_t, 3> p{0, 0, 0};
@@ -66,7 +51,7 @@ void pad_forward(const at::Tensor& x, c10::IntArrayRef padding, int nd, bool ref
     case 8: elem = "ulong"; break;
     default: TORCH_CHECK_NOT_IMPLEMENTED(false, "torch_ocl: ", op, " is not implemented for dtype ", x.scalar_type());
   }
-  const Geom5 gx = geom5(x, nd), go = geom5(out, nd);
+  const Dims5 gx = dims5(x, nd), go = dims5(out, nd);
   const std::array<int64_t, 3> p = left_pads(padding, nd);
   const int64_t total = out.numel();
   Kernel& k = get_kernel(d, "padding", std::string("-DELEM=") + elem, "pad_fwd");
@@ -95,7 +80,7 @@ void pad_backward(const at::Tensor& grad_output, const at::Tensor& self, c10::In
   TORCH_CHECK_NOT_IMPLEMENTED(at::isFloatingType(t), "\"", op, "\" not implemented for '", toString(t), "'");
   Device& d = ocl_device(self);
   check_dtype_supported(d, t, op);
-  const Geom5 gy = geom5(grad_output, nd), gx = geom5(grad_input, nd);
+  const Dims5 gy = dims5(grad_output, nd), gx = dims5(grad_input, nd);
   const std::array<int64_t, 3> p = left_pads(padding, nd);
   const int64_t total = grad_input.numel();
   const std::string opts =

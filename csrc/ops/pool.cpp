@@ -7,6 +7,7 @@
 #include "windows.h"
 
 #include "../aten/OutMeta.h"
+#include "../aten/Dims5.h"
 #include "../runtime/Launch.h"
 #include <ATen/TensorOperators.h>
 #include <ATen/native/AdaptivePooling.h>
@@ -294,26 +295,6 @@ at::Tensor& adaptive_max_pool2d_backward_out_ocl(const at::Tensor& grad_output, 
 // ---- Pooling on (B, C, D, H, W) views: adaptive average (2-D and 3-D), 3-D max / average /
 // adaptive max. One work-item per output element forward, per input element backward.
 
-// A pooling operand as a (B, C, D, H, W) view: nd (2 or 3) spatial dims, with or without its
-// batch dim; 2-D operands get D = 1.
-at::Tensor view5(const at::Tensor& t, int64_t nd) {
-  const at::Tensor r = t.dim() == nd + 1 ? t.unsqueeze(0) : t;
-  return nd == 2 ? r.unsqueeze(2) : r;
-}
-
-// Sizes and strides of a (B, C, D, H, W) view, and whether its channels are adjacent
-// (channels_last: the kernels then walk C fastest).
-struct Dims5 {
-  std::array<int64_t, 5> size, stride;
-  cl_int c_fast;
-};
-Dims5 dims5(const at::Tensor& t) {
-  Dims5 r;
-  for (int64_t i = 0; i < 5; ++i) r.size[i] = t.size(i), r.stride[i] = t.stride(i);
-  r.c_fast = t.size(1) > 1 && t.stride(1) == 1 ? 1 : 0;
-  return r;
-}
-
 constexpr size_t kPoolWG = 256;  // work-group size of the grid-stride (B, C, D, H, W) kernels
 
 // Build options of pool.cl for values of dtype t, integers included: X_INT with the type's lowest
@@ -341,7 +322,7 @@ void check_floating(const at::Tensor& t, const char* op) {
 // Adaptive average pooling of x (nd spatial dims) into out, both of the op's own shapes.
 void adaptive_avg_pool_fwd(const at::Tensor& self, const at::Tensor& out, int64_t nd, const char* op) {
   if (out.numel() == 0) return;
-  const Dims5 x = dims5(view5(self, nd)), y = dims5(view5(out, nd));
+  const Dims5 x = dims5(self, nd), y = dims5(out, nd);
   Device& d = ocl_device(self);
   Kernel& k = get_kernel(d, "pool", pool_options(d, self.scalar_type(), op), "adaptive_avg_pool3d_fwd");
   const int64_t n = out.numel();
@@ -353,7 +334,7 @@ void adaptive_avg_pool_fwd(const at::Tensor& self, const at::Tensor& out, int64_
 // Its backward: grad_input (of the input's shape) from grad_output.
 void adaptive_avg_pool_bwd(const at::Tensor& grad_output, const at::Tensor& grad_input, int64_t nd, const char* op) {
   if (grad_input.numel() == 0) return;
-  const Dims5 gy = dims5(view5(grad_output, nd)), gi = dims5(view5(grad_input, nd));
+  const Dims5 gy = dims5(grad_output, nd), gi = dims5(grad_input, nd);
   Device& d = ocl_device(grad_output);
   Kernel& k = get_kernel(d, "pool", pool_options(d, grad_output.scalar_type(), op), "adaptive_avg_pool3d_bwd");
   const int64_t n = grad_input.numel();
@@ -510,7 +491,7 @@ std::tuple<at::Tensor&, at::Tensor&> max_pool3d_with_indices_out_ocl(const at::T
   out.resize_(sizes, format);
   indices.resize_(sizes, format);
   if (out.numel() == 0) return {out, indices};
-  const Dims5 x = dims5(view5(self, 3)), y = dims5(view5(out, 3)), yi = dims5(view5(indices, 3));
+  const Dims5 x = dims5(self, 3), y = dims5(out, 3), yi = dims5(indices, 3);
   Device& d = ocl_device(self);
   Kernel& k = get_kernel(d, "pool", pool_options_any(d, self.scalar_type(), op), "max_pool3d_fwd");
   const int64_t n = out.numel();
@@ -557,7 +538,7 @@ at::Tensor& max_pool3d_with_indices_backward_out_ocl(const at::Tensor& grad_outp
               grad_output.scalar_type(), " and ", grad_input.scalar_type());
   grad_input.resize_(self.sizes(), self.suggest_memory_format());
   if (grad_input.numel() == 0) return grad_input;
-  const Dims5 gy = dims5(view5(grad_output, 3)), yi = dims5(view5(indices, 3)), gi = dims5(view5(grad_input, 3));
+  const Dims5 gy = dims5(grad_output, 3), yi = dims5(indices, 3), gi = dims5(grad_input, 3);
   Device& d = ocl_device(self);
   Kernel& k = get_kernel(d, "pool", pool_options(d, self.scalar_type(), op), "max_pool3d_bwd");
   const int64_t n = grad_input.numel();
@@ -596,7 +577,7 @@ at::Tensor& avg_pool3d_out_ocl(const at::Tensor& self, c10::IntArrayRef kernel_s
   check_avg_pool3d_dtype(self, "avg_pool3d");
   if (out.numel() == 0) return out;
   const Pool3d g = pool3d_geom(self, kernel_size, stride, padding, {1}, ceil_mode, "avg_pool3d");
-  const Dims5 x = dims5(view5(self, 3)), y = dims5(view5(out, 3));
+  const Dims5 x = dims5(self, 3), y = dims5(out, 3);
   Device& d = ocl_device(self);
   Kernel& k = get_kernel(d, "pool", pool_options_any(d, self.scalar_type(), "avg_pool3d"), "avg_pool3d_fwd");
   const int64_t n = out.numel();
@@ -618,7 +599,7 @@ at::Tensor& avg_pool3d_backward_out_ocl(const at::Tensor& grad_output, const at:
   check_avg_pool3d_dtype(self, "avg_pool3d_backward");
   if (grad_input.numel() == 0) return grad_input;
   const Pool3d g = pool3d_geom(self, kernel_size, stride, padding, {1}, ceil_mode, "avg_pool3d_backward");
-  const Dims5 gy = dims5(view5(grad_output, 3)), gi = dims5(view5(grad_input, 3));
+  const Dims5 gy = dims5(grad_output, 3), gi = dims5(grad_input, 3);
   Device& d = ocl_device(self);
   Kernel& k = get_kernel(d, "pool", pool_options_any(d, self.scalar_type(), "avg_pool3d_backward"), "avg_pool3d_bwd");
   const int64_t n = grad_input.numel();
@@ -638,7 +619,7 @@ std::tuple<at::Tensor&, at::Tensor&> adaptive_max_pool3d_out_ocl(const at::Tenso
   m.meta(self, output_size);
   check_floating(self, "adaptive_max_pool3d_cpu");
   if (out.numel() == 0) return {out, indices};
-  const Dims5 x = dims5(view5(self, 3)), y = dims5(view5(out, 3)), yi = dims5(view5(indices, 3));
+  const Dims5 x = dims5(self, 3), y = dims5(out, 3), yi = dims5(indices, 3);
   Device& d = ocl_device(self);
   Kernel& k = get_kernel(d, "pool", pool_options(d, self.scalar_type(), "adaptive_max_pool3d"),
                          "adaptive_max_pool3d_fwd");
@@ -664,7 +645,7 @@ at::Tensor& adaptive_max_pool3d_backward_out_ocl(const at::Tensor& grad_output, 
               "adaptive_max_pool3d_backward(): grad_output of shape ", grad_output.sizes(),
               " does not match the input of shape ", self.sizes());
   if (grad_input.numel() == 0) return grad_input;
-  const Dims5 gy = dims5(view5(grad_output, 3)), yi = dims5(view5(indices, 3)), gi = dims5(view5(grad_input, 3));
+  const Dims5 gy = dims5(grad_output, 3), yi = dims5(indices, 3), gi = dims5(grad_input, 3);
   Device& d = ocl_device(self);
   Kernel& k = get_kernel(d, "pool", pool_options(d, self.scalar_type(), "adaptive_max_pool3d_backward"),
                          "adaptive_max_pool3d_bwd");
@@ -683,7 +664,7 @@ at::Tensor& adaptive_max_pool3d_backward_out_ocl(const at::Tensor& grad_output, 
 void max_unpool_fwd(const at::Tensor& self, const at::Tensor& indices, at::Tensor& out, int64_t nd, const char* op) {
   out.zero_();
   if (out.numel() == 0 || self.numel() == 0) return;
-  const Dims5 x = dims5(view5(self, nd)), yi = dims5(view5(indices, nd)), y = dims5(view5(out, nd));
+  const Dims5 x = dims5(self, nd), yi = dims5(indices, nd), y = dims5(out, nd);
   Device& d = ocl_device(self);
   Kernel& k = get_kernel(d, "pool", pool_options(d, self.scalar_type(), op), "max_unpool3d_fwd");
   const int64_t n = self.numel();
@@ -807,7 +788,7 @@ void fractional_max_pool_fwd(const at::Tensor& self, c10::IntArrayRef kernel_siz
   check_frac_samples(self, samples, nd);
   check_floating(self, op);
   if (out.numel() == 0) return;
-  const Dims5 x = dims5(view5(self, nd)), y = dims5(view5(out, nd)), yi = dims5(view5(indices, nd));
+  const Dims5 x = dims5(self, nd), y = dims5(out, nd), yi = dims5(indices, nd);
   // (kd, kh, kw) and the sample each dim uses: 3-D (t, h, w) -> samples 0, 1, 2; 2-D (w, h) -> 0, 1.
   const int64_t kd = nd == 3 ? kernel_size[0] : 1, kh = kernel_size[nd - 2], kw = kernel_size[nd - 1];
   const int64_t sd = 0, sh = 1, sw = nd == 3 ? 2 : 0;
@@ -830,7 +811,7 @@ void fractional_max_pool_bwd(const at::Tensor& grad_output, const at::Tensor& in
   check_floating(grad_input, op);
   grad_input.zero_();
   if (grad_input.numel() == 0 || grad_output.numel() == 0) return;
-  const Dims5 gy = dims5(view5(grad_output, nd)), yi = dims5(view5(indices, nd)), gi = dims5(view5(grad_input, nd));
+  const Dims5 gy = dims5(grad_output, nd), yi = dims5(indices, nd), gi = dims5(grad_input, nd);
   Device& d = ocl_device(grad_input);
   Kernel& k = get_kernel(d, "pool", pool_options(d, grad_input.scalar_type(), op), "fractional_max_pool3d_bwd");
   const int64_t planes = gi.size[0] * gi.size[1];

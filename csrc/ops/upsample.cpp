@@ -4,6 +4,7 @@
 // bicubic and the antialiased modes (bilinear, bicubic, Lanczos) run kernels/upsample.cl over
 // per-axis tap tables built on the host with ATen's formulas (see "Tap tables" below); uint8
 // images in 2-D take the CPU's fixed-point separable path (see "uint8" below).
+#include "../aten/Dims5.h"
 #include "../aten/OutMeta.h"
 #include "../aten/Pointwise.h"
 #include "../runtime/Launch.h"
@@ -372,14 +373,6 @@ Axis axis_taps(Mode mode, at::ScalarType t, bool backward, int64_t in, int64_t o
   return t == at::kDouble ? build(0.0) : build(0.0f);
 }
 
-// x's sizes or strides as (N, C, D, H, W): absent leading spatial axes get `fill`.
-std::array<int64_t, 5> as_5d(c10::IntArrayRef v, int64_t fill) {
-  std::array<int64_t, 5> r{v[0], v[1], fill, fill, fill};
-  const size_t spatial = v.size() - 2;
-  for (size_t k = 0; k < spatial; ++k) r[5 - spatial + k] = v[2 + k];
-  return r;
-}
-
 // dst = src mapped through the spatial axes' taps (one Axis per spatial dim of dst, in order).
 // pair: two-tap axes as the CPU's non-separable kernels sum them (kernels/upsample.cl, TAP_SUM).
 void gather_taps(const at::Tensor& src, const at::Tensor& dst, std::vector<Axis> axes, bool pair, const char* op) {
@@ -407,7 +400,9 @@ void gather_taps(const at::Tensor& src, const at::Tensor& dst, std::vector<Axis>
   for (const Axis& a : axes) wp = std::copy(a.w.begin(), a.w.end(), wp);
   const at::Tensor tab_d = tab_h.to(dst.device()), wts_d = wts_h.to(acc).to(dst.device());
 
-  const auto size = as_5d(dst.sizes(), 1), ss = as_5d(src.strides(), 0), ts = as_5d(dst.strides(), 0);
+  const int64_t nd = dst.dim() - 2;
+  const Dims5 sg = dims5(src, nd), tg = dims5(dst, nd);
+  const auto &size = tg.size, &ss = sg.stride, &ts = tg.stride;
   const int64_t total = dst.numel();
   // 32-bit division where the destination's indices fit (far cheaper than 64-bit on CPUs and GPUs).
   const std::string opts = "-DX_KIND=" + std::to_string(storage_kind(t, op)) +
