@@ -1,6 +1,6 @@
 """Ops that once ran on the CPU through the fallback and now have device kernels: microseconds
 per call on ocl next to cuda (and the CPU) in the same run, each device in its own process
-(with torch_ocl loaded, a CUDA backward trips pytorch/pytorch#161129). No target covers these;
+(bench/common.py's worker_rows). No target covers these;
 the table shows where a native op stands against CUDA's. A row whose ops fell back to the CPU
 on ocl says so in its last column (it should never happen: tests/test_ops.py checks it).
 
@@ -11,7 +11,6 @@ python bench/bench_native_ops.py [--devices ocl,cuda] [--ops ctc,grid_sample,...
 import argparse
 import json
 import os
-import subprocess
 import sys
 import warnings
 
@@ -19,7 +18,7 @@ import torch
 import torch.nn.functional as F
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
-from bench.common import bench, card, devices, ocl_is_cpu, print_table, write_json  # noqa: E402
+from bench.common import bench, card, devices, ocl_is_cpu, print_table, worker_rows, write_json  # noqa: E402
 
 
 def _randn(*shape, dev, seed=0, grad=False):
@@ -129,16 +128,7 @@ def main():
         return
     rows = []
     for device in args.devices.split(","):
-        env = dict(os.environ)
-        if torch.device(device).type != "ocl":
-            env["TORCH_DEVICE_BACKEND_AUTOLOAD"] = "0"
-        cmd = [sys.executable, os.path.abspath(__file__), "--worker", device, "--ops", args.ops] + \
-            (["--small"] if small else [])
-        out = subprocess.run(cmd, env=env, stdout=subprocess.PIPE, text=True)
-        if out.returncode != 0:
-            print(f"[bench_native_ops] {device} failed with exit code {out.returncode}", file=sys.stderr)
-            continue
-        rows.extend(json.loads(out.stdout.strip().splitlines()[-1]))
+        rows.extend(worker_rows(__file__, device, ["--ops", args.ops] + (["--small"] if small else [])))
     by = {(r["op"], r["device"]): r for r in rows}
     for r in rows:
         if r["device"] == "ocl" and (r["op"], "cuda") in by:

@@ -14,7 +14,7 @@ import time
 import torch
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
-from bench.common import bench, card, devices, ocl_is_cpu, print_table, sync, write_json  # noqa: E402
+from bench.common import bench, card, devices, ocl_is_cpu, print_table, sync, worker_rows, write_json  # noqa: E402
 from bench.init_profile import bytecode_cached_env  # noqa: E402
 from models.gpt_mini import GPTMini, GPTMiniConfig  # noqa: E402
 
@@ -100,22 +100,10 @@ def main():
     if args.worker:
         print(json.dumps(run_worker(args.configs.split(","), args.worker, args.steps)))
         return
-    # Each device runs in its own process: torch 2.11's autograd engine asserts on a CUDA
-    # backward in a process where the ocl backend is also registered, and separate processes
-    # keep one device's caches and threads from skewing another's numbers.
     rows = []
-    for device in args.devices.split(","):
-        env = dict(os.environ)
-        if torch.device(device).type != "ocl":
-            env["TORCH_DEVICE_BACKEND_AUTOLOAD"] = "0"
-        out = subprocess.run([sys.executable, os.path.abspath(__file__), "--worker", device, "--configs",
-                              args.configs, "--steps", str(args.steps), "--precision", args.precision], env=env,
-                             stdout=subprocess.PIPE,
-                             text=True)
-        if out.returncode != 0:
-            print(f"[bench_train] {device} failed with exit code {out.returncode}", file=sys.stderr)
-            continue
-        rows.extend(json.loads(out.stdout.strip().splitlines()[-1]))
+    for device in args.devices.split(","):  # each in its own process (worker_rows says why)
+        rows.extend(worker_rows(__file__, device, ["--configs", args.configs, "--steps", str(args.steps),
+                                                   "--precision", args.precision]))
     by = {(r["config"], r["device"]): r for r in rows}
     for r in rows:
         if r["device"] == "ocl":

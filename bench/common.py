@@ -5,6 +5,8 @@ import json
 import os
 import platform
 import statistics
+import subprocess
+import sys
 import time
 
 import torch
@@ -19,6 +21,23 @@ def devices(include_cpu=True):
     if include_cpu:
         devs.append("cpu")
     return devs
+
+
+def worker_rows(script, device, args):
+    """Runs `script --worker device *args` in a fresh process and returns the JSON list it prints
+    on its last line ([] with a message on failure). Each device gets its own process: with the
+    ocl backend registered, torch 2.11's autograd engine asserts on a CUDA backward (so the other
+    devices run with TORCH_DEVICE_BACKEND_AUTOLOAD=0), and one device's caches and threads do not
+    skew another's numbers."""
+    env = dict(os.environ)
+    if torch.device(device).type != "ocl":
+        env["TORCH_DEVICE_BACKEND_AUTOLOAD"] = "0"
+    out = subprocess.run([sys.executable, os.path.abspath(script), "--worker", device] + list(args), env=env,
+                         stdout=subprocess.PIPE, text=True)
+    if out.returncode != 0:
+        print(f"[{os.path.basename(script)}] {device} failed with exit code {out.returncode}", file=sys.stderr)
+        return []
+    return json.loads(out.stdout.strip().splitlines()[-1])
 
 
 def ocl_is_cpu():
