@@ -532,9 +532,15 @@ size_t row_wg(int64_t dim) {
   return l;
 }
 
-// A reduced loss of no samples: 0 for 'sum', NaN for 'mean' (the CPU leaves it uninitialized).
-void fill_empty_reduction(const at::Tensor& out, int64_t reduction) {
-  out.fill_(reduction == at::Reduction::Mean ? std::numeric_limits<double>::quiet_NaN() : 0.0);
+// Sizes a margin loss's output: one loss per sample ([nframe]) when per_sample, else a scalar.
+// Returns false when there are no elements to compute, after setting a reduced loss of no
+// samples: 0 for 'sum', NaN for 'mean' (the CPU leaves it uninitialized).
+bool size_margin_output(const at::Tensor& out, bool per_sample, int64_t nframe, int64_t numel, int64_t reduction) {
+  at::native::resize_output(out, per_sample ? c10::IntArrayRef{nframe} : c10::IntArrayRef{});
+  if (numel != 0) return true;
+  if (reduction != at::Reduction::None)
+    out.fill_(reduction == at::Reduction::Mean ? std::numeric_limits<double>::quiet_NaN() : 0.0);
+  return false;
 }
 
 // Runs per-sample kernel `name` writing per-sample losses: straight into out (reduction 'none')
@@ -592,15 +598,8 @@ at::Tensor& multi_margin_loss_out_ocl(const at::Tensor& self, const at::Tensor& 
   check_scalar_type(target, at::kLong);
   check_scalar_type(out, self.scalar_type());
   const at::Tensor w = margin_weight(weight, self);
-  const bool none = reduction == at::Reduction::None;
-  if (none && target.dim() > 0)
-    at::native::resize_output(out, {nframe});
-  else
-    at::native::resize_output(out, {});
-  if (self.numel() == 0) {
-    if (!none) fill_empty_reduction(out, reduction);
-    return out;
-  }
+  const bool per_sample = reduction == at::Reduction::None && target.dim() > 0;
+  if (!size_margin_output(out, per_sample, nframe, self.numel(), reduction)) return out;
   Device& d = ocl_device(self);
   const MarginGeom g = margin_geom(self);
   const at::Tensor tgt = target.contiguous();
@@ -686,15 +685,8 @@ std::tuple<at::Tensor&, at::Tensor&> multilabel_margin_loss_forward_output_ocl(c
   at::native::resize_output(is_target, target.sizes());
   TORCH_CHECK(is_target.is_contiguous(), "is_target must be contiguous");
   // A scalar for 0-D and 1-D inputs, even for reduction 'none' (as on the CPU).
-  const bool none = reduction == at::Reduction::None;
-  if (none && target.dim() > 1)
-    at::native::resize_output(output, {nframe});
-  else
-    at::native::resize_output(output, {});
-  if (self.numel() == 0) {
-    if (!none) fill_empty_reduction(output, reduction);
-    return {output, is_target};
-  }
+  const bool per_sample = reduction == at::Reduction::None && target.dim() > 1;
+  if (!size_margin_output(output, per_sample, nframe, self.numel(), reduction)) return {output, is_target};
   Device& d = ocl_device(self);
   const MarginGeom g = margin_geom(self);
   const at::Tensor tgt = target.contiguous();
