@@ -75,7 +75,7 @@ CtcBatch ctc_batch(const at::Tensor& log_probs, const at::Tensor& targets, at::I
 }
 
 std::string dt_option(const at::Tensor& t) {
-  return std::string("-DDT=") + (t.scalar_type() == at::kDouble ? "double" : "float");
+  return "-DDT=" + cl_type_name(t.scalar_type());
 }
 
 // Work-items per group for a recursion over `states` states (one warp at least, 256 at most).

@@ -26,8 +26,7 @@ int p_kind(double p) {
 }
 
 Kernel& distance_kernel(Device& d, at::ScalarType t, double p, const char* name) {
-  return get_kernel(d, "distance", std::string("-DDT=") + (t == at::kDouble ? "double" : "float") +
-                                       " -DP_KIND=" + std::to_string(p_kind(p)), name);
+  return get_kernel(d, "distance", "-DDT=" + cl_type_name(t) + " -DP_KIND=" + std::to_string(p_kind(p)), name);
 }
 
 // Launches k with `args` and then the norm p in the kernels' DT (double for float64, else float).
