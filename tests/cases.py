@@ -24,6 +24,7 @@ FLOATS = (torch.float32, torch.float64)
 INTS = (torch.int64, torch.int32, torch.int16, torch.int8, torch.uint8)
 ALL = FLOATS + INTS + (torch.bool,)
 HALFS = (torch.float16, torch.bfloat16)
+COMPLEX = (torch.complex64, torch.complex128)
 
 # Default (atol, rtol) per dtype when a case gives none.
 TOLERANCES = {
@@ -31,6 +32,8 @@ TOLERANCES = {
     torch.float64: (1e-7, 1e-7),
     torch.float16: (1e-3, 1e-3),
     torch.bfloat16: (1e-2, 1.6e-2),
+    torch.complex64: (1e-5, 1.3e-5),
+    torch.complex128: (1e-7, 1e-7),
 }
 
 
@@ -101,6 +104,12 @@ def make(shape, dtype, *, low=None, high=None, noncontig=False, seed=0, requires
         full[-1] = full[-1] * 2
     if dtype == torch.bool:
         t = torch.randint(0, 2, full, generator=g).bool()
+    elif dtype.is_complex:
+        # Real and imaginary parts each drawn like the matching real dtype's values.
+        lo = -3.0 if low is None else low
+        hi = 3.0 if high is None else high
+        parts = torch.rand(full + [2], generator=g, dtype=torch.float64) * (hi - lo) + lo
+        t = torch.view_as_complex(parts).to(dtype)
     elif dtype.is_floating_point:
         lo = -3.0 if low is None else low
         hi = 3.0 if high is None else high

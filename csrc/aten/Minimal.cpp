@@ -5,6 +5,7 @@
 // pointer on the host.
 #include "../runtime/Allocator.h"
 #include "../runtime/Launch.h"
+#include "Complex.h"
 #include "Pointwise.h"
 #include <ATen/EmptyTensor.h>
 #include <ATen/ExpandUtils.h>
@@ -15,6 +16,8 @@
 #include <ATen/ops/empty_strided.h>
 #include <ATen/ops/set_native.h>
 #include <ATen/ops/unfold_native.h>
+#include <ATen/ops/view_as_complex_native.h>
+#include <ATen/ops/view_as_real_native.h>
 #include <ATen/ops/view_native.h>
 #include <ATen/ops/_reshape_alias_native.h>
 #include <c10/core/DeviceGuard.h>
@@ -50,7 +53,7 @@ namespace {
 void check_device_dtype(c10::optional<at::ScalarType> dtype, c10::optional<at::Device> device) {
   at::ScalarType t = dtype.value_or(at::get_default_dtype_as_scalartype());
   int idx = device && device->has_index() ? device->index() : current_device();
-  check_dtype_supported(peek_device(idx), t, "tensor creation");
+  check_storable(peek_device(idx), t, "tensor creation");
 }
 
 // empty.memory_format(SymInt[] size, *, ScalarType? dtype, Layout? layout, Device? device, bool? pin_memory, MemoryFormat? memory_format) -> Tensor
@@ -142,9 +145,49 @@ void copy_device_to_host(const at::Tensor& dst, const at::Tensor& src) {
   dst.copy_(host);
 }
 
+// t's stored values: an alias of t without the conjugate and negative bits.
+at::Tensor physical(const at::Tensor& t) {
+  at::Tensor p = t.alias();
+  p._set_conj(false);
+  p._set_neg(false);
+  return p;
+}
+
+// A new tensor holding src's stored values conjugated and/or negated, on src's device.
+at::Tensor conj_neg_copy(const at::Tensor& src, bool conj, bool neg) {
+  if (src.device().is_cpu()) {
+    at::Tensor t = src.clone();
+    if (conj) t.conj_physical_();
+    if (neg) t.neg_();
+    return t;
+  }
+  at::Tensor out = at::empty(src.sizes(), src.options());
+  auto iter = make_unary_iter(out, src);
+  static const PointwiseSpec kConj{"copy_conj", "a", at::ScalarType::Undefined, {}, {}, false, {}, "cx_conj(a)"};
+  static const PointwiseSpec kNeg{"copy_neg", "-a", at::ScalarType::Undefined, {}, {}, false, {}, "-a"};
+  static const PointwiseSpec kConjNeg{"copy_conj_neg", "-a", at::ScalarType::Undefined, {}, {}, false, {}, "-cx_conj(a)"};
+  pointwise(iter, conj && neg ? kConjNeg : conj ? kConj : kNeg);
+  return out;
+}
+
+at::Tensor copy_physical(const at::Tensor& self, const at::Tensor& dst, bool non_blocking);
+
 // _copy_from(Tensor self, Tensor dst, bool non_blocking=False) -> Tensor
+// Copies values, not stored bits: a source or destination with the conjugate or negative bit
+// set (x.conj(), x.conj().imag) gets its stored values transformed to match.
 at::Tensor _copy_from_ocl(const at::Tensor& self, const at::Tensor& dst, bool non_blocking) {
   TORCH_CHECK(dst.defined(), "torch_ocl: copy destination is undefined");
+  if (self.is_conj() || self.is_neg() || dst.is_conj() || dst.is_neg()) {
+    const bool conj = self.is_conj() != dst.is_conj(), neg = self.is_neg() != dst.is_neg();
+    at::Tensor src = physical(self);
+    if (conj || neg) src = conj_neg_copy(src, conj, neg);
+    copy_physical(src, physical(dst), non_blocking);
+    return dst;
+  }
+  return copy_physical(self, dst, non_blocking);
+}
+
+at::Tensor copy_physical(const at::Tensor& self, const at::Tensor& dst, bool non_blocking) {
   TORCH_CHECK(at::is_expandable_to(self.sizes(), dst.sizes()), "The size of tensor a (", self.sizes(),
               ") must match the size of tensor b (", dst.sizes(), ") at non-singleton dimension");
   if (dst.numel() == 0) return dst;
@@ -245,7 +288,7 @@ at::Tensor& set_empty_ocl(at::Tensor& self) {
 at::Tensor& fill__scalar_ocl(at::Tensor& self, const c10::Scalar& value) {
   if (self.numel() == 0) return self;
   auto iter = make_nullary_iter(self);
-  static const PointwiseSpec spec{"fill", "s0", at::ScalarType::Undefined, {}, {}};
+  static const PointwiseSpec spec{"fill", "s0", at::ScalarType::Undefined, {}, {}, false, {}, "s0"};
   PointwiseSpec s = spec;
   s.compute = compute_type_for(self.scalar_type());
   pointwise(iter, s, {value});
@@ -317,9 +360,24 @@ TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
   m.impl("_has_compatible_shallow_copy_type", _has_compatible_shallow_copy_type_ocl);
   m.impl("record_stream", record_stream_ocl);
   m.impl("view", at::native::view);
+  m.impl("view_as_real", at::native::view_as_real);
+  m.impl("view_as_complex", at::native::view_as_complex);
   m.impl("as_strided", at::native::as_strided_tensorimpl);
   m.impl("_reshape_alias", at::native::_reshape_alias);
   m.impl("unfold", at::native::unfold);
+}
+
+// _copy_from reads the conjugate and negative bits itself (above). Without these fallthroughs
+// the math-bit fallbacks would resolve a conjugate source first, and resolving is a copy_
+// that on this device calls _copy_from again, without end. _copy_from runs only for devices
+// that ATen's copy_ does not handle itself (CPU and CUDA never reach it).
+TORCH_LIBRARY_IMPL(aten, Conjugate, m) {
+  m.impl("_copy_from", torch::CppFunction::makeFallthrough());
+  m.impl("_copy_from_and_resize", torch::CppFunction::makeFallthrough());
+}
+TORCH_LIBRARY_IMPL(aten, Negative, m) {
+  m.impl("_copy_from", torch::CppFunction::makeFallthrough());
+  m.impl("_copy_from_and_resize", torch::CppFunction::makeFallthrough());
 }
 
 }  // namespace torch_ocl

@@ -4,6 +4,7 @@
 // The per-launch host path does no string building: the kernel cache is keyed by the
 // spec's short name plus a small POD of dtypes, and arguments are set from inline storage.
 #include "Pointwise.h"
+#include "Complex.h"
 #include "../runtime/Launch.h"
 #include <cstring>
 #include <sstream>
@@ -46,6 +47,7 @@ std::string stored_value(at::ScalarType t, const std::string& v) {
     // type's range wraps (300.0 -> int8 44) rather than saturating, which PoCL's vectorized
     // float -> short conversion did (70000.5 -> int16 32767 where the CPU gives 4464).
     case at::kChar: case at::kShort: case at::kByte: return "(" + cl_type_name(t) + ")(int)(" + v + ")";
+    case at::kComplexFloat: case at::kComplexDouble: return v;  // complex_convert() made it one
     default: return "(" + cl_type_name(t) + ")(" + v + ")";
   }
 }
@@ -53,16 +55,34 @@ std::string store_stmt(at::ScalarType t, const std::string& p, const std::string
   if (t == at::kHalf) return "vstore_half_rte((float)(" + v + "), " + idx + ", (__global half*)" + p + ");";
   return p + "[" + idx + "] = " + stored_value(t, v) + ";";
 }
-std::string storage_type(at::ScalarType t) { return t == at::kHalf ? "ushort" : cl_type_name(t); }
+std::string storage_type(at::ScalarType t) {
+  if (at::isComplexType(t)) return cl_complex_type_name(t);
+  return t == at::kHalf ? "ushort" : cl_type_name(t);
+}
 std::string value_type(at::ScalarType t) {
   switch (t) {
     case at::kHalf: case at::kBFloat16: return "float";
     case at::kBool: return "uchar";
+    case at::kComplexFloat: case at::kComplexDouble: return cl_complex_type_name(t);
     default: return cl_type_name(t);
   }
 }
+// The expression v, of value type `from`, as a value of type `to` where either is complex: a
+// real value becomes (v, 0), a complex one converts lane-wise or gives its real part (as a
+// complex -> real copy does on the CPU). Real -> real is left to the caller's cast.
+std::string complex_convert(at::ScalarType from, at::ScalarType to, const std::string& v) {
+  const bool cf = at::isComplexType(from), ctc = at::isComplexType(to);
+  if (cf && ctc) return from == to ? v : "convert_" + value_type(to) + "(" + v + ")";
+  if (ctc) {
+    const std::string real = to == at::kComplexDouble ? "double" : "float";
+    return "(" + value_type(to) + ")((" + real + ")(" + v + "), (" + real + ")0)";
+  }
+  if (cf && to == at::kBool) return "((" + v + ").x != 0 || (" + v + ").y != 0)";
+  if (cf) return "(" + v + ").x";
+  return v;
+}
 
-// Writes s converted to the value type of ct into dst (at most 8 bytes); returns the size.
+// Writes s converted to the value type of ct into dst (at most 16 bytes); returns the size.
 size_t scalar_bytes(void* dst, at::ScalarType ct, const c10::Scalar& s) {
   auto put = [&](auto v) {
     std::memcpy(dst, &v, sizeof(v));
@@ -77,6 +97,8 @@ size_t scalar_bytes(void* dst, at::ScalarType ct, const c10::Scalar& s) {
     case at::kShort: return put(s.to<int16_t>());
     case at::kInt: return put(s.to<int32_t>());
     case at::kLong: return put(s.to<int64_t>());
+    case at::kComplexFloat: return put(s.to<c10::complex<float>>());
+    case at::kComplexDouble: return put(s.to<c10::complex<double>>());
     default: TORCH_CHECK_NOT_IMPLEMENTED(false, "torch_ocl: scalar of dtype ", ct, " not supported");
   }
 }
@@ -110,6 +132,15 @@ const char* const kLanes[] = {".s0", ".s1", ".s2", ".s3"};
 
 std::string ct_defines(at::ScalarType ct) {
   std::ostringstream s;
+  // A complex compute type: CX is the float2 / double2 the expression computes in, and CT its
+  // real part type, so elementwise.cl's helpers compile as they do for float / double.
+  const bool cx = at::isComplexType(ct);
+  if (cx) {
+    s << "#define CX " << value_type(ct) << "\n#define CT_IS_COMPLEX 1\n";
+    ct = ct == at::kComplexDouble ? at::kDouble : at::kFloat;
+  } else {
+    s << "#define CT_IS_COMPLEX 0\n";
+  }
   s << "#define CT " << value_type(ct) << "\n#define CT8 " << value_type(ct) << "8\n";
   const bool fp = at::isFloatingType(ct), boolean = ct == at::kBool;
   s << "#define CT_IS_FP " << fp << "\n#define CT_IS_BOOL " << boolean << "\n#define CT_IS_INT " << (!fp && !boolean)
@@ -136,8 +167,11 @@ bool uses_vector_form(const PointwiseSpec& spec, bool cpu_device, int nout, int 
 std::string generate(const PointwiseSpec& spec, bool vector_form, int nout, const std::vector<at::ScalarType>& dtypes,
                      const std::vector<bool>& is_scalar, at::ScalarType ct, int nscalars) {
   const int nt = static_cast<int>(dtypes.size());
+  const bool complex = at::isComplexType(ct);
+  const std::string& expr = complex ? spec.cexpr : spec.expr;
   std::ostringstream s;
   s << ct_defines(ct) << kernel_source("elementwise") << "\n";
+  if (complex) s << kernel_source("complex.clh") << "\n";
   s << "typedef struct { uint ndim; uint pad; ulong size[" << kMaxDims << "]; long stride[" << kMaxTensors << "]["
     << kMaxDims << "]; } Geom;\n";
   // Argument list shared by the kernels.
@@ -147,7 +181,7 @@ std::string generate(const PointwiseSpec& spec, bool vector_form, int nout, cons
     if (is_scalar[k]) args << ", " << value_type(dtypes[k]) << " sv" << k;
     else args << ", PTR_ARG(" << storage_type(dtypes[k]) << ", t" << k << ")";
   }
-  for (int j = 0; j < nscalars; ++j) args << ", CT s" << j;
+  for (int j = 0; j < nscalars; ++j) args << ", " << value_type(ct) << " s" << j;
   std::ostringstream ptrs;
   for (int k = 0; k < nt; ++k)
     if (!is_scalar[k])
@@ -162,16 +196,20 @@ std::string generate(const PointwiseSpec& spec, bool vector_form, int nout, cons
       const int i = k - nout;
       at::ScalarType vt = (i < (int)spec.in_types.size() && spec.in_types[i] != at::ScalarType::Undefined)
           ? spec.in_types[i] : ct;
-      b << "      " << value_type(vt) << " " << kInNames[i] << " = (" << value_type(vt) << ")(" << raw[k] << ");\n";
+      b << "      " << value_type(vt) << " " << kInNames[i] << " = (" << value_type(vt) << ")("
+        << complex_convert(dtypes[k], vt, raw[k]) << ");\n";
     }
+    std::vector<at::ScalarType> result_types(nout);
     for (int j = 0; j < nout; ++j) {
       at::ScalarType vt = (j < (int)spec.out_types.size() && spec.out_types[j] != at::ScalarType::Undefined)
           ? spec.out_types[j] : ct;
       b << "      " << value_type(vt) << " r" << j << ";\n";
+      result_types[j] = vt;
     }
-    if (spec.expr.find(';') == std::string::npos) b << "      r0 = (" << spec.expr << ");\n";
-    else b << "      " << spec.expr << "\n";
-    for (int j = 0; j < nout; ++j) b << "      " << store(j, "r" + std::to_string(j)) << "\n";
+    if (expr.find(';') == std::string::npos) b << "      r0 = (" << expr << ");\n";
+    else b << "      " << expr << "\n";
+    for (int j = 0; j < nout; ++j)
+      b << "      " << store(j, complex_convert(result_types[j], dtypes[j], "r" + std::to_string(j))) << "\n";
     b << "    }\n";
     return b.str();
   };
@@ -189,7 +227,14 @@ std::string generate(const PointwiseSpec& spec, bool vector_form, int nout, cons
   // the last n % kVec elements by the first work-items. A spec with a vector form where every
   // operand is a tensor of the (floating) compute type: vec_expr over 8-element vectors.
   s << "__kernel void pw_vec(ulong n" << args.str() << ") {\n" << ptrs.str();
-  if (vector_form) {
+  bool any_complex = complex;
+  for (int k = 0; k < nt; ++k) any_complex = any_complex || at::isComplexType(dtypes[k]);
+  if (any_complex) {
+    // Never launched (run_one takes pw_contig for complex operands); a body that compiles.
+    s << "  for (ulong i = get_global_id(0); i < n; i += get_global_size(0)) {\n";
+    for (int k = 0; k < nt; ++k) if (!is_scalar[k]) s << "    const ulong o" << k << " = i;\n";
+    s << scalar_block("o") << "  }\n}\n";
+  } else if (vector_form) {
     // kVecFormUnroll vectors per work-item, each computed in its own block before any is stored:
     // independent chains the compiler can interleave (vec_expr's are long dependent chains).
     static_assert(kVecForm == 8 * kVecFormUnroll, "pw_vec's vector form loads CT8 vectors");
@@ -399,11 +444,15 @@ void run_one(Device& d, at::TensorIteratorBase& iter, const PointwiseSpec& spec,
   }
   DtypeArray dtypes{};  // fixed arrays: a launch allocates nothing on the heap
   FlagArray is_scalar{};
+  bool any_complex = at::isComplexType(ct);
   for (int k = 0; k < nt; ++k) {
     dtypes[k] = iter.dtype(k);
     is_scalar[k] = k >= nout && iter.is_cpu_scalar(k);
-    check_dtype_supported(d, dtypes[k], spec.name.c_str());
+    check_storable(d, dtypes[k], spec.name.c_str());
+    any_complex = any_complex || at::isComplexType(dtypes[k]);
   }
+  TORCH_CHECK_NOT_IMPLEMENTED(!any_complex || !spec.cexpr.empty(), "torch_ocl: ", spec.name,
+                              " is not implemented for complex dtypes on ocl");
   bool contig = true, aligned = true;
   ArgList args;
   args.add(static_cast<cl_ulong>(n));
@@ -420,7 +469,8 @@ void run_one(Device& d, at::TensorIteratorBase& iter, const PointwiseSpec& spec,
       expect *= iter.shape()[dims[j]];
     }
     Buf b = buf_ptr(iter.data_ptr(k));
-    aligned = aligned && b.offset % (kVec * iter.element_size(k)) == 0;
+    // pw_vec moves 4-element vectors of scalar types; complex operands take pw_contig.
+    aligned = aligned && b.offset % (kVec * iter.element_size(k)) == 0 && !at::isComplexType(dtypes[k]);
     args.add(b.mem);
     args.add(b.offset);
   }
@@ -471,8 +521,28 @@ void pointwise(at::TensorIteratorBase& iter, const PointwiseSpec& spec, c10::Arr
                       : spec.compute != at::ScalarType::Undefined ? spec.compute
                       : iter.common_dtype();
   ct = compute_type_for(ct);
-  check_dtype_supported(d, ct, spec.name.c_str());
+  check_storable(d, ct, spec.name.c_str());
   run_one(d, iter, spec, scalars, ct);
+}
+
+std::string cl_complex_type_name(at::ScalarType t) {
+  switch (t) {
+    case at::kComplexFloat: return "float2";
+    case at::kComplexDouble: return "double2";
+    default: TORCH_CHECK_NOT_IMPLEMENTED(false, "torch_ocl: dtype ", t, " is not supported on the ocl device");
+  }
+}
+
+void check_complex_supported(Device& d, at::ScalarType t, const char* op) {
+  TORCH_CHECK_NOT_IMPLEMENTED(t == at::kComplexFloat || t == at::kComplexDouble, "torch_ocl: ", op,
+                              " is not implemented for dtype ", t, " on ocl");
+  TORCH_CHECK_NOT_IMPLEMENTED(t != at::kComplexDouble || d.info.fp64, "torch_ocl: ", op, " on ocl:", d.index, " (",
+                              d.info.name, ") does not support complex128: the device has no cl_khr_fp64");
+}
+
+void check_storable(Device& d, at::ScalarType t, const char* op) {
+  if (at::isComplexType(t)) check_complex_supported(d, t, op);
+  else check_dtype_supported(d, t, op);
 }
 
 at::TensorIterator make_unary_iter(const at::Tensor& out, const at::Tensor& a, bool promote_int_to_float) {
@@ -518,7 +588,7 @@ void copy_on_device(const at::Tensor& dst, const at::Tensor& src) {
                   .check_all_same_dtype(false)
                   .check_all_same_device(false)
                   .build();
-  static const PointwiseSpec spec{"copy", "a", at::ScalarType::Undefined, {}, {}};
+  static const PointwiseSpec spec{"copy", "a", at::ScalarType::Undefined, {}, {}, false, {}, "a"};
   // Compute in the source's value type so integer->integer copies never pass through float.
   pointwise(iter, spec, {}, src.scalar_type());
 }

@@ -39,6 +39,11 @@ struct PointwiseSpec {
   // functions that a CPU driver computes much faster on vectors than lane by lane (PoCL's erf on
   // an AVX2 core: 28 ns per element in scalars, 5.1 in 4-element vectors, 2.6 in 8-element ones).
   std::string vec_expr = {};
+  // Optional: the expression for a complex compute type (csrc/aten/Complex.h). Operands and
+  // results are then float2 / double2 (real, imaginary); CX names that type, CT its real part
+  // type, and kernels/complex.clh's cx_* helpers do the arithmetic. A spec without it raises
+  // NotImplementedError when an operand or the compute type is complex.
+  std::string cexpr = {};
 };
 
 // Runs spec over a built iterator. Scalars are passed as compute-type arguments. `compute`,

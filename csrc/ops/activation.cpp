@@ -1,6 +1,7 @@
 // Activation functions and their backward ops, through the generated pointwise engine (see
 // elementwise.h). The forward formulas and derivatives follow ATen's CPU kernels so that
 // results agree at float tolerance; GELU/mish/silu helpers live in kernels/elementwise.cl.
+#include "../aten/Routing.h"
 #include "elementwise.h"
 #include <ATen/Dispatch.h>
 #include <ATen/WrapDimUtils.h>
@@ -464,52 +465,52 @@ at::Tensor& rrelu_with_noise__ocl(at::Tensor& self, at::Tensor& noise, const c10
 }  // namespace
 
 TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
-  m.impl("relu", relu_ocl);
-  m.impl("relu_", relu__ocl);
-  m.impl("leaky_relu.out", leaky_relu_out_ocl);
-  m.impl("elu.out", elu_out_ocl);
-  m.impl("silu.out", silu_out_ocl);
-  m.impl("mish.out", mish_out_ocl);
-  m.impl("hardtanh", hardtanh_ocl);
-  m.impl("hardtanh.out", hardtanh_out_ocl);
-  m.impl("hardtanh_", hardtanh__ocl);
-  m.impl("softplus.out", softplus_out_ocl);
-  m.impl("gelu.out", gelu_out_ocl);
-  m.impl("threshold.out", threshold_out_ocl);
-  m.impl("threshold_backward.grad_input", threshold_backward_out_ocl);
-  m.impl("sigmoid_backward.grad_input", sigmoid_backward_out_ocl);
-  m.impl("tanh_backward.grad_input", tanh_backward_out_ocl);
-  m.impl("silu_backward.grad_input", silu_backward_out_ocl);
-  m.impl("gelu_backward.grad_input", gelu_backward_out_ocl);
-  m.impl("leaky_relu_backward.grad_input", leaky_relu_backward_out_ocl);
-  m.impl("elu_backward.grad_input", elu_backward_out_ocl);
-  m.impl("mish_backward", mish_backward_ocl);
-  m.impl("hardtanh_backward", hardtanh_backward_ocl);
-  m.impl("hardtanh_backward.grad_input", hardtanh_backward_out_ocl);
-  m.impl("softplus_backward.grad_input", softplus_backward_out_ocl);
-  m.impl("logit_backward.grad_input", logit_backward_out_ocl);
-  m.impl("hardsigmoid.out", hardsigmoid_out_ocl);
-  m.impl("hardsigmoid_backward.grad_input", hardsigmoid_backward_out_ocl);
-  m.impl("hardswish", hardswish_ocl);
-  m.impl("hardswish_", hardswish__ocl);
-  m.impl("hardswish.out", hardswish_out_ocl);
-  m.impl("hardswish_backward", hardswish_backward_ocl);
-  m.impl("softshrink.out", softshrink_out_ocl);
-  m.impl("softshrink_backward.grad_input", softshrink_backward_out_ocl);
-  m.impl("hardshrink.out", hardshrink_out_ocl);
-  m.impl("hardshrink_backward.grad_input", hardshrink_backward_out_ocl);
-  m.impl("log_sigmoid_forward", log_sigmoid_forward_ocl);
-  m.impl("log_sigmoid_forward.output", log_sigmoid_forward_out_ocl);
-  m.impl("log_sigmoid_backward", log_sigmoid_backward_ocl);
-  m.impl("log_sigmoid_backward.grad_input", log_sigmoid_backward_out_ocl);
-  m.impl("glu.out", glu_out_ocl);
-  m.impl("glu_backward", glu_backward_ocl);
-  m.impl("glu_backward.grad_input", glu_backward_out_ocl);
-  m.impl("_prelu_kernel", _prelu_kernel_ocl);
-  m.impl("_prelu_kernel_backward", _prelu_kernel_backward_ocl);
-  m.impl("rrelu_with_noise", rrelu_with_noise_ocl);
-  m.impl("rrelu_with_noise_", rrelu_with_noise__ocl);
-  m.impl("rrelu_with_noise.out", rrelu_with_noise_out_ocl);
+  OCL_IMPL(m, "relu", relu_ocl);
+  OCL_IMPL(m, "relu_", relu__ocl);
+  OCL_IMPL(m, "leaky_relu.out", leaky_relu_out_ocl);
+  OCL_IMPL(m, "elu.out", elu_out_ocl);
+  OCL_IMPL(m, "silu.out", silu_out_ocl);
+  OCL_IMPL(m, "mish.out", mish_out_ocl);
+  OCL_IMPL(m, "hardtanh", hardtanh_ocl);
+  OCL_IMPL(m, "hardtanh.out", hardtanh_out_ocl);
+  OCL_IMPL(m, "hardtanh_", hardtanh__ocl);
+  OCL_IMPL(m, "softplus.out", softplus_out_ocl);
+  OCL_IMPL(m, "gelu.out", gelu_out_ocl);
+  OCL_IMPL(m, "threshold.out", threshold_out_ocl);
+  OCL_IMPL(m, "threshold_backward.grad_input", threshold_backward_out_ocl);
+  OCL_IMPL(m, "sigmoid_backward.grad_input", sigmoid_backward_out_ocl);
+  OCL_IMPL(m, "tanh_backward.grad_input", tanh_backward_out_ocl);
+  OCL_IMPL(m, "silu_backward.grad_input", silu_backward_out_ocl);
+  OCL_IMPL(m, "gelu_backward.grad_input", gelu_backward_out_ocl);
+  OCL_IMPL(m, "leaky_relu_backward.grad_input", leaky_relu_backward_out_ocl);
+  OCL_IMPL(m, "elu_backward.grad_input", elu_backward_out_ocl);
+  OCL_IMPL(m, "mish_backward", mish_backward_ocl);
+  OCL_IMPL(m, "hardtanh_backward", hardtanh_backward_ocl);
+  OCL_IMPL(m, "hardtanh_backward.grad_input", hardtanh_backward_out_ocl);
+  OCL_IMPL(m, "softplus_backward.grad_input", softplus_backward_out_ocl);
+  OCL_IMPL(m, "logit_backward.grad_input", logit_backward_out_ocl);
+  OCL_IMPL(m, "hardsigmoid.out", hardsigmoid_out_ocl);
+  OCL_IMPL(m, "hardsigmoid_backward.grad_input", hardsigmoid_backward_out_ocl);
+  OCL_IMPL(m, "hardswish", hardswish_ocl);
+  OCL_IMPL(m, "hardswish_", hardswish__ocl);
+  OCL_IMPL(m, "hardswish.out", hardswish_out_ocl);
+  OCL_IMPL(m, "hardswish_backward", hardswish_backward_ocl);
+  OCL_IMPL(m, "softshrink.out", softshrink_out_ocl);
+  OCL_IMPL(m, "softshrink_backward.grad_input", softshrink_backward_out_ocl);
+  OCL_IMPL(m, "hardshrink.out", hardshrink_out_ocl);
+  OCL_IMPL(m, "hardshrink_backward.grad_input", hardshrink_backward_out_ocl);
+  OCL_IMPL(m, "log_sigmoid_forward", log_sigmoid_forward_ocl);
+  OCL_IMPL(m, "log_sigmoid_forward.output", log_sigmoid_forward_out_ocl);
+  OCL_IMPL(m, "log_sigmoid_backward", log_sigmoid_backward_ocl);
+  OCL_IMPL(m, "log_sigmoid_backward.grad_input", log_sigmoid_backward_out_ocl);
+  OCL_IMPL(m, "glu.out", glu_out_ocl);
+  OCL_IMPL(m, "glu_backward", glu_backward_ocl);
+  OCL_IMPL(m, "glu_backward.grad_input", glu_backward_out_ocl);
+  OCL_IMPL(m, "_prelu_kernel", _prelu_kernel_ocl);
+  OCL_IMPL(m, "_prelu_kernel_backward", _prelu_kernel_backward_ocl);
+  OCL_IMPL(m, "rrelu_with_noise", rrelu_with_noise_ocl);
+  OCL_IMPL(m, "rrelu_with_noise_", rrelu_with_noise__ocl);
+  OCL_IMPL(m, "rrelu_with_noise.out", rrelu_with_noise_out_ocl);
 }
 
 }  // namespace torch_ocl

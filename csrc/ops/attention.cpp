@@ -6,6 +6,7 @@
 // logsumexp and the softmax-backward row term; a float dQ workspace for 16-bit dtypes in
 // fused mode); the L x S matrix is never materialized.
 // q/k/v are [B, H, L|S, D] with any strides; float masks broadcast through zero strides.
+#include "../aten/Routing.h"
 #include "../runtime/Env.h"
 #include "../runtime/Generator.h"
 #include "../aten/Pointwise.h"
@@ -800,9 +801,9 @@ int64_t fused_sdp_choice_op_ocl(const at::Tensor& q, const at::Tensor& k, const 
 }
 
 TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
-  m.impl("_fused_sdp_choice", fused_sdp_choice_op_ocl);
-  m.impl("_scaled_dot_product_fused_attention_overrideable", sdpa_overrideable_ocl);
-  m.impl("_scaled_dot_product_fused_attention_overrideable_backward", sdpa_overrideable_backward_ocl);
+  OCL_IMPL(m, "_fused_sdp_choice", fused_sdp_choice_op_ocl);
+  OCL_IMPL(m, "_scaled_dot_product_fused_attention_overrideable", sdpa_overrideable_ocl);
+  OCL_IMPL(m, "_scaled_dot_product_fused_attention_overrideable_backward", sdpa_overrideable_backward_ocl);
 }
 
 }  // namespace torch_ocl

@@ -2,6 +2,7 @@
 // evaluation, with the running statistics updated in place: per-channel reductions over every
 // dim but 1 (the device's Welford var_mean and sums) and pointwise ops. 16-bit inputs are
 // normalized in float; the saved statistics are float for them, as on the CPU.
+#include "../aten/Routing.h"
 #include "../aten/Pointwise.h"
 #include "../runtime/Launch.h"
 #include <ATen/TensorOperators.h>
@@ -131,8 +132,8 @@ std::tuple<at::Tensor, at::Tensor, at::Tensor> native_batch_norm_backward_ocl(
 }  // namespace
 
 TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
-  m.impl("native_batch_norm", native_batch_norm_ocl);
-  m.impl("native_batch_norm_backward", native_batch_norm_backward_ocl);
+  OCL_IMPL(m, "native_batch_norm", native_batch_norm_ocl);
+  OCL_IMPL(m, "native_batch_norm_backward", native_batch_norm_backward_ocl);
 }
 
 }  // namespace torch_ocl

@@ -8,6 +8,7 @@
 //           input (K strided adds).
 // A transposed convolution is the adjoint of the convolution with the same weight: its
 // forward is that convolution's input gradient and vice versa.
+#include "../aten/Routing.h"
 #include "windows.h"
 
 #include "../runtime/Launch.h"
@@ -243,12 +244,12 @@ at::Tensor col2im_ocl(const at::Tensor& self, c10::IntArrayRef output_size, c10:
 }  // namespace
 
 TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
-  m.impl("convolution_overrideable", convolution_ocl);
-  m.impl("convolution_backward_overrideable", convolution_backward_ocl);
-  m.impl("im2col", im2col_ocl);
-  m.impl("im2col.out", im2col_out_ocl);
-  m.impl("col2im", col2im_ocl);
-  m.impl("col2im.out", col2im_out_ocl);
+  OCL_IMPL(m, "convolution_overrideable", convolution_ocl);
+  OCL_IMPL(m, "convolution_backward_overrideable", convolution_backward_ocl);
+  OCL_IMPL(m, "im2col", im2col_ocl);
+  OCL_IMPL(m, "im2col.out", im2col_out_ocl);
+  OCL_IMPL(m, "col2im", col2im_ocl);
+  OCL_IMPL(m, "col2im.out", col2im_out_ocl);
 }
 
 }  // namespace torch_ocl

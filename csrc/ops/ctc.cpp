@@ -4,6 +4,7 @@
 // through its strides; targets (2-D padded or 1-D concatenated, int64 or int32) are made dense
 // int64 on the device, with each element's lengths and label offset in a small [N, 3] table.
 // The argument checks and their messages are those of ATen's CPU kernel, in its order.
+#include "../aten/Routing.h"
 #include "../runtime/Launch.h"
 #include <ATen/TensorUtils.h>
 #include <ATen/ops/empty.h>
@@ -160,10 +161,10 @@ at::Tensor _ctc_loss_backward_tensor_ocl(const at::Tensor& grad_out, const at::T
 }
 
 TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
-  m.impl("_ctc_loss", _ctc_loss_ocl);
-  m.impl("_ctc_loss.Tensor", _ctc_loss_tensor_ocl);
-  m.impl("_ctc_loss_backward", _ctc_loss_backward_ocl);
-  m.impl("_ctc_loss_backward.Tensor", _ctc_loss_backward_tensor_ocl);
+  OCL_IMPL(m, "_ctc_loss", _ctc_loss_ocl);
+  OCL_IMPL(m, "_ctc_loss.Tensor", _ctc_loss_tensor_ocl);
+  OCL_IMPL(m, "_ctc_loss_backward", _ctc_loss_backward_ocl);
+  OCL_IMPL(m, "_ctc_loss_backward.Tensor", _ctc_loss_backward_tensor_ocl);
 }
 
 }  // namespace torch_ocl

@@ -3,6 +3,7 @@
 // (_pdist_forward, _pdist_backward). Kernels in kernels/distance.cl. Broadcast batch
 // dimensions are expanded into dense copies first, as ATen does; float and double only, as
 // on the CPU. The argument checks and their messages are ATen's.
+#include "../aten/Routing.h"
 #include "../runtime/Launch.h"
 #include <ATen/ExpandUtils.h>
 #include <ATen/ops/empty.h>
@@ -197,10 +198,10 @@ at::Tensor pdist_backward_ocl(const at::Tensor& grad, const at::Tensor& self, do
 }  // namespace
 
 TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
-  m.impl("_cdist_forward", cdist_forward_ocl);
-  m.impl("_cdist_backward", cdist_backward_ocl);
-  m.impl("_pdist_forward", pdist_forward_ocl);
-  m.impl("_pdist_backward", pdist_backward_ocl);
+  OCL_IMPL(m, "_cdist_forward", cdist_forward_ocl);
+  OCL_IMPL(m, "_cdist_backward", cdist_backward_ocl);
+  OCL_IMPL(m, "_pdist_forward", pdist_forward_ocl);
+  OCL_IMPL(m, "_pdist_backward", pdist_backward_ocl);
 }
 
 }  // namespace torch_ocl

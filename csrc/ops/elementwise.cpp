@@ -7,11 +7,13 @@
 // divisor is checked on the host and raises RuntimeError("ZeroDivisionError") like the CPU;
 // a zero in a device tensor divisor yields 0 there and sets the device's sticky error flag,
 // which raises the same RuntimeError at the next synchronization (.item(), .cpu(), ...).
+#include "../aten/Routing.h"
 #include "elementwise.h"
 #include "../aten/OutMeta.h"
 #include <ATen/MemoryOverlap.h>
 #include <ATen/ExpandUtils.h>
 #include <ATen/native/BinaryOps.h>
+#include <ATen/native/Resize.h>
 #include <ATen/native/TypeProperties.h>
 #include <ATen/ops/empty.h>
 #include <ATen/ops/empty_like.h>
@@ -74,12 +76,72 @@ double in_compute_type(double v, at::ScalarType t) {
   return t == at::kDouble ? v : static_cast<double>(static_cast<float>(v));
 }
 
+// out = the real part of f(self) for a complex self (abs, angle; f's complex form returns
+// (value, 0)). out keeps its dtype where the real type casts to it, as on the CPU; a complex
+// out gets a zero imaginary part.
+at::Tensor& complex_to_real(const at::Tensor& self, at::Tensor& out, const PointwiseSpec& s) {
+  const at::ScalarType real = c10::toRealValueType(self.scalar_type());
+  TORCH_CHECK(at::canCast(real, out.scalar_type()), "result type ", real, " can't be cast to the desired output type ",
+              out.scalar_type());
+  at::native::resize_output(out, self.sizes());
+  auto iter = at::TensorIteratorConfig()
+                  .set_check_mem_overlap(true)
+                  .add_output(out)
+                  .add_const_input(self)
+                  .check_all_same_dtype(false)
+                  .resize_outputs(false)
+                  .build();
+  pointwise(iter, s, {}, self.scalar_type());
+  return out;
+}
+
+// The CPU's dtype rules for complex(real, imag) and polar(abs, angle): two float/double
+// tensors of one dtype, and out of the matching complex dtype.
+void check_complex_parts(const at::Tensor& out, const at::Tensor& a, const at::Tensor& b) {
+  auto floating = [](const at::Tensor& t) {
+    return t.scalar_type() == at::kFloat || t.scalar_type() == at::kDouble || t.scalar_type() == at::kHalf;
+  };
+  TORCH_CHECK(floating(a) && floating(b), "Expected both inputs to be Half, Float or Double tensors but got ",
+              a.scalar_type(), " and ", b.scalar_type());
+  TORCH_CHECK(a.scalar_type() == b.scalar_type(), "Expected object of scalar type ", a.scalar_type(),
+              " but got scalar type ", b.scalar_type(), " for second argument");
+  const at::ScalarType want = c10::toComplexType(a.scalar_type());
+  TORCH_CHECK(out.scalar_type() == want, "Expected object of scalar type ", want, " but got scalar type ",
+              out.scalar_type(), " for argument 'out'");
+}
+
+at::Tensor& complex_from_parts(const at::Tensor& a, const at::Tensor& b, at::Tensor& out, const PointwiseSpec& s) {
+  check_complex_parts(out, a, b);
+  auto iter = at::TensorIteratorConfig()
+                  .set_check_mem_overlap(true)
+                  .add_output(out)
+                  .add_const_input(a)
+                  .add_const_input(b)
+                  .check_all_same_dtype(false)
+                  .build();
+  pointwise(iter, s, {}, out.scalar_type());
+  return out;
+}
+
+// complex.out(Tensor real, Tensor imag, *, Tensor(a!) out) -> Tensor(a!)
+at::Tensor& complex_out_ocl(const at::Tensor& real, const at::Tensor& imag, at::Tensor& out) {
+  // The parts arrive as (value, 0) in the complex compute type.
+  static const PointwiseSpec s = with_complex(spec("complex", ""), "(CX)(a.x, b.x)");
+  return complex_from_parts(real, imag, out, s);
+}
+
+// polar.out(Tensor abs, Tensor angle, *, Tensor(a!) out) -> Tensor(a!)
+at::Tensor& polar_out_ocl(const at::Tensor& abs, const at::Tensor& angle, at::Tensor& out) {
+  static const PointwiseSpec s = with_complex(spec("polar", ""), "cx_polar(a.x, b.x)");
+  return complex_from_parts(abs, angle, out, s);
+}
+
 // ---- arithmetic ----------------------------------------------------------------------------
 
-const PointwiseSpec kAdd{"add", "a + s0 * b"};
-const PointwiseSpec kAdd1{"add1", "a + b"};
-const PointwiseSpec kSub{"sub", "a - s0 * b"};
-const PointwiseSpec kSub1{"sub1", "a - b"};
+const PointwiseSpec kAdd = with_complex(spec("add", "a + s0 * b"), "a + cx_mul(s0, b)");
+const PointwiseSpec kAdd1 = with_complex(spec("add1", "a + b"), "a + b");
+const PointwiseSpec kSub = with_complex(spec("sub", "a - s0 * b"), "a - cx_mul(s0, b)");
+const PointwiseSpec kSub1 = with_complex(spec("sub1", "a - b"), "a - b");
 
 // add.out(Tensor self, Tensor other, *, Scalar alpha=1, Tensor(a!) out) -> Tensor(a!)
 at::Tensor& add_out_ocl(const at::Tensor& self, const at::Tensor& other, const c10::Scalar& alpha, at::Tensor& out) {
@@ -112,13 +174,13 @@ at::Tensor rsub_tensor_ocl(const at::Tensor& self, const at::Tensor& other, cons
 
 // mul.out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)
 at::Tensor& mul_out_ocl(const at::Tensor& self, const at::Tensor& other, at::Tensor& out) {
-  static const PointwiseSpec s{"mul", "a * b"};
+  static const PointwiseSpec s = with_complex(spec("mul", "a * b"), "cx_mul(a, b)");
   return binary(self, other, out, s, kAnyKind);
 }
 
 // div.out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)
 at::Tensor& div_out_ocl(const at::Tensor& self, const at::Tensor& other, at::Tensor& out) {
-  static const PointwiseSpec s{"div", "a / b"};
+  static const PointwiseSpec s = with_complex(spec("div", "a / b"), "cx_div(a, b)");
   return binary(self, other, out, s, kAnyKind, {}, /*float_op=*/true);
 }
 
@@ -258,12 +320,16 @@ at::Tensor& neg_out_ocl(const at::Tensor& self, at::Tensor& out) {
   TORCH_CHECK(self.scalar_type() != at::kBool,
               "Negation, the `-` operator, on a bool tensor is not supported. "
               "If you are trying to invert a mask, use the `~` or `logical_not()` operator instead.");
-  static const PointwiseSpec s{"neg", "-a"};
+  static const PointwiseSpec s = with_complex(spec("neg", "-a"), "-a");
   return unary(self, out, s, kFloating | kIntegral);
 }
 
 // abs.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)
 at::Tensor& abs_out_ocl(const at::Tensor& self, at::Tensor& out) {
+  if (self.is_complex()) {
+    static const PointwiseSpec c = with_complex(spec("abs_complex", ""), "(CX)(cx_abs(a), (CT)0)");
+    return complex_to_real(self, out, c);
+  }
   static const PointwiseSpec s{"abs", "(a < (CT)0 ? (CT)(-a) : a)"};
   static const PointwiseSpec fp{"abs_fp", "fabs(a)"};
   check_kind("abs", self.scalar_type(), kFloating | kIntegral);
@@ -276,8 +342,41 @@ const PointwiseSpec kSignBool{"sign_bool", "a"};
 at::Tensor& sign_out_ocl(const at::Tensor& self, at::Tensor& out) {
   return unary(self, out, self.scalar_type() == at::kBool ? kSignBool : kSign, kAnyKind);
 }
-// sgn.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)  (real dtypes: sign)
-at::Tensor& sgn_out_ocl(const at::Tensor& self, at::Tensor& out) { return sign_out_ocl(self, out); }
+// sgn.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)  (real dtypes: sign; complex: z / |z|)
+at::Tensor& sgn_out_ocl(const at::Tensor& self, at::Tensor& out) {
+  if (!self.is_complex()) return sign_out_ocl(self, out);
+  static const PointwiseSpec s = with_complex(spec("sgn", ""), "cx_sgn(a)");
+  return unary(self, out, s, kAnyKind);
+}
+
+// angle.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)
+// Real: pi for negative values, 0 otherwise, NaN kept (integers promote to float); complex:
+// the argument, as a real tensor.
+at::Tensor& angle_out_ocl(const at::Tensor& self, at::Tensor& out) {
+  if (self.is_complex()) {
+    static const PointwiseSpec c = with_complex(spec("angle_complex", ""), "(CX)(cx_angle(a), (CT)0)");
+    return complex_to_real(self, out, c);
+  }
+  static const PointwiseSpec s{"angle", "isnan(a) ? a : (a < CTC(0) ? (CT)M_PI : CTC(0))"};
+  return unary_float(self, out, s);
+}
+// angle(Tensor self) -> Tensor
+at::Tensor angle_ocl(const at::Tensor& self) {
+  at::Tensor out;
+  if (self.is_complex()) out = at::empty({0}, self.options().dtype(c10::toRealValueType(self.scalar_type())));
+  return angle_out_ocl(self, out);
+}
+
+// conj_physical.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)
+at::Tensor& conj_physical_out_ocl(const at::Tensor& self, at::Tensor& out) {
+  static const PointwiseSpec s = with_complex(spec("conj_physical", "a"), "cx_conj(a)");
+  return unary(self, out, s, kAnyKind);
+}
+// conj_physical_(Tensor(a!) self) -> Tensor(a!)  (ATen's own form calls a CPU/CUDA stub)
+at::Tensor& conj_physical__ocl(at::Tensor& self) {
+  if (!self.is_complex()) return self;
+  return conj_physical_out_ocl(self, self);
+}
 
 // ---- float math (integers promote to float) ------------------------------------------------
 
@@ -289,16 +388,23 @@ at::Tensor& sgn_out_ocl(const at::Tensor& self, at::Tensor& out) { return sign_o
     return unary_float(self, out, s);                                                               \
   }
 #define EW_UNARY_FLOAT(NAME, EXPR) EW_UNARY_FLOAT_VEC(NAME, EXPR, "")
-EW_UNARY_FLOAT(exp, "exp(a)")
+// With a complex form (PointwiseSpec::cexpr).
+#define EW_UNARY_FLOAT_CX(NAME, EXPR, CEXPR)                                          \
+  /* NAME.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!) */                        \
+  at::Tensor& NAME##_out_ocl(const at::Tensor& self, at::Tensor& out) {              \
+    static const PointwiseSpec s = with_complex(spec(#NAME, EXPR), CEXPR);            \
+    return unary_float(self, out, s);                                                 \
+  }
+EW_UNARY_FLOAT_CX(exp, "exp(a)", "cx_exp(a)")
 EW_UNARY_FLOAT(exp2, "exp2(a)")
 EW_UNARY_FLOAT(expm1, "expm1(a)")
-EW_UNARY_FLOAT(log, "log(a)")
+EW_UNARY_FLOAT_CX(log, "log(a)", "cx_log(a)")
 EW_UNARY_FLOAT(log2, "log2(a)")
 EW_UNARY_FLOAT(log10, "log10(a)")
 EW_UNARY_FLOAT(log1p, "log1p(a)")
-EW_UNARY_FLOAT(sqrt, "sqrt(a)")
+EW_UNARY_FLOAT_CX(sqrt, "sqrt(a)", "cx_sqrt(a)")
 EW_UNARY_FLOAT(rsqrt, "rsqrt(a)")
-EW_UNARY_FLOAT(reciprocal, "CTC(1) / a")
+EW_UNARY_FLOAT_CX(reciprocal, "CTC(1) / a", "cx_div((CX)((CT)1, (CT)0), a)")
 EW_UNARY_FLOAT(sin, "sin(a)")
 EW_UNARY_FLOAT(cos, "cos(a)")
 EW_UNARY_FLOAT(tan, "tan(a)")
@@ -322,6 +428,7 @@ EW_UNARY_FLOAT(special_i1, "ew_i1(a)")
 EW_UNARY_FLOAT(special_i1e, "ew_i1e(a)")
 #undef EW_UNARY_FLOAT
 #undef EW_UNARY_FLOAT_VEC
+#undef EW_UNARY_FLOAT_CX
 
 // atan2.out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)
 at::Tensor& atan2_out_ocl(const at::Tensor& self, const at::Tensor& other, at::Tensor& out) {
@@ -583,7 +690,7 @@ at::Tensor& addcdiv_out_ocl(const at::Tensor& self, const at::Tensor& t1, const 
 
 // ---- selection -----------------------------------------------------------------------------
 
-const PointwiseSpec kWhere = spec("where", "a ? b : c", {at::kBool});
+const PointwiseSpec kWhere = with_complex(spec("where", "a ? b : c", {at::kBool}), "a ? b : c");
 
 void where_impl(const at::Tensor& cond, const at::Tensor& self, const at::Tensor& other, at::Tensor& out) {
   TORCH_CHECK(cond.scalar_type() == at::kBool || cond.scalar_type() == at::kByte,
@@ -678,8 +785,8 @@ at::Tensor& compare(const at::Tensor& a, const at::Tensor& b, at::Tensor& out, c
   return out;
 }
 
-#define EW_COMPARISON(NAME, OP)                                                                         \
-  const PointwiseSpec k_##NAME = spec(#NAME, "a " OP " b", {}, {at::kBool});                                   \
+#define EW_COMPARISON(NAME, OP, CEXPR)                                                                  \
+  const PointwiseSpec k_##NAME = with_complex(spec(#NAME, "a " OP " b", {}, {at::kBool}), CEXPR);       \
   /* NAME.Tensor_out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!) */                      \
   at::Tensor& NAME##_tensor_out_ocl(const at::Tensor& self, const at::Tensor& other, at::Tensor& out) { \
     return compare(self, other, out, k_##NAME);                                                         \
@@ -688,12 +795,13 @@ at::Tensor& compare(const at::Tensor& a, const at::Tensor& b, at::Tensor& out, c
   at::Tensor& NAME##_scalar_out_ocl(const at::Tensor& self, const c10::Scalar& other, at::Tensor& out) { \
     return compare(self, at::native::wrapped_scalar_tensor(other), out, k_##NAME);                      \
   }
-EW_COMPARISON(eq, "==")
-EW_COMPARISON(ne, "!=")
-EW_COMPARISON(lt, "<")
-EW_COMPARISON(le, "<=")
-EW_COMPARISON(gt, ">")
-EW_COMPARISON(ge, ">=")
+EW_COMPARISON(eq, "==", "cx_eq(a, b)")
+EW_COMPARISON(ne, "!=", "!cx_eq(a, b)")
+// The CPU orders no complex values: these raise NotImplementedError for them.
+EW_COMPARISON(lt, "<", "")
+EW_COMPARISON(le, "<=", "")
+EW_COMPARISON(gt, ">", "")
+EW_COMPARISON(ge, ">=", "")
 #undef EW_COMPARISON
 
 #define EW_LOGICAL(NAME, EXPR)                                                                       \
@@ -724,7 +832,7 @@ at::Tensor& predicate(const at::Tensor& self, at::Tensor& out, const PointwiseSp
 }
 // isnan(Tensor self) -> Tensor
 at::Tensor isnan_ocl(const at::Tensor& self) {
-  static const PointwiseSpec s = spec("isnan", "a != a", {}, {at::kBool});
+  static const PointwiseSpec s = with_complex(spec("isnan", "a != a", {}, {at::kBool}), "cx_isnan(a)");
   at::Tensor out = at::empty_like(self, self.options().dtype(at::kBool));
   return predicate(self, out, s);
 }
@@ -931,129 +1039,135 @@ at::Tensor& polygamma_out_ocl(int64_t n, const at::Tensor& self, at::Tensor& out
 
 TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
   m.impl("add.out", add_out_ocl);
-  m.impl("linalg_cross.out", linalg_cross_out_ocl);
-  m.impl("gcd.out", gcd_out_ocl);
-  m.impl("nextafter.out", nextafter_out_ocl);
-  m.impl("frexp.Tensor_out", frexp_out_ocl);
-  m.impl("polygamma.out", polygamma_out_ocl);
-  m.impl("i0.out", i0_out_ocl);
-  m.impl("special_i0e.out", special_i0e_out_ocl);
-  m.impl("special_i1.out", special_i1_out_ocl);
-  m.impl("special_i1e.out", special_i1e_out_ocl);
+  OCL_IMPL(m, "linalg_cross.out", linalg_cross_out_ocl);
+  OCL_IMPL(m, "gcd.out", gcd_out_ocl);
+  OCL_IMPL(m, "nextafter.out", nextafter_out_ocl);
+  OCL_IMPL(m, "frexp.Tensor_out", frexp_out_ocl);
+  OCL_IMPL(m, "polygamma.out", polygamma_out_ocl);
+  OCL_IMPL(m, "i0.out", i0_out_ocl);
+  OCL_IMPL(m, "special_i0e.out", special_i0e_out_ocl);
+  OCL_IMPL(m, "special_i1.out", special_i1_out_ocl);
+  OCL_IMPL(m, "special_i1e.out", special_i1e_out_ocl);
   m.impl("sub.out", sub_out_ocl);
   m.impl("rsub.Tensor", rsub_tensor_ocl);
   m.impl("mul.out", mul_out_ocl);
   m.impl("div.out", div_out_ocl);
-  m.impl("div.out_mode", div_out_mode_ocl);
-  m.impl("floor_divide", floor_divide_ocl);
-  m.impl("floor_divide.out", floor_divide_out_ocl);
-  m.impl("floor_divide_.Tensor", floor_divide__ocl);
-  m.impl("fmod.Tensor_out", fmod_out_ocl);
-  m.impl("remainder.Tensor_out", remainder_out_ocl);
-  m.impl("remainder.Scalar_Tensor", remainder_scalar_tensor_ocl);
-  m.impl("pow.Tensor_Tensor_out", pow_tensor_tensor_out_ocl);
-  m.impl("pow.Tensor_Scalar_out", pow_tensor_scalar_out_ocl);
-  m.impl("pow.Scalar_out", pow_scalar_out_ocl);
+  OCL_IMPL(m, "div.out_mode", div_out_mode_ocl);
+  OCL_IMPL(m, "floor_divide", floor_divide_ocl);
+  OCL_IMPL(m, "floor_divide.out", floor_divide_out_ocl);
+  OCL_IMPL(m, "floor_divide_.Tensor", floor_divide__ocl);
+  OCL_IMPL(m, "fmod.Tensor_out", fmod_out_ocl);
+  OCL_IMPL(m, "remainder.Tensor_out", remainder_out_ocl);
+  OCL_IMPL(m, "remainder.Scalar_Tensor", remainder_scalar_tensor_ocl);
+  OCL_IMPL(m, "pow.Tensor_Tensor_out", pow_tensor_tensor_out_ocl);
+  OCL_IMPL(m, "pow.Tensor_Scalar_out", pow_tensor_scalar_out_ocl);
+  OCL_IMPL(m, "pow.Scalar_out", pow_scalar_out_ocl);
   m.impl("neg.out", neg_out_ocl);
   m.impl("abs.out", abs_out_ocl);
-  m.impl("sign.out", sign_out_ocl);
+  OCL_IMPL(m, "sign.out", sign_out_ocl);
   m.impl("sgn.out", sgn_out_ocl);
+  m.impl("angle", angle_ocl);
+  m.impl("angle.out", angle_out_ocl);
+  m.impl("conj_physical.out", conj_physical_out_ocl);
+  m.impl("conj_physical_", conj_physical__ocl);
+  m.impl("complex.out", complex_out_ocl);
+  m.impl("polar.out", polar_out_ocl);
   m.impl("exp.out", exp_out_ocl);
-  m.impl("exp2.out", exp2_out_ocl);
-  m.impl("expm1.out", expm1_out_ocl);
+  OCL_IMPL(m, "exp2.out", exp2_out_ocl);
+  OCL_IMPL(m, "expm1.out", expm1_out_ocl);
   m.impl("log.out", log_out_ocl);
-  m.impl("log2.out", log2_out_ocl);
-  m.impl("log10.out", log10_out_ocl);
-  m.impl("log1p.out", log1p_out_ocl);
+  OCL_IMPL(m, "log2.out", log2_out_ocl);
+  OCL_IMPL(m, "log10.out", log10_out_ocl);
+  OCL_IMPL(m, "log1p.out", log1p_out_ocl);
   m.impl("sqrt.out", sqrt_out_ocl);
-  m.impl("rsqrt.out", rsqrt_out_ocl);
+  OCL_IMPL(m, "rsqrt.out", rsqrt_out_ocl);
   m.impl("reciprocal.out", reciprocal_out_ocl);
-  m.impl("sin.out", sin_out_ocl);
-  m.impl("cos.out", cos_out_ocl);
-  m.impl("tan.out", tan_out_ocl);
-  m.impl("asin.out", asin_out_ocl);
-  m.impl("acos.out", acos_out_ocl);
-  m.impl("atan.out", atan_out_ocl);
-  m.impl("sinh.out", sinh_out_ocl);
-  m.impl("cosh.out", cosh_out_ocl);
-  m.impl("tanh.out", tanh_out_ocl);
-  m.impl("sigmoid.out", sigmoid_out_ocl);
-  m.impl("erf.out", erf_out_ocl);
-  m.impl("erfc.out", erfc_out_ocl);
-  m.impl("erfinv.out", erfinv_out_ocl);
-  m.impl("lgamma.out", lgamma_out_ocl);
-  m.impl("digamma.out", digamma_out_ocl);
-  m.impl("sinc.out", sinc_out_ocl);
-  m.impl("special_entr.out", special_entr_out_ocl);
-  m.impl("atan2.out", atan2_out_ocl);
-  m.impl("copysign.out", copysign_out_ocl);
-  m.impl("hypot.out", hypot_out_ocl);
-  m.impl("xlogy.OutTensor", xlogy_out_ocl);
-  m.impl("special_xlog1py.out", special_xlog1py_out_ocl);
-  m.impl("logaddexp.out", logaddexp_out_ocl);
-  m.impl("logaddexp2.out", logaddexp2_out_ocl);
-  m.impl("heaviside.out", heaviside_out_ocl);
-  m.impl("logit", logit_ocl);
-  m.impl("logit.out", logit_out_ocl);
-  m.impl("logit_", logit__ocl);
-  m.impl("floor.out", floor_out_ocl);
-  m.impl("ceil.out", ceil_out_ocl);
-  m.impl("trunc.out", trunc_out_ocl);
-  m.impl("round.out", round_out_ocl);
-  m.impl("round.decimals_out", round_decimals_out_ocl);
-  m.impl("frac.out", frac_out_ocl);
-  m.impl("minimum.out", minimum_out_ocl);
-  m.impl("maximum.out", maximum_out_ocl);
-  m.impl("fmin.out", fmin_out_ocl);
-  m.impl("fmax.out", fmax_out_ocl);
-  m.impl("clamp.out", clamp_out_ocl);
-  m.impl("clamp_min.out", clamp_min_out_ocl);
-  m.impl("clamp_max.out", clamp_max_out_ocl);
-  m.impl("clamp.Tensor_out", clamp_tensor_out_ocl);
-  m.impl("clamp_min.Tensor_out", clamp_min_tensor_out_ocl);
-  m.impl("clamp_max.Tensor_out", clamp_max_tensor_out_ocl);
-  m.impl("lerp.Scalar_out", lerp_scalar_out_ocl);
-  m.impl("lerp.Tensor_out", lerp_tensor_out_ocl);
-  m.impl("addcmul.out", addcmul_out_ocl);
-  m.impl("addcdiv.out", addcdiv_out_ocl);
+  OCL_IMPL(m, "sin.out", sin_out_ocl);
+  OCL_IMPL(m, "cos.out", cos_out_ocl);
+  OCL_IMPL(m, "tan.out", tan_out_ocl);
+  OCL_IMPL(m, "asin.out", asin_out_ocl);
+  OCL_IMPL(m, "acos.out", acos_out_ocl);
+  OCL_IMPL(m, "atan.out", atan_out_ocl);
+  OCL_IMPL(m, "sinh.out", sinh_out_ocl);
+  OCL_IMPL(m, "cosh.out", cosh_out_ocl);
+  OCL_IMPL(m, "tanh.out", tanh_out_ocl);
+  OCL_IMPL(m, "sigmoid.out", sigmoid_out_ocl);
+  OCL_IMPL(m, "erf.out", erf_out_ocl);
+  OCL_IMPL(m, "erfc.out", erfc_out_ocl);
+  OCL_IMPL(m, "erfinv.out", erfinv_out_ocl);
+  OCL_IMPL(m, "lgamma.out", lgamma_out_ocl);
+  OCL_IMPL(m, "digamma.out", digamma_out_ocl);
+  OCL_IMPL(m, "sinc.out", sinc_out_ocl);
+  OCL_IMPL(m, "special_entr.out", special_entr_out_ocl);
+  OCL_IMPL(m, "atan2.out", atan2_out_ocl);
+  OCL_IMPL(m, "copysign.out", copysign_out_ocl);
+  OCL_IMPL(m, "hypot.out", hypot_out_ocl);
+  OCL_IMPL(m, "xlogy.OutTensor", xlogy_out_ocl);
+  OCL_IMPL(m, "special_xlog1py.out", special_xlog1py_out_ocl);
+  OCL_IMPL(m, "logaddexp.out", logaddexp_out_ocl);
+  OCL_IMPL(m, "logaddexp2.out", logaddexp2_out_ocl);
+  OCL_IMPL(m, "heaviside.out", heaviside_out_ocl);
+  OCL_IMPL(m, "logit", logit_ocl);
+  OCL_IMPL(m, "logit.out", logit_out_ocl);
+  OCL_IMPL(m, "logit_", logit__ocl);
+  OCL_IMPL(m, "floor.out", floor_out_ocl);
+  OCL_IMPL(m, "ceil.out", ceil_out_ocl);
+  OCL_IMPL(m, "trunc.out", trunc_out_ocl);
+  OCL_IMPL(m, "round.out", round_out_ocl);
+  OCL_IMPL(m, "round.decimals_out", round_decimals_out_ocl);
+  OCL_IMPL(m, "frac.out", frac_out_ocl);
+  OCL_IMPL(m, "minimum.out", minimum_out_ocl);
+  OCL_IMPL(m, "maximum.out", maximum_out_ocl);
+  OCL_IMPL(m, "fmin.out", fmin_out_ocl);
+  OCL_IMPL(m, "fmax.out", fmax_out_ocl);
+  OCL_IMPL(m, "clamp.out", clamp_out_ocl);
+  OCL_IMPL(m, "clamp_min.out", clamp_min_out_ocl);
+  OCL_IMPL(m, "clamp_max.out", clamp_max_out_ocl);
+  OCL_IMPL(m, "clamp.Tensor_out", clamp_tensor_out_ocl);
+  OCL_IMPL(m, "clamp_min.Tensor_out", clamp_min_tensor_out_ocl);
+  OCL_IMPL(m, "clamp_max.Tensor_out", clamp_max_tensor_out_ocl);
+  OCL_IMPL(m, "lerp.Scalar_out", lerp_scalar_out_ocl);
+  OCL_IMPL(m, "lerp.Tensor_out", lerp_tensor_out_ocl);
+  OCL_IMPL(m, "addcmul.out", addcmul_out_ocl);
+  OCL_IMPL(m, "addcdiv.out", addcdiv_out_ocl);
   m.impl("where.self", where_self_ocl);
   m.impl("where.self_out", where_self_out_ocl);
-  m.impl("masked_fill_.Scalar", masked_fill__scalar_ocl);
-  m.impl("masked_fill_.Tensor", masked_fill__tensor_ocl);
+  OCL_IMPL(m, "masked_fill_.Scalar", masked_fill__scalar_ocl);
+  OCL_IMPL(m, "masked_fill_.Tensor", masked_fill__tensor_ocl);
   m.impl("eq.Tensor_out", eq_tensor_out_ocl);
   m.impl("eq.Scalar_out", eq_scalar_out_ocl);
   m.impl("ne.Tensor_out", ne_tensor_out_ocl);
   m.impl("ne.Scalar_out", ne_scalar_out_ocl);
-  m.impl("lt.Tensor_out", lt_tensor_out_ocl);
-  m.impl("lt.Scalar_out", lt_scalar_out_ocl);
-  m.impl("le.Tensor_out", le_tensor_out_ocl);
-  m.impl("le.Scalar_out", le_scalar_out_ocl);
-  m.impl("gt.Tensor_out", gt_tensor_out_ocl);
-  m.impl("gt.Scalar_out", gt_scalar_out_ocl);
-  m.impl("ge.Tensor_out", ge_tensor_out_ocl);
-  m.impl("ge.Scalar_out", ge_scalar_out_ocl);
-  m.impl("logical_and.out", logical_and_out_ocl);
-  m.impl("logical_or.out", logical_or_out_ocl);
-  m.impl("logical_xor.out", logical_xor_out_ocl);
-  m.impl("logical_not.out", logical_not_out_ocl);
+  OCL_IMPL(m, "lt.Tensor_out", lt_tensor_out_ocl);
+  OCL_IMPL(m, "lt.Scalar_out", lt_scalar_out_ocl);
+  OCL_IMPL(m, "le.Tensor_out", le_tensor_out_ocl);
+  OCL_IMPL(m, "le.Scalar_out", le_scalar_out_ocl);
+  OCL_IMPL(m, "gt.Tensor_out", gt_tensor_out_ocl);
+  OCL_IMPL(m, "gt.Scalar_out", gt_scalar_out_ocl);
+  OCL_IMPL(m, "ge.Tensor_out", ge_tensor_out_ocl);
+  OCL_IMPL(m, "ge.Scalar_out", ge_scalar_out_ocl);
+  OCL_IMPL(m, "logical_and.out", logical_and_out_ocl);
+  OCL_IMPL(m, "logical_or.out", logical_or_out_ocl);
+  OCL_IMPL(m, "logical_xor.out", logical_xor_out_ocl);
+  OCL_IMPL(m, "logical_not.out", logical_not_out_ocl);
   m.impl("isnan", isnan_ocl);
-  m.impl("isposinf.out", isposinf_out_ocl);
-  m.impl("isneginf.out", isneginf_out_ocl);
-  m.impl("nan_to_num.out", nan_to_num_out_ocl);
-  m.impl("bitwise_and.Tensor_out", bitwise_and_out_ocl);
-  m.impl("bitwise_or.Tensor_out", bitwise_or_out_ocl);
-  m.impl("bitwise_xor.Tensor_out", bitwise_xor_out_ocl);
-  m.impl("bitwise_not.out", bitwise_not_out_ocl);
-  m.impl("bitwise_left_shift.Tensor_out", bitwise_left_shift_out_ocl);
-  m.impl("bitwise_right_shift.Tensor_out", bitwise_right_shift_out_ocl);
-  m.impl("__lshift__.Tensor", lshift_tensor_ocl);
-  m.impl("__lshift__.Scalar", lshift_scalar_ocl);
-  m.impl("__rshift__.Tensor", rshift_tensor_ocl);
-  m.impl("__rshift__.Scalar", rshift_scalar_ocl);
-  m.impl("__ilshift__.Tensor", ilshift_tensor_ocl);
-  m.impl("__ilshift__.Scalar", ilshift_scalar_ocl);
-  m.impl("__irshift__.Tensor", irshift_tensor_ocl);
-  m.impl("__irshift__.Scalar", irshift_scalar_ocl);
+  OCL_IMPL(m, "isposinf.out", isposinf_out_ocl);
+  OCL_IMPL(m, "isneginf.out", isneginf_out_ocl);
+  OCL_IMPL(m, "nan_to_num.out", nan_to_num_out_ocl);
+  OCL_IMPL(m, "bitwise_and.Tensor_out", bitwise_and_out_ocl);
+  OCL_IMPL(m, "bitwise_or.Tensor_out", bitwise_or_out_ocl);
+  OCL_IMPL(m, "bitwise_xor.Tensor_out", bitwise_xor_out_ocl);
+  OCL_IMPL(m, "bitwise_not.out", bitwise_not_out_ocl);
+  OCL_IMPL(m, "bitwise_left_shift.Tensor_out", bitwise_left_shift_out_ocl);
+  OCL_IMPL(m, "bitwise_right_shift.Tensor_out", bitwise_right_shift_out_ocl);
+  OCL_IMPL(m, "__lshift__.Tensor", lshift_tensor_ocl);
+  OCL_IMPL(m, "__lshift__.Scalar", lshift_scalar_ocl);
+  OCL_IMPL(m, "__rshift__.Tensor", rshift_tensor_ocl);
+  OCL_IMPL(m, "__rshift__.Scalar", rshift_scalar_ocl);
+  OCL_IMPL(m, "__ilshift__.Tensor", ilshift_tensor_ocl);
+  OCL_IMPL(m, "__ilshift__.Scalar", ilshift_scalar_ocl);
+  OCL_IMPL(m, "__irshift__.Tensor", irshift_tensor_ocl);
+  OCL_IMPL(m, "__irshift__.Scalar", irshift_scalar_ocl);
 }
 
 }  // namespace torch_ocl

@@ -27,6 +27,12 @@ inline PointwiseSpec spec(const char* name, const char* expr, std::vector<at::Sc
   return s;
 }
 
+// s with a complex form (PointwiseSpec::cexpr): the op then takes complex64/complex128.
+inline PointwiseSpec with_complex(PointwiseSpec s, const char* cexpr) {
+  s.cexpr = cexpr;
+  return s;
+}
+
 // out = f(self) with ATen's unary_op rules (out dtype must match), checking the dtype kind.
 at::Tensor& unary(const at::Tensor& self, at::Tensor& out, const PointwiseSpec& s, unsigned kinds,
                   c10::ArrayRef<c10::Scalar> scalars = {});

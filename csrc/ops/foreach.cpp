@@ -3,6 +3,7 @@
 // is a dense floating tensor of one dtype on one device with matching layouts across lists
 // (ATen's fast-route rules); anything else takes ATen's per-tensor "slow" implementation, which
 // calls the ordinary ops.
+#include "../aten/Routing.h"
 #include "../runtime/Launch.h"
 #include "foreach.h"
 #include <ATen/native/ForeachUtils.h>
@@ -478,16 +479,16 @@ std::vector<at::Tensor> foreach_norm_Scalar_ocl(TensorList self, const c10::Scal
 
 TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
 #define REG_SCALAR(name)                                              \
-  m.impl("_foreach_" #name ".Scalar", foreach_##name##_Scalar_ocl);   \
-  m.impl("_foreach_" #name "_.Scalar", foreach_##name##__Scalar_ocl); \
-  m.impl("_foreach_" #name ".ScalarList", foreach_##name##_ScalarList_ocl); \
-  m.impl("_foreach_" #name "_.ScalarList", foreach_##name##__ScalarList_ocl);
+  OCL_IMPL(m, "_foreach_" #name ".Scalar", foreach_##name##_Scalar_ocl);   \
+  OCL_IMPL(m, "_foreach_" #name "_.Scalar", foreach_##name##__Scalar_ocl); \
+  OCL_IMPL(m, "_foreach_" #name ".ScalarList", foreach_##name##_ScalarList_ocl); \
+  OCL_IMPL(m, "_foreach_" #name "_.ScalarList", foreach_##name##__ScalarList_ocl);
 #define REG_LIST(name)                                            \
-  m.impl("_foreach_" #name ".List", foreach_##name##_List_ocl);   \
-  m.impl("_foreach_" #name "_.List", foreach_##name##__List_ocl);
+  OCL_IMPL(m, "_foreach_" #name ".List", foreach_##name##_List_ocl);   \
+  OCL_IMPL(m, "_foreach_" #name "_.List", foreach_##name##__List_ocl);
 #define REG_TENSOR(name)                                              \
-  m.impl("_foreach_" #name ".Tensor", foreach_##name##_Tensor_ocl);   \
-  m.impl("_foreach_" #name "_.Tensor", foreach_##name##__Tensor_ocl);
+  OCL_IMPL(m, "_foreach_" #name ".Tensor", foreach_##name##_Tensor_ocl);   \
+  OCL_IMPL(m, "_foreach_" #name "_.Tensor", foreach_##name##__Tensor_ocl);
   REG_SCALAR(add) REG_LIST(add) REG_TENSOR(add)
   REG_SCALAR(sub) REG_LIST(sub)
   REG_SCALAR(mul) REG_LIST(mul) REG_TENSOR(mul)
@@ -501,13 +502,13 @@ TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
 #undef REG_SCALAR
 #undef REG_LIST
 #undef REG_TENSOR
-  m.impl("_foreach_sqrt", foreach_sqrt_ocl);
-  m.impl("_foreach_sqrt_", foreach_sqrt__ocl);
-  m.impl("_foreach_neg", foreach_neg_ocl);
-  m.impl("_foreach_neg_", foreach_neg__ocl);
-  m.impl("_foreach_zero_", foreach_zero__ocl);
-  m.impl("_foreach_copy_", foreach_copy__ocl);
-  m.impl("_foreach_norm.Scalar", foreach_norm_Scalar_ocl);
+  OCL_IMPL(m, "_foreach_sqrt", foreach_sqrt_ocl);
+  OCL_IMPL(m, "_foreach_sqrt_", foreach_sqrt__ocl);
+  OCL_IMPL(m, "_foreach_neg", foreach_neg_ocl);
+  OCL_IMPL(m, "_foreach_neg_", foreach_neg__ocl);
+  OCL_IMPL(m, "_foreach_zero_", foreach_zero__ocl);
+  OCL_IMPL(m, "_foreach_copy_", foreach_copy__ocl);
+  OCL_IMPL(m, "_foreach_norm.Scalar", foreach_norm_Scalar_ocl);
 }
 
 }  // namespace torch_ocl
@@ -564,7 +565,7 @@ void amp_foreach_non_finite_check_and_unscale__ocl(at::TensorList self, at::Tens
 }
 
 TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
-  m.impl("_amp_foreach_non_finite_check_and_unscale_", amp_foreach_non_finite_check_and_unscale__ocl);
+  OCL_IMPL(m, "_amp_foreach_non_finite_check_and_unscale_", amp_foreach_non_finite_check_and_unscale__ocl);
 }
 
 }  // namespace torch_ocl

@@ -5,6 +5,7 @@
 // major operands with a leading dimension); TORCH_OCL_GEMM=auto|clblast|own picks. Our
 // kernels' configuration (which kernel, tile sizes) comes from TORCH_OCL_GEMM_CONFIG, the
 // device's tuning file (runtime/Tuning.h, torch_ocl/tune.py) or default_config, in that order.
+#include "../aten/Routing.h"
 #include "gemm.h"
 #include "../aten/Pointwise.h"
 #include "../runtime/Launch.h"
@@ -1090,16 +1091,16 @@ std::string gemm_config_for(int device, at::ScalarType t, int64_t B, int64_t M, 
 
 TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
   // mm/addmm/bmm/baddbmm/addmv are structured: the functional and in-place forms call .out.
-  m.impl("mm.out", mm_out_ocl);
-  m.impl("addmm.out", addmm_out_ocl);
-  m.impl("bmm.out", bmm_out_ocl);
-  m.impl("baddbmm.out", baddbmm_out_ocl);
-  m.impl("addmv.out", addmv_out_ocl);
+  OCL_IMPL(m, "mm.out", mm_out_ocl);
+  OCL_IMPL(m, "addmm.out", addmm_out_ocl);
+  OCL_IMPL(m, "bmm.out", bmm_out_ocl);
+  OCL_IMPL(m, "baddbmm.out", baddbmm_out_ocl);
+  OCL_IMPL(m, "addmv.out", addmv_out_ocl);
   // dot and vdot have only backend kernels; dot.out/vdot.out are composites over them.
-  m.impl("dot", dot_ocl);
-  m.impl("vdot", vdot_ocl);
+  OCL_IMPL(m, "dot", dot_ocl);
+  OCL_IMPL(m, "vdot", vdot_ocl);
   // addr's functional/in-place forms are composites calling addr.out.
-  m.impl("addr.out", addr_out_ocl);
+  OCL_IMPL(m, "addr.out", addr_out_ocl);
 }
 
 }  // namespace torch_ocl

@@ -5,6 +5,7 @@
 // Argument checks are ATen's own (GridSamplerUtils.h), as on the CPU. The backward sums the
 // input gradient with float atomics (see the kernel), so its rounding is not reproducible,
 // unless torch.use_deterministic_algorithms asks for a sorted (deterministic) sum.
+#include "../aten/Routing.h"
 #include "../aten/Pointwise.h"
 #include "../runtime/Launch.h"
 #include <ATen/Context.h>
@@ -206,10 +207,10 @@ std::tuple<at::Tensor, at::Tensor> grid_sampler_3d_backward_ocl(const at::Tensor
 }  // namespace
 
 TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
-  m.impl("grid_sampler_2d", grid_sampler_2d_ocl);
-  m.impl("grid_sampler_2d_backward", grid_sampler_2d_backward_ocl);
-  m.impl("grid_sampler_3d", grid_sampler_3d_ocl);
-  m.impl("grid_sampler_3d_backward", grid_sampler_3d_backward_ocl);
+  OCL_IMPL(m, "grid_sampler_2d", grid_sampler_2d_ocl);
+  OCL_IMPL(m, "grid_sampler_2d_backward", grid_sampler_2d_backward_ocl);
+  OCL_IMPL(m, "grid_sampler_3d", grid_sampler_3d_ocl);
+  OCL_IMPL(m, "grid_sampler_3d_backward", grid_sampler_3d_backward_ocl);
 }
 
 }  // namespace torch_ocl

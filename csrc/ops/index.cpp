@@ -5,6 +5,7 @@
 // Accumulating scatters sort their target keys (at::sort, stable) and fold each run of equal
 // keys in input order: deterministic, and no float atomics. Index errors are reported
 // through the device's sticky error flag and raised at the next synchronization point.
+#include "../aten/Routing.h"
 #include "../aten/OutMeta.h"
 #include "../aten/Pointwise.h"
 #include "../runtime/Launch.h"
@@ -1014,37 +1015,37 @@ at::Tensor& embedding_renorm__ocl(at::Tensor& self, const at::Tensor& indices_in
 }  // namespace
 
 TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
-  m.impl("index_select", index_select_ocl);
-  m.impl("index_select.out", index_select_out_ocl);
-  m.impl("gather.out", gather_out_ocl);
-  m.impl("scatter.src_out", scatter_src_out_ocl);
-  m.impl("scatter.value_out", scatter_value_out_ocl);
-  m.impl("scatter.reduce_out", scatter_reduce_out_ocl);
-  m.impl("scatter.value_reduce_out", scatter_value_reduce_out_ocl);
-  m.impl("scatter_add.out", scatter_add_out_ocl);
-  m.impl("scatter_reduce.two_out", scatter_reduce_two_out_ocl);
-  m.impl("index_add.out", index_add_out_ocl);
-  m.impl("index.Tensor_out", index_tensor_out_ocl);
-  m.impl("_index_put_impl_", index_put_impl_ocl);
-  m.impl("index_copy.out", index_copy_out_ocl);
-  m.impl("index_fill_.int_Scalar", index_fill_scalar_ocl);
-  m.impl("index_fill_.int_Tensor", index_fill_tensor_ocl);
-  m.impl("take", take_ocl);
-  m.impl("take.out", take_out_ocl);
-  m.impl("put_", put_ocl);
-  m.impl("nonzero", nonzero_ocl);
-  m.impl("nonzero.out", nonzero_out_ocl);
-  m.impl("nonzero_static", nonzero_static_ocl);
-  m.impl("masked_select", masked_select_ocl);
-  m.impl("masked_select.out", masked_select_out_ocl);
-  m.impl("masked_scatter_", masked_scatter__ocl);
-  m.impl("embedding_dense_backward", embedding_dense_backward_ocl);
-  m.impl("_embedding_bag", embedding_bag_ocl);
-  m.impl("_embedding_bag_forward_only", embedding_bag_ocl);
-  m.impl("_embedding_bag_backward", embedding_bag_backward_ocl);
-  m.impl("_embedding_bag_dense_backward", embedding_bag_dense_backward_ocl);
-  m.impl("_embedding_bag_per_sample_weights_backward", embedding_bag_per_sample_weights_backward_ocl);
-  m.impl("embedding_renorm_", embedding_renorm__ocl);
+  OCL_IMPL(m, "index_select", index_select_ocl);
+  OCL_IMPL(m, "index_select.out", index_select_out_ocl);
+  OCL_IMPL(m, "gather.out", gather_out_ocl);
+  OCL_IMPL(m, "scatter.src_out", scatter_src_out_ocl);
+  OCL_IMPL(m, "scatter.value_out", scatter_value_out_ocl);
+  OCL_IMPL(m, "scatter.reduce_out", scatter_reduce_out_ocl);
+  OCL_IMPL(m, "scatter.value_reduce_out", scatter_value_reduce_out_ocl);
+  OCL_IMPL(m, "scatter_add.out", scatter_add_out_ocl);
+  OCL_IMPL(m, "scatter_reduce.two_out", scatter_reduce_two_out_ocl);
+  OCL_IMPL(m, "index_add.out", index_add_out_ocl);
+  OCL_IMPL(m, "index.Tensor_out", index_tensor_out_ocl);
+  OCL_IMPL(m, "_index_put_impl_", index_put_impl_ocl);
+  OCL_IMPL(m, "index_copy.out", index_copy_out_ocl);
+  OCL_IMPL(m, "index_fill_.int_Scalar", index_fill_scalar_ocl);
+  OCL_IMPL(m, "index_fill_.int_Tensor", index_fill_tensor_ocl);
+  OCL_IMPL(m, "take", take_ocl);
+  OCL_IMPL(m, "take.out", take_out_ocl);
+  OCL_IMPL(m, "put_", put_ocl);
+  OCL_IMPL(m, "nonzero", nonzero_ocl);
+  OCL_IMPL(m, "nonzero.out", nonzero_out_ocl);
+  OCL_IMPL(m, "nonzero_static", nonzero_static_ocl);
+  OCL_IMPL(m, "masked_select", masked_select_ocl);
+  OCL_IMPL(m, "masked_select.out", masked_select_out_ocl);
+  OCL_IMPL(m, "masked_scatter_", masked_scatter__ocl);
+  OCL_IMPL(m, "embedding_dense_backward", embedding_dense_backward_ocl);
+  OCL_IMPL(m, "_embedding_bag", embedding_bag_ocl);
+  OCL_IMPL(m, "_embedding_bag_forward_only", embedding_bag_ocl);
+  OCL_IMPL(m, "_embedding_bag_backward", embedding_bag_backward_ocl);
+  OCL_IMPL(m, "_embedding_bag_dense_backward", embedding_bag_dense_backward_ocl);
+  OCL_IMPL(m, "_embedding_bag_per_sample_weights_backward", embedding_bag_per_sample_weights_backward_ocl);
+  OCL_IMPL(m, "embedding_renorm_", embedding_renorm__ocl);
 }
 
 }  // namespace torch_ocl

@@ -4,6 +4,7 @@
 // Factorisations are blocked: a panel of kBlock columns per step by kernels/linalg.cl (one
 // work-group per matrix), the trailing update by the device GEMM (baddbmm on strided views).
 // Matrices are worked on as (batch, rows, cols) views of any strides; outs of any layout.
+#include "../aten/Routing.h"
 #include "../aten/OutMeta.h"
 #include "../runtime/Launch.h"
 #include <ATen/TensorOperators.h>
@@ -535,23 +536,23 @@ at::Tensor cholesky_inverse_ocl(const at::Tensor& self, bool upper) {
 }  // namespace
 
 TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
-  m.impl("linalg_lu_factor_ex.out", linalg_lu_factor_ex_out_ocl);
-  m.impl("linalg_lu_solve.out", linalg_lu_solve_out_ocl);
-  m.impl("lu_unpack.out", lu_unpack_out_ocl);
-  m.impl("linalg_lu.out", linalg_lu_out_ocl);
-  m.impl("_linalg_solve_ex.result", linalg_solve_ex_result_ocl);
-  m.impl("linalg_inv_ex.inverse", linalg_inv_ex_inverse_ocl);
-  m.impl("_linalg_det.result", linalg_det_result_ocl);
-  m.impl("_linalg_slogdet.sign", linalg_slogdet_sign_ocl);
-  m.impl("linalg_solve_triangular", linalg_solve_triangular_ocl);
-  m.impl("linalg_solve_triangular.out", linalg_solve_triangular_out_ocl);
-  m.impl("triangular_solve.X", triangular_solve_X_ocl);
-  m.impl("linalg_cholesky_ex.L", linalg_cholesky_ex_L_ocl);
-  m.impl("cholesky", cholesky_ocl);
-  m.impl("cholesky.out", cholesky_out_ocl);
-  m.impl("_cholesky_solve_helper", cholesky_solve_helper_ocl);
-  m.impl("cholesky_inverse", cholesky_inverse_ocl);
-  m.impl("cholesky_inverse.out", cholesky_inverse_out_ocl);
+  OCL_IMPL(m, "linalg_lu_factor_ex.out", linalg_lu_factor_ex_out_ocl);
+  OCL_IMPL(m, "linalg_lu_solve.out", linalg_lu_solve_out_ocl);
+  OCL_IMPL(m, "lu_unpack.out", lu_unpack_out_ocl);
+  OCL_IMPL(m, "linalg_lu.out", linalg_lu_out_ocl);
+  OCL_IMPL(m, "_linalg_solve_ex.result", linalg_solve_ex_result_ocl);
+  OCL_IMPL(m, "linalg_inv_ex.inverse", linalg_inv_ex_inverse_ocl);
+  OCL_IMPL(m, "_linalg_det.result", linalg_det_result_ocl);
+  OCL_IMPL(m, "_linalg_slogdet.sign", linalg_slogdet_sign_ocl);
+  OCL_IMPL(m, "linalg_solve_triangular", linalg_solve_triangular_ocl);
+  OCL_IMPL(m, "linalg_solve_triangular.out", linalg_solve_triangular_out_ocl);
+  OCL_IMPL(m, "triangular_solve.X", triangular_solve_X_ocl);
+  OCL_IMPL(m, "linalg_cholesky_ex.L", linalg_cholesky_ex_L_ocl);
+  OCL_IMPL(m, "cholesky", cholesky_ocl);
+  OCL_IMPL(m, "cholesky.out", cholesky_out_ocl);
+  OCL_IMPL(m, "_cholesky_solve_helper", cholesky_solve_helper_ocl);
+  OCL_IMPL(m, "cholesky_inverse", cholesky_inverse_ocl);
+  OCL_IMPL(m, "cholesky_inverse.out", cholesky_inverse_out_ocl);
 }
 
 }  // namespace torch_ocl

@@ -5,6 +5,7 @@
 // target sets the device's sticky error flag: it surfaces as IndexError at the next
 // synchronization point (.item(), .cpu(), torch.ocl.synchronize()), or at the op itself with
 // TORCH_OCL_SYNC=1.
+#include "../aten/Routing.h"
 #include "../aten/OutMeta.h"
 #include "../aten/Pointwise.h"
 #include "../runtime/Launch.h"
@@ -750,32 +751,32 @@ at::Tensor multilabel_margin_loss_backward_ocl(const at::Tensor& grad_output, co
 }
 
 TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
-  m.impl("nll_loss_forward.output", nll_loss_forward_output_ocl);
-  m.impl("nll_loss_backward.grad_input", nll_loss_backward_grad_input_ocl);
-  m.impl("nll_loss2d_forward.output", nll_loss2d_forward_output_ocl);
-  m.impl("nll_loss2d_forward", nll_loss2d_forward_ocl);
-  m.impl("nll_loss2d_backward.grad_input", nll_loss2d_backward_grad_input_ocl);
-  m.impl("nll_loss2d_backward", nll_loss2d_backward_ocl);
-  m.impl("mse_loss.out", mse_loss_out_ocl);
-  m.impl("mse_loss_backward.grad_input", mse_loss_backward_grad_input_ocl);
-  m.impl("mse_loss_backward", mse_loss_backward_ocl);
-  m.impl("smooth_l1_loss.out", smooth_l1_loss_out_ocl);
-  m.impl("smooth_l1_loss_backward.grad_input", smooth_l1_loss_backward_grad_input_ocl);
-  m.impl("huber_loss", huber_loss_ocl);
-  m.impl("huber_loss.out", huber_loss_out_ocl);
-  m.impl("huber_loss_backward.out", huber_loss_backward_out_ocl);
-  m.impl("binary_cross_entropy.out", binary_cross_entropy_out_ocl);
-  m.impl("binary_cross_entropy", binary_cross_entropy_ocl);
-  m.impl("binary_cross_entropy_backward.grad_input", binary_cross_entropy_backward_grad_input_ocl);
-  m.impl("binary_cross_entropy_backward", binary_cross_entropy_backward_ocl);
-  m.impl("multi_margin_loss.out", multi_margin_loss_out_ocl);
-  m.impl("multi_margin_loss", multi_margin_loss_ocl);
-  m.impl("multi_margin_loss_backward.grad_input", multi_margin_loss_backward_grad_input_ocl);
-  m.impl("multi_margin_loss_backward", multi_margin_loss_backward_ocl);
-  m.impl("multilabel_margin_loss_forward.output", multilabel_margin_loss_forward_output_ocl);
-  m.impl("multilabel_margin_loss_forward", multilabel_margin_loss_forward_ocl);
-  m.impl("multilabel_margin_loss_backward.grad_input", multilabel_margin_loss_backward_grad_input_ocl);
-  m.impl("multilabel_margin_loss_backward", multilabel_margin_loss_backward_ocl);
+  OCL_IMPL(m, "nll_loss_forward.output", nll_loss_forward_output_ocl);
+  OCL_IMPL(m, "nll_loss_backward.grad_input", nll_loss_backward_grad_input_ocl);
+  OCL_IMPL(m, "nll_loss2d_forward.output", nll_loss2d_forward_output_ocl);
+  OCL_IMPL(m, "nll_loss2d_forward", nll_loss2d_forward_ocl);
+  OCL_IMPL(m, "nll_loss2d_backward.grad_input", nll_loss2d_backward_grad_input_ocl);
+  OCL_IMPL(m, "nll_loss2d_backward", nll_loss2d_backward_ocl);
+  OCL_IMPL(m, "mse_loss.out", mse_loss_out_ocl);
+  OCL_IMPL(m, "mse_loss_backward.grad_input", mse_loss_backward_grad_input_ocl);
+  OCL_IMPL(m, "mse_loss_backward", mse_loss_backward_ocl);
+  OCL_IMPL(m, "smooth_l1_loss.out", smooth_l1_loss_out_ocl);
+  OCL_IMPL(m, "smooth_l1_loss_backward.grad_input", smooth_l1_loss_backward_grad_input_ocl);
+  OCL_IMPL(m, "huber_loss", huber_loss_ocl);
+  OCL_IMPL(m, "huber_loss.out", huber_loss_out_ocl);
+  OCL_IMPL(m, "huber_loss_backward.out", huber_loss_backward_out_ocl);
+  OCL_IMPL(m, "binary_cross_entropy.out", binary_cross_entropy_out_ocl);
+  OCL_IMPL(m, "binary_cross_entropy", binary_cross_entropy_ocl);
+  OCL_IMPL(m, "binary_cross_entropy_backward.grad_input", binary_cross_entropy_backward_grad_input_ocl);
+  OCL_IMPL(m, "binary_cross_entropy_backward", binary_cross_entropy_backward_ocl);
+  OCL_IMPL(m, "multi_margin_loss.out", multi_margin_loss_out_ocl);
+  OCL_IMPL(m, "multi_margin_loss", multi_margin_loss_ocl);
+  OCL_IMPL(m, "multi_margin_loss_backward.grad_input", multi_margin_loss_backward_grad_input_ocl);
+  OCL_IMPL(m, "multi_margin_loss_backward", multi_margin_loss_backward_ocl);
+  OCL_IMPL(m, "multilabel_margin_loss_forward.output", multilabel_margin_loss_forward_output_ocl);
+  OCL_IMPL(m, "multilabel_margin_loss_forward", multilabel_margin_loss_forward_ocl);
+  OCL_IMPL(m, "multilabel_margin_loss_backward.grad_input", multilabel_margin_loss_backward_grad_input_ocl);
+  OCL_IMPL(m, "multilabel_margin_loss_backward", multilabel_margin_loss_backward_ocl);
 }
 
 }  // namespace torch_ocl

@@ -7,6 +7,7 @@
 // serial kernels instead, a work-item per block of whole rows.
 // _weight_norm_interface (+ backward) is composed of device reductions (linalg_vector_norm,
 // sum) and pointwise kernels (aten/Pointwise.h); it launches nothing from norm.cl.
+#include "../aten/Routing.h"
 #include "../aten/Pointwise.h"
 #include "../runtime/Launch.h"
 #include "rows.h"
@@ -399,12 +400,12 @@ std::tuple<at::Tensor, at::Tensor> _weight_norm_interface_backward_ocl(const at:
 }  // namespace
 
 TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
-  m.impl("native_layer_norm", native_layer_norm_ocl);
-  m.impl("native_layer_norm_backward", native_layer_norm_backward_ocl);
-  m.impl("_fused_rms_norm", _fused_rms_norm_ocl);
-  m.impl("_fused_rms_norm_backward", _fused_rms_norm_backward_ocl);
-  m.impl("_weight_norm_interface", _weight_norm_interface_ocl);
-  m.impl("_weight_norm_interface_backward", _weight_norm_interface_backward_ocl);
+  OCL_IMPL(m, "native_layer_norm", native_layer_norm_ocl);
+  OCL_IMPL(m, "native_layer_norm_backward", native_layer_norm_backward_ocl);
+  OCL_IMPL(m, "_fused_rms_norm", _fused_rms_norm_ocl);
+  OCL_IMPL(m, "_fused_rms_norm_backward", _fused_rms_norm_backward_ocl);
+  OCL_IMPL(m, "_weight_norm_interface", _weight_norm_interface_ocl);
+  OCL_IMPL(m, "_weight_norm_interface_backward", _weight_norm_interface_backward_ocl);
 }
 
 }  // namespace torch_ocl

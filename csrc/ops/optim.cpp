@@ -2,6 +2,7 @@
 // up to SLOTS parameters (with their grads, moments and device step counts) per launch of
 // kernels/optim.cl; they never read anything back to the host, so found_inf and a tensor
 // lr stay on the device.
+#include "../aten/Routing.h"
 #include "../runtime/Launch.h"
 #include "foreach.h"
 #include <ATen/ops/empty.h>
@@ -166,11 +167,11 @@ at::Tensor& amp_update_scale__ocl(at::Tensor& self, at::Tensor& growth_tracker, 
 }  // namespace
 
 TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
-  m.impl("_fused_adam_", fused_adam__ocl<false>);
-  m.impl("_fused_adam_.tensor_lr", fused_adam__tensor_lr_ocl<false>);
-  m.impl("_fused_adamw_", fused_adam__ocl<true>);
-  m.impl("_fused_adamw_.tensor_lr", fused_adam__tensor_lr_ocl<true>);
-  m.impl("_amp_update_scale_", amp_update_scale__ocl);
+  OCL_IMPL(m, "_fused_adam_", fused_adam__ocl<false>);
+  OCL_IMPL(m, "_fused_adam_.tensor_lr", fused_adam__tensor_lr_ocl<false>);
+  OCL_IMPL(m, "_fused_adamw_", fused_adam__ocl<true>);
+  OCL_IMPL(m, "_fused_adamw_.tensor_lr", fused_adam__tensor_lr_ocl<true>);
+  OCL_IMPL(m, "_amp_update_scale_", amp_update_scale__ocl);
 }
 
 }  // namespace torch_ocl

@@ -4,6 +4,7 @@
 // Negative pads crop. Argument checks are ATen's meta functions where the op is structured and
 // the CPU's own checks otherwise. The forward copies element bits (every dtype the CPU pads);
 // the backward gathers per input element (deterministic, no atomics).
+#include "../aten/Routing.h"
 #include "../aten/Dims5.h"
 #include "../aten/OutMeta.h"
 #include "../runtime/Launch.h"
@@ -298,22 +299,22 @@ at::Tensor replication_pad3d_backward_ocl(const at::Tensor& grad_output, const a
 }
 
 TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
-  m.impl("reflection_pad1d.out", reflection_pad1d_out_ocl);
-  m.impl("reflection_pad2d.out", reflection_pad2d_out_ocl);
-  m.impl("reflection_pad2d", reflection_pad2d_ocl);
-  m.impl("reflection_pad3d.out", reflection_pad3d_out_ocl);
-  m.impl("replication_pad1d.out", replication_pad1d_out_ocl);
-  m.impl("replication_pad2d.out", replication_pad2d_out_ocl);
-  m.impl("replication_pad3d.out", replication_pad3d_out_ocl);
-  m.impl("reflection_pad1d_backward.grad_input", reflection_pad1d_backward_grad_input_ocl);
-  m.impl("reflection_pad2d_backward.grad_input", reflection_pad2d_backward_grad_input_ocl);
-  m.impl("reflection_pad2d_backward", reflection_pad2d_backward_ocl);
-  m.impl("reflection_pad3d_backward.grad_input", reflection_pad3d_backward_grad_input_ocl);
-  m.impl("replication_pad1d_backward.grad_input", replication_pad1d_backward_grad_input_ocl);
-  m.impl("replication_pad2d_backward.grad_input", replication_pad2d_backward_grad_input_ocl);
-  m.impl("replication_pad2d_backward", replication_pad2d_backward_ocl);
-  m.impl("replication_pad3d_backward.grad_input", replication_pad3d_backward_grad_input_ocl);
-  m.impl("replication_pad3d_backward", replication_pad3d_backward_ocl);
+  OCL_IMPL(m, "reflection_pad1d.out", reflection_pad1d_out_ocl);
+  OCL_IMPL(m, "reflection_pad2d.out", reflection_pad2d_out_ocl);
+  OCL_IMPL(m, "reflection_pad2d", reflection_pad2d_ocl);
+  OCL_IMPL(m, "reflection_pad3d.out", reflection_pad3d_out_ocl);
+  OCL_IMPL(m, "replication_pad1d.out", replication_pad1d_out_ocl);
+  OCL_IMPL(m, "replication_pad2d.out", replication_pad2d_out_ocl);
+  OCL_IMPL(m, "replication_pad3d.out", replication_pad3d_out_ocl);
+  OCL_IMPL(m, "reflection_pad1d_backward.grad_input", reflection_pad1d_backward_grad_input_ocl);
+  OCL_IMPL(m, "reflection_pad2d_backward.grad_input", reflection_pad2d_backward_grad_input_ocl);
+  OCL_IMPL(m, "reflection_pad2d_backward", reflection_pad2d_backward_ocl);
+  OCL_IMPL(m, "reflection_pad3d_backward.grad_input", reflection_pad3d_backward_grad_input_ocl);
+  OCL_IMPL(m, "replication_pad1d_backward.grad_input", replication_pad1d_backward_grad_input_ocl);
+  OCL_IMPL(m, "replication_pad2d_backward.grad_input", replication_pad2d_backward_grad_input_ocl);
+  OCL_IMPL(m, "replication_pad2d_backward", replication_pad2d_backward_ocl);
+  OCL_IMPL(m, "replication_pad3d_backward.grad_input", replication_pad3d_backward_grad_input_ocl);
+  OCL_IMPL(m, "replication_pad3d_backward", replication_pad3d_backward_ocl);
 }
 
 }  // namespace torch_ocl

@@ -4,6 +4,7 @@
 // pooling (windows of varying size) and 3-D max / average pooling run kernels/pool.cl on
 // operands of any strides. ATen's meta functions (or the CPU's own checks, for the ops that have
 // none) check the arguments and size the outputs, as on the CPU.
+#include "../aten/Routing.h"
 #include "windows.h"
 
 #include "../aten/OutMeta.h"
@@ -898,33 +899,33 @@ at::Tensor fractional_max_pool3d_backward_ocl(const at::Tensor& grad_output, con
 }  // namespace
 
 TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
-  m.impl("max_pool2d_with_indices.out", max_pool2d_with_indices_out_ocl);
-  m.impl("max_pool2d_with_indices_backward.grad_input", max_pool2d_with_indices_backward_out_ocl);
-  m.impl("avg_pool2d.out", avg_pool2d_out_ocl);
-  m.impl("avg_pool2d_backward.grad_input", avg_pool2d_backward_out_ocl);
-  m.impl("adaptive_max_pool2d.out", adaptive_max_pool2d_out_ocl);
-  m.impl("adaptive_max_pool2d_backward.grad_input", adaptive_max_pool2d_backward_out_ocl);
-  m.impl("_adaptive_avg_pool2d", _adaptive_avg_pool2d_ocl);
-  m.impl("_adaptive_avg_pool2d_backward", _adaptive_avg_pool2d_backward_ocl);
-  m.impl("_adaptive_avg_pool3d", _adaptive_avg_pool3d_ocl);
-  m.impl("_adaptive_avg_pool3d_backward", _adaptive_avg_pool3d_backward_ocl);
-  m.impl("max_pool3d_with_indices", max_pool3d_with_indices_ocl);
-  m.impl("max_pool3d_with_indices.out", max_pool3d_with_indices_out_ocl);
-  m.impl("max_pool3d_with_indices_backward", max_pool3d_with_indices_backward_ocl);
-  m.impl("max_pool3d_with_indices_backward.grad_input", max_pool3d_with_indices_backward_out_ocl);
-  m.impl("avg_pool3d.out", avg_pool3d_out_ocl);
-  m.impl("avg_pool3d_backward.grad_input", avg_pool3d_backward_out_ocl);
-  m.impl("adaptive_max_pool3d.out", adaptive_max_pool3d_out_ocl);
-  m.impl("adaptive_max_pool3d_backward.grad_input", adaptive_max_pool3d_backward_out_ocl);
-  m.impl("max_unpool2d", max_unpool2d_ocl);
-  m.impl("max_unpool2d.out", max_unpool2d_out_ocl);
-  m.impl("max_unpool3d", max_unpool3d_ocl);
-  m.impl("max_unpool3d.out", max_unpool3d_out_ocl);
-  m.impl("fractional_max_pool2d.output", fractional_max_pool2d_out_ocl);
-  m.impl("fractional_max_pool2d_backward.grad_input", fractional_max_pool2d_backward_out_ocl);
-  m.impl("fractional_max_pool3d.output", fractional_max_pool3d_out_ocl);
-  m.impl("fractional_max_pool3d_backward", fractional_max_pool3d_backward_ocl);
-  m.impl("fractional_max_pool3d_backward.grad_input", fractional_max_pool3d_backward_out_ocl);
+  OCL_IMPL(m, "max_pool2d_with_indices.out", max_pool2d_with_indices_out_ocl);
+  OCL_IMPL(m, "max_pool2d_with_indices_backward.grad_input", max_pool2d_with_indices_backward_out_ocl);
+  OCL_IMPL(m, "avg_pool2d.out", avg_pool2d_out_ocl);
+  OCL_IMPL(m, "avg_pool2d_backward.grad_input", avg_pool2d_backward_out_ocl);
+  OCL_IMPL(m, "adaptive_max_pool2d.out", adaptive_max_pool2d_out_ocl);
+  OCL_IMPL(m, "adaptive_max_pool2d_backward.grad_input", adaptive_max_pool2d_backward_out_ocl);
+  OCL_IMPL(m, "_adaptive_avg_pool2d", _adaptive_avg_pool2d_ocl);
+  OCL_IMPL(m, "_adaptive_avg_pool2d_backward", _adaptive_avg_pool2d_backward_ocl);
+  OCL_IMPL(m, "_adaptive_avg_pool3d", _adaptive_avg_pool3d_ocl);
+  OCL_IMPL(m, "_adaptive_avg_pool3d_backward", _adaptive_avg_pool3d_backward_ocl);
+  OCL_IMPL(m, "max_pool3d_with_indices", max_pool3d_with_indices_ocl);
+  OCL_IMPL(m, "max_pool3d_with_indices.out", max_pool3d_with_indices_out_ocl);
+  OCL_IMPL(m, "max_pool3d_with_indices_backward", max_pool3d_with_indices_backward_ocl);
+  OCL_IMPL(m, "max_pool3d_with_indices_backward.grad_input", max_pool3d_with_indices_backward_out_ocl);
+  OCL_IMPL(m, "avg_pool3d.out", avg_pool3d_out_ocl);
+  OCL_IMPL(m, "avg_pool3d_backward.grad_input", avg_pool3d_backward_out_ocl);
+  OCL_IMPL(m, "adaptive_max_pool3d.out", adaptive_max_pool3d_out_ocl);
+  OCL_IMPL(m, "adaptive_max_pool3d_backward.grad_input", adaptive_max_pool3d_backward_out_ocl);
+  OCL_IMPL(m, "max_unpool2d", max_unpool2d_ocl);
+  OCL_IMPL(m, "max_unpool2d.out", max_unpool2d_out_ocl);
+  OCL_IMPL(m, "max_unpool3d", max_unpool3d_ocl);
+  OCL_IMPL(m, "max_unpool3d.out", max_unpool3d_out_ocl);
+  OCL_IMPL(m, "fractional_max_pool2d.output", fractional_max_pool2d_out_ocl);
+  OCL_IMPL(m, "fractional_max_pool2d_backward.grad_input", fractional_max_pool2d_backward_out_ocl);
+  OCL_IMPL(m, "fractional_max_pool3d.output", fractional_max_pool3d_out_ocl);
+  OCL_IMPL(m, "fractional_max_pool3d_backward", fractional_max_pool3d_backward_ocl);
+  OCL_IMPL(m, "fractional_max_pool3d_backward.grad_input", fractional_max_pool3d_backward_out_ocl);
 }
 
 }  // namespace torch_ocl

@@ -3,6 +3,7 @@
 // generator (runtime/Generator.h) and never from the CPU generator. Argument checks and
 // the Tensor-parameter variants come from ATen's DistributionTemplates, so errors match the
 // CPU; kernels write dense memory, and non-dense outputs are filled through a temporary.
+#include "../aten/Routing.h"
 #include "../aten/Pointwise.h"
 #include "../runtime/Generator.h"
 #include "../runtime/Launch.h"
@@ -434,29 +435,29 @@ at::Tensor& randperm_generator_out_ocl(int64_t n, std::optional<at::Generator> g
 }  // namespace
 
 TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
-  m.impl("normal_", normal__ocl);
-  m.impl("normal.Tensor_float", normal_Tensor_float_ocl);
-  m.impl("normal.float_Tensor", normal_float_Tensor_ocl);
-  m.impl("normal.Tensor_Tensor", normal_Tensor_Tensor_ocl);
-  m.impl("normal.Tensor_float_out", normal_Tensor_float_out_ocl);
-  m.impl("normal.float_Tensor_out", normal_float_Tensor_out_ocl);
-  m.impl("normal.Tensor_Tensor_out", normal_Tensor_Tensor_out_ocl);
-  m.impl("uniform_", uniform__ocl);
-  m.impl("exponential_", exponential__ocl);
-  m.impl("log_normal_", log_normal__ocl);
-  m.impl("cauchy_", cauchy__ocl);
-  m.impl("geometric_", geometric__ocl);
-  m.impl("random_", random__ocl);
-  m.impl("random_.from", random__from_ocl);
-  m.impl("random_.to", random__to_ocl);
-  m.impl("bernoulli_.float", bernoulli__float_ocl);
-  m.impl("bernoulli_.Tensor", bernoulli__Tensor_ocl);
-  m.impl("bernoulli.out", bernoulli_out_ocl);
-  m.impl("native_dropout", native_dropout_ocl);
-  m.impl("native_dropout_backward", native_dropout_backward_ocl);
-  m.impl("multinomial", multinomial_ocl);
-  m.impl("multinomial.out", multinomial_out_ocl);
-  m.impl("randperm.generator_out", randperm_generator_out_ocl);
+  OCL_IMPL(m, "normal_", normal__ocl);
+  OCL_IMPL(m, "normal.Tensor_float", normal_Tensor_float_ocl);
+  OCL_IMPL(m, "normal.float_Tensor", normal_float_Tensor_ocl);
+  OCL_IMPL(m, "normal.Tensor_Tensor", normal_Tensor_Tensor_ocl);
+  OCL_IMPL(m, "normal.Tensor_float_out", normal_Tensor_float_out_ocl);
+  OCL_IMPL(m, "normal.float_Tensor_out", normal_float_Tensor_out_ocl);
+  OCL_IMPL(m, "normal.Tensor_Tensor_out", normal_Tensor_Tensor_out_ocl);
+  OCL_IMPL(m, "uniform_", uniform__ocl);
+  OCL_IMPL(m, "exponential_", exponential__ocl);
+  OCL_IMPL(m, "log_normal_", log_normal__ocl);
+  OCL_IMPL(m, "cauchy_", cauchy__ocl);
+  OCL_IMPL(m, "geometric_", geometric__ocl);
+  OCL_IMPL(m, "random_", random__ocl);
+  OCL_IMPL(m, "random_.from", random__from_ocl);
+  OCL_IMPL(m, "random_.to", random__to_ocl);
+  OCL_IMPL(m, "bernoulli_.float", bernoulli__float_ocl);
+  OCL_IMPL(m, "bernoulli_.Tensor", bernoulli__Tensor_ocl);
+  OCL_IMPL(m, "bernoulli.out", bernoulli_out_ocl);
+  OCL_IMPL(m, "native_dropout", native_dropout_ocl);
+  OCL_IMPL(m, "native_dropout_backward", native_dropout_backward_ocl);
+  OCL_IMPL(m, "multinomial", multinomial_ocl);
+  OCL_IMPL(m, "multinomial.out", multinomial_out_ocl);
+  OCL_IMPL(m, "randperm.generator_out", randperm_generator_out_ocl);
 }
 
 }  // namespace torch_ocl

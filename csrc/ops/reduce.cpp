@@ -4,6 +4,7 @@
 // launches kernels/reduce.cl; inputs and outputs may have any strides (no copies except when more
 // than MAX_DIMS dims survive coalescing). Output shapes, dtypes and argument errors come from
 // ATen's own meta functions where the op is structured, so they match the CPU exactly.
+#include "../aten/Routing.h"
 #include "../aten/OutMeta.h"
 #include "../aten/Pointwise.h"
 #include "../runtime/Launch.h"
@@ -844,42 +845,42 @@ at::Tensor& renorm_out_ocl(const at::Tensor& self, const c10::Scalar& p, int64_t
 }  // namespace
 
 TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
-  m.impl("sum.IntList_out", sum_IntList_out_ocl);
-  m.impl("mean.out", mean_out_ocl);
-  m.impl("nansum", nansum_ocl);
-  m.impl("nansum.out", nansum_out_ocl);
-  m.impl("prod", prod_ocl);
-  m.impl("prod.int_out", prod_int_out_ocl);
-  m.impl("amax.out", amax_out_ocl);
-  m.impl("amin.out", amin_out_ocl);
-  m.impl("max", max_ocl);
-  m.impl("min", min_ocl);
-  m.impl("max.unary_out", max_unary_out_ocl);
-  m.impl("min.unary_out", min_unary_out_ocl);
-  m.impl("max.dim_max", max_dim_max_ocl);
-  m.impl("min.dim_min", min_dim_min_ocl);
-  m.impl("aminmax.out", aminmax_out_ocl);
-  m.impl("argmax.out", argmax_out_ocl);
-  m.impl("argmin.out", argmin_out_ocl);
-  m.impl("all.out", all_out_ocl);
-  m.impl("all.dims_out", all_dims_out_ocl);
-  m.impl("all.all_out", all_all_out_ocl);
-  m.impl("any.out", any_out_ocl);
-  m.impl("any.dims_out", any_dims_out_ocl);
-  m.impl("any.all_out", any_all_out_ocl);
-  m.impl("count_nonzero.dim_IntList", count_nonzero_dim_IntList_ocl);
-  m.impl("linalg_vector_norm.out", linalg_vector_norm_out_ocl);
-  m.impl("norm.out", norm_out_ocl);
-  m.impl("norm.dtype_out", norm_dtype_out_ocl);
-  m.impl("var.correction", var_correction_ocl);
-  m.impl("std.correction", std_correction_ocl);
-  m.impl("var.correction_out", var_correction_out_ocl);
-  m.impl("std.correction_out", std_correction_out_ocl);
-  m.impl("var_mean.correction", var_mean_correction_ocl);
-  m.impl("std_mean.correction", std_mean_correction_ocl);
-  m.impl("logsumexp", logsumexp_ocl);
-  m.impl("logsumexp.out", logsumexp_out_ocl);
-  m.impl("renorm.out", renorm_out_ocl);
+  OCL_IMPL(m, "sum.IntList_out", sum_IntList_out_ocl);
+  OCL_IMPL(m, "mean.out", mean_out_ocl);
+  OCL_IMPL(m, "nansum", nansum_ocl);
+  OCL_IMPL(m, "nansum.out", nansum_out_ocl);
+  OCL_IMPL(m, "prod", prod_ocl);
+  OCL_IMPL(m, "prod.int_out", prod_int_out_ocl);
+  OCL_IMPL(m, "amax.out", amax_out_ocl);
+  OCL_IMPL(m, "amin.out", amin_out_ocl);
+  OCL_IMPL(m, "max", max_ocl);
+  OCL_IMPL(m, "min", min_ocl);
+  OCL_IMPL(m, "max.unary_out", max_unary_out_ocl);
+  OCL_IMPL(m, "min.unary_out", min_unary_out_ocl);
+  OCL_IMPL(m, "max.dim_max", max_dim_max_ocl);
+  OCL_IMPL(m, "min.dim_min", min_dim_min_ocl);
+  OCL_IMPL(m, "aminmax.out", aminmax_out_ocl);
+  OCL_IMPL(m, "argmax.out", argmax_out_ocl);
+  OCL_IMPL(m, "argmin.out", argmin_out_ocl);
+  OCL_IMPL(m, "all.out", all_out_ocl);
+  OCL_IMPL(m, "all.dims_out", all_dims_out_ocl);
+  OCL_IMPL(m, "all.all_out", all_all_out_ocl);
+  OCL_IMPL(m, "any.out", any_out_ocl);
+  OCL_IMPL(m, "any.dims_out", any_dims_out_ocl);
+  OCL_IMPL(m, "any.all_out", any_all_out_ocl);
+  OCL_IMPL(m, "count_nonzero.dim_IntList", count_nonzero_dim_IntList_ocl);
+  OCL_IMPL(m, "linalg_vector_norm.out", linalg_vector_norm_out_ocl);
+  OCL_IMPL(m, "norm.out", norm_out_ocl);
+  OCL_IMPL(m, "norm.dtype_out", norm_dtype_out_ocl);
+  OCL_IMPL(m, "var.correction", var_correction_ocl);
+  OCL_IMPL(m, "std.correction", std_correction_ocl);
+  OCL_IMPL(m, "var.correction_out", var_correction_out_ocl);
+  OCL_IMPL(m, "std.correction_out", std_correction_out_ocl);
+  OCL_IMPL(m, "var_mean.correction", var_mean_correction_ocl);
+  OCL_IMPL(m, "std_mean.correction", std_mean_correction_ocl);
+  OCL_IMPL(m, "logsumexp", logsumexp_ocl);
+  OCL_IMPL(m, "logsumexp.out", logsumexp_out_ocl);
+  OCL_IMPL(m, "renorm.out", renorm_out_ocl);
 }
 
 }  // namespace torch_ocl

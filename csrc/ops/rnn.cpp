@@ -3,6 +3,7 @@
 // ops. The gate matmuls run before these (native GEMM); the cell math here is device pointwise
 // ops. The workspace layouts are private to this file's forward/backward pairs:
 //   LSTM: [i, f, g, o] activated gates, (B, 4H);  GRU: [r, z, n, hx, hn], (B, 5H).
+#include "../aten/Routing.h"
 #include "../runtime/Launch.h"
 #include <ATen/TensorOperators.h>
 #include <ATen/ops/cat.h>
@@ -109,10 +110,10 @@ std::tuple<at::Tensor, at::Tensor, at::Tensor, at::Tensor, at::Tensor> fused_gru
 }  // namespace
 
 TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
-  m.impl("_thnn_fused_lstm_cell", fused_lstm_cell_ocl);
-  m.impl("_thnn_fused_lstm_cell_backward_impl", fused_lstm_cell_backward_ocl);
-  m.impl("_thnn_fused_gru_cell", fused_gru_cell_ocl);
-  m.impl("_thnn_fused_gru_cell_backward", fused_gru_cell_backward_ocl);
+  OCL_IMPL(m, "_thnn_fused_lstm_cell", fused_lstm_cell_ocl);
+  OCL_IMPL(m, "_thnn_fused_lstm_cell_backward_impl", fused_lstm_cell_backward_ocl);
+  OCL_IMPL(m, "_thnn_fused_gru_cell", fused_gru_cell_ocl);
+  OCL_IMPL(m, "_thnn_fused_gru_cell_backward", fused_gru_cell_backward_ocl);
 }
 
 }  // namespace torch_ocl

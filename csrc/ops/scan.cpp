@@ -4,6 +4,7 @@
 // Output shape and dtype checks come from ATen's structured meta functions where the op is
 // structured; the input is converted to the output dtype on load (as the CPU casts it first) and
 // accumulated in float/double/int64.
+#include "../aten/Routing.h"
 #include "../aten/OutMeta.h"
 #include "../runtime/Launch.h"
 #include <ATen/MemoryOverlap.h>
@@ -263,12 +264,12 @@ at::Tensor _logcumsumexp_ocl(const at::Tensor& self, int64_t dim) {
 }  // namespace
 
 TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
-  m.impl("cumsum.out", cumsum_out_ocl);
-  m.impl("cumprod.out", cumprod_out_ocl);
-  m.impl("_cummax_helper", cummax_helper_ocl);
-  m.impl("_cummin_helper", cummin_helper_ocl);
-  m.impl("_logcumsumexp", _logcumsumexp_ocl);
-  m.impl("_logcumsumexp.out", _logcumsumexp_out_ocl);
+  OCL_IMPL(m, "cumsum.out", cumsum_out_ocl);
+  OCL_IMPL(m, "cumprod.out", cumprod_out_ocl);
+  OCL_IMPL(m, "_cummax_helper", cummax_helper_ocl);
+  OCL_IMPL(m, "_cummin_helper", cummin_helper_ocl);
+  OCL_IMPL(m, "_logcumsumexp", _logcumsumexp_ocl);
+  OCL_IMPL(m, "_logcumsumexp.out", _logcumsumexp_out_ocl);
 }
 
 }  // namespace torch_ocl

@@ -2,6 +2,7 @@
 // tril/triu (one strided remap kernel), channel_shuffle (a strided copy), and the factories
 // arange, linspace, eye and tril_indices/triu_indices. Kernels:
 // kernels/shape.cl. stack and repeat are composite in ATen and land on cat / copy_.
+#include "../aten/Routing.h"
 #include "../runtime/Launch.h"
 #include "foreach.h"
 #include <ATen/MemoryOverlap.h>
@@ -404,18 +405,18 @@ at::Tensor channel_shuffle_ocl(const at::Tensor& self, int64_t groups) {
 }  // namespace
 
 TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
-  m.impl("channel_shuffle", channel_shuffle_ocl);
-  m.impl("cat.out", cat_out_ocl);
-  m.impl("flip", flip_ocl);
-  m.impl("roll", roll_ocl);
-  m.impl("tril.out", tril_out_ocl);
-  m.impl("triu.out", triu_out_ocl);
-  m.impl("arange.start_out", arange_start_out_ocl);
-  m.impl("linspace.out", linspace_out_ocl);
-  m.impl("eye.out", eye_out_ocl);
-  m.impl("eye.m_out", eye_m_out_ocl);
-  m.impl("tril_indices", tril_indices_ocl);
-  m.impl("triu_indices", triu_indices_ocl);
+  OCL_IMPL(m, "channel_shuffle", channel_shuffle_ocl);
+  OCL_IMPL(m, "cat.out", cat_out_ocl);
+  OCL_IMPL(m, "flip", flip_ocl);
+  OCL_IMPL(m, "roll", roll_ocl);
+  OCL_IMPL(m, "tril.out", tril_out_ocl);
+  OCL_IMPL(m, "triu.out", triu_out_ocl);
+  OCL_IMPL(m, "arange.start_out", arange_start_out_ocl);
+  OCL_IMPL(m, "linspace.out", linspace_out_ocl);
+  OCL_IMPL(m, "eye.out", eye_out_ocl);
+  OCL_IMPL(m, "eye.m_out", eye_m_out_ocl);
+  OCL_IMPL(m, "tril_indices", tril_indices_ocl);
+  OCL_IMPL(m, "triu_indices", triu_indices_ocl);
 }
 
 }  // namespace torch_ocl

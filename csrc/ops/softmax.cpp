@@ -4,6 +4,7 @@
 // to one outer and one inner stride runs in place; other layouts go through a dense copy.
 // Team reductions, vector width and register elements per work-item come from rows::config()
 // (ops/rows.h: device defaults, overridable through the tuning entry "softmax/rows").
+#include "../aten/Routing.h"
 #include "../runtime/Launch.h"
 #include "rows.h"
 #include <ATen/native/Resize.h>
@@ -198,11 +199,11 @@ at::Tensor _safe_softmax_ocl(const at::Tensor& self, int64_t dim, std::optional<
 }
 
 TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
-  m.impl("_softmax.out", _softmax_out_ocl);
-  m.impl("_log_softmax.out", _log_softmax_out_ocl);
-  m.impl("_softmax_backward_data.out", _softmax_backward_data_out_ocl);
-  m.impl("_log_softmax_backward_data.out", _log_softmax_backward_data_out_ocl);
-  m.impl("_safe_softmax", _safe_softmax_ocl);
+  OCL_IMPL(m, "_softmax.out", _softmax_out_ocl);
+  OCL_IMPL(m, "_log_softmax.out", _log_softmax_out_ocl);
+  OCL_IMPL(m, "_softmax_backward_data.out", _softmax_backward_data_out_ocl);
+  OCL_IMPL(m, "_log_softmax_backward_data.out", _log_softmax_backward_data_out_ocl);
+  OCL_IMPL(m, "_safe_softmax", _safe_softmax_ocl);
 }
 
 }  // namespace torch_ocl

@@ -4,6 +4,7 @@
 // Kernels: kernels/sort.cl. The sort moves the sorted dim last and contiguous, then runs a
 // stable bitonic network per padded row: local memory for chunks of SORT_LOCAL elements,
 // global merge steps for longer rows.
+#include "../aten/Routing.h"
 #include "../aten/OutMeta.h"
 #include "../runtime/Launch.h"
 #include <algorithm>
@@ -669,28 +670,28 @@ at::Tensor histc_ocl(const at::Tensor& self, int64_t bins, const c10::Scalar& mi
 }  // namespace
 
 TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
-  m.impl("sort.values_stable", sort_values_stable_ocl);
-  m.impl("topk.values", topk_values_ocl);
-  m.impl("_unique2", unique2_ocl);
-  m.impl("unique_consecutive", unique_consecutive_ocl);
-  m.impl("unique_dim", unique_dim_ocl);
-  m.impl("bincount", bincount_ocl);
-  m.impl("searchsorted.Tensor", searchsorted_ocl);
-  m.impl("searchsorted.Tensor_out", searchsorted_out_ocl);
-  m.impl("searchsorted.Scalar", searchsorted_scalar_ocl);
-  m.impl("searchsorted.Scalar_out", searchsorted_scalar_out_ocl);
-  m.impl("bucketize.Tensor", bucketize_ocl);
-  m.impl("bucketize.Tensor_out", bucketize_out_ocl);
-  m.impl("bucketize.Scalar", bucketize_scalar_ocl);
-  m.impl("median", median_ocl);
-  m.impl("median.dim_values", median_dim_values_ocl);
-  m.impl("nanmedian", nanmedian_ocl);
-  m.impl("nanmedian.dim_values", nanmedian_dim_values_ocl);
-  m.impl("kthvalue.values", kthvalue_values_ocl);
-  m.impl("mode", mode_ocl);
-  m.impl("mode.values", mode_values_ocl);
-  m.impl("histc", histc_ocl);
-  m.impl("histc.out", histc_out_ocl);
+  OCL_IMPL(m, "sort.values_stable", sort_values_stable_ocl);
+  OCL_IMPL(m, "topk.values", topk_values_ocl);
+  OCL_IMPL(m, "_unique2", unique2_ocl);
+  OCL_IMPL(m, "unique_consecutive", unique_consecutive_ocl);
+  OCL_IMPL(m, "unique_dim", unique_dim_ocl);
+  OCL_IMPL(m, "bincount", bincount_ocl);
+  OCL_IMPL(m, "searchsorted.Tensor", searchsorted_ocl);
+  OCL_IMPL(m, "searchsorted.Tensor_out", searchsorted_out_ocl);
+  OCL_IMPL(m, "searchsorted.Scalar", searchsorted_scalar_ocl);
+  OCL_IMPL(m, "searchsorted.Scalar_out", searchsorted_scalar_out_ocl);
+  OCL_IMPL(m, "bucketize.Tensor", bucketize_ocl);
+  OCL_IMPL(m, "bucketize.Tensor_out", bucketize_out_ocl);
+  OCL_IMPL(m, "bucketize.Scalar", bucketize_scalar_ocl);
+  OCL_IMPL(m, "median", median_ocl);
+  OCL_IMPL(m, "median.dim_values", median_dim_values_ocl);
+  OCL_IMPL(m, "nanmedian", nanmedian_ocl);
+  OCL_IMPL(m, "nanmedian.dim_values", nanmedian_dim_values_ocl);
+  OCL_IMPL(m, "kthvalue.values", kthvalue_values_ocl);
+  OCL_IMPL(m, "mode", mode_ocl);
+  OCL_IMPL(m, "mode.values", mode_values_ocl);
+  OCL_IMPL(m, "histc", histc_ocl);
+  OCL_IMPL(m, "histc.out", histc_out_ocl);
 }
 
 }  // namespace torch_ocl

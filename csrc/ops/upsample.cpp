@@ -4,6 +4,7 @@
 // bicubic and the antialiased modes (bilinear, bicubic, Lanczos) run kernels/upsample.cl over
 // per-axis tap tables built on the host with ATen's formulas (see "Tap tables" below); uint8
 // images in 2-D take the CPU's fixed-point separable path (see "uint8" below).
+#include "../aten/Routing.h"
 #include "../aten/Dims5.h"
 #include "../aten/OutMeta.h"
 #include "../aten/Pointwise.h"
@@ -616,33 +617,33 @@ INTERP_OPS(upsample_lanczos2d_aa, _upsample_lanczos2d_aa, Mode::AaLanczos, SCALE
 }  // namespace
 
 TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
-  m.impl("upsample_nearest2d.out", upsample_nearest2d_out_ocl);
-  m.impl("upsample_nearest2d_backward.grad_input", upsample_nearest2d_backward_out_ocl);
-  m.impl("upsample_nearest1d.out", upsample_nearest1d_out_ocl);
-  m.impl("upsample_nearest1d_backward.grad_input", upsample_nearest1d_backward_out_ocl);
-  m.impl("upsample_nearest3d.out", upsample_nearest3d_out_ocl);
-  m.impl("upsample_nearest3d_backward.grad_input", upsample_nearest3d_backward_out_ocl);
-  m.impl("_upsample_nearest_exact1d.out", upsample_nearest_exact1d_out_ocl);
-  m.impl("_upsample_nearest_exact1d_backward.grad_input", upsample_nearest_exact1d_backward_out_ocl);
-  m.impl("_upsample_nearest_exact2d.out", upsample_nearest_exact2d_out_ocl);
-  m.impl("_upsample_nearest_exact2d_backward.grad_input", upsample_nearest_exact2d_backward_out_ocl);
-  m.impl("_upsample_nearest_exact3d.out", upsample_nearest_exact3d_out_ocl);
-  m.impl("_upsample_nearest_exact3d_backward.grad_input", upsample_nearest_exact3d_backward_out_ocl);
-  m.impl("upsample_bilinear2d.out", upsample_bilinear2d_out_ocl);
-  m.impl("upsample_bilinear2d_backward.grad_input", upsample_bilinear2d_backward_out_ocl);
-  m.impl("upsample_linear1d.out", upsample_linear1d_out_ocl);
-  m.impl("upsample_linear1d_backward.grad_input", upsample_linear1d_backward_out_ocl);
-  m.impl("upsample_trilinear3d.out", upsample_trilinear3d_out_ocl);
-  m.impl("upsample_trilinear3d_backward.grad_input", upsample_trilinear3d_backward_out_ocl);
-  m.impl("upsample_bicubic2d.out", upsample_bicubic2d_out_ocl);
-  m.impl("upsample_bicubic2d_backward.grad_input", upsample_bicubic2d_backward_out_ocl);
-  m.impl("_upsample_bilinear2d_aa.out", upsample_bilinear2d_aa_out_ocl);
-  m.impl("_upsample_bilinear2d_aa_backward.grad_input", upsample_bilinear2d_aa_backward_out_ocl);
-  m.impl("_upsample_bicubic2d_aa.out", upsample_bicubic2d_aa_out_ocl);
-  m.impl("_upsample_bicubic2d_aa_backward.grad_input", upsample_bicubic2d_aa_backward_out_ocl);
+  OCL_IMPL(m, "upsample_nearest2d.out", upsample_nearest2d_out_ocl);
+  OCL_IMPL(m, "upsample_nearest2d_backward.grad_input", upsample_nearest2d_backward_out_ocl);
+  OCL_IMPL(m, "upsample_nearest1d.out", upsample_nearest1d_out_ocl);
+  OCL_IMPL(m, "upsample_nearest1d_backward.grad_input", upsample_nearest1d_backward_out_ocl);
+  OCL_IMPL(m, "upsample_nearest3d.out", upsample_nearest3d_out_ocl);
+  OCL_IMPL(m, "upsample_nearest3d_backward.grad_input", upsample_nearest3d_backward_out_ocl);
+  OCL_IMPL(m, "_upsample_nearest_exact1d.out", upsample_nearest_exact1d_out_ocl);
+  OCL_IMPL(m, "_upsample_nearest_exact1d_backward.grad_input", upsample_nearest_exact1d_backward_out_ocl);
+  OCL_IMPL(m, "_upsample_nearest_exact2d.out", upsample_nearest_exact2d_out_ocl);
+  OCL_IMPL(m, "_upsample_nearest_exact2d_backward.grad_input", upsample_nearest_exact2d_backward_out_ocl);
+  OCL_IMPL(m, "_upsample_nearest_exact3d.out", upsample_nearest_exact3d_out_ocl);
+  OCL_IMPL(m, "_upsample_nearest_exact3d_backward.grad_input", upsample_nearest_exact3d_backward_out_ocl);
+  OCL_IMPL(m, "upsample_bilinear2d.out", upsample_bilinear2d_out_ocl);
+  OCL_IMPL(m, "upsample_bilinear2d_backward.grad_input", upsample_bilinear2d_backward_out_ocl);
+  OCL_IMPL(m, "upsample_linear1d.out", upsample_linear1d_out_ocl);
+  OCL_IMPL(m, "upsample_linear1d_backward.grad_input", upsample_linear1d_backward_out_ocl);
+  OCL_IMPL(m, "upsample_trilinear3d.out", upsample_trilinear3d_out_ocl);
+  OCL_IMPL(m, "upsample_trilinear3d_backward.grad_input", upsample_trilinear3d_backward_out_ocl);
+  OCL_IMPL(m, "upsample_bicubic2d.out", upsample_bicubic2d_out_ocl);
+  OCL_IMPL(m, "upsample_bicubic2d_backward.grad_input", upsample_bicubic2d_backward_out_ocl);
+  OCL_IMPL(m, "_upsample_bilinear2d_aa.out", upsample_bilinear2d_aa_out_ocl);
+  OCL_IMPL(m, "_upsample_bilinear2d_aa_backward.grad_input", upsample_bilinear2d_aa_backward_out_ocl);
+  OCL_IMPL(m, "_upsample_bicubic2d_aa.out", upsample_bicubic2d_aa_out_ocl);
+  OCL_IMPL(m, "_upsample_bicubic2d_aa_backward.grad_input", upsample_bicubic2d_aa_backward_out_ocl);
 #ifdef TORCH_OCL_HAS_LANCZOS_AA
-  m.impl("_upsample_lanczos2d_aa.out", upsample_lanczos2d_aa_out_ocl);
-  m.impl("_upsample_lanczos2d_aa_backward.grad_input", upsample_lanczos2d_aa_backward_out_ocl);
+  OCL_IMPL(m, "_upsample_lanczos2d_aa.out", upsample_lanczos2d_aa_out_ocl);
+  OCL_IMPL(m, "_upsample_lanczos2d_aa_backward.grad_input", upsample_lanczos2d_aa_backward_out_ocl);
 #endif
 }
 

@@ -1,0 +1,170 @@
+"""Cases for complex64/complex128 tensors (csrc/aten/Complex.h): storage, copies and dtype
+conversions, fill_, the conjugate and negative bits, view_as_real/view_as_complex, and the
+pointwise ops with a complex form (arithmetic, abs/angle/sgn, exp/log/sqrt/reciprocal,
+comparisons, where, complex()/polar()). Ops without a complex form raise NotImplementedError
+(tests/test_complex.py checks that); ops without a native kernel run on the CPU fallback.
+"""
+import torch
+
+from ..cases import COMPLEX, FLOATS, INTS, OpCase, Sample, binary_samples, make, unary_samples
+
+
+def _arith(a, b):
+    return a + b, a - b, a * b, a / b
+
+
+def _arith_alpha(a, b):
+    return torch.add(a, b, alpha=0.5 - 2j), torch.sub(a, b, alpha=3), torch.add(a, b, alpha=2.5)
+
+
+def _mixed_samples(dtype):
+    yield from binary_samples(dtype, scalars=(2, 1.5 - 0.5j))
+    real = torch.float64 if dtype == torch.complex128 else torch.float32
+    yield Sample((make((4, 5), dtype), make((5,), real, seed=1)), tag="complex op real")
+    yield Sample((make((4, 5), real), make((4, 1), dtype, seed=2)), tag="real op complex")
+    yield Sample((make((3, 4), dtype), make((), torch.int64, seed=3)), tag="int 0-dim")
+
+
+def _unary(a):
+    return (-a, a.abs(), a.angle(), a.sgn(), a.reciprocal(), a.exp(), a.log(), a.sqrt(), a.conj_physical(),
+            torch.isnan(a), a == a.conj(), a != a)
+
+
+def _unary_samples(dtype):
+    yield from unary_samples(dtype)
+    real = torch.finfo(torch.float64 if dtype == torch.complex128 else torch.float32)
+    special = torch.tensor([0, -0.0, 1j, -1j, -4 + 0j, -4 - 0.0j, 3 + 4j, complex("nan"), complex(float("inf"), 1),
+                            complex(1, float("-inf")), complex(real.max, real.max), complex(real.tiny, 0)], dtype=dtype)
+    yield Sample((special,), tag="special values")
+
+
+def _out_forms(a, b):
+    real = torch.float64 if a.dtype == torch.complex128 else torch.float32
+    r1 = torch.empty(0, dtype=real, device=a.device)
+    torch.abs(a, out=r1)  # complex -> real out, resized
+    r2 = torch.empty(7, dtype=a.dtype, device=a.device)
+    torch.angle(a, out=r2)  # a complex out keeps a zero imaginary part
+    r3 = torch.empty(2, 2, dtype=a.dtype, device=a.device)
+    torch.mul(a, b, out=r3)
+    y = a.clone()
+    y.mul_(b).add_(1 - 1j).div_(b)
+    z = a.clone()
+    z.conj_physical_()
+    return r1, r2, r3, y, z
+
+
+def _out_samples(dtype):
+    yield Sample((make((3, 4), dtype), make((3, 4), dtype, seed=1)), tag="contiguous")
+    yield Sample((make((3, 4), dtype, noncontig=True), make((4,), dtype, seed=2)), tag="noncontig+broadcast")
+
+
+def _bits(a):
+    """The lazy conjugate/negative bits read through copies and ops."""
+    c = a.conj()
+    n = c.imag  # a negative-bit real view
+    out = c.clone()
+    d = torch.empty_like(a)
+    d.copy_(c)
+    e = torch.zeros_like(a).conj()
+    e.copy_(a)  # a conjugate-bit destination: stores conj(a)
+    return c, n, n * 2, out, d, e.resolve_conj(), c.resolve_conj(), torch._neg_view(a).resolve_neg(), c * a
+
+
+def _views(a, r):
+    v = torch.view_as_real(a)
+    w = torch.view_as_complex(r)
+    return v, v * 2, w, w + 1, a.real, a.imag, a.real * a.imag
+
+
+def _views_samples(dtype):
+    real = torch.float64 if dtype == torch.complex128 else torch.float32
+    for i, s in enumerate([(), (0,), (5,), (3, 4), (2, 3, 7)]):
+        yield Sample((make(s, dtype, seed=i), make(s + (2,), real, seed=10 + i)), tag=f"shape{s}")
+    base = make((6, 8), real)
+    yield Sample((make((4, 6), dtype, noncontig=True), base[::2].unflatten(-1, (4, 2))), tag="strided")
+
+
+def _conversions(a):
+    real = torch.float64 if a.dtype == torch.complex128 else torch.float32
+    other = torch.complex64 if a.dtype == torch.complex128 else torch.complex128
+    t = a.t() if a.dim() == 2 else a
+    return (a.to(other), a.to(real), a.to(torch.float16), a.to(torch.int32), a.to(torch.bool), t.contiguous(),
+            a.real.to(a.dtype), torch.zeros(3, 2, dtype=a.dtype, device=a.device).fill_(2 - 1j),
+            torch.full((2, 3), 1.5j, dtype=a.dtype, device=a.device))
+
+
+def _conversion_samples(dtype):
+    yield Sample((make((3, 5), dtype),), tag="2-D")
+    yield Sample((make((4, 6), dtype, noncontig=True),), tag="noncontig")
+    yield Sample((torch.tensor([0, 1j, 2.7 - 0.5j, -3.5 + 0j], dtype=dtype),), tag="exact")
+
+
+def _real_to_complex(x):
+    return x.to(torch.complex64), x.to(torch.complex128), torch.zeros(x.shape, dtype=torch.complex64, device=x.device).copy_(x)
+
+
+def _where(m, a, b):
+    return torch.where(m, a, b), torch.where(m, a, 2j), torch.where(m, 1.5, b)
+
+
+def _where_samples(dtype):
+    yield Sample((make((4, 5), torch.bool), make((4, 5), dtype), make((5,), dtype, seed=1)), tag="broadcast")
+    yield Sample((make((3, 4), torch.bool, noncontig=True), make((3, 4), dtype, noncontig=True), make((), dtype)),
+                 tag="noncontig")
+
+
+def _parts(a, b):
+    out = torch.empty(0, dtype=torch.complex128 if a.dtype == torch.float64 else torch.complex64, device=a.device)
+    torch.polar(a, b, out=out)
+    return torch.complex(a, b), torch.polar(a, b), out
+
+
+def _parts_samples(dtype):
+    for i, s in enumerate([(), (0,), (7,), (3, 4)]):
+        yield Sample((make(s, dtype, seed=i), make(s, dtype, seed=20 + i)), tag=f"shape{s}")
+    yield Sample((make((4, 1), dtype), make((5,), dtype, seed=1)), tag="broadcast")
+    yield Sample((make((4, 6), dtype, noncontig=True), make((6, 4), dtype).t()), tag="noncontig")
+    yield Sample((torch.tensor([0.0, -1.0, float("inf"), float("nan")], dtype=dtype),
+                  torch.tensor([0.0, 3.0, 1.0, 0.5], dtype=dtype)), tag="special")
+
+
+def _parts_errors(a, b):
+    return torch.complex(a, b)
+
+
+def _parts_error_samples(dtype):
+    yield Sample((make((3,), torch.float32), make((3,), torch.float64)), tag="mixed dtypes")
+    yield Sample((make((3,), torch.int64), make((3,), torch.int64)), tag="integers")
+
+
+def _polar_wrong_out(a, b):
+    out = torch.empty(3, dtype=torch.complex128, device=a.device)
+    return torch.polar(a, b, out=out)
+
+
+def _angle_real(x):
+    return torch.angle(x)
+
+
+def _angle_real_samples(dtype):
+    yield from unary_samples(dtype)
+    if dtype.is_floating_point:
+        yield Sample((torch.tensor([-1.0, -0.0, 0.0, 2.0, float("nan"), float("-inf")], dtype=dtype),), tag="special")
+
+
+CASES = [
+    OpCase("complex_arith", [], _arith, lambda dt: _mixed_samples(dt), dtypes=COMPLEX),
+    OpCase("complex_arith_alpha", [], _arith_alpha, lambda dt: binary_samples(dt), dtypes=COMPLEX),
+    OpCase("complex_unary", ["aten::angle", "aten::angle.out", "aten::conj_physical.out", "aten::conj_physical_"], _unary, _unary_samples,
+           dtypes=COMPLEX),
+    OpCase("complex_out_forms", [], _out_forms, _out_samples, dtypes=COMPLEX),
+    OpCase("complex_bits", [], _bits, lambda dt: unary_samples(dt), dtypes=COMPLEX),
+    OpCase("complex_views", ["aten::view_as_real", "aten::view_as_complex"], _views, _views_samples, dtypes=COMPLEX),
+    OpCase("complex_conversions", [], _conversions, _conversion_samples, dtypes=COMPLEX),
+    OpCase("real_to_complex", [], _real_to_complex, lambda dt: unary_samples(dt), dtypes=FLOATS + (torch.int64,)),
+    OpCase("complex_where", [], _where, _where_samples, dtypes=COMPLEX),
+    OpCase("complex_parts", ["aten::complex.out", "aten::polar.out"], _parts, _parts_samples, dtypes=FLOATS),
+    OpCase("complex_parts_errors", [], _parts_errors, _parts_error_samples),
+    OpCase("polar_wrong_out", [], _polar_wrong_out, lambda dt: _parts_samples(dt)),
+    OpCase("angle_real", [], _angle_real, _angle_real_samples, dtypes=FLOATS + INTS[:2]),
+]
