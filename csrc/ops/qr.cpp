@@ -458,9 +458,11 @@ std::tuple<at::Tensor&, at::Tensor&, at::Tensor&, at::Tensor&> linalg_lstsq_out_
   // LAPACK's layout) takes the result in its own storage, narrowed to the solution's rows, and
   // leaves rank and singular_values alone; any other solution gets a copy, and rank and
   // singular_values are emptied.
+  // (The CPU's test of "the full shape" leaves nrhs out for a 2-D b: such a solution is copied.)
   const bool layout_ok = vector_case ? solution.is_contiguous() : (solution.dim() >= 2 && is_fortran(solution));
-  const bool direct = solution.scalar_type() == input.scalar_type() &&
-                      (solution.numel() == 0 || (layout_ok && solution.sizes().equals(full.sizes())));
+  const bool full_shape = solution.sizes().equals(full.sizes()) && (vector_case || other.dim() > 2);
+  const bool direct =
+      solution.scalar_type() == input.scalar_type() && (solution.numel() == 0 || (layout_ok && full_shape));
   if (direct) {
     if (solution.numel() == 0) {
       solution.set_(full);
