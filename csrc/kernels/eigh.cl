@@ -12,10 +12,12 @@
 #define DT float  // element type: float or double (the CPU's LAPACK takes no other)
 #endif
 #ifdef DT_IS_DOUBLE
+#define DT4 double4
 #define DT_SAFE_MIN DBL_MIN
 #define DT_EPS DBL_EPSILON
 #define DT_NAN ((double)NAN)
 #else
+#define DT4 float4
 #define DT_SAFE_MIN FLT_MIN
 #define DT_EPS FLT_EPSILON
 #define DT_NAN NAN
@@ -360,6 +362,46 @@ __kernel void svd_complete_cols(PTR_ARG(DT, u), long u_bs, long U_rs, long U_cs,
 
 // ---- the Jacobi rotations -----------------------------------------------------------------
 
+// Over the entries lane, lane + lanes, ... of two columns x, y of n (in fours, then the rest):
+// the sums of x.x, y.y and x.y; and the rotation [x, y] <- [x - s (y + r x), y + s (x - r y)].
+// Fours are one vector load (CPU devices compute them in SIMD); neighbouring lanes still read
+// neighbouring addresses.
+inline void dots3(__global const DT* x, __global const DT* y, long n, long lane, long lanes, __private DT* xx,
+                  __private DT* yy, __private DT* xy) {
+  DT4 a = (DT4)0, b = (DT4)0, c = (DT4)0;
+  const long n4 = n / 4;
+  for (long i = lane; i < n4; i += lanes) {
+    const DT4 u = vload4(i, x), v = vload4(i, y);
+    a += u * u;
+    b += v * v;
+    c += u * v;
+  }
+  DT sa = (a.x + a.y) + (a.z + a.w), sb = (b.x + b.y) + (b.z + b.w), sc = (c.x + c.y) + (c.z + c.w);
+  for (long i = 4 * n4 + lane; i < n; i += lanes) {
+    const DT u = x[i], v = y[i];
+    sa += u * u;
+    sb += v * v;
+    sc += u * v;
+  }
+  *xx = sa;
+  *yy = sb;
+  *xy = sc;
+}
+
+inline void rotate2(__global DT* x, __global DT* y, long n, long lane, long lanes, DT s, DT r) {
+  const long n4 = n / 4;
+  for (long i = lane; i < n4; i += lanes) {
+    const DT4 u = vload4(i, x), v = vload4(i, y);
+    vstore4(u - s * (v + r * u), i, x);
+    vstore4(v + s * (u - r * v), i, y);
+  }
+  for (long i = 4 * n4 + lane; i < n; i += lanes) {
+    const DT u = x[i], v = y[i];
+    x[i] = u - s * (v + r * u);
+    y[i] = v + s * (u - r * v);
+  }
+}
+
 // Start of sweep `sweep` of the multi-group mode: a matrix whose previous sweep rotated
 // nothing has converged. Work-item b.
 __kernel void jacobi_begin(PTR_ARG(int, flags), long batch, int sweep) {
@@ -410,10 +452,11 @@ inline void pair_of(int cross, long u, long k, long c0, long csize, long P2, lon
 //         (nb rounded up to even) blocks: one sweep over the pairs across the two blocks.
 // Pair (p, q) is rotated when |w_p.w_q| > tol ||w_p|| ||w_q|| and both norms exceed SVD_TINY,
 // by the angle that makes them orthogonal (Rutishauser's formulas). Each pair's three dot
-// products are summed by `lanes` work-items. red: 3 x wg; tau, sn: one entry per pair of a round.
+// products are summed by `lanes` work-items, which then rotate its columns. red: 3 x wg; tau, sn:
+// one entry per pair of a round, pq two.
 __kernel void jacobi_rotate(PTR_ARG(DT, w), long rows, long cols, PTR_ARG(DT, v), int has_v, PTR_ARG(int, flags),
                             int mode, long nb, long P, long round, int max_sweeps, DT tol, __local DT* red,
-                            __local DT* tau, __local DT* sn, __local int* any) {
+                            __local DT* tau, __local DT* sn, __local int* pq, __local int* any) {
   const long g = get_group_id(0), b = get_group_id(1);
   const int lid = get_local_id(0), wg = get_local_size(0);
   __global int* F = PTR(int, flags) + 4 * b;
@@ -455,7 +498,7 @@ __kernel void jacobi_rotate(PTR_ARG(DT, w), long rows, long cols, PTR_ARG(DT, v)
   long pp = 1;
   while (pp < npairs) pp <<= 1;
   long lanes = wg / pp > 1 ? wg / pp : 1;
-  while (lanes > 1 && lanes / 2 >= rows) lanes >>= 1;
+  while (lanes > 1 && lanes / 2 >= (rows + 3) / 4) lanes >>= 1;
   const long slots = wg / lanes, lane = lid % lanes;
   const int sweeps = mode == 0 ? max_sweeps : 1;
 
@@ -468,16 +511,7 @@ __kernel void jacobi_rotate(PTR_ARG(DT, w), long rows, long cols, PTR_ARG(DT, v)
         long p = -1, q = -1;
         if (k < npairs) pair_of(cross, u, k, c0, csize, P2, I0, J0, nj, &p, &q);
         DT aa = (DT)0, bb = (DT)0, ab = (DT)0;
-        if (p >= 0) {
-          __global const DT* Wp = W + p * rows;
-          __global const DT* Wq = W + q * rows;
-          for (long i = lane; i < rows; i += lanes) {
-            const DT x = Wp[i], y = Wq[i];
-            aa += x * x;
-            bb += y * y;
-            ab += x * y;
-          }
-        }
+        if (p >= 0) dots3(W + p * rows, W + q * rows, rows, lane, lanes, &aa, &bb, &ab);
         red[lid] = aa;
         red[wg + lid] = bb;
         red[2 * wg + lid] = ab;
@@ -504,33 +538,21 @@ __kernel void jacobi_rotate(PTR_ARG(DT, w), long rows, long cols, PTR_ARG(DT, v)
           }
           tau[k] = s / ((DT)1 + c);
           sn[k] = s;
+          pq[2 * k] = (int)p;
+          pq[2 * k + 1] = (int)q;
         }
         barrier(CLK_LOCAL_MEM_FENCE);
       }
       // [w_p, w_q] <- [c w_p - s w_q, s w_p + c w_q], and the same for V's columns, in
       // Rutishauser's form with tau = s / (1 + c) (c = 1 - s tau): c itself rounds to 1 for
       // small angles, and 1 and s would lengthen both columns by sqrt(1 + s^2) every time.
-      for (long t = lid; t < npairs * rows; t += wg) {
-        const long k = t / rows, i = t % rows;
-        const DT s = sn[k];
-        if (s == (DT)0) continue;
-        long p, q;
-        pair_of(cross, u, k, c0, csize, P2, I0, J0, nj, &p, &q);
-        const DT r = tau[k], x = W[p * rows + i], y = W[q * rows + i];
-        W[p * rows + i] = x - s * (y + r * x);
-        W[q * rows + i] = y + s * (x - r * y);
+      for (long k0 = 0; k0 < npairs; k0 += slots) {
+        const long k = k0 + lid / lanes;
+        if (k >= npairs || sn[k] == (DT)0) continue;
+        const long p = pq[2 * k], q = pq[2 * k + 1];
+        rotate2(W + p * rows, W + q * rows, rows, lane, lanes, sn[k], tau[k]);
+        if (has_v) rotate2(V + p * cols, V + q * cols, cols, lane, lanes, sn[k], tau[k]);
       }
-      if (has_v)
-        for (long t = lid; t < npairs * cols; t += wg) {
-          const long k = t / cols, i = t % cols;
-          const DT s = sn[k];
-          if (s == (DT)0) continue;
-          long p, q;
-          pair_of(cross, u, k, c0, csize, P2, I0, J0, nj, &p, &q);
-          const DT r = tau[k], x = V[p * cols + i], y = V[q * cols + i];
-          V[p * cols + i] = x - s * (y + r * x);
-          V[q * cols + i] = y + s * (x - r * y);
-        }
       barrier(CLK_GLOBAL_MEM_FENCE | CLK_LOCAL_MEM_FENCE);
     }
     const int rotated = *any;

@@ -77,7 +77,7 @@ void run_jacobi(Device& d, const at::Tensor& W, int64_t rows, int64_t cols, cons
       launch(d, rot, Range(wg * static_cast<size_t>(groups), static_cast<size_t>(B)), Range(wg, 1), buf(W), rows,
              cols, vbuf, static_cast<cl_int>(has_v), buf(flags), static_cast<cl_int>(mode), nb, P, round,
              static_cast<cl_int>(kMaxSweeps), tol_v, LocalMem{3 * wg * es}, LocalMem{pairs * es},
-             LocalMem{pairs * es}, LocalMem{sizeof(cl_int)});
+             LocalMem{pairs * es}, LocalMem{2 * pairs * sizeof(cl_int)}, LocalMem{sizeof(cl_int)});
     };
     if (t == at::kDouble)
       args(tol);
