@@ -146,11 +146,11 @@ __kernel void eigh_prep(PTR_ARG(DT, a), long a_bs, long A_rs, long A_cs, long n,
 
 // lam[b, j] = v_j . R[:, j] / v_j . v_j * 2^e (R = S V, by the GEMM): the Rayleigh quotients
 // of S's eigenvectors, A's eigenvalues (unsorted); NaN for a matrix with a NaN or inf.
-// Work-item (j, b).
+// Work-item j + n * b.
 __kernel void eigh_values(PTR_ARG(DT, v), PTR_ARG(DT, r), long n, long batch, PTR_ARG(int, expo),
                           PTR_ARG(int, flags), PTR_ARG(DT, lam)) {
-  const long j = get_global_id(0), b = get_global_id(1);
-  if (j >= n || b >= batch) return;
+  const long j = get_global_id(0) % n, b = get_global_id(0) / n;
+  if (b >= batch) return;
   __global const DT* V = PTR(DT, v) + b * n * n + j * n;
   __global const DT* R = PTR(DT, r) + b * n * n + j * n;
   DT acc = (DT)0, nrm = (DT)0;
@@ -163,11 +163,11 @@ __kernel void eigh_values(PTR_ARG(DT, v), PTR_ARG(DT, r), long n, long batch, PT
 
 // Eigenvalues ascending (ties by position, NaN last, as a stable sort) into vals (batch, n)
 // contiguous, and with compute_v the matching columns of V into vecs (any strides; NaN for a
-// matrix with a NaN or inf). Work-item (j, b).
+// matrix with a NaN or inf). Work-item j + n * b.
 __kernel void eigh_sort(PTR_ARG(DT, lam), long n, long batch, PTR_ARG(DT, v), PTR_ARG(int, flags),
                         PTR_ARG(DT, vals), PTR_ARG(DT, vecs), long vecs_bs, long X_rs, long X_cs, int compute_v) {
-  const long j = get_global_id(0), b = get_global_id(1);
-  if (j >= n || b >= batch) return;
+  const long j = get_global_id(0) % n, b = get_global_id(0) / n;
+  if (b >= batch) return;
   __global const DT* L = PTR(DT, lam) + b * n;
   const DT key = L[j];
   long rank = 0;
@@ -221,10 +221,11 @@ __kernel void svd_prep(PTR_ARG(DT, t), long t_bs, long T_rs, long T_cs, long row
   }
 }
 
-// sig[b, j] = ||W[:, j]|| (scaled units; two passes, so no square underflows). Work-item (j, b).
+// sig[b, j] = ||W[:, j]|| (scaled units; two passes, so no square underflows).
+// Work-item j + cols * b.
 __kernel void svd_values(PTR_ARG(DT, w), long rows, long cols, long batch, PTR_ARG(DT, sig)) {
-  const long j = get_global_id(0), b = get_global_id(1);
-  if (j >= cols || b >= batch) return;
+  const long j = get_global_id(0) % cols, b = get_global_id(0) / cols;
+  if (b >= batch) return;
   __global const DT* Wj = PTR(DT, w) + b * rows * cols + j * rows;
   DT m = (DT)0;
   for (long i = 0; i < rows; ++i) m = fmax(m, fabs(Wj[i]));
@@ -246,13 +247,13 @@ __kernel void svd_values(PTR_ARG(DT, w), long rows, long cols, long batch, PTR_A
 // has_uv, column j of V (normalized) goes to column rank of short (cols x cols, any strides) and
 // W[:, j] / sig_j to column rank of tall (rows x >= cols, any strides), zeros for a column
 // taken as zero (svd_complete replaces them). NaN outputs for a matrix with a NaN or inf.
-// Work-item (j, b).
+// Work-item j + cols * b.
 __kernel void svd_sort(PTR_ARG(DT, sig), long rows, long cols, long batch, PTR_ARG(DT, w), PTR_ARG(DT, v),
                        PTR_ARG(int, expo), PTR_ARG(int, flags), PTR_ARG(DT, s_out), PTR_ARG(DT, sorted),
                        PTR_ARG(DT, shrt), long shrt_bs, long X_rs, long X_cs, PTR_ARG(DT, tall), long tall_bs,
                        long Y_rs, long Y_cs, int has_uv) {
-  const long j = get_global_id(0), b = get_global_id(1);
-  if (j >= cols || b >= batch) return;
+  const long j = get_global_id(0) % cols, b = get_global_id(0) / cols;
+  if (b >= batch) return;
   __global const DT* G = PTR(DT, sig) + b * cols;
   const DT key = G[j];
   long rank = 0;
@@ -333,12 +334,12 @@ __kernel void svd_complete_qr(PTR_ARG(DT, u), long u_bs, long U_rs, long U_cs, l
 
 // Column c in [r, ucols) of the tall factor U = H_0 ... H_{r-1} e_c (svd_complete_qr's
 // reflectors): orthonormal, and orthogonal to U's first r columns. NaN columns from cols on
-// for a matrix with a NaN or inf. Work-item (c, b).
+// for a matrix with a NaN or inf. Work-item c + ucols * b.
 __kernel void svd_complete_cols(PTR_ARG(DT, u), long u_bs, long U_rs, long U_cs, long rows, long cols, long ucols,
                                 long batch, PTR_ARG(DT, sorted), PTR_ARG(int, flags), PTR_ARG(DT, h),
                                 PTR_ARG(DT, tau)) {
-  const long c = get_global_id(0), b = get_global_id(1);
-  if (c >= ucols || b >= batch) return;
+  const long c = get_global_id(0) % ucols, b = get_global_id(0) / ucols;
+  if (b >= batch) return;
   __global DT* U = PTR(DT, u) + b * u_bs;
   if (PTR(int, flags)[4 * b + F_NONFINITE]) {
     if (c >= cols)
@@ -444,7 +445,7 @@ inline void pair_of(int cross, long u, long k, long c0, long csize, long P2, lon
 }
 
 // Rotations of column pairs of W (rows x cols) and V (cols x cols, when has_v), one
-// work-group per set of columns (group 1 = batch):
+// work-group per set of columns (group g + groups * b):
 // mode 0: all columns, sweeps (every pair, in round-robin rounds of disjoint pairs) until one
 //         rotates nothing or max_sweeps ran;
 // mode 1: group g takes block g of nb: one sweep over the pairs inside it;
@@ -455,9 +456,10 @@ inline void pair_of(int cross, long u, long k, long c0, long csize, long P2, lon
 // products are summed by `lanes` work-items, which then rotate its columns. red: 3 x wg; tau, sn:
 // one entry per pair of a round, pq two.
 __kernel void jacobi_rotate(PTR_ARG(DT, w), long rows, long cols, PTR_ARG(DT, v), int has_v, PTR_ARG(int, flags),
-                            int mode, long nb, long P, long round, int max_sweeps, DT tol, __local DT* red,
+                            int mode, long groups, long nb, long P, long round, int max_sweeps, DT tol,
+                            __local DT* red,
                             __local DT* tau, __local DT* sn, __local int* pq, __local int* any) {
-  const long g = get_group_id(0), b = get_group_id(1);
+  const long g = get_group_id(0) % groups, b = get_group_id(0) / groups;
   const int lid = get_local_id(0), wg = get_local_size(0);
   __global int* F = PTR(int, flags) + 4 * b;
   if (F[F_DONE]) return;

@@ -74,8 +74,8 @@ void run_jacobi(Device& d, const at::Tensor& W, int64_t rows, int64_t cols, cons
     const size_t wg = rotate_wg(npairs, rows);
     const size_t pairs = static_cast<size_t>(std::max<int64_t>(npairs, 1));
     auto args = [&](auto tol_v) {
-      launch(d, rot, Range(wg * static_cast<size_t>(groups), static_cast<size_t>(B)), Range(wg, 1), buf(W), rows,
-             cols, vbuf, static_cast<cl_int>(has_v), buf(flags), static_cast<cl_int>(mode), nb, P, round,
+      launch(d, rot, Range(wg * static_cast<size_t>(groups * B)), Range(wg), buf(W), rows, cols, vbuf,
+             static_cast<cl_int>(has_v), buf(flags), static_cast<cl_int>(mode), groups, nb, P, round,
              static_cast<cl_int>(kMaxSweeps), tol_v, LocalMem{3 * wg * es}, LocalMem{pairs * es},
              LocalMem{pairs * es}, LocalMem{2 * pairs * sizeof(cl_int)}, LocalMem{sizeof(cl_int)});
     };
@@ -160,14 +160,14 @@ std::tuple<at::Tensor&, at::Tensor&> linalg_eigh_eigenvalues_ocl(const at::Tenso
   const std::vector<int64_t> cm{n * n, 1, n};
   const at::Tensor R = at::bmm(Vw.as_strided({B, n, n}, cm).mT(), S);
   at::Tensor lam = at::empty({B, n}, opts);
-  const Range items(static_cast<size_t>(n), static_cast<size_t>(B));
-  launch(d, eigh_kernel(d, t, "eigh_values"), items, local_wu(n), buf(Vw), buf(R), n, B, buf(expo), buf(flags),
+  const Range items(static_cast<size_t>(n * B)), local(64);
+  launch(d, eigh_kernel(d, t, "eigh_values"), items, local, buf(Vw), buf(R), n, B, buf(expo), buf(flags),
          buf(lam));
   VecOut vals(L, B, n);
   std::optional<MatOut> vecs;
   if (compute_v) vecs.emplace(V, B, n, n);
   const at::Tensor& X = compute_v ? vecs->w3 : Vw;
-  launch(d, eigh_kernel(d, t, "eigh_sort"), items, local_wu(n), buf(lam), n, B, buf(Vw), buf(flags), buf(vals.w2),
+  launch(d, eigh_kernel(d, t, "eigh_sort"), items, local, buf(lam), n, B, buf(Vw), buf(flags), buf(vals.w2),
          buf(X), X.stride(0), X.stride(1), X.stride(2), static_cast<cl_int>(compute_v));
   vals.finish();
   if (vecs) vecs->finish();
@@ -216,8 +216,8 @@ std::tuple<at::Tensor&, at::Tensor&, at::Tensor&> linalg_svd_U_ocl(const at::Ten
          buf(flags), LocalMem{2 * wg * es});
   run_jacobi(d, W, rows, cols, Vw, compute_uv, flags, B);
   at::Tensor sig = at::empty({B, cols}, opts), sorted = at::empty({B, cols}, opts);
-  const Range items(static_cast<size_t>(cols), static_cast<size_t>(B));
-  launch(d, eigh_kernel(d, t, "svd_values"), items, local_wu(cols), buf(W), rows, cols, B, buf(sig));
+  const Range items(static_cast<size_t>(cols * B)), local(64);
+  launch(d, eigh_kernel(d, t, "svd_values"), items, local, buf(W), rows, cols, B, buf(sig));
   VecOut svals(S, B, cols);
   // The tall side's factor (U, or Vh^T for a wide A) and the short side's (Vh^T, or U).
   std::optional<MatOut> uo, vo;
@@ -229,7 +229,7 @@ std::tuple<at::Tensor&, at::Tensor&, at::Tensor&> linalg_svd_U_ocl(const at::Ten
     tall = wide ? vo->w3.mT() : uo->w3;
     shrt = wide ? uo->w3 : vo->w3.mT();
   }
-  launch(d, eigh_kernel(d, t, "svd_sort"), items, local_wu(cols), buf(sig), rows, cols, B, buf(W), buf(Vw),
+  launch(d, eigh_kernel(d, t, "svd_sort"), items, local, buf(sig), rows, cols, B, buf(W), buf(Vw),
          buf(expo), buf(flags), buf(svals.w2), buf(sorted), buf(shrt), shrt.stride(0), shrt.stride(1),
          shrt.stride(2), buf(tall), tall.stride(0), tall.stride(1), tall.stride(2), static_cast<cl_int>(compute_uv));
   if (compute_uv) {
@@ -239,9 +239,9 @@ std::tuple<at::Tensor&, at::Tensor&, at::Tensor&> linalg_svd_U_ocl(const at::Ten
     launch(d, eigh_kernel(d, t, "svd_complete_qr"), Range(cwg * static_cast<size_t>(B)), Range(cwg), buf(tall),
            tall.stride(0), tall.stride(1), tall.stride(2), rows, cols, ucols, buf(sorted), buf(flags), buf(H),
            buf(tau), LocalMem{3 * cwg * es});
-    launch(d, eigh_kernel(d, t, "svd_complete_cols"), Range(static_cast<size_t>(ucols), static_cast<size_t>(B)),
-           local_wu(ucols), buf(tall), tall.stride(0), tall.stride(1), tall.stride(2), rows, cols, ucols, B,
-           buf(sorted), buf(flags), buf(H), buf(tau));
+    launch(d, eigh_kernel(d, t, "svd_complete_cols"), Range(static_cast<size_t>(ucols * B)), Range(64),
+           buf(tall), tall.stride(0), tall.stride(1), tall.stride(2), rows, cols, ucols, B, buf(sorted), buf(flags),
+           buf(H), buf(tau));
   }
   svals.finish();
   if (uo) uo->finish();

@@ -66,7 +66,8 @@ def _gen(m, n, svals, dtype, seed=0, batch=()):
 def _svals(k, seed=0):
     """k singular values in [1, 1 + k], at least 0.5 apart."""
     g = torch.Generator().manual_seed(8000 + seed + 100003 * _SEED_SALT)
-    return (1 + torch.arange(k, dtype=torch.float64) + 0.4 * torch.rand(k, generator=g, dtype=torch.float64)).flip(0).tolist()
+    vals = 1 + torch.arange(k, dtype=torch.float64) + 0.4 * torch.rand(k, generator=g, dtype=torch.float64)
+    return vals.flip(0).tolist()
 
 
 # ---- canonical forms (on the CPU) -----------------------------------------------------------
