@@ -364,7 +364,8 @@ __kernel void svd_complete_cols(PTR_ARG(DT, u), long u_bs, long U_rs, long U_cs,
 // ---- the Jacobi rotations -----------------------------------------------------------------
 
 // Over the entries lane, lane + lanes, ... of two columns x, y of n (in fours, then the rest):
-// the sums of x.x, y.y and x.y; and the rotation [x, y] <- [x - s (y + r x), y + s (x - r y)].
+// the sums of x.x, y.y and x.y (or x.y alone); and the rotation [x, y] <- [x - s (y + r x),
+// y + s (x - r y)].
 // Fours are one vector load (CPU devices compute them in SIMD); neighbouring lanes still read
 // neighbouring addresses.
 inline void dots3(__global const DT* x, __global const DT* y, long n, long lane, long lanes, __private DT* xx,
@@ -387,6 +388,15 @@ inline void dots3(__global const DT* x, __global const DT* y, long n, long lane,
   *xx = sa;
   *yy = sb;
   *xy = sc;
+}
+
+inline DT dot1(__global const DT* x, __global const DT* y, long n, long lane, long lanes) {
+  DT4 c = (DT4)0;
+  const long n4 = n / 4;
+  for (long i = lane; i < n4; i += lanes) c += vload4(i, x) * vload4(i, y);
+  DT sc = (c.x + c.y) + (c.z + c.w);
+  for (long i = 4 * n4 + lane; i < n; i += lanes) sc += x[i] * y[i];
+  return sc;
 }
 
 inline void rotate2(__global DT* x, __global DT* y, long n, long lane, long lanes, DT s, DT r) {
@@ -417,31 +427,31 @@ __kernel void jacobi_begin(PTR_ARG(int, flags), long batch, int sweep) {
 // First column of block k of `nb` near-equal blocks of `cols` columns.
 inline long block_start(long k, long cols, long nb) { return k * cols / nb; }
 
-// Columns (p, q) of pair k of inner round u, or p = -1 for none. Round-robin (the circle
-// method: P2 - 1 rounds of P2 / 2 disjoint pairs meet every pair of P2 positions once) over
-// the csize columns from c0; or, cross, every (I0 + k, J0 + (k + u) % nj) (ni <= nj: nj rounds
-// of ni disjoint pairs, each pair of the two blocks once).
-inline void pair_of(int cross, long u, long k, long c0, long csize, long P2, long I0, long J0, long nj,
-                    __private long* p, __private long* q) {
+// Positions (x, y) among a group's columns of pair k of inner round u, or x = -1 for none.
+// Round-robin (the circle method: P2 - 1 rounds of P2 / 2 disjoint pairs meet every pair of
+// P2 positions once) over csize columns; or, cross, every (k, ni + (k + u) % nj): the first
+// ni columns against the next nj (ni <= nj: nj rounds of ni disjoint pairs, each pair once).
+inline void pair_of(int cross, long u, long k, long csize, long P2, long ni, long nj, __private long* x,
+                    __private long* y) {
   if (cross) {
-    *p = I0 + k;
-    *q = J0 + (k + u) % nj;
+    *x = k;
+    *y = ni + (k + u) % nj;
     return;
   }
-  long x, y;
   if (k == 0) {
-    x = u;
-    y = P2 - 1;
+    *x = u;
+    *y = P2 - 1;
   } else {
-    x = (u + k) % (P2 - 1);
-    y = (u - k + P2 - 1) % (P2 - 1);
+    *x = (u + k) % (P2 - 1);
+    *y = (u - k + P2 - 1) % (P2 - 1);
   }
-  if (x >= csize || y >= csize) {
-    *p = -1;
-    return;
-  }
-  *p = c0 + x;
-  *q = c0 + y;
+  if (*x >= csize || *y >= csize) *x = -1;
+}
+
+// The column of W at position l of a group's columns: c0 + l, or (cross) block I's ni columns
+// from I0, then block J's from J0.
+inline long column_of(long l, int cross, long c0, long I0, long J0, long ni) {
+  return cross ? (l < ni ? I0 + l : J0 + l - ni) : c0 + l;
 }
 
 // Rotations of column pairs of W (rows x cols) and V (cols x cols, when has_v), one
@@ -452,13 +462,16 @@ inline void pair_of(int cross, long u, long k, long c0, long csize, long P2, lon
 // mode 2: group g takes the g-th block pair of round `round` of the circle method over P
 //         (nb rounded up to even) blocks: one sweep over the pairs across the two blocks.
 // Pair (p, q) is rotated when |w_p.w_q| > tol ||w_p|| ||w_q|| and both norms exceed SVD_TINY,
-// by the angle that makes them orthogonal (Rutishauser's formulas). Each pair's three dot
-// products are summed by `lanes` work-items, which then rotate its columns. red: 3 x wg; tau, sn:
-// one entry per pair of a round, pq two.
+// by the angle that makes them orthogonal (Rutishauser's formulas). Each pair's dot products
+// are summed by `lanes` work-items, which then rotate its columns. The squared column norms
+// are kept in nrm and updated by the rotations (||w_p'||^2 = ||w_p||^2 - t w_p.w_q, t = tan of
+// the angle), so a round mostly needs w_p.w_q alone; a norm is summed afresh at the start of
+// a sweep or launch and after shrinking fourfold (cancellation). red: 3 x wg; tau, sn: one
+// entry per pair of a round, pq two; nrm: one per column of the group.
 __kernel void jacobi_rotate(PTR_ARG(DT, w), long rows, long cols, PTR_ARG(DT, v), int has_v, PTR_ARG(int, flags),
                             int mode, long groups, long nb, long P, long round, int max_sweeps, DT tol,
-                            __local DT* red,
-                            __local DT* tau, __local DT* sn, __local int* pq, __local int* any) {
+                            __local DT* red, __local DT* tau, __local DT* sn, __local int* pq, __local DT* nrm,
+                            __local int* any) {
   const long g = get_group_id(0) % groups, b = get_group_id(0) / groups;
   const int lid = get_local_id(0), wg = get_local_size(0);
   __global int* F = PTR(int, flags) + 4 * b;
@@ -492,6 +505,7 @@ __kernel void jacobi_rotate(PTR_ARG(DT, w), long rows, long cols, PTR_ARG(DT, v)
     } else {
       I0 = ys, ni = yn, J0 = xs, nj = xn;
     }
+    csize = ni + nj;
   }
   const long P2 = csize + (csize & 1);
   const long nrounds = cross ? nj : P2 - 1, npairs = cross ? ni : P2 / 2;
@@ -506,14 +520,24 @@ __kernel void jacobi_rotate(PTR_ARG(DT, w), long rows, long cols, PTR_ARG(DT, v)
 
   for (int sweep = 0; sweep < sweeps; ++sweep) {
     if (lid == 0) *any = 0;
+    for (long l = lid; l < csize; l += wg) nrm[l] = (DT)-1;
     barrier(CLK_LOCAL_MEM_FENCE);
     for (long u = 0; u < nrounds; ++u) {
       for (long k0 = 0; k0 < npairs; k0 += slots) {
         const long k = k0 + lid / lanes;
-        long p = -1, q = -1;
-        if (k < npairs) pair_of(cross, u, k, c0, csize, P2, I0, J0, nj, &p, &q);
+        long x = -1, y = -1, p = -1, q = -1;
+        if (k < npairs) pair_of(cross, u, k, csize, P2, ni, nj, &x, &y);
         DT aa = (DT)0, bb = (DT)0, ab = (DT)0;
-        if (p >= 0) dots3(W + p * rows, W + q * rows, rows, lane, lanes, &aa, &bb, &ab);
+        int fresh = 0;
+        if (x >= 0) {
+          p = column_of(x, cross, c0, I0, J0, ni);
+          q = column_of(y, cross, c0, I0, J0, ni);
+          fresh = nrm[x] < (DT)0 || nrm[y] < (DT)0;
+          if (fresh)
+            dots3(W + p * rows, W + q * rows, rows, lane, lanes, &aa, &bb, &ab);
+          else
+            ab = dot1(W + p * rows, W + q * rows, rows, lane, lanes);
+        }
         red[lid] = aa;
         red[wg + lid] = bb;
         red[2 * wg + lid] = ab;
@@ -528,15 +552,22 @@ __kernel void jacobi_rotate(PTR_ARG(DT, w), long rows, long cols, PTR_ARG(DT, v)
         }
         if (lane == 0 && k < npairs) {
           DT c = (DT)1, s = (DT)0;
-          aa = red[lid];
-          bb = red[wg + lid];
-          ab = red[2 * wg + lid];
-          if (p >= 0 && aa > tiny2 && bb > tiny2 && fabs(ab) > tol * sqrt(aa) * sqrt(bb)) {
-            const DT zeta = (bb - aa) / ((DT)2 * ab);
-            const DT t = copysign((DT)1, zeta) / (fabs(zeta) + hypot((DT)1, zeta));
-            c = (DT)1 / sqrt((DT)1 + t * t);
-            s = c * t;
-            *any = 1;
+          if (x >= 0) {
+            aa = nrm[x] < (DT)0 ? red[lid] : nrm[x];
+            bb = nrm[y] < (DT)0 ? red[wg + lid] : nrm[y];
+            ab = red[2 * wg + lid];
+            if (aa > tiny2 && bb > tiny2 && fabs(ab) > tol * sqrt(aa) * sqrt(bb)) {
+              const DT zeta = (bb - aa) / ((DT)2 * ab);
+              const DT t = copysign((DT)1, zeta) / (fabs(zeta) + hypot((DT)1, zeta));
+              c = (DT)1 / sqrt((DT)1 + t * t);
+              s = c * t;
+              *any = 1;
+              const DT na = aa - t * ab, nb2 = bb + t * ab;
+              aa = na < (DT)0.25 * aa ? (DT)-1 : na;
+              bb = nb2 < (DT)0.25 * bb ? (DT)-1 : nb2;
+            }
+            nrm[x] = aa;
+            nrm[y] = bb;
           }
           tau[k] = s / ((DT)1 + c);
           sn[k] = s;

@@ -70,14 +70,17 @@ void run_jacobi(Device& d, const at::Tensor& W, int64_t rows, int64_t cols, cons
   const double eps = t == at::kDouble ? std::numeric_limits<double>::epsilon() : std::numeric_limits<float>::epsilon();
   const double tol = eps * std::sqrt(static_cast<double>(std::max<int64_t>(rows, 1)));
   const Buf vbuf = buf(has_v ? V : W);
-  auto go = [&](int mode, int64_t groups, int64_t nb, int64_t P, int64_t round, int64_t npairs) {
+  // One launch of mode (see jacobi_rotate) over groups work-groups per matrix, each with npairs
+  // pairs per round among at most ncols columns.
+  auto go = [&](int mode, int64_t groups, int64_t nb, int64_t P, int64_t round, int64_t npairs, int64_t ncols) {
     const size_t wg = rotate_wg(npairs, rows);
     const size_t pairs = static_cast<size_t>(std::max<int64_t>(npairs, 1));
     auto args = [&](auto tol_v) {
       launch(d, rot, Range(wg * static_cast<size_t>(groups * B)), Range(wg), buf(W), rows, cols, vbuf,
              static_cast<cl_int>(has_v), buf(flags), static_cast<cl_int>(mode), groups, nb, P, round,
              static_cast<cl_int>(kMaxSweeps), tol_v, LocalMem{3 * wg * es}, LocalMem{pairs * es},
-             LocalMem{pairs * es}, LocalMem{2 * pairs * sizeof(cl_int)}, LocalMem{sizeof(cl_int)});
+             LocalMem{pairs * es}, LocalMem{2 * pairs * sizeof(cl_int)},
+             LocalMem{static_cast<size_t>(std::max<int64_t>(ncols, 1)) * es}, LocalMem{sizeof(cl_int)});
     };
     if (t == at::kDouble)
       args(tol);
@@ -85,7 +88,7 @@ void run_jacobi(Device& d, const at::Tensor& W, int64_t rows, int64_t cols, cons
       args(static_cast<float>(tol));
   };
   if (cols <= kSingleGroupCols) {
-    go(0, 1, 1, 2, 0, (cols + 1) / 2);
+    go(0, 1, 1, 2, 0, (cols + 1) / 2, cols);
     return;
   }
   const int64_t nb = (cols + kBlockCols - 1) / kBlockCols, P = nb + (nb & 1);
@@ -93,8 +96,8 @@ void run_jacobi(Device& d, const at::Tensor& W, int64_t rows, int64_t cols, cons
   Kernel& begin = eigh_kernel(d, t, "jacobi_begin");
   for (int sweep = 0; sweep < kMaxSweeps; ++sweep) {
     launch(d, begin, Range(static_cast<size_t>(B)), Range(64), buf(flags), B, static_cast<cl_int>(sweep));
-    go(1, nb, nb, P, 0, (widest + 1) / 2);
-    for (int64_t round = 0; round < P - 1; ++round) go(2, P / 2, nb, P, round, widest);
+    go(1, nb, nb, P, 0, (widest + 1) / 2, widest);
+    for (int64_t round = 0; round < P - 1; ++round) go(2, P / 2, nb, P, round, widest, 2 * widest);
   }
 }
 
