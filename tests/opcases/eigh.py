@@ -168,6 +168,12 @@ def _eigvalsh_samples(dtype):
     yield Sample((_sym([0.0] * 40 + [5.0, -5.0], dtype, 10),), tag="rank 2, n=42")
     yield Sample((make((7, 7), dtype, seed=11),), tag="random (lower triangle)")
     yield Sample((make((70, 70), dtype, seed=12), "U"), tag="random blocked (upper triangle)")
+    a = _sym(_spread(5, 13), dtype, 13)
+    upper = torch.ones(5, 5, dtype=torch.bool).triu(1)
+    yield Sample((a.masked_fill(upper, float("nan")),), tag="NaN in the triangle not read (L)")
+    yield Sample((a.masked_fill(upper.mT, float("nan")), "U"), tag="NaN in the triangle not read (U)")
+    yield Sample((a * 1e30,), tag="scaled by 1e30")
+    yield Sample((a * 1e-30,), tag="scaled by 1e-30")
 
 
 def _eigh_repeated_samples(dtype):
@@ -337,6 +343,8 @@ def _svd_invariant_samples(dtype):
         yield Sample((_gen(80, 70, [1.0] * 30 + [0.0] * 40, dtype, 7), full), tag=f"blocked rank 30 full={full}")
     yield Sample((make((9, 9), dtype, seed=8),), tag="random")
     yield Sample((_gen(12, 10, [10.0 ** -i for i in range(10)], dtype, 9),), tag="graded 1 .. 1e-9")
+    yield Sample((_gen(4, 3, _svals(3, 10), dtype, 10) * 1e30,), tag="scaled by 1e30")
+    yield Sample((_gen(4, 3, _svals(3, 11), dtype, 11) * 1e-30,), tag="scaled by 1e-30")
 
 
 def _svdvals(a):
