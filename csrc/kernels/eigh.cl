@@ -5,7 +5,7 @@
 // shift that makes it positive semidefinite, so the same V holds A's eigenvectors.
 // Work matrices are contiguous; inputs and outputs are (batch, rows, cols) of any strides.
 // Per-matrix state, int flags[4 * b + k]: k = 0 the input had a NaN or inf, 1 converged,
-// 2 some pair was rotated in the current sweep, 3 sweeps done (single-group mode).
+// 2 some pair was rotated in the current sweep, 3 sweeps run.
 #include "common.clh"
 
 #ifndef DT

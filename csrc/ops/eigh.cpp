@@ -1,15 +1,10 @@
 // Symmetric eigendecomposition (_linalg_eigh: linalg.eigh / eigvalsh) and SVD (_linalg_svd:
 // linalg.svd / svdvals, torch.svd, pinv, matrix_rank, matrix norms, cond) in float32 and
-// float64 by one-sided (Hestenes) Jacobi, kernels/eigh.cl. Up to kSingleGroupCols columns one
-// work-group per matrix runs every sweep in one launch; wider matrices are split into column
-// blocks, and each sweep is one launch for the pairs inside blocks plus one per round of
-// block pairs (the circle method), several work-groups per matrix. Converged matrices skip
-// the remaining launches (device-side flags: no host synchronisation). Inputs of any strides;
-// outputs of any layout (written in place when their batch dimensions flatten, else copied).
+// float64 by one-sided (Hestenes) Jacobi, kernels/eigh.cl. Inputs of any strides; outputs of
+// any layout (written in place when their batch dimensions flatten, else copied back).
 #include "../aten/OutMeta.h"
 #include "../runtime/Launch.h"
 #include <ATen/TensorUtils.h>
-#include <ATen/native/LinearAlgebraUtils.h>
 #include <ATen/ops/_linalg_eigh_meta.h>
 #include <ATen/ops/_linalg_svd_meta.h>
 #include <ATen/ops/bmm.h>
@@ -61,6 +56,13 @@ size_t rotate_wg(int64_t npairs, int64_t rows) {
 
 // Orthogonalizes the columns of W (B matrices of rows x cols, column-major, contiguous) by
 // Jacobi rotations, accumulated into V (cols x cols, when has_v). flags: (B, 4) int32.
+// Up to kSingleGroupCols columns one work-group per matrix runs every sweep in one launch;
+// wider matrices are split into column blocks, and a sweep is one launch for the pairs inside
+// blocks plus one per round of block pairs (the circle method), a work-group per block pair.
+// Converged matrices skip the remaining launches (device-side flags, no host synchronisation).
+// Speed: some 5 n^3 multiply-adds per sweep, ~10 sweeps, in scalar-rotation kernels: on PoCL
+// (2 CPU cores) n = 256 takes ~40 ms and n = 512 ~0.3-0.4 s in float32, ten times the CPU's
+// LAPACK (which reduces to tridiagonal / bidiagonal form with blocked BLAS).
 void run_jacobi(Device& d, const at::Tensor& W, int64_t rows, int64_t cols, const at::Tensor& V, bool has_v,
                 const at::Tensor& flags, int64_t B) {
   const at::ScalarType t = W.scalar_type();
