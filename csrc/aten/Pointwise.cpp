@@ -170,7 +170,7 @@ std::string generate(const PointwiseSpec& spec, bool vector_form, int nout, cons
   const bool complex = at::isComplexType(ct);
   const std::string& expr = complex ? spec.cexpr : spec.expr;
   std::ostringstream s;
-  s << ct_defines(ct) << kernel_source("elementwise") << "\n";
+  s << ct_defines(ct) << kernel_source(spec.prelude.empty() ? "elementwise" : spec.prelude) << "\n";
   if (complex) s << kernel_source("complex.clh") << "\n";
   s << "typedef struct { uint ndim; uint pad; ulong size[" << kMaxDims << "]; long stride[" << kMaxTensors << "]["
     << kMaxDims << "]; } Geom;\n";

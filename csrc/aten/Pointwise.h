@@ -8,7 +8,8 @@
 // compute type as the macro CT (with CT_IS_FP / CT_IS_INT / CT_IS_BOOL, CT_IS_DOUBLE and
 // CT_IS_SIGNED describing it). A single expression gives output 0; a statement block
 // assigns `r0`, `r1`, ... (each of compute type unless out_types overrides). Helper
-// functions live in kernels/elementwise.cl, which every generated program includes.
+// functions live in kernels/elementwise.cl, which every generated program includes (through the
+// spec's prelude, when it has one).
 // A spec with reports_errors gets `err_flag` (the device's sticky error word) for
 // report_error(err_flag, ERR_...).
 //
@@ -44,6 +45,11 @@ struct PointwiseSpec {
   // type, and kernels/complex.clh's cx_* helpers do the arithmetic. A spec without it raises
   // NotImplementedError when an operand or the compute type is complex.
   std::string cexpr = {};
+  // Optional: the kernel source (stem under csrc/kernels) the generated program starts with in
+  // place of elementwise.cl; it must include elementwise.cl itself. For helper functions that only
+  // a few specs call (kernels/special.cl: the special functions), so that the programs of the
+  // common ops, which every pointwise op compiles, stay small.
+  std::string prelude = {};
 };
 
 // Runs spec over a built iterator. Scalars are passed as compute-type arguments. `compute`,
