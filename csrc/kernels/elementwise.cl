@@ -385,7 +385,10 @@ inline CT ew_zeta(CT x, CT q) {
     a += CTC(1);
     b = pow(a, -x);
     s += b;
-    if (-machep * s < b && b < machep * s) return s;
+    // b == 0 at a finite a: every later term underflows too (in float, where the CPU sums in
+    // double; going on, the tail's growing coefficients would reach inf * 0). As on the CPU, an
+    // infinite x or q still ends in NaN.
+    if ((b == CTC(0) && !isinf(a) && !isinf(x)) || (-machep * s < b && b < machep * s)) return s;
   }
   const CT w = a;
   s += b * w / (x - CTC(1));
@@ -402,6 +405,7 @@ inline CT ew_zeta(CT x, CT q) {
     k += CTC(1);
     a *= x + k;
     b /= w;
+    k += CTC(1);  // the next coefficient starts at x + 2j (Cephes's second increment)
   }
   return s;
 }
