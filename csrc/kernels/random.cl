@@ -1,7 +1,8 @@
 // Random number kernels: distribution fills, Bernoulli with a probability tensor, dropout,
-// multinomial and the bitonic sort behind randperm. Every draw comes from Philox
-// (common.clh): element i of an op uses counter block i / EPB of the op's reserved range, so
-// results do not depend on the launch geometry. Outputs are dense (the host densifies).
+// the Gamma / Dirichlet / Poisson / Binomial samplers, multinomial and the bitonic sort behind
+// randperm. Every draw comes from Philox (common.clh): element i of an op uses counter block
+// i / EPB of the op's reserved range (the samplers: a stream of its own, see there), so results
+// do not depend on the launch geometry. Outputs are dense (the host densifies).
 #include "common.clh"
 
 // Storage type of the output (T) and the type its values are computed in (AT: float for
@@ -181,6 +182,252 @@ __kernel void dropout_fwd(PTR_ARG(T, out), PTR_ARG(uchar, mask), PTR_ARG(T, in),
     m[i] = kept;
     STORE(o, i, kept ? LOAD(x, i) * scale : (AT)0);
   }
+}
+
+// ---- samplers that take a varying number of draws per element -----------------------------
+// (_standard_gamma, _sample_dirichlet, poisson, binomial: rejection methods.) Element i owns
+// Philox counter block offset + i (the op reserves one block per element) and takes its k-th
+// group of four words from the 128-bit counter (offset + i, k): an unbounded stream of its own,
+// independent of the other elements and of the launch geometry. Uniforms have 24 random bits for
+// float compute (EPB 4) and 53 for double (EPB 2).
+
+typedef struct {
+  ulong seed, ctr;
+  uint k, used;
+  uint4 w;
+  AT spare;  // the second normal of the last Box-Muller pair
+  int has_spare;
+} Stream;
+
+inline void stream_init(__private Stream* s, ulong seed, ulong offset, ulong i) {
+  s->seed = seed;
+  s->ctr = offset + i;
+  s->k = 0;
+  s->used = 4;
+  s->has_spare = 0;
+}
+inline uint stream_word(__private Stream* s) {
+  if (s->used == 4) {
+    s->w = philox4x32_10((uint4)((uint)s->ctr, (uint)(s->ctr >> 32), s->k, 0u),
+                         (uint2)((uint)s->seed, (uint)(s->seed >> 32)));
+    s->k += 1;
+    s->used = 0;
+  }
+  const uint u = s->used;
+  s->used += 1;
+  return u == 0 ? s->w.x : u == 1 ? s->w.y : u == 2 ? s->w.z : s->w.w;
+}
+// Uniform in (0, 1].
+inline AT stream_uniform(__private Stream* s) {
+#if EPB == 4
+  return (AT)u32_to_unit(stream_word(s));
+#else
+  const uint hi = stream_word(s);
+  return (AT)u64_to_unit(hi, stream_word(s));
+#endif
+}
+// Standard normal (Box-Muller, both values of a pair used).
+inline AT stream_normal(__private Stream* s) {
+  if (s->has_spare) {
+    s->has_spare = 0;
+    return s->spare;
+  }
+  const AT rad = sqrt((AT)-2 * log(stream_uniform(s)));
+  const AT th = (AT)(2 * M_PI) * stream_uniform(s);
+  s->spare = rad * sin(th);
+  s->has_spare = 1;
+  return rad * cos(th);
+}
+
+// A standard Gamma(alpha) draw by Marsaglia and Tsang's method (ACM TOMS 2000), alpha < 1 boosted
+// to alpha + 1 and scaled by u^(1/alpha); as on the CPU, 0 for alpha = 0 and NaN for NaN. With
+// want_log its logarithm, which does not underflow for tiny alpha (the Dirichlet sampler).
+inline AT sample_gamma(AT alpha, __private Stream* s, int want_log) {
+  AT log_scale = 0, scale = 1;
+  if (alpha < (AT)1) {
+    if (alpha == (AT)0) return want_log ? (AT)(-INFINITY) : (AT)0;
+    const AT u = stream_uniform(s);
+    if (want_log) log_scale = log(u) / alpha;
+    else scale = pow(u, (AT)1 / alpha);
+    alpha += (AT)1;
+  }
+  const AT d = alpha - (AT)1 / (AT)3;
+  const AT c = (AT)1 / sqrt((AT)9 * d);
+  for (;;) {
+    AT x, y;
+    do {
+      x = stream_normal(s);
+      y = (AT)1 + c * x;
+    } while (y <= (AT)0);
+    const AT v = y * y * y;
+    const AT u = stream_uniform(s);
+    const AT xx = x * x;
+    if (u < (AT)1 - (AT)0.0331 * xx * xx || log(u) < (AT)0.5 * xx + d * ((AT)1 - v + log(v)))
+      return want_log ? log_scale + log(d * v) : scale * d * v;
+  }
+}
+
+// _standard_gamma: out = max(tiny, draw) with tiny the dtype's smallest normal (as the CPU: a
+// NaN draw gives tiny too).
+__kernel void standard_gamma(PTR_ARG(T, out_), PTR_ARG(T, alpha_), ulong n, ulong seed, ulong offset, AT tiny) {
+  const ulong i = get_global_id(0);
+  if (i >= n) return;
+  __global T* out = PTR(T, out_);
+  __global const T* alpha = PTR(T, alpha_);
+  Stream s;
+  stream_init(&s, seed, offset, i);
+  const AT r = sample_gamma(LOAD(alpha, i), &s, 0);
+  STORE(out, i, tiny < r ? r : tiny);
+}
+// _sample_dirichlet's first step: log Gamma(alpha_i) draws, at least log_tiny (the log of the
+// smallest normal double, which the CPU's double draws are clamped to; NaN goes there too). The
+// host normalizes them with a softmax over the last dimension.
+__kernel void dirichlet_log_gamma(PTR_ARG(T, out_), PTR_ARG(T, alpha_), ulong n, ulong seed, ulong offset,
+                                  AT log_tiny) {
+  const ulong i = get_global_id(0);
+  if (i >= n) return;
+  __global T* out = PTR(T, out_);
+  __global const T* alpha = PTR(T, alpha_);
+  Stream s;
+  stream_init(&s, seed, offset, i);
+  const AT r = sample_gamma(LOAD(alpha, i), &s, 1);
+  STORE(out, i, log_tiny < r ? r : log_tiny);
+}
+
+// Log probability mass functions evaluated without cancellation (Loader, "Fast and accurate
+// computation of binomial probabilities", 2000), so that the rejection tests below keep their
+// accuracy in float: stirlerr(k) = log(k!) - log(sqrt(2 pi k) (k/e)^k), and
+// bd0(x, m) = x log(x / m) + m - x summed as a series where x is near m.
+inline AT stirlerr(AT k) {
+  if (k < (AT)16) return lgamma(k + (AT)1) - (k + (AT)0.5) * log(k) + k - (AT)0.91893853320467274178;
+  const AT z = (AT)1 / k, z2 = z * z;
+  return z * ((AT)1 / (AT)12 - z2 * ((AT)1 / (AT)360 - z2 * ((AT)1 / (AT)1260 - z2 / (AT)1680)));
+}
+inline AT bd0(AT x, AT m) {
+  if (x == (AT)0) return m;
+  if (fabs(x - m) < (AT)0.1 * (x + m)) {
+    const AT v = (x - m) / (x + m), v2 = v * v;
+    AT sum = (x - m) * v, ej = (AT)2 * x * v;
+    for (int j = 1; j < 200; ++j) {
+      ej *= v2;
+      const AT next = sum + ej / (AT)(2 * j + 1);
+      if (next == sum) break;
+      sum = next;
+    }
+    return sum;
+  }
+  return x * log(x / m) + m - x;
+}
+#define LOG_2PI 1.83787706640934548356
+// log(lambda^k e^-lambda / k!) for an integer k >= 0.
+inline AT poisson_log_pmf(AT k, AT lambda) {
+  if (k == (AT)0) return -lambda;
+  return -stirlerr(k) - bd0(k, lambda) - (AT)0.5 * ((AT)LOG_2PI + log(k));
+}
+// log(C(n, k) p^k (1-p)^(n-k)) for 0 <= k <= n.
+inline AT binomial_log_pmf(AT k, AT n, AT p) {
+  if (k == (AT)0) return n * log1p(-p);
+  if (k == n) return n * log(p);
+  const AT lc = stirlerr(n) - stirlerr(k) - stirlerr(n - k) - bd0(k, n * p) - bd0(n - k, n * ((AT)1 - p));
+  return lc - (AT)0.5 * ((AT)LOG_2PI + log(k) + log1p(-k / n));
+}
+
+// Poisson(lambda): the product of uniforms below 10 (count until it drops under e^-lambda), else
+// Hormann's transformed rejection with squeeze, PTRS ("The transformed rejection method for
+// generating Poisson random variables", 1993).
+inline AT sample_poisson(AT lambda, __private Stream* s) {
+  if (lambda == (AT)0) return 0;
+  if (isinf(lambda)) return lambda;
+  if (lambda < (AT)10) {
+    const AT enlam = exp(-lambda);
+    AT x = 0, prod = 1;
+    for (;;) {
+      prod *= (AT)1 - stream_uniform(s);  // [0, 1)
+      if (prod > enlam) x += (AT)1;
+      else return x;
+    }
+  }
+  const AT slam = sqrt(lambda);
+  const AT b = (AT)0.931 + (AT)2.53 * slam;
+  const AT a = (AT)-0.059 + (AT)0.02483 * b;
+  const AT log_invalpha = log((AT)1.1239 + (AT)1.1328 / (b - (AT)3.4));
+  const AT vr = (AT)0.9277 - (AT)3.6224 / (b - (AT)2);
+  for (;;) {
+    const AT u = (AT)0.5 - stream_uniform(s);  // [-0.5, 0.5)
+    const AT v = (AT)1 - stream_uniform(s);    // [0, 1)
+    const AT us = (AT)0.5 - fabs(u);
+    const AT k = floor(((AT)2 * a / us + b) * u + lambda + (AT)0.43);
+    if (us >= (AT)0.07 && v <= vr) return k;
+    if (k < (AT)0 || (us < (AT)0.013 && v > us)) continue;
+    if (log(v) + log_invalpha - log(a / (us * us) + b) <= poisson_log_pmf(k, lambda)) return k;
+  }
+}
+// A rate that is negative or NaN reports the CPU's error ("invalid Poisson rate").
+__kernel void poisson(PTR_ARG(T, out_), PTR_ARG(T, rate_), ulong n, ulong seed, ulong offset, __global int* err) {
+  const ulong i = get_global_id(0);
+  if (i >= n) return;
+  __global T* out = PTR(T, out_);
+  __global const T* rate = PTR(T, rate_);
+  const AT lambda = LOAD(rate, i);
+  if (!(lambda >= (AT)0)) {
+    report_error(err, ERR_POISSON_RATE);
+    STORE(out, i, (AT)0);
+    return;
+  }
+  Stream s;
+  stream_init(&s, seed, offset, i);
+  STORE(out, i, sample_poisson(lambda, &s));
+}
+
+// Binomial(n, p) for p <= 1/2: below n p = 10 by counting geometric waiting times until they
+// pass n; else Hormann's BTRS ("The generation of binomial random variates", 1993), its
+// acceptance test log(v) <= log f(k) - log f(m) taken from the log pmf above.
+inline AT binomial_inversion(AT n, AT p, __private Stream* s) {
+  const AT logq = log1p(-p);
+  AT sum = 0, num = 0;
+  for (;;) {
+    sum += ceil(log((AT)1 - stream_uniform(s)) / logq);  // a Geometric(p) draw (>= 1)
+    if (sum > n) return num;
+    num += (AT)1;
+  }
+}
+inline AT binomial_btrs(AT n, AT p, __private Stream* s) {
+  const AT spq = sqrt(n * p * ((AT)1 - p));
+  const AT b = (AT)1.15 + (AT)2.53 * spq;
+  const AT a = (AT)-0.0873 + (AT)0.0248 * b + (AT)0.01 * p;
+  const AT c = n * p + (AT)0.5;
+  const AT vr = (AT)0.92 - (AT)4.2 / b;
+  const AT alpha = ((AT)2.83 + (AT)5.1 / b) * spq;
+  const AT m = floor((n + (AT)1) * p);
+  const AT log_fm = binomial_log_pmf(m, n, p);
+  for (;;) {
+    const AT u = (AT)0.5 - stream_uniform(s);  // [-0.5, 0.5)
+    AT v = (AT)1 - stream_uniform(s);          // [0, 1)
+    const AT us = (AT)0.5 - fabs(u);
+    const AT k = floor(((AT)2 * a / us + b) * u + c);
+    if (k < (AT)0 || k > n) continue;
+    if (us >= (AT)0.07 && v <= vr) return k;
+    v = log(v * alpha / (a / (us * us) + b));
+    if (v <= binomial_log_pmf(k, n, p) - log_fm) return k;
+  }
+}
+// As the CPU: 0 for n <= 0 or p <= 0, n for p >= 1, NaN for a NaN p or an infinite n (and, where
+// the CPU never returns, for a NaN n); p > 1/2 samples the failures.
+inline AT sample_binomial(AT n, AT p, __private Stream* s) {
+  if (n <= (AT)0 || p <= (AT)0) return 0;
+  if (p >= (AT)1) return n;
+  if (isnan(p) || isnan(n) || isinf(n)) return (AT)NAN;
+  if (p <= (AT)0.5) return n * p >= (AT)10 ? binomial_btrs(n, p, s) : binomial_inversion(n, p, s);
+  const AT q = (AT)1 - p;
+  return n - (n * q >= (AT)10 ? binomial_btrs(n, q, s) : binomial_inversion(n, q, s));
+}
+__kernel void binomial(PTR_ARG(T, out_), PTR_ARG(T, count_), PTR_ARG(T, prob_), ulong n, ulong seed,
+                       ulong offset) {
+  const ulong i = get_global_id(0);
+  if (i >= n) return;
+  Stream s;
+  stream_init(&s, seed, offset, i);
+  STORE(PTR(T, out_), i, sample_binomial(LOAD(PTR(T, count_), i), LOAD(PTR(T, prob_), i), &s));
 }
 
 // ---- multinomial ------------------------------------------------------------------------

@@ -1,6 +1,7 @@
 // Random ops on the device: distribution fills (normal_, uniform_, random_, bernoulli_,
-// exponential_, ...), dropout, multinomial and randperm, all drawn from the device's Philox
-// generator (runtime/Generator.h) and never from the CPU generator. Argument checks and
+// exponential_, ...), dropout, the Gamma / Dirichlet / Poisson / Binomial samplers, multinomial
+// and randperm, all drawn from the device's Philox generator (runtime/Generator.h) and never
+// from the CPU generator. Argument checks and
 // the Tensor-parameter variants come from ATen's DistributionTemplates, so errors match the
 // CPU; kernels write dense memory, and non-dense outputs are filled through a temporary.
 #include "../aten/Routing.h"
@@ -10,9 +11,12 @@
 #include <ATen/native/DistributionTemplates.h>
 #include <ATen/native/Resize.h>
 #include <ATen/ops/empty.h>
+#include <ATen/ops/_softmax.h>
 #include <ATen/ops/ones_like.h>
 #include <ATen/ops/zeros.h>
 #include <torch/library.h>
+#include <cmath>
+#include <limits>
 
 namespace torch_ocl {
 namespace {
@@ -333,6 +337,107 @@ at::Tensor native_dropout_backward_ocl(const at::Tensor& grad, const at::Tensor&
   return iter.output();
 }
 
+// ---- samplers: rejection methods with a Philox stream per element (random.cl: Stream) --------
+
+// One counter block per element (each element's stream), a work-item per element.
+void launch_sampler(Device& d, const char* name, at::ScalarType t, const at::Tensor& out, const at::Tensor& in,
+                    const std::optional<at::Generator>& gen, double extra) {
+  const uint64_t n = out.numel();
+  Kernel& k = get_kernel(d, "random", type_options(t), name);
+  PhiloxState s = philox_reserve(gen, out.device().index(), n);
+  if (is_64bit_compute(t))
+    launch(d, k, Range(n), Range(kGroup), buf(out), buf(in), n, s.seed, s.offset, extra);
+  else
+    launch(d, k, Range(n), Range(kGroup), buf(out), buf(in), n, s.seed, s.offset, static_cast<float>(extra));
+}
+
+// The CPU's error for a sampler it builds for float and double only.
+void require_float_or_double(at::ScalarType t, const char* kernel) {
+  TORCH_CHECK_NOT_IMPLEMENTED(t == at::kFloat || t == at::kDouble, "\"", kernel, "\" not implemented for '",
+                              at::toString(t), "'");
+}
+
+// _standard_gamma(Tensor self, Generator? generator=None) -> Tensor
+// Gamma(self, 1) draws, at least the dtype's smallest normal number (as on the CPU).
+at::Tensor _standard_gamma_ocl(const at::Tensor& self, std::optional<at::Generator> gen) {
+  const at::ScalarType t = self.scalar_type();
+  require_float_or_double(t, "gamma");
+  at::Tensor out = at::empty(self.sizes(), self.options());
+  if (out.numel() == 0) return out;
+  Device& d = ocl_device(self);
+  check_dtype_supported(d, t, "_standard_gamma");
+  const double tiny = t == at::kDouble ? std::numeric_limits<double>::min() : std::numeric_limits<float>::min();
+  launch_sampler(d, "standard_gamma", t, out, self.contiguous(), gen, tiny);
+  return out;
+}
+
+// _sample_dirichlet(Tensor self, Generator? generator=None) -> Tensor
+// Gamma(alpha_i) draws normalized over the last dimension. The CPU draws them in double so that
+// tiny concentrations do not underflow; here they are drawn as logarithms (clamped, like the
+// CPU's draws, at the smallest normal double) and normalized by a softmax, then clamped into
+// [smallest normal, largest value below 1] of the dtype as on the CPU (NaN goes to the bottom).
+at::Tensor _sample_dirichlet_ocl(const at::Tensor& self, std::optional<at::Generator> gen) {
+  const at::ScalarType t = self.scalar_type();
+  require_float_or_double(t, "dirichlet");
+  at::Tensor logs = at::empty(self.sizes(), self.options());
+  if (logs.numel() == 0) return logs;
+  Device& d = ocl_device(self);
+  check_dtype_supported(d, t, "_sample_dirichlet");
+  launch_sampler(d, "dirichlet_log_gamma", t, logs, self.contiguous(), gen,
+                 std::log(std::numeric_limits<double>::min()));
+  at::Tensor out = at::_softmax(logs, -1, false);
+  const bool dbl = t == at::kDouble;
+  const double lo = dbl ? std::numeric_limits<double>::min() : std::numeric_limits<float>::min();
+  const double hi = dbl ? std::nextafter(1.0, 0.0) : static_cast<double>(std::nextafter(1.0f, 0.0f));
+  static const PointwiseSpec clamp{"dirichlet_clamp", "CT w = (s0 < a) ? a : s0; r0 = (w < s1) ? w : s1;"};
+  auto iter = make_unary_iter(out, out);
+  pointwise(iter, clamp, {lo, hi});
+  return out;
+}
+
+// poisson(Tensor self, Generator? generator=None) -> Tensor
+// A negative or NaN rate raises the CPU's error at the next synchronization (device error flag).
+at::Tensor poisson_ocl(const at::Tensor& self, std::optional<at::Generator> gen) {
+  const at::ScalarType t = self.scalar_type();
+  TORCH_CHECK_NOT_IMPLEMENTED(at::isFloatingType(t), "\"poisson\" not implemented for '", at::toString(t), "'");
+  at::Tensor out = at::empty(self.sizes(), self.options());
+  const uint64_t n = out.numel();
+  if (n == 0) return out;
+  Device& d = ocl_device(self);
+  check_dtype_supported(d, t, "poisson");
+  const at::Tensor rate = self.contiguous();
+  Kernel& k = get_kernel(d, "random", type_options(t), "poisson");
+  PhiloxState s = philox_reserve(gen, self.device().index(), n);
+  launch(d, k, Range(n), Range(kGroup), buf(out), buf(rate), n, s.seed, s.offset, d.error_buf);
+  return out;
+}
+
+// binomial(Tensor count, Tensor prob, Generator? generator=None) -> Tensor
+// Built like the CPU's: an output of count's shape, count and prob broadcast to it (an output
+// resized to their broadcast shape with ATen's warning), one dtype for both.
+at::Tensor binomial_ocl(const at::Tensor& count, const at::Tensor& prob, std::optional<at::Generator> gen) {
+  TORCH_CHECK_VALUE(at::isFloatingType(prob.scalar_type()),
+                    "binomial only supports floating-point dtypes for prob, got: ", prob.scalar_type());
+  TORCH_CHECK_VALUE(at::isFloatingType(count.scalar_type()),
+                    "binomial only supports floating-point dtypes for count, got: ", count.scalar_type());
+  at::Tensor ret = at::empty(count.sizes(), count.options());
+  auto iter = at::TensorIteratorConfig().add_output(ret).add_const_input(count).add_const_input(prob).build();
+  const at::ScalarType t = count.scalar_type();
+  require_float_or_double(t, "binomial");
+  at::Tensor out = iter.output();
+  const uint64_t n = out.numel();
+  if (n == 0) return out;
+  Device& d = ocl_device(out);
+  check_dtype_supported(d, t, "binomial");
+  const at::Tensor c = count.expand(out.sizes()).contiguous(), p = prob.expand(out.sizes()).contiguous();
+  at::Tensor dense = out.is_contiguous() ? out : at::empty(out.sizes(), out.options());
+  Kernel& k = get_kernel(d, "random", type_options(t), "binomial");
+  PhiloxState s = philox_reserve(gen, out.device().index(), n);
+  launch(d, k, Range(n), Range(kGroup), buf(dense), buf(c), buf(p), n, s.seed, s.offset);
+  if (!dense.is_same(out)) copy_on_device(out, dense);
+  return out;
+}
+
 // multinomial.out(Tensor self, SymInt num_samples, bool replacement=False, *, Generator? generator=None, Tensor(a!) out) -> Tensor(a!)
 at::Tensor& multinomial_out_ocl(const at::Tensor& self, int64_t n_sample, bool replacement,
                                 std::optional<at::Generator> gen, at::Tensor& result) {
@@ -458,6 +563,10 @@ TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
   OCL_IMPL(m, "multinomial", multinomial_ocl);
   OCL_IMPL(m, "multinomial.out", multinomial_out_ocl);
   OCL_IMPL(m, "randperm.generator_out", randperm_generator_out_ocl);
+  OCL_IMPL(m, "_standard_gamma", _standard_gamma_ocl);
+  OCL_IMPL(m, "_sample_dirichlet", _sample_dirichlet_ocl);
+  OCL_IMPL(m, "poisson", poisson_ocl);
+  OCL_IMPL(m, "binomial", binomial_ocl);
 }
 
 }  // namespace torch_ocl

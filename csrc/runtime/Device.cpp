@@ -315,6 +315,8 @@ namespace {
               "by a kernel on ocl:", d.index, deferred);
   TORCH_CHECK(code != kErrLuPivots, "pivots passed to lu_unpack must be between 1 and LU.size(-2) inclusive. Did you "
               "properly pass the result of lu_factor? (found by a kernel on ocl:", d.index, deferred);
+  TORCH_CHECK(code != kErrPoissonRate, "invalid Poisson rate, expected rate to be non-negative (found by a kernel on "
+              "ocl:", d.index, deferred);
   TORCH_CHECK(code != kErrBceTargetRange, "all elements of target should be between 0 and 1 (found by a kernel on ocl:",
               d.index, deferred);
   TORCH_CHECK_VALUE(false, "invalid argument detected by a kernel on ocl:", d.index, " (code ", code,

@@ -161,6 +161,7 @@ enum DeviceErrorCode : int {
   kErrMarginTarget = 11,        // multi(label)_margin_loss: a target (or is_target) out of range
   kErrPoolMaxIndex = 12,        // max_unpool / fractional_max_pool backward: an index outside the plane
   kErrLuPivots = 13,            // lu_unpack / lu_solve: a pivot outside [1, rows]
+  kErrPoissonRate = 14,         // poisson: a rate that is negative or NaN
 };
 
 bool in_bad_fork();

@@ -7,6 +7,7 @@ import torch
 from ..cases import FLOAT, FLOATS, HALFS, INTS, SHAPES, OpCase, Sample, make
 
 DRAW_SHAPES = [(), (0,), (7,), (5, 3), (1031,)]
+NAN, INF = float("nan"), float("inf")
 
 
 def _fill_samples(*params, bad=None):
@@ -184,4 +185,100 @@ CASES = [
            lambda d: [Sample((_one_hot(3, 9).to(d), 4, True))], dtypes=FLOAT),
     OpCase("randperm", ["aten::randperm.generator_out"], _randperm, _randperm_samples,
            dtypes=(torch.int64, torch.float32, torch.int32), canonicalize=_randperm_canon),
+]
+
+# ---- Gamma, Dirichlet, Poisson and Binomial samplers ----------------------------------------------
+# Draws are compared by shape and dtype (values_unspecified: their statistics are checked in
+# tests/test_random.py), plus the cases whose value is determined (a zero rate or concentration,
+# p in {0, 1}, n <= 0, NaN) and the CPU's errors. Results are read back (.cpu()) so that a
+# device-side error (poisson's invalid rate) surfaces inside the call.
+
+
+def _sampler_samples(low, high):
+    def samples(dtype):
+        for i, s in enumerate(DRAW_SHAPES + [(3, 0, 2)]):
+            yield Sample((make(s, dtype, low=low, high=high, seed=i),), tag=f"shape{s}")
+        yield Sample((make((4, 6), dtype, low=low, high=high, noncontig=True),), tag="noncontig")
+        yield Sample((make((6, 4), dtype, low=low, high=high).t(),), tag="transposed")
+        yield Sample((make((3, 1), dtype, low=low, high=high).expand(3, 5),), tag="expanded")
+    return samples
+
+
+def _read(f):
+    return lambda *args: f(*args).cpu()
+
+
+def _gamma_determined(dtype):
+    # alpha = 0 gives 0, NaN gives NaN: both then clamped to the smallest normal number.
+    yield Sample((torch.tensor([0.0, NAN, 0.0], dtype=dtype),), tag="zero and NaN")
+
+
+def _dirichlet_determined(dtype):
+    # All-zero concentrations: equal (clamped) draws, so every share is 1/K; a 0-dim concentration is 1.
+    yield Sample((torch.zeros(3, 4, dtype=dtype),), tag="zeros")
+    yield Sample((torch.tensor(2.5, dtype=dtype),), tag="0-dim")
+    yield Sample((torch.tensor([[NAN, NAN]], dtype=dtype),), tag="NaN")
+
+
+def _poisson_determined(dtype):
+    yield Sample((torch.zeros(5, 3, dtype=dtype),), tag="zero rates")
+
+
+def _poisson_errors(dtype):
+    yield Sample((torch.tensor([1.0, -1.0, 2.0], dtype=dtype),), tag="negative rate")
+    yield Sample((torch.tensor([NAN, 1.0], dtype=dtype),), tag="NaN rate")
+
+
+def _binomial_samples(dtype):
+    yield Sample((make((5, 3), dtype, low=0, high=50).floor(), make((5, 3), dtype, low=0, high=1)), tag="tensors")
+    yield Sample((make((1031,), dtype, low=0, high=300).floor(), make((1031,), dtype, low=0, high=1)), tag="large")
+    yield Sample((make((4, 1), dtype, low=0, high=20).floor(), make((3,), dtype, low=0, high=1)), tag="broadcast")
+    yield Sample((make((1,), dtype, low=0, high=20).floor(), make((3,), dtype, low=0, high=1)),
+                 tag="count smaller than prob: resized")
+    yield Sample((make((4, 6), dtype, low=0, high=40, noncontig=True).floor(), make((6, 4), dtype, low=0, high=1).t()),
+                 tag="noncontig")
+    yield Sample((make((0, 3), dtype), make((0, 3), dtype)), tag="empty")
+
+
+def _binomial_determined(dtype):
+    # (An infinite count gives inf or NaN on the CPU, by the draw; NaN here.)
+    count = torch.tensor([5.0, 7.0, 0.0, -3.0, 4.0, 9.0, 6.0, 5.0, INF], dtype=dtype)
+    prob = torch.tensor([0.0, 1.0, 0.5, 0.5, 1.5, -0.5, NAN, 1.0, 0.0], dtype=dtype)
+    yield Sample((count, prob), tag="p in {0, 1}, out of range, n <= 0, NaN p")
+
+
+def _binomial_errors(dtype):
+    yield Sample((make((3,), torch.int64, low=0, high=9), make((3,), torch.float32, low=0, high=1)), tag="int count")
+    yield Sample((make((3,), torch.float32, low=0, high=9), make((3,), torch.int64, low=0, high=1)), tag="int prob")
+    yield Sample((make((3,), torch.float32, low=0, high=9), make((3,), torch.float64, low=0, high=1)),
+                 tag="mixed dtypes")
+    yield Sample((make((3,), torch.float16, low=0, high=9), make((3,), torch.float16, low=0, high=1)), tag="float16")
+
+
+def _sampler_dtype_errors(dtype):
+    # The CPU builds the Gamma and Dirichlet samplers for float and double, poisson for every
+    # floating type.
+    fns = (torch._standard_gamma, torch._sample_dirichlet) + ((torch.poisson,) if not dtype.is_floating_point else ())
+    for f in fns:
+        yield Sample((f, make((3,), dtype, low=1, high=3)), tag=f.__name__)
+
+
+CASES += [
+    OpCase("standard_gamma", ["aten::_standard_gamma"], torch._standard_gamma, _sampler_samples(0.05, 20.0),
+           dtypes=FLOATS, values_unspecified=True),
+    OpCase("standard_gamma_determined", ["aten::_standard_gamma"], _read(torch._standard_gamma), _gamma_determined,
+           dtypes=FLOATS),
+    OpCase("sample_dirichlet", ["aten::_sample_dirichlet"], torch._sample_dirichlet, _sampler_samples(0.05, 20.0),
+           dtypes=FLOATS, values_unspecified=True),
+    OpCase("sample_dirichlet_determined", ["aten::_sample_dirichlet"], _read(torch._sample_dirichlet),
+           _dirichlet_determined, dtypes=FLOATS),
+    OpCase("poisson", ["aten::poisson"], torch.poisson, _sampler_samples(0.0, 30.0), dtypes=FLOATS + HALFS,
+           values_unspecified=True),
+    OpCase("poisson_determined", ["aten::poisson"], _read(torch.poisson), _poisson_determined, dtypes=FLOATS + HALFS),
+    OpCase("poisson_invalid_rate", ["aten::poisson"], _read(torch.poisson), _poisson_errors, dtypes=FLOATS),
+    OpCase("binomial", ["aten::binomial"], torch.binomial, _binomial_samples, dtypes=FLOATS, values_unspecified=True),
+    OpCase("binomial_determined", ["aten::binomial"], _read(torch.binomial), _binomial_determined, dtypes=FLOATS),
+    OpCase("binomial_errors", ["aten::binomial"], torch.binomial, _binomial_errors),
+    OpCase("sampler_dtype_errors", ["aten::_standard_gamma", "aten::_sample_dirichlet", "aten::poisson"],
+           lambda f, x: f(x), _sampler_dtype_errors, dtypes=(torch.int64, torch.float16, torch.bfloat16)),
 ]
