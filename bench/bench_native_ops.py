@@ -95,6 +95,37 @@ def cases(dev, s):
     c["linalg.cholesky 1024x1024"] = lambda: torch.linalg.cholesky(spd)
     tiny = _randn(4096 // s, 8, 8, dev=dev, seed=12)
     c["linalg.det, 4096 matrices of 8x8"] = lambda: torch.linalg.det(tiny)
+    # Householder QR and what is built on it.
+    sq = _randn(n, n, dev=dev, seed=13)
+    c["linalg.qr 1024x1024"] = lambda: torch.linalg.qr(sq)
+    small_sq = _randn(4096 // s, 16, 16, dev=dev, seed=14)
+    c["linalg.qr, 4096 matrices of 16x16"] = lambda: torch.linalg.qr(small_sq)
+    tall = _randn(8192 // s, 256, dev=dev, seed=15)
+    tall_rhs = _randn(8192 // s, 16, dev=dev, seed=16)
+    c["linalg.lstsq 8192x256, 16 right-hand sides"] = lambda: torch.linalg.lstsq(tall, tall_rhs).solution
+    gen_mat = _randn(256 // s, 32, 32, dev=dev, seed=17) / 8
+    c["linalg.matrix_exp, 256 matrices of 32x32"] = lambda: torch.linalg.matrix_exp(gen_mat)
+    # Symmetric eigendecomposition and SVD (one-sided Jacobi).
+    sym = _randn(512 // s, 512 // s, dev=dev, seed=22)
+    sym = sym + sym.mT
+    c["linalg.eigh 512x512"] = lambda: torch.linalg.eigh(sym)
+    c["linalg.svd 512x512"] = lambda: torch.linalg.svd(sym)
+    small_sym = _randn(4096 // s, 16, 16, dev=dev, seed=23)
+    small_sym = small_sym + small_sym.mT
+    c["linalg.eigh, 4096 matrices of 16x16"] = lambda: torch.linalg.eigh(small_sym)
+    c["linalg.svdvals, 4096 matrices of 16x16"] = lambda: torch.linalg.svdvals(small_sym)
+    # Special functions and samplers, 2^22 elements.
+    pos = _randn((1 << 22) // s, dev=dev, seed=24).abs() + 0.5
+    c["special.bessel_j0, 2^22"] = lambda: torch.special.bessel_j0(pos)
+    c["igamma, 2^22"] = lambda: torch.igamma(pos, pos * 1.5)
+    c["poisson, 2^22 rates"] = lambda: torch.poisson(pos * 20)
+    c["_standard_gamma, 2^22"] = lambda: torch._standard_gamma(pos)
+    # Complex pointwise ops (complex64, 2^22 elements).
+    z1 = torch.complex(_randn((1 << 22) // s, dev=dev, seed=18), _randn((1 << 22) // s, dev=dev, seed=19))
+    z2 = torch.complex(_randn((1 << 22) // s, dev=dev, seed=20), _randn((1 << 22) // s, dev=dev, seed=21))
+    c["complex64 mul, 2^22"] = lambda: z1 * z2
+    c["complex64 exp, 2^22"] = lambda: z1.exp()
+    c["complex64 abs, 2^22"] = lambda: z1.abs()
     return c
 
 

@@ -2,6 +2,7 @@
 // linalg.svd / svdvals, torch.svd, pinv, matrix_rank, matrix norms, cond) in float32 and
 // float64 by one-sided (Hestenes) Jacobi, kernels/eigh.cl. Inputs of any strides; outputs of
 // any layout (written in place when their batch dimensions flatten, else copied back).
+#include "../aten/Routing.h"
 #include "../aten/OutMeta.h"
 #include "../runtime/Launch.h"
 #include <ATen/TensorUtils.h>
@@ -257,8 +258,8 @@ std::tuple<at::Tensor&, at::Tensor&, at::Tensor&> linalg_svd_U_ocl(const at::Ten
 }  // namespace
 
 TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
-  m.impl("_linalg_eigh.eigenvalues", linalg_eigh_eigenvalues_ocl);
-  m.impl("_linalg_svd.U", linalg_svd_U_ocl);
+  OCL_IMPL(m, "_linalg_eigh.eigenvalues", linalg_eigh_eigenvalues_ocl);
+  OCL_IMPL(m, "_linalg_svd.U", linalg_svd_U_ocl);
 }
 
 }  // namespace torch_ocl

@@ -7,6 +7,7 @@
 // rest of the matrix updated through the compact-WY form I - V T V^T by the device GEMM.
 // Matrices are worked on as (batch, rows, cols) views of any strides; outs of any layout.
 #include "../aten/OutMeta.h"
+#include "../aten/Routing.h"
 #include "../runtime/Launch.h"
 #include <ATen/TensorOperators.h>
 #include <ATen/native/LinearAlgebraUtils.h>
@@ -46,7 +47,7 @@ void check_lapack_dtype(const at::Tensor& t, const char* op) {
 }
 
 Kernel& qr_kernel(Device& d, at::ScalarType t, const char* name) {
-  return get_kernel(d, "qr", t == at::kDouble ? "-DDT=double" : "-DDT=float", name);
+  return get_kernel(d, "qr", "-DDT=" + cl_type_name(t), name);
 }
 
 // Work-group size for one matrix of `rows` rows: a power of two in [32, 256].
@@ -564,6 +565,8 @@ at::Tensor linalg_matrix_exp_ocl(const at::Tensor& a) {
   check_dtype_supported(d, ct, "linalg.matrix_exp");
   const at::Tensor A = a.reshape({B, n, n}).to(ct).contiguous();
   const double* theta = ct == at::kDouble ? kThetaDouble : kThetaFloat;
+  // The one host read of the family (as CUDA's matrix_exp makes it too): each matrix's 1-norm
+  // picks the degree and the squarings, which a fixed worst case would multiply many times over.
   const at::Tensor norms = A.abs().sum({1}).amax({-1}).to(at::kCPU).to(at::kDouble);
   const double* nrm = norms.data_ptr<double>();
 
@@ -612,15 +615,15 @@ at::Tensor linalg_matrix_exp_ocl(const at::Tensor& a) {
 }  // namespace
 
 TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
-  m.impl("geqrf", geqrf_ocl);
-  m.impl("geqrf.a", geqrf_a_ocl);
-  m.impl("linalg_householder_product", linalg_householder_product_ocl);
-  m.impl("linalg_householder_product.out", linalg_householder_product_out_ocl);
-  m.impl("ormqr", ormqr_ocl);
-  m.impl("ormqr.out", ormqr_out_ocl);
-  m.impl("linalg_qr.out", linalg_qr_out_ocl);
-  m.impl("linalg_lstsq.out", linalg_lstsq_out_ocl);
-  m.impl("linalg_matrix_exp", linalg_matrix_exp_ocl);
+  OCL_IMPL(m, "geqrf", geqrf_ocl);
+  OCL_IMPL(m, "geqrf.a", geqrf_a_ocl);
+  OCL_IMPL(m, "linalg_householder_product", linalg_householder_product_ocl);
+  OCL_IMPL(m, "linalg_householder_product.out", linalg_householder_product_out_ocl);
+  OCL_IMPL(m, "ormqr", ormqr_ocl);
+  OCL_IMPL(m, "ormqr.out", ormqr_out_ocl);
+  OCL_IMPL(m, "linalg_qr.out", linalg_qr_out_ocl);
+  OCL_IMPL(m, "linalg_lstsq.out", linalg_lstsq_out_ocl);
+  OCL_IMPL(m, "linalg_matrix_exp", linalg_matrix_exp_ocl);
 }
 
 }  // namespace torch_ocl

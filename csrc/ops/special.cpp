@@ -5,6 +5,7 @@
 // instead of elementwise.cl, which special.cl includes. Dtypes follow the CPU: the torch.special
 // functions take float and double (integers promote to float, 16-bit types raise as on the CPU);
 // igamma / igammac also take float16 and bfloat16, computed in float.
+#include "../aten/Routing.h"
 #include "elementwise.h"
 #include "../runtime/Launch.h"
 #include <ATen/ops/empty.h>
@@ -178,38 +179,38 @@ at::Tensor _dirichlet_grad_ocl(const at::Tensor& x, const at::Tensor& alpha, con
 }  // namespace
 
 TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
-  m.impl("special_ndtri.out", special_ndtri_out_ocl);
-  m.impl("special_log_ndtr.out", special_log_ndtr_out_ocl);
-  m.impl("special_erfcx.out", special_erfcx_out_ocl);
-  m.impl("special_bessel_j0.out", special_bessel_j0_out_ocl);
-  m.impl("special_bessel_j1.out", special_bessel_j1_out_ocl);
-  m.impl("special_bessel_y0.out", special_bessel_y0_out_ocl);
-  m.impl("special_bessel_y1.out", special_bessel_y1_out_ocl);
-  m.impl("special_modified_bessel_i0.out", special_modified_bessel_i0_out_ocl);
-  m.impl("special_modified_bessel_i1.out", special_modified_bessel_i1_out_ocl);
-  m.impl("special_modified_bessel_k0.out", special_modified_bessel_k0_out_ocl);
-  m.impl("special_modified_bessel_k1.out", special_modified_bessel_k1_out_ocl);
-  m.impl("special_scaled_modified_bessel_k0.out", special_scaled_modified_bessel_k0_out_ocl);
-  m.impl("special_scaled_modified_bessel_k1.out", special_scaled_modified_bessel_k1_out_ocl);
-  m.impl("special_spherical_bessel_j0.out", special_spherical_bessel_j0_out_ocl);
-  m.impl("special_airy_ai.out", special_airy_ai_out_ocl);
-  m.impl("special_chebyshev_polynomial_t.out", special_chebyshev_polynomial_t_out_ocl);
-  m.impl("special_chebyshev_polynomial_u.out", special_chebyshev_polynomial_u_out_ocl);
-  m.impl("special_chebyshev_polynomial_v.out", special_chebyshev_polynomial_v_out_ocl);
-  m.impl("special_chebyshev_polynomial_w.out", special_chebyshev_polynomial_w_out_ocl);
-  m.impl("special_shifted_chebyshev_polynomial_t.out", special_shifted_chebyshev_polynomial_t_out_ocl);
-  m.impl("special_shifted_chebyshev_polynomial_u.out", special_shifted_chebyshev_polynomial_u_out_ocl);
-  m.impl("special_shifted_chebyshev_polynomial_v.out", special_shifted_chebyshev_polynomial_v_out_ocl);
-  m.impl("special_shifted_chebyshev_polynomial_w.out", special_shifted_chebyshev_polynomial_w_out_ocl);
-  m.impl("special_hermite_polynomial_h.out", special_hermite_polynomial_h_out_ocl);
-  m.impl("special_hermite_polynomial_he.out", special_hermite_polynomial_he_out_ocl);
-  m.impl("special_laguerre_polynomial_l.out", special_laguerre_polynomial_l_out_ocl);
-  m.impl("special_legendre_polynomial_p.out", special_legendre_polynomial_p_out_ocl);
-  m.impl("special_zeta.out", special_zeta_out_ocl);
-  m.impl("igamma.out", igamma_out_ocl);
-  m.impl("igammac.out", igammac_out_ocl);
-  m.impl("_standard_gamma_grad", _standard_gamma_grad_ocl);
-  m.impl("_dirichlet_grad", _dirichlet_grad_ocl);
+  OCL_IMPL(m, "special_ndtri.out", special_ndtri_out_ocl);
+  OCL_IMPL(m, "special_log_ndtr.out", special_log_ndtr_out_ocl);
+  OCL_IMPL(m, "special_erfcx.out", special_erfcx_out_ocl);
+  OCL_IMPL(m, "special_bessel_j0.out", special_bessel_j0_out_ocl);
+  OCL_IMPL(m, "special_bessel_j1.out", special_bessel_j1_out_ocl);
+  OCL_IMPL(m, "special_bessel_y0.out", special_bessel_y0_out_ocl);
+  OCL_IMPL(m, "special_bessel_y1.out", special_bessel_y1_out_ocl);
+  OCL_IMPL(m, "special_modified_bessel_i0.out", special_modified_bessel_i0_out_ocl);
+  OCL_IMPL(m, "special_modified_bessel_i1.out", special_modified_bessel_i1_out_ocl);
+  OCL_IMPL(m, "special_modified_bessel_k0.out", special_modified_bessel_k0_out_ocl);
+  OCL_IMPL(m, "special_modified_bessel_k1.out", special_modified_bessel_k1_out_ocl);
+  OCL_IMPL(m, "special_scaled_modified_bessel_k0.out", special_scaled_modified_bessel_k0_out_ocl);
+  OCL_IMPL(m, "special_scaled_modified_bessel_k1.out", special_scaled_modified_bessel_k1_out_ocl);
+  OCL_IMPL(m, "special_spherical_bessel_j0.out", special_spherical_bessel_j0_out_ocl);
+  OCL_IMPL(m, "special_airy_ai.out", special_airy_ai_out_ocl);
+  OCL_IMPL(m, "special_chebyshev_polynomial_t.out", special_chebyshev_polynomial_t_out_ocl);
+  OCL_IMPL(m, "special_chebyshev_polynomial_u.out", special_chebyshev_polynomial_u_out_ocl);
+  OCL_IMPL(m, "special_chebyshev_polynomial_v.out", special_chebyshev_polynomial_v_out_ocl);
+  OCL_IMPL(m, "special_chebyshev_polynomial_w.out", special_chebyshev_polynomial_w_out_ocl);
+  OCL_IMPL(m, "special_shifted_chebyshev_polynomial_t.out", special_shifted_chebyshev_polynomial_t_out_ocl);
+  OCL_IMPL(m, "special_shifted_chebyshev_polynomial_u.out", special_shifted_chebyshev_polynomial_u_out_ocl);
+  OCL_IMPL(m, "special_shifted_chebyshev_polynomial_v.out", special_shifted_chebyshev_polynomial_v_out_ocl);
+  OCL_IMPL(m, "special_shifted_chebyshev_polynomial_w.out", special_shifted_chebyshev_polynomial_w_out_ocl);
+  OCL_IMPL(m, "special_hermite_polynomial_h.out", special_hermite_polynomial_h_out_ocl);
+  OCL_IMPL(m, "special_hermite_polynomial_he.out", special_hermite_polynomial_he_out_ocl);
+  OCL_IMPL(m, "special_laguerre_polynomial_l.out", special_laguerre_polynomial_l_out_ocl);
+  OCL_IMPL(m, "special_legendre_polynomial_p.out", special_legendre_polynomial_p_out_ocl);
+  OCL_IMPL(m, "special_zeta.out", special_zeta_out_ocl);
+  OCL_IMPL(m, "igamma.out", igamma_out_ocl);
+  OCL_IMPL(m, "igammac.out", igammac_out_ocl);
+  OCL_IMPL(m, "_standard_gamma_grad", _standard_gamma_grad_ocl);
+  OCL_IMPL(m, "_dirichlet_grad", _dirichlet_grad_ocl);
 }
 
 }  // namespace torch_ocl
