@@ -5,6 +5,7 @@
 // and cl_type_name() (which every other kernel family builds from) keeps raising for them, so
 // no real kernel ever runs over complex data by accident.
 #pragma once
+#include <ATen/core/Tensor.h>
 #include <c10/core/ScalarType.h>
 #include <string>
 
@@ -18,4 +19,12 @@ std::string cl_complex_type_name(at::ScalarType t);
 void check_complex_supported(Device& d, at::ScalarType t, const char* op);
 // check_dtype_supported() for real dtypes, check_complex_supported() for complex ones.
 void check_storable(Device& d, at::ScalarType t, const char* op);
+
+// t's stored values: an alias of t without its lazy conjugate and negative bits.
+inline at::Tensor stored_values(const at::Tensor& t) {
+  at::Tensor p = t.alias();
+  p._set_conj(false);
+  p._set_neg(false);
+  return p;
+}
 }  // namespace torch_ocl

@@ -145,14 +145,6 @@ void copy_device_to_host(const at::Tensor& dst, const at::Tensor& src) {
   dst.copy_(host);
 }
 
-// t's stored values: an alias of t without the conjugate and negative bits.
-at::Tensor physical(const at::Tensor& t) {
-  at::Tensor p = t.alias();
-  p._set_conj(false);
-  p._set_neg(false);
-  return p;
-}
-
 // A new tensor holding src's stored values conjugated and/or negated, on src's device.
 at::Tensor conj_neg_copy(const at::Tensor& src, bool conj, bool neg) {
   if (src.device().is_cpu()) {
@@ -179,9 +171,9 @@ at::Tensor _copy_from_ocl(const at::Tensor& self, const at::Tensor& dst, bool no
   TORCH_CHECK(dst.defined(), "torch_ocl: copy destination is undefined");
   if (self.is_conj() || self.is_neg() || dst.is_conj() || dst.is_neg()) {
     const bool conj = self.is_conj() != dst.is_conj(), neg = self.is_neg() != dst.is_neg();
-    at::Tensor src = physical(self);
+    at::Tensor src = stored_values(self);
     if (conj || neg) src = conj_neg_copy(src, conj, neg);
-    copy_physical(src, physical(dst), non_blocking);
+    copy_physical(src, stored_values(dst), non_blocking);
     return dst;
   }
   return copy_physical(self, dst, non_blocking);

@@ -5,6 +5,7 @@
 // major operands with a leading dimension); TORCH_OCL_GEMM=auto|clblast|own picks. Our
 // kernels' configuration (which kernel, tile sizes) comes from TORCH_OCL_GEMM_CONFIG, the
 // device's tuning file (runtime/Tuning.h, torch_ocl/tune.py) or default_config, in that order.
+#include "../aten/Complex.h"
 #include "../aten/Routing.h"
 #include "gemm.h"
 #include "../aten/Pointwise.h"
@@ -15,7 +16,12 @@
 #include <ATen/MemoryOverlap.h>
 #include <ATen/core/Tensor.h>
 #include <ATen/native/Resize.h>
+#include <ATen/ops/bmm.h>
+#include <ATen/ops/cat.h>
 #include <ATen/ops/empty.h>
+#include <ATen/ops/stack.h>
+#include <ATen/ops/view_as_complex.h>
+#include <ATen/ops/view_as_real.h>
 #include <clblast_c.h>
 #include <torch/library.h>
 #include <atomic>
@@ -436,6 +442,10 @@ bool tf32_allowed() {
 }
 
 void check_gemm_dtype(Device& d, at::ScalarType t, const char* op) {
+  if (at::isComplexType(t)) {  // through the real products of complex_bmm
+    check_complex_supported(d, t, op);
+    return;
+  }
   check_dtype_supported(d, t, op);
   TORCH_CHECK_NOT_IMPLEMENTED(t != at::kBool, "\"", op, "\" not implemented for 'Bool' on ocl");
   dtype_options(t);
@@ -874,12 +884,63 @@ Impl choose_impl(at::ScalarType t, int64_t M, int64_t N) {
   return Impl::Own;
 }
 
+void gemm_into(const at::Tensor& out, const at::Tensor& a, const at::Tensor& b, const at::Tensor* c,
+               const at::Scalar& alpha, const at::Scalar& beta);
+
+// a @ b for complex a (B, m, k) and b (B, k, n) of one dtype, either with a lazy conjugate bit
+// (no negative bits), as one real product: a's stored values read as a real (B, m, 2k) matrix
+// of interleaved (re, im) times the real (B, 2k, 2n) matrix
+//   row 2j   = ( Re b_jl,           s_b Im b_jl ) for l = 0..n-1
+//   row 2j+1 = (-s_a s_b Im b_jl,   s_a Re b_jl )
+// (s = -1 for a conjugated operand) give the product's (re, im) pairs, at the real GEMM's speed
+// and 4x its flops, as a complex product has.
+at::Tensor complex_bmm(const at::Tensor& a, const at::Tensor& b) {
+  TORCH_CHECK(a.scalar_type() == b.scalar_type(), "expected m1 and m2 to have the same dtype, but got: ",
+              a.scalar_type(), " != ", b.scalar_type());
+  const int64_t B = a.size(0), m = a.size(1), k = a.size(2), n = b.size(2);
+  const double sa = a.is_conj() ? -1 : 1, sb = b.is_conj() ? -1 : 1;
+  const at::Tensor ar = at::view_as_real(stored_values(a)).reshape({B, m, 2 * k});
+  const at::Tensor bv = at::view_as_real(stored_values(b));
+  const at::Tensor re = bv.select(-1, 0), im = bv.select(-1, 1);
+  const at::Tensor top = at::stack({re, im.mul(sb)}, -1).reshape({B, k, 1, 2 * n});
+  const at::Tensor bottom = at::stack({im.mul(-sa * sb), re.mul(sa)}, -1).reshape({B, k, 1, 2 * n});
+  const at::Tensor bp = at::cat({top, bottom}, 2).reshape({B, 2 * k, 2 * n});
+  return at::view_as_complex(at::bmm(ar, bp).view({B, m, n, 2}));
+}
+
+// out = beta c + alpha (a @ b) where an operand is complex or carries a lazy conjugate or
+// negative bit (ATen passes those to mm, addmm, bmm and baddbmm unresolved): the product of the
+// values (complex_bmm, or the real product of resolved operands), then the pointwise ops and
+// copy_, which read and write the bits.
+void gemm_values_into(const at::Tensor& out, const at::Tensor& a0, const at::Tensor& b0, const at::Tensor* c,
+                      const at::Scalar& alpha, const at::Scalar& beta) {
+  const at::Tensor a = a0.is_neg() ? a0.resolve_neg() : a0, b = b0.is_neg() ? b0.resolve_neg() : b0;
+  at::Tensor r;
+  if (a.is_complex() || b.is_complex()) {
+    r = complex_bmm(a, b);
+  } else {
+    r = at::empty(out.sizes(), out.options());
+    gemm_into(r, a.resolve_conj(), b.resolve_conj(), nullptr, 1, 0);
+  }
+  if (!(alpha.isIntegral(false) && alpha.toLong() == 1)) r = r.mul(alpha);
+  if (c) r = r.add(c->mul(beta));
+  out.copy_(r);
+}
+
+bool has_math_bits(const at::Tensor& t) { return t.is_complex() || t.is_conj() || t.is_neg(); }
+
 // out = alpha * a @ b + beta * c over 3-D views: out [B,M,N], a [B,M,K], b [B,K,N], c (when
 // given and beta != 0) broadcastable-expanded to [B,M,N]. out is written, never read,
 // unless it is c itself. Handles empty problems and outputs that overlap an input.
 void gemm_into(const at::Tensor& out, const at::Tensor& a, const at::Tensor& b, const at::Tensor* c,
                const at::Scalar& alpha, const at::Scalar& beta) {
   if (out.numel() == 0) return;
+  if (has_math_bits(out) || has_math_bits(a) || has_math_bits(b) || (c && has_math_bits(*c))) {
+    const bool use_c = c != nullptr && !(beta.isComplex() ? beta.toComplexDouble() == 0.0
+                                         : beta.isIntegral(false) ? beta.toLong() == 0 : beta.toDouble() == 0.0);
+    gemm_values_into(out, a, b, use_c ? c : nullptr, alpha, beta);
+    return;
+  }
   Device& d = ocl_device(out);
   const bool use_c = c != nullptr && !(beta.isIntegral(false) ? beta.toLong() == 0 : beta.toDouble() == 0.0);
   if (!use_c) c = nullptr;
@@ -1091,10 +1152,11 @@ std::string gemm_config_for(int device, at::ScalarType t, int64_t B, int64_t M, 
 
 TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
   // mm/addmm/bmm/baddbmm/addmv are structured: the functional and in-place forms call .out.
-  OCL_IMPL(m, "mm.out", mm_out_ocl);
-  OCL_IMPL(m, "addmm.out", addmm_out_ocl);
-  OCL_IMPL(m, "bmm.out", bmm_out_ocl);
-  OCL_IMPL(m, "baddbmm.out", baddbmm_out_ocl);
+  // The four products take complex operands and lazy conjugate/negative bits (gemm_into).
+  m.impl("mm.out", mm_out_ocl);
+  m.impl("addmm.out", addmm_out_ocl);
+  m.impl("bmm.out", bmm_out_ocl);
+  m.impl("baddbmm.out", baddbmm_out_ocl);
   OCL_IMPL(m, "addmv.out", addmv_out_ocl);
   // dot and vdot have only backend kernels; dot.out/vdot.out are composites over them.
   OCL_IMPL(m, "dot", dot_ocl);

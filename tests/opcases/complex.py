@@ -168,3 +168,39 @@ CASES = [
     OpCase("polar_wrong_out", [], _polar_wrong_out, lambda dt: _parts_samples(dt)),
     OpCase("angle_real", [], _angle_real, _angle_real_samples, dtypes=FLOATS + INTS[:2]),
 ]
+
+
+# ---- products (csrc/ops/gemm.cpp: complex_bmm, and lazy bits on real operands) -------------
+
+def _products(a, b, c):
+    out = torch.empty(0, dtype=a.dtype, device=a.device)
+    torch.mm(a, b, out=out)
+    return (a @ b, a.conj() @ b, a @ b.conj(), a.conj() @ b.conj(), a.mH.mH @ b.mT.mT, out,
+            torch.addmm(c, a, b, beta=0.5 - 1j, alpha=2j), torch.addmm(c.conj(), a, b),
+            torch.bmm(a.unsqueeze(0).expand(3, -1, -1), b.conj().unsqueeze(0).expand(3, -1, -1)),
+            torch.baddbmm(c.unsqueeze(0), a.unsqueeze(0), b.unsqueeze(0), alpha=-1),
+            torch.matmul(a.unsqueeze(0), b))
+
+
+def _product_samples(dtype):
+    for i, (m, k, n) in enumerate([(5, 7, 3), (1, 1, 1), (0, 4, 2), (4, 0, 3), (33, 65, 17)]):
+        yield Sample((make((m, k), dtype, seed=i), make((k, n), dtype, seed=10 + i), make((m, n), dtype, seed=20 + i)),
+                     tag=f"{m}x{k}x{n}")
+    yield Sample((make((6, 8), dtype).t(), make((6, 4), dtype, noncontig=True), make((1, 4), dtype)),
+                 tag="transposed, strided, broadcast bias")
+
+
+def _neg_bit_products(x, w):
+    n = x.conj().imag  # real, with the negative bit: ATen lets it through to mm/addmm/bmm
+    return n @ w, torch.addmm(w[:1], n, w), torch.bmm(n.unsqueeze(0), w.unsqueeze(0)), w.t() @ n.t()
+
+
+def _neg_bit_samples(dtype):
+    real = torch.float64 if dtype == torch.complex128 else torch.float32
+    yield Sample((make((5, 5), dtype), make((5, 5), real, seed=1)), tag="5x5")
+
+
+CASES += [
+    OpCase("complex_products", [], _products, _product_samples, dtypes=COMPLEX, atol=1e-4, rtol=1e-4),
+    OpCase("neg_bit_products", [], _neg_bit_products, _neg_bit_samples, dtypes=COMPLEX),
+]
