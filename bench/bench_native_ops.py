@@ -126,6 +126,15 @@ def cases(dev, s):
     c["complex64 mul, 2^22"] = lambda: z1 * z2
     c["complex64 exp, 2^22"] = lambda: z1.exp()
     c["complex64 abs, 2^22"] = lambda: z1.abs()
+    za = z1[: (1 << 20) // s].view(1024 // s, 1024)
+    zb = z2[: (1 << 20) // s].view(1024, 1024 // s)
+    c["complex64 mm 1024x1024x1024"] = lambda: za @ zb
+    # FFTs (complex64), batched rows.
+    rows = z1.view(1024 // s, 4096)
+    c["fft, 1024 rows of 4096 (complex64)"] = lambda: torch.fft.fft(rows)
+    c["rfft, 1024 rows of 4096 (float32)"] = lambda: torch.fft.rfft(rows.real)
+    c["fft2 1024x4096 (complex64)"] = lambda: torch.fft.fft2(rows)
+    c["fft, 1024 rows of 4099 (prime)"] = lambda: torch.fft.fft(z1[: (1024 // s) * 4099].view(1024 // s, 4099))
     return c
 
 
