@@ -134,7 +134,8 @@ def cases(dev, s):
     c["fft, 1024 rows of 4096 (complex64)"] = lambda: torch.fft.fft(rows)
     c["rfft, 1024 rows of 4096 (float32)"] = lambda: torch.fft.rfft(rows.real)
     c["fft2 1024x4096 (complex64)"] = lambda: torch.fft.fft2(rows)
-    c["fft, 1024 rows of 4099 (prime)"] = lambda: torch.fft.fft(z1[: (1024 // s) * 4099].view(1024 // s, 4099))
+    prime_rows = torch.complex(_randn(1024 // s, 4099, dev=dev, seed=25), _randn(1024 // s, 4099, dev=dev, seed=26))
+    c["fft, 1024 rows of 4099 (prime)"] = lambda: torch.fft.fft(prime_rows)
     return c
 
 
