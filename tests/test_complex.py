@@ -39,9 +39,9 @@ def test_complex_ops_match_cpu(dtype):
         actual = fn(a.to(DEV), b.to(DEV))
         assert actual.device.type == DEV, name
         torch.testing.assert_close(actual.cpu(), expected, msg=name)
-        # Complex products are native (gemm.cpp's complex_bmm); the rest is routed to the CPU
-        # and counted like any other fallback.
-        assert bool(_fell_back(before)) == (name not in ("mm", "mm_conj")), name
+        # Products and sum/mean are native (complex_bmm, complex_sum_or_mean); the rest is
+        # routed to the CPU and counted like any other fallback.
+        assert bool(_fell_back(before)) == (name not in ("mm", "mm_conj", "sum", "mean")), name
 
 
 def test_real_kernels_never_see_complex_or_bits():

@@ -30,7 +30,10 @@
 #include <ATen/ops/min_meta.h>
 #include <ATen/ops/norm_meta.h>
 #include <ATen/ops/linalg_vector_norm.h>
+#include <ATen/ops/mean.h>
 #include <ATen/ops/mul.h>
+#include <ATen/ops/sum.h>
+#include <ATen/ops/view_as_real.h>
 #include <ATen/ops/prod_meta.h>
 #include <ATen/ops/renorm_meta.h>
 #include <ATen/ops/sum_meta.h>
@@ -396,11 +399,37 @@ uint64_t reduced_numel(const at::Tensor& self, at::native::DimMask mask) {
 
 // ---- sum / mean / nansum / prod ------------------------------------------------------------
 
+// sum/mean of a complex self into out (sized by the meta function): for a complex out the same
+// real reduction of view_as_real(self), whose trailing (re, im) axis stays, into view_as_real(out).
+void complex_sum_or_mean(const at::Tensor& self, at::OptionalIntArrayRef dim, bool keepdim, at::Tensor& out,
+                         bool mean) {
+  std::vector<int64_t> dims;
+  if (dim.has_value() && !dim->empty()) {
+    for (int64_t d : *dim) dims.push_back(at::maybe_wrap_dim(d, self.dim()));
+  } else {
+    for (int64_t d = 0; d < self.dim(); ++d) dims.push_back(d);
+  }
+  if (!out.is_complex()) {  // a real dtype= : the CPU reduces the values cast to it (real parts)
+    const at::Tensor r = self.to(out.scalar_type());
+    if (mean) at::mean_out(out, r, dims, keepdim);
+    else at::sum_out(out, r, dims, keepdim);
+    return;
+  }
+  const at::Tensor x = at::view_as_real(self.scalar_type() == out.scalar_type() ? self : self.to(out.scalar_type()));
+  at::Tensor o = at::view_as_real(out);
+  if (mean) at::mean_out(o, x, dims, keepdim);
+  else at::sum_out(o, x, dims, keepdim);
+}
+
 // sum.IntList_out(Tensor self, int[1]? dim, bool keepdim=False, *, ScalarType? dtype=None, Tensor(a!) out) -> Tensor(a!)
 at::Tensor& sum_IntList_out_ocl(const at::Tensor& self, at::OptionalIntArrayRef dim, bool keepdim,
                                 std::optional<at::ScalarType> dtype, at::Tensor& out) {
   OutMeta<at::meta::structured_sum_dim_IntList, 1> m(out);
   m.meta(self, dim, keepdim, dtype);
+  if (self.is_complex()) {
+    complex_sum_or_mean(self, dim, keepdim, out, /*mean=*/false);
+    return out;
+  }
   Spec s{kSum};
   s.val = out.scalar_type();
   run_reduce(s, self, mask_of(self, dim), keepdim, out, {});
@@ -416,6 +445,10 @@ at::Tensor& mean_out_ocl(const at::Tensor& self, at::OptionalIntArrayRef dim, bo
   TORCH_CHECK(at::isFloatingType(out.scalar_type()) || at::isComplexType(out.scalar_type()), "result type ",
               c10::typeMetaToScalarType(at::get_default_dtype()), " can't be cast to the desired output type ",
               out.scalar_type());
+  if (self.is_complex()) {
+    complex_sum_or_mean(self, dim, keepdim, out, /*mean=*/true);
+    return out;
+  }
   auto mask = mask_of(self, dim);
   Spec s{kSum};
   s.val = out.scalar_type();
@@ -845,8 +878,9 @@ at::Tensor& renorm_out_ocl(const at::Tensor& self, const c10::Scalar& p, int64_t
 }  // namespace
 
 TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
-  OCL_IMPL(m, "sum.IntList_out", sum_IntList_out_ocl);
-  OCL_IMPL(m, "mean.out", mean_out_ocl);
+  // sum and mean take complex tensors (complex_sum_or_mean).
+  m.impl("sum.IntList_out", sum_IntList_out_ocl);
+  m.impl("mean.out", mean_out_ocl);
   OCL_IMPL(m, "nansum", nansum_ocl);
   OCL_IMPL(m, "nansum.out", nansum_out_ocl);
   OCL_IMPL(m, "prod", prod_ocl);

@@ -204,3 +204,29 @@ CASES += [
     OpCase("complex_products", [], _products, _product_samples, dtypes=COMPLEX, atol=1e-4, rtol=1e-4),
     OpCase("neg_bit_products", [], _neg_bit_products, _neg_bit_samples, dtypes=COMPLEX),
 ]
+
+
+# ---- reductions (csrc/ops/reduce.cpp: complex_sum_or_mean) ----------------------------------
+
+def _sums(a):
+    wide = torch.complex128 if a.dtype == torch.complex64 else torch.complex64
+    out = torch.empty(5, dtype=a.dtype, device=a.device)
+    torch.sum(a, -1, out=out)
+    return (a.sum(), a.mean(), a.sum(0), a.mean(-1, keepdim=True), a.sum((0, -1)), a.sum(dtype=wide),
+            a.conj().sum(0), a.mean((0,)), out)
+
+
+def _sum_samples(dtype):
+    for i, s in enumerate([(3, 4), (2, 3, 5), (1, 0), (7, 1), (4, 65)]):
+        yield Sample((make(s, dtype, seed=i),), tag=f"shape{s}")
+    yield Sample((make((6, 4), dtype, noncontig=True),), tag="noncontig")
+
+
+def _sum_to_real(a):
+    return a.sum(dtype=torch.float32)
+
+
+CASES += [
+    OpCase("complex_sums", [], _sums, _sum_samples, dtypes=COMPLEX, atol=1e-4, rtol=1e-5),
+    OpCase("complex_sum_to_real", [], _sum_to_real, lambda dt: unary_samples(dt), dtypes=COMPLEX, atol=1e-5, rtol=1.3e-5),
+]
