@@ -39,9 +39,10 @@ def test_complex_ops_match_cpu(dtype):
         actual = fn(a.to(DEV), b.to(DEV))
         assert actual.device.type == DEV, name
         torch.testing.assert_close(actual.cpu(), expected, msg=name)
-        # Products and sum/mean are native (complex_bmm, complex_sum_or_mean); the rest is
+        # Products, sum/mean, cat and index_select are native; the rest is
         # routed to the CPU and counted like any other fallback.
-        assert bool(_fell_back(before)) == (name not in ("mm", "mm_conj", "sum", "mean")), name
+        native = ("mm", "mm_conj", "sum", "mean", "cat", "index_select")
+        assert bool(_fell_back(before)) == (name not in native), name
 
 
 def test_real_kernels_never_see_complex_or_bits():

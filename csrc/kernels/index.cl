@@ -313,11 +313,14 @@ __kernel void index_put_keys(PTR_ARG(long, keys), PTR_ARG(long, srcoff), PTR_ARG
 // flags[i] = (x[i] != 0) for contiguous x of n elements, tested on the element's bits under
 // `mask` (which drops the sign bit of floating dtypes, so -0.0 is zero and NaN is not);
 // flags[n] = 0, so the exclusive scan's element n is the total.
+// (Not in programs of 16-byte words, T_WIDE: nonzero takes no complex128.)
+#ifndef T_WIDE
 __kernel void nonzero_flags(PTR_ARG(long, flags), PTR_ARG(T, x), long n, ulong mask) {
   __global long* f = PTR(long, flags);
   __global const T* p = PTR(T, x);
   FOR_EACH(i, n + 1) f[i] = (i < n && (p[i] & (T)mask) != 0) ? 1 : 0;
 }
+#endif
 
 // In-place exclusive scan of each SCAN_BLOCK-element block; block totals go to sums.
 __kernel __attribute__((reqd_work_group_size(SCAN_WG, 1, 1))) void scan_blocks(PTR_ARG(long, data), long n,

@@ -5,7 +5,9 @@
 // Accumulating scatters sort their target keys (at::sort, stable) and fold each run of equal
 // keys in input order: deterministic, and no float atomics. Index errors are reported
 // through the device's sticky error flag and raised at the next synchronization point.
+#include "../aten/Complex.h"
 #include "../aten/Routing.h"
+#include "words.h"
 #include "../aten/OutMeta.h"
 #include "../aten/Pointwise.h"
 #include "../runtime/Launch.h"
@@ -43,18 +45,6 @@ namespace {
 constexpr int kMaxDims = 12;  // MAXD in kernels/index.cl
 constexpr size_t kWG = 256;  // work-group size of the grid-stride kernels
 
-// Raw word type moving one element of `itemsize` bytes.
-const char* word_type(size_t itemsize) {
-  switch (itemsize) {
-    case 1: return "uchar";
-    case 2: return "ushort";
-    case 4: return "uint";
-    default: return "ulong";
-  }
-}
-
-// Options of a word program (data movement) for t's element size.
-std::string move_opts(const at::Tensor& t) { return std::string("-DT=") + word_type(t.itemsize()); }
 // Word program for kernels that move no elements of a tensor (keys, scans, coordinates).
 const char* kPlainOpts = "-DT=uint";
 
@@ -353,7 +343,7 @@ at::Tensor& index_select_out_ocl(const at::Tensor& self, int64_t dim, const at::
   if (out.numel() == 0) return out;
   at::assert_no_overlap(out, self);
   Device& d = ocl_device(self);
-  check_dtype_supported(d, self.scalar_type(), "index_select");
+  check_storable(d, self.scalar_type(), "index_select");
   at::Tensor src = self.contiguous();
   at::Tensor index = on_device_of(index_in, self).contiguous();
   const int64_t nsrc = self.dim() == 0 ? 1 : self.size(dim);
@@ -1015,8 +1005,8 @@ at::Tensor& embedding_renorm__ocl(at::Tensor& self, const at::Tensor& indices_in
 }  // namespace
 
 TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
-  OCL_IMPL(m, "index_select", index_select_ocl);
-  OCL_IMPL(m, "index_select.out", index_select_out_ocl);
+  m.impl("index_select", index_select_ocl);  // data movement: complex too
+  m.impl("index_select.out", index_select_out_ocl);  // data movement: complex too
   OCL_IMPL(m, "gather.out", gather_out_ocl);
   OCL_IMPL(m, "scatter.src_out", scatter_src_out_ocl);
   OCL_IMPL(m, "scatter.value_out", scatter_value_out_ocl);

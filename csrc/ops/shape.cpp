@@ -2,7 +2,9 @@
 // tril/triu (one strided remap kernel), channel_shuffle (a strided copy), and the factories
 // arange, linspace, eye and tril_indices/triu_indices. Kernels:
 // kernels/shape.cl. stack and repeat are composite in ATen and land on cat / copy_.
+#include "../aten/Complex.h"
 #include "../aten/Routing.h"
+#include "words.h"
 #include "../runtime/Launch.h"
 #include "foreach.h"
 #include <ATen/MemoryOverlap.h>
@@ -23,15 +25,6 @@ constexpr int kMaxDims = 12;   // MAXD in kernels/shape.cl
 constexpr size_t kCatFixedBytes = 16 + 4 * 8;
 constexpr size_t kWG = 256;  // work-group size of the grid-stride kernels
 
-const char* word_type(size_t itemsize) {
-  switch (itemsize) {
-    case 1: return "uchar";
-    case 2: return "ushort";
-    case 4: return "uint";
-    default: return "ulong";
-  }
-}
-std::string move_opts(const at::Tensor& t) { return std::string("-DT=") + word_type(t.itemsize()); }
 
 // ---- cat ------------------------------------------------------------------------------------
 // cat.out(Tensor[] tensors, int dim=0, *, Tensor(a!) out) -> Tensor(a!)
@@ -77,7 +70,7 @@ at::Tensor& cat_out_ocl(const at::ITensorListRef& tensors_ref, int64_t dim, at::
   at::native::resize_output(out, shape);
   if (out.numel() == 0) return out;
   Device& d = ocl_device(out);
-  check_dtype_supported(d, out.scalar_type(), "cat");
+  check_storable(d, out.scalar_type(), "cat");
   at::Tensor res = out.is_contiguous() ? out : at::empty(out.sizes(), out.options());
   int64_t outer = 1, inner = 1;
   for (int64_t i = 0; i < dim; ++i) outer *= shape[i];
@@ -150,7 +143,7 @@ void run_remap(const at::Tensor& out, const at::Tensor& in, const RemapGeom& g, 
   const int64_t n = in.numel();
   if (n == 0) return;
   Device& d = ocl_device(in);
-  check_dtype_supported(d, in.scalar_type(), name);
+  check_storable(d, in.scalar_type(), name);
   launch(d, get_kernel(d, "shape", move_opts(in), "remap_fwd"), grid_stride(n), Range(kWG), buf(out), buf(in), n, g);
 }
 
@@ -406,11 +399,11 @@ at::Tensor channel_shuffle_ocl(const at::Tensor& self, int64_t groups) {
 
 TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
   OCL_IMPL(m, "channel_shuffle", channel_shuffle_ocl);
-  OCL_IMPL(m, "cat.out", cat_out_ocl);
-  OCL_IMPL(m, "flip", flip_ocl);
-  OCL_IMPL(m, "roll", roll_ocl);
-  OCL_IMPL(m, "tril.out", tril_out_ocl);
-  OCL_IMPL(m, "triu.out", triu_out_ocl);
+  m.impl("cat.out", cat_out_ocl);  // data movement: complex too
+  m.impl("flip", flip_ocl);  // data movement: complex too
+  m.impl("roll", roll_ocl);  // data movement: complex too
+  m.impl("tril.out", tril_out_ocl);  // data movement: complex too
+  m.impl("triu.out", triu_out_ocl);  // data movement: complex too
   OCL_IMPL(m, "arange.start_out", arange_start_out_ocl);
   OCL_IMPL(m, "linspace.out", linspace_out_ocl);
   OCL_IMPL(m, "eye.out", eye_out_ocl);

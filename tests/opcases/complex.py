@@ -230,3 +230,27 @@ CASES += [
     OpCase("complex_sums", [], _sums, _sum_samples, dtypes=COMPLEX, atol=1e-4, rtol=1e-5),
     OpCase("complex_sum_to_real", [], _sum_to_real, lambda dt: unary_samples(dt), dtypes=COMPLEX, atol=1e-5, rtol=1.3e-5),
 ]
+
+
+# ---- data movement (kernels move raw words: csrc/ops/words.h) --------------------------------
+
+def _movement(a, b):
+    idx = torch.tensor([2, 0, 2], device=a.device)
+    out = torch.empty(1, dtype=a.dtype, device=a.device)
+    torch.cat([a, b[:1]], 0, out=out)
+    return (torch.cat([a, b], 0), torch.cat([a, torch.empty(0, dtype=a.dtype, device=a.device), b], 0),
+            torch.cat([a.t(), b.t().conj()], 1), out, a.flip(0), a.flip(0, 1), torch.roll(a, 2, 1),
+            torch.roll(a, -1), torch.fft.fftshift(a), a.tril(), a.triu(1), a.index_select(0, idx),
+            a.index_select(1, idx), a[0, 0].index_select(0, idx[1:2]))
+
+
+def _movement_samples(dtype):
+    yield Sample((make((3, 4), dtype), make((5, 4), dtype, seed=1)), tag="contiguous")
+    yield Sample((make((3, 8), dtype, noncontig=True), make((5, 4), dtype).t().contiguous().t()),
+                 tag="strided")
+    yield Sample((make((3, 5), dtype), make((2, 5), dtype, seed=2)), tag="odd")
+
+
+CASES += [
+    OpCase("complex_movement", [], _movement, _movement_samples, dtypes=COMPLEX),
+]
