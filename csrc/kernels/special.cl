@@ -428,19 +428,24 @@ inline CT sp_airy_ai(CT x) {
 // Three-term recurrences (stopped once a value is NaN), the CPU's closed forms inside (-1, 1)
 // for large degrees, and its exact values at the end points.
 
+// The Chebyshev recurrence P_k = 2y P_{k-1} - P_{k-2} from P_0 = 1 and P_1 = p1 up to P_n, stopped
+// once a value is NaN (T, U, V and W differ only in p1; the shifted ones in y = 2x - 1).
+inline CT sp_chebyshev_recurrence(CT y, CT p1, long n) {
+  if (n == 0) return CTC(1);
+  CT p = CTC(1), q = p1;
+  for (long k = 2; k <= n && !isnan(q); ++k) {
+    const CT r = (y + y) * q - p;
+    p = q;
+    q = r;
+  }
+  return q;
+}
+
 inline CT sp_chebyshev_t(CT x, long n) {
   if (n < 0) return CTC(0);
   if (fabs(x) == CTC(1)) return (x > CTC(0) || n % 2 == 0) ? CTC(1) : CTC(-1);
   if (n > 6 && fabs(x) < CTC(1)) return cos((CT)n * acos(x));
-  if (n == 0) return CTC(1);
-  if (n == 1) return x;
-  CT p = CTC(1), q = x, r = x;
-  for (long k = 2; k <= n && !isnan(q); ++k) {
-    r = (x + x) * q - p;
-    p = q;
-    q = r;
-  }
-  return r;
+  return sp_chebyshev_recurrence(x, x, n);
 }
 inline CT sp_chebyshev_u(CT x, long n) {
   if (n < 0) return CTC(0);
@@ -450,15 +455,7 @@ inline CT sp_chebyshev_u(CT x, long n) {
     if (sin(th) != CTC(0)) return sin((CT)(n + 1) * th) / sin(th);
     return (CT)(n + 1) * cos((CT)(n + 1) * th) / x;
   }
-  if (n == 0) return CTC(1);
-  if (n == 1) return x + x;
-  CT p = CTC(1), q = x + x, r = q;
-  for (long k = 2; k <= n && !isnan(q); ++k) {
-    r = (x + x) * q - p;
-    p = q;
-    q = r;
-  }
-  return r;
+  return sp_chebyshev_recurrence(x, x + x, n);
 }
 inline CT sp_chebyshev_v(CT x, long n) {
   if (n < 0) return CTC(0);
@@ -471,15 +468,7 @@ inline CT sp_chebyshev_v(CT x, long n) {
     if (sin(th / CTC(2)) != CTC(1)) return cos(((CT)n + CTC(0.5)) * th) / cos(th / CTC(2));
     return n % 2 == 0 ? (CT)(n + n + 1) : (CT)(-(n + n + 1));
   }
-  if (n == 0) return CTC(1);
-  if (n == 1) return x + x - CTC(1);
-  CT p = CTC(1), q = x + x - CTC(1), r = q;
-  for (long k = 2; k <= n && !isnan(q); ++k) {
-    r = (x + x) * q - p;
-    p = q;
-    q = r;
-  }
-  return r;
+  return sp_chebyshev_recurrence(x, x + x - CTC(1), n);
 }
 inline CT sp_chebyshev_w(CT x, long n) {
   if (n < 0) return CTC(0);
@@ -493,15 +482,7 @@ inline CT sp_chebyshev_w(CT x, long n) {
     if (x > CTC(0)) return (CT)(n + n + 1);
     return n % 2 == 0 ? CTC(1) : CTC(-1);
   }
-  if (n == 0) return CTC(1);
-  if (n == 1) return x + x + CTC(1);
-  CT p = CTC(1), q = x + x + CTC(1), r = q;
-  for (long k = 2; k <= n && !isnan(q); ++k) {
-    r = (x + x) * q - p;
-    p = q;
-    q = r;
-  }
-  return r;
+  return sp_chebyshev_recurrence(x, x + x + CTC(1), n);
 }
 // The shifted polynomials are the plain ones at y = 2x - 1, with exact values at x = 0 and 1 and
 // the closed forms taken from degree 7 on (5 for W*), as on the CPU.
@@ -511,15 +492,7 @@ inline CT sp_shifted_chebyshev_t(CT x, long n) {
   if (x == CTC(0)) return n % 2 == 0 ? CTC(1) : CTC(-1);
   const CT y = x + x - CTC(1);
   if (n > 6 && fabs(y) < CTC(1)) return cos((CT)n * acos(y));
-  if (n == 0) return CTC(1);
-  if (n == 1) return y;
-  CT p = CTC(1), q = y, r = y;
-  for (long k = 2; k <= n && !isnan(q); ++k) {
-    r = (y + y) * q - p;
-    p = q;
-    q = r;
-  }
-  return r;
+  return sp_chebyshev_recurrence(y, y, n);
 }
 inline CT sp_shifted_chebyshev_u(CT x, long n) {
   if (n < 0) return CTC(0);
@@ -531,15 +504,7 @@ inline CT sp_shifted_chebyshev_u(CT x, long n) {
     if (sin(th) != CTC(0)) return sin((CT)(n + 1) * th) / sin(th);
     return (CT)(n + 1) * cos((CT)(n + 1) * th) / y;
   }
-  if (n == 0) return CTC(1);
-  if (n == 1) return y + y;
-  CT p = CTC(1), q = y + y, r = q;
-  for (long k = 2; k <= n && !isnan(q); ++k) {
-    r = (y + y) * q - p;
-    p = q;
-    q = r;
-  }
-  return r;
+  return sp_chebyshev_recurrence(y, y + y, n);
 }
 inline CT sp_shifted_chebyshev_v(CT x, long n) {
   if (n < 0) return CTC(0);
@@ -551,15 +516,7 @@ inline CT sp_shifted_chebyshev_v(CT x, long n) {
     if (sin(th / CTC(2)) != CTC(1)) return cos(((CT)n + CTC(0.5)) * th) / cos(th / CTC(2));
     return n % 2 == 0 ? (CT)(n + n + 1) : (CT)(-(n + n + 1));
   }
-  if (n == 0) return CTC(1);
-  if (n == 1) return y + y - CTC(1);
-  CT p = CTC(1), q = y + y - CTC(1), r = q;
-  for (long k = 2; k <= n && !isnan(q); ++k) {
-    r = (y + y) * q - p;
-    p = q;
-    q = r;
-  }
-  return r;
+  return sp_chebyshev_recurrence(y, y + y - CTC(1), n);
 }
 inline CT sp_shifted_chebyshev_w(CT x, long n) {
   if (n < 0) return CTC(0);
@@ -571,15 +528,7 @@ inline CT sp_shifted_chebyshev_w(CT x, long n) {
     if (cos(th / CTC(2)) != CTC(1)) return sin(((CT)n + CTC(0.5)) * th) / sin(th / CTC(2));
     return n % 2 == 0 ? CTC(1) : CTC(-1);
   }
-  if (n == 0) return CTC(1);
-  if (n == 1) return y + y + CTC(1);
-  CT p = CTC(1), q = y + y + CTC(1), r = q;
-  for (long k = 2; k <= n && !isnan(q); ++k) {
-    r = (y + y) * q - p;
-    p = q;
-    q = r;
-  }
-  return r;
+  return sp_chebyshev_recurrence(y, y + y + CTC(1), n);
 }
 // Hermite polynomials, physicists' (H) and probabilists' (He): NaN past SP_HERMITE_LIMIT.
 inline CT sp_hermite_h(CT x, long n) {
