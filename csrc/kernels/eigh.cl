@@ -74,6 +74,22 @@ inline void group_max_or(__local DT* red, __private DT* m, __private int* bad) {
 // scaling, so sums of squares neither overflow nor underflow. 0 for a zero matrix.
 inline int scale_exponent(DT amax) { return amax > (DT)0 ? ilogb(amax) : 0; }
 
+// A prep kernel's common step, from each work-item's max |entry| m and non-finite flag bad:
+// the matrix's scale exponent (stored in *expo and returned; 0 for a non-finite matrix, which
+// is marked done) and its four flags reset.
+inline int start_matrix(__local DT* red, DT m, int bad, __global int* expo, __global int* F) {
+  group_max_or(red, &m, &bad);
+  const int e = bad ? 0 : scale_exponent(m);
+  if (get_local_id(0) == 0) {
+    *expo = e;
+    F[F_NONFINITE] = bad;
+    F[F_DONE] = bad;
+    F[F_ROTATED] = 0;
+    F[F_SWEEPS] = 0;
+  }
+  return e;
+}
+
 // 1 / ||x|| for a column of n entries near unit norm (products of rotations drift from it by
 // some eps per rotation; the outputs are normalized).
 inline DT inv_norm(__global const DT* x, long n) {
@@ -108,16 +124,7 @@ __kernel void eigh_prep(PTR_ARG(DT, a), long a_bs, long A_rs, long A_cs, long n,
       if (isfinite(x)) m = fmax(m, fabs(x));
     }
   }
-  group_max_or(red, &m, &bad);
-  const int e = bad ? 0 : scale_exponent(m);
-  if (lid == 0) {
-    PTR(int, expo)[b] = e;
-    __global int* F = PTR(int, flags) + 4 * b;
-    F[F_NONFINITE] = bad;
-    F[F_DONE] = bad;
-    F[F_ROTATED] = 0;
-    F[F_SWEEPS] = 0;
-  }
+  const int e = start_matrix(red, m, bad, PTR(int, expo) + b, PTR(int, flags) + 4 * b);
   // Gershgorin: every eigenvalue is at least min_i (s_ii - sum_{j != i} |s_ij|).
   DT lo = (DT)INFINITY;
   for (long i = lid; i < n; i += wg) {
@@ -204,16 +211,7 @@ __kernel void svd_prep(PTR_ARG(DT, t), long t_bs, long T_rs, long T_cs, long row
     bad |= !isfinite(x);
     if (isfinite(x)) m = fmax(m, fabs(x));
   }
-  group_max_or(red, &m, &bad);
-  const int e = bad ? 0 : scale_exponent(m);
-  if (lid == 0) {
-    PTR(int, expo)[b] = e;
-    __global int* F = PTR(int, flags) + 4 * b;
-    F[F_NONFINITE] = bad;
-    F[F_DONE] = bad;
-    F[F_ROTATED] = 0;
-    F[F_SWEEPS] = 0;
-  }
+  const int e = start_matrix(red, m, bad, PTR(int, expo) + b, PTR(int, flags) + 4 * b);
   for (long k = lid; k < rows * cols; k += wg) W[k] = ldexp(AT(T, k % rows, k / rows), -e);
   if (has_v) {
     __global DT* V = PTR(DT, v) + b * cols * cols;
