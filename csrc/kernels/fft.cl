@@ -1,0 +1,311 @@
+// Batched complex FFTs (csrc/ops/fft.cpp): each row of n complex values (CX: float2 or double2)
+// is transformed inside one work-group's local memory by Stockham autosort passes of radix
+// 2, 3, 4, 5, 7, 8, 11 or 13 (the plan arrives as an argument, 4 bits a radix), so the result
+// comes out in natural order with no bit reversal. Larger n run as two (or more) such launches
+// (the four-step split n = n1 * n2, fft.cpp), other n by Bluestein's chirp-z convolution.
+// Twiddles come from a table exp(-2 pi i t / N) that fft_twiddles computes once per call with
+// quadrant/octant reduction, so every twiddle is within an ulp or two (no recurrences).
+// Sign convention: `inv` = 0 is the forward transform, exp(-2 pi i jk / n); 1 the backward one.
+#include "common.clh"
+
+#ifndef CT
+#define CT float  // real part type: float or double
+#endif
+#ifndef CX
+#define CX float2  // complex type: (real, imaginary)
+#endif
+#include "complex.clh"
+
+#ifdef CT_IS_DOUBLE
+#define C(x) x
+#else
+#define C(x) x##f
+#endif
+
+#define MAX_RADIX 13
+
+// exp(-2 pi i t / N) for 0 <= t < N. The angle is split into quarter turns q and a remainder
+// theta in [0, pi/2]; sinpi/cospi only see arguments in [0, 1/4] (the octant), where the
+// rounding of rem / N costs at most an ulp of the result.
+inline CX unit_root(ulong t, ulong N) {
+  const ulong t4 = 4 * t;
+  const ulong q = t4 / N, rem = t4 - q * N;
+  CT c, s;
+  if (2 * rem <= N) {
+    const CT a = C(0.5) * ((CT)rem / (CT)N);
+    c = cospi(a);
+    s = sinpi(a);
+  } else {
+    const CT a = C(0.5) * ((CT)(N - rem) / (CT)N);
+    c = sinpi(a);
+    s = cospi(a);
+  }
+  const CX z = q == 0 ? (CX)(c, s) : q == 1 ? (CX)(-s, c) : q == 2 ? (CX)(-c, -s) : (CX)(s, -c);
+  return (CX)(z.x, -z.y);
+}
+
+// tw[t] = exp(-2 pi i t / N), t < N.
+__kernel void fft_twiddles(PTR_ARG(CX, tw), uint N) {
+  const uint t = get_global_id(0);
+  if (t < N) PTR(CX, tw)[t] = unit_root(t, N);
+}
+
+inline CX tw_load(__global const CX* tw, uint i, int inv) {
+  const CX w = tw[i];
+  return inv ? (CX)(w.x, -w.y) : w;
+}
+
+// i * sg * a for sg = +-1.
+inline CX mul_isg(CX a, CT sg) { return sg * (CX)(-a.y, a.x); }
+
+// cos and sin of 2 pi t / R for t = 1 .. (R - 1) / 2, for the odd radices.
+__constant CT cos3[1] = {C(-0.5)};
+__constant CT sin3[1] = {C(0.86602540378443864676)};
+__constant CT cos5[2] = {C(0.3090169943749474241), C(-0.8090169943749474241)};
+__constant CT sin5[2] = {C(0.95105651629515357212), C(0.58778525229247312917)};
+__constant CT cos7[3] = {C(0.62348980185873353053), C(-0.22252093395631440429), C(-0.90096886790241912624)};
+__constant CT sin7[3] = {C(0.78183148246802980871), C(0.97492791218182360702), C(0.43388373911755812048)};
+__constant CT cos11[5] = {C(0.84125353283118116886), C(0.41541501300188642553), C(-0.14231483827328514044),
+                          C(-0.65486073394528506406), C(-0.95949297361449738989)};
+__constant CT sin11[5] = {C(0.54064081745559758211), C(0.90963199535451837141), C(0.98982144188093273238),
+                          C(0.75574957435425828377), C(0.28173255684142969771)};
+__constant CT cos13[6] = {C(0.8854560256532098959), C(0.56806474673115580251), C(0.12053668025532305335),
+                          C(-0.35460488704253562597), C(-0.74851074817110109863), C(-0.97094181742605202716)};
+__constant CT sin13[6] = {C(0.46472317204376854566), C(0.82298386589365639458), C(0.9927088740980539928),
+                          C(0.93501624268541482344), C(0.66312265824079520238), C(0.23931566428755776715)};
+
+// In-place DFT of v[0..R) for an odd prime R: y_k = sum_r v_r exp(sg 2 pi i rk / R), pairing
+// r with R - r (sums times cosines, differences times sines).
+inline void dft_odd(__private CX* v, const uint R, __constant const CT* ct, __constant const CT* st, CT sg) {
+  const uint h = (R - 1) / 2;
+  CX s[6], d[6];
+  CX y0 = v[0];
+  for (uint r = 1; r <= h; ++r) {
+    s[r - 1] = v[r] + v[R - r];
+    d[r - 1] = v[r] - v[R - r];
+    y0 += s[r - 1];
+  }
+  const CX x0 = v[0];
+  for (uint k = 1; k <= h; ++k) {
+    CX a = x0, b = (CX)(C(0.0), C(0.0));
+    for (uint r = 1; r <= h; ++r) {
+      const uint t = (r * k) % R;
+      const CT c = t <= h ? ct[t - 1] : ct[R - t - 1];
+      const CT sn = t <= h ? st[t - 1] : -st[R - t - 1];
+      a += c * s[r - 1];
+      b += sn * d[r - 1];
+    }
+    const CX ib = mul_isg(b, sg);
+    v[k] = a + ib;
+    v[R - k] = a - ib;
+  }
+  v[0] = y0;
+}
+
+inline void dft4(__private CX* v, CT sg) {
+  const CX a = v[0] + v[2], b = v[0] - v[2], c = v[1] + v[3], d = mul_isg(v[1] - v[3], sg);
+  v[0] = a + c;
+  v[1] = b + d;
+  v[2] = a - c;
+  v[3] = b - d;
+}
+
+// Radix 8 as two radix-4 DFTs (even and odd inputs) joined by exp(sg 2 pi i k / 8).
+inline void dft8(__private CX* v, CT sg) {
+  CX e[4] = {v[0], v[2], v[4], v[6]}, o[4] = {v[1], v[3], v[5], v[7]};
+  dft4(e, sg);
+  dft4(o, sg);
+  const CT h = C(0.7071067811865475244);
+  const CX o1 = h * (CX)(o[1].x - sg * o[1].y, o[1].y + sg * o[1].x);
+  const CX o2 = mul_isg(o[2], sg);
+  const CX o3 = h * (CX)(-o[3].x - sg * o[3].y, -o[3].y + sg * o[3].x);
+  v[0] = e[0] + o[0];
+  v[4] = e[0] - o[0];
+  v[1] = e[1] + o1;
+  v[5] = e[1] - o1;
+  v[2] = e[2] + o2;
+  v[6] = e[2] - o2;
+  v[3] = e[3] + o3;
+  v[7] = e[3] - o3;
+}
+
+inline void dft(__private CX* v, const uint R, CT sg) {
+  if (R == 2) {
+    const CX a = v[0];
+    v[0] = a + v[1];
+    v[1] = a - v[1];
+  } else if (R == 4) {
+    dft4(v, sg);
+  } else if (R == 8) {
+    dft8(v, sg);
+  } else if (R == 3) {
+    dft_odd(v, 3, cos3, sin3, sg);
+  } else if (R == 5) {
+    dft_odd(v, 5, cos5, sin5, sg);
+  } else if (R == 7) {
+    dft_odd(v, 7, cos7, sin7, sg);
+  } else if (R == 11) {
+    dft_odd(v, 11, cos11, sin11, sg);
+  } else {
+    dft_odd(v, 13, cos13, sin13, sg);
+  }
+}
+
+// Butterfly j of a Stockham pass of radix R over an n-point sequence (m = n / R butterflies),
+// after passes whose radices multiply to ns: inputs src[j + r m], twiddled by
+// exp(-+2 pi i r k / (ns R)) with k = j mod ns, outputs to dst[(j - k) R + k + r ns].
+// tstride = N / (ns R) for the N-entry twiddle table.
+inline void fft_stage(__local const CX* src, __local CX* dst, uint j, uint m, uint ns, const uint R,
+                      __global const CX* tw, uint tstride, int inv) {
+  const uint k = j % ns;
+  CX v[MAX_RADIX];
+  for (uint r = 0; r < R; ++r) v[r] = src[j + r * m];
+  if (k != 0)
+    for (uint r = 1; r < R; ++r) v[r] = cx_mul(v[r], tw_load(tw, r * k * tstride, inv));
+  dft(v, R, inv ? C(1.0) : C(-1.0));
+  const uint base = (j - k) * R + k;
+  for (uint r = 0; r < R; ++r) dst[base + r * ns] = v[r];
+}
+
+// The radix as a constant in each call, so that the butterfly's loops unroll and its private
+// array can live in registers.
+inline void fft_stage_r(__local const CX* src, __local CX* dst, uint j, uint m, uint ns, uint R,
+                        __global const CX* tw, uint tstride, int inv) {
+  switch (R) {
+    case 2: fft_stage(src, dst, j, m, ns, 2, tw, tstride, inv); break;
+    case 3: fft_stage(src, dst, j, m, ns, 3, tw, tstride, inv); break;
+    case 4: fft_stage(src, dst, j, m, ns, 4, tw, tstride, inv); break;
+    case 5: fft_stage(src, dst, j, m, ns, 5, tw, tstride, inv); break;
+    case 7: fft_stage(src, dst, j, m, ns, 7, tw, tstride, inv); break;
+    case 8: fft_stage(src, dst, j, m, ns, 8, tw, tstride, inv); break;
+    case 11: fft_stage(src, dst, j, m, ns, 11, tw, tstride, inv); break;
+    default: fft_stage(src, dst, j, m, ns, 13, tw, tstride, inv); break;
+  }
+}
+
+// Load modes: complex rows; real rows (the imaginary part zero); the onesided half of a
+// Hermitian row (element i > n / 2 is conj(x[n - i]), so the imaginary parts of x[0] and, for
+// even n, x[n / 2] do not reach the real part of the result).
+#define LOAD_COMPLEX 0
+#define LOAD_REAL 1
+#define LOAD_HERMITIAN 2
+// Store modes: complex, or only the real parts (into a real tensor).
+#define STORE_COMPLEX 0
+#define STORE_REAL 1
+
+// n-point transforms of `rows` rows, G = local size / T rows per work-group, T work-items a
+// row. Row r = (q, c) with q = r / C, c = r % C; its element i is x[q xs_q + c xs_c + i xs_e]
+// (strides in elements of x's dtype: CT for LOAD_REAL), and its output element k goes to
+// y[q ys_q + c ys_c + k ys_e] for k < out_n, times `scale` and, with post_tw, times
+// exp(-+2 pi i c k / tn) (the four-step twiddle). x_gfast / y_gfast: walk the group's rows
+// fastest when loading / storing (rows of neighbouring c lie next to each other, so a column
+// transform still reads whole cache lines). tn: entries of the twiddle table (a multiple of n).
+// lbuf holds 2 G n values (Stockham ping-pong).
+__kernel void fft_local(PTR_ARG(CX, x), PTR_ARG(CX, y), PTR_ARG(CX, tw), __local CX* lbuf, long rows, long C,
+                        uint n, uint T, uint nst, ulong radices, uint tn, int inv, CT scale, long xs_q, long xs_c,
+                        long xs_e, long ys_q, long ys_c, long ys_e, int x_gfast, int y_gfast, int load_mode,
+                        int store_mode, uint out_n, int post_tw) {
+  __global const CX* xc = PTR(CX, x);
+  __global const CT* xr = (__global const CT*)xc;
+  __global CX* yc = PTR(CX, y);
+  __global CT* yr = (__global CT*)yc;
+  __global const CX* twp = PTR(CX, tw);
+  const uint wg = get_local_size(0), lid = get_local_id(0), G = wg / T, lt = lid % T, lg = lid / T;
+  const long row0 = (long)get_group_id(0) * G;
+  __local CX* a = lbuf;
+  __local CX* b = lbuf + G * n;
+
+  for (uint e = lid; e < G * n; e += wg) {
+    const uint g = x_gfast ? e % G : e / n, i = x_gfast ? e / G : e % n;
+    const long r = row0 + g;
+    CX v = (CX)(C(0.0), C(0.0));
+    if (r < rows) {
+      const long q = r / C, c = r - q * C, base = q * xs_q + c * xs_c;
+      if (load_mode == LOAD_REAL) {
+        v.x = xr[base + i * xs_e];
+      } else if (load_mode == LOAD_HERMITIAN && 2 * i > n) {
+        v = xc[base + (n - i) * xs_e];
+        v.y = -v.y;
+      } else {
+        v = xc[base + i * xs_e];
+      }
+    }
+    a[g * n + i] = v;
+  }
+  barrier(CLK_LOCAL_MEM_FENCE);
+
+  uint ns = 1;
+  for (uint s = 0; s < nst; ++s) {
+    const uint R = (uint)(radices >> (4 * s)) & 15u, m = n / R;
+    for (uint j = lt; j < m; j += T) fft_stage_r(a + lg * n, b + lg * n, j, m, ns, R, twp, tn / (ns * R), inv);
+    barrier(CLK_LOCAL_MEM_FENCE);
+    __local CX* t = a;
+    a = b;
+    b = t;
+    ns *= R;
+  }
+
+  for (uint e = lid; e < G * out_n; e += wg) {
+    const uint g = y_gfast ? e % G : e / out_n, k = y_gfast ? e / G : e % out_n;
+    const long r = row0 + g;
+    if (r >= rows) continue;
+    const long q = r / C, c = r - q * C, addr = q * ys_q + c * ys_c + k * ys_e;
+    CX v = scale * a[g * n + k];
+    if (post_tw) v = cx_mul(v, tw_load(twp, (uint)(((ulong)c * k) % tn), inv));
+    if (store_mode == STORE_REAL)
+      yr[addr] = v.x;
+    else
+      yc[addr] = v;
+  }
+}
+
+// exp(-+2 pi i k^2 / (2 n)) (forward / backward): Bluestein's chirp, with k^2 reduced mod 2n
+// exactly in integers.
+inline CX chirp(ulong k, ulong n, int inv) {
+  const CX w = unit_root((k * k) % (2 * n), 2 * n);
+  return inv ? (CX)(w.x, -w.y) : w;
+}
+
+// The convolution kernel of Bluestein's algorithm, m >= 2n - 1 points: b[t] = conj(chirp(t))
+// for t < n, b[m - t] = conj(chirp(t)) for 0 < t < n, zero between.
+__kernel void fft_bluestein_kernel(PTR_ARG(CX, b), ulong n, ulong m, int inv) {
+  __global CX* bp = PTR(CX, b);
+  FOR_EACH(t, (long)m) {
+    const ulong u = (ulong)t < n ? (ulong)t : m - (ulong)t < n ? m - (ulong)t : 0;
+    const bool inside = (ulong)t < n || m - (ulong)t < n;
+    bp[t] = inside ? cx_conj(chirp(u, n, inv)) : (CX)(C(0.0), C(0.0));
+  }
+}
+
+// a[r, j] = x[r, j] chirp(j) for j < n, zero up to m: rows of x contiguous (n), of a (m).
+__kernel void fft_bluestein_pre(PTR_ARG(CX, x), PTR_ARG(CX, a), long rows, ulong n, ulong m, int inv) {
+  __global const CX* xp = PTR(CX, x);
+  __global CX* ap = PTR(CX, a);
+  FOR_EACH(e, rows * (long)m) {
+    const long r = e / (long)m;
+    const ulong j = (ulong)(e - r * (long)m);
+    ap[e] = j < n ? cx_mul(xp[r * (long)n + (long)j], chirp(j, n, inv)) : (CX)(C(0.0), C(0.0));
+  }
+}
+
+// y[r, k] = scale chirp(k) c[r, k] for k < n: rows of c contiguous (m), of y (n).
+__kernel void fft_bluestein_post(PTR_ARG(CX, c), PTR_ARG(CX, y), long rows, ulong n, ulong m, int inv, CT scale) {
+  __global const CX* cp = PTR(CX, c);
+  __global CX* yp = PTR(CX, y);
+  FOR_EACH(e, rows * (long)n) {
+    const long r = e / (long)n;
+    const ulong k = (ulong)(e - r * (long)n);
+    yp[e] = scale * cx_mul(cp[r * (long)m + (long)k], chirp(k, n, inv));
+  }
+}
+
+// The full n-point Hermitian rows from their onesided halves (x rows of xs elements, the
+// first n / 2 + 1 of them used): y[r, i] = x[r, i] for i <= n / 2, else conj(x[r, n - i]).
+__kernel void fft_hermitian_fill(PTR_ARG(CX, x), PTR_ARG(CX, y), long rows, long n, long xs) {
+  __global const CX* xp = PTR(CX, x);
+  __global CX* yp = PTR(CX, y);
+  FOR_EACH(e, rows * n) {
+    const long r = e / n, i = e - r * n;
+    yp[e] = 2 * i <= n ? xp[r * xs + i] : cx_conj(xp[r * xs + n - i]);
+  }
+}
