@@ -259,44 +259,47 @@ __kernel void fft_local(PTR_ARG(CX, x), PTR_ARG(CX, y), PTR_ARG(CX, tw), __local
   }
 }
 
-// exp(-+2 pi i k^2 / (2 n)) (forward / backward): Bluestein's chirp, with k^2 reduced mod 2n
-// exactly in integers.
-inline CX chirp(ulong k, ulong n, int inv) {
-  const CX w = unit_root((k * k) % (2 * n), 2 * n);
-  return inv ? (CX)(w.x, -w.y) : w;
+// w[k] = exp(-+2 pi i k^2 / (2 n)) (forward / backward) for k < n: Bluestein's chirp, with k^2
+// reduced mod 2n exactly in integers.
+__kernel void fft_chirp(PTR_ARG(CX, w), ulong n, int inv) {
+  __global CX* wp = PTR(CX, w);
+  FOR_EACH(k, (long)n) {
+    const CX z = unit_root(((ulong)k * (ulong)k) % (2 * n), 2 * n);
+    wp[k] = inv ? cx_conj(z) : z;
+  }
 }
 
-// The convolution kernel of Bluestein's algorithm, m >= 2n - 1 points: b[t] = conj(chirp(t))
-// for t < n, b[m - t] = conj(chirp(t)) for 0 < t < n, zero between.
-__kernel void fft_bluestein_kernel(PTR_ARG(CX, b), ulong n, ulong m, int inv) {
+// The convolution kernel of Bluestein's algorithm, m >= 2n - 1 points: b[t] = conj(w[t]) for
+// t < n, b[m - t] = conj(w[t]) for 0 < t < n, zero between.
+__kernel void fft_bluestein_kernel(PTR_ARG(CX, w), PTR_ARG(CX, b), long n, long m) {
+  __global const CX* wp = PTR(CX, w);
   __global CX* bp = PTR(CX, b);
-  FOR_EACH(t, (long)m) {
-    const ulong u = (ulong)t < n ? (ulong)t : m - (ulong)t < n ? m - (ulong)t : 0;
-    const bool inside = (ulong)t < n || m - (ulong)t < n;
-    bp[t] = inside ? cx_conj(chirp(u, n, inv)) : (CX)(C(0.0), C(0.0));
+  FOR_EACH(t, m) {
+    const long u = t < n ? t : m - t < n ? m - t : -1;
+    bp[t] = u >= 0 ? cx_conj(wp[u]) : (CX)(C(0.0), C(0.0));
   }
 }
 
-// a[r, j] = x[r, j] chirp(j) for j < n, zero up to m: rows of x contiguous (n), of a (m).
-__kernel void fft_bluestein_pre(PTR_ARG(CX, x), PTR_ARG(CX, a), long rows, ulong n, ulong m, int inv) {
+// Rows r (dim 1) and elements (dim 0), both grid-stride: a[r, j] = x[r, j] w[j] for j < n, zero
+// up to m (x rows of n values, a rows of m, both contiguous).
+__kernel void fft_bluestein_pre(PTR_ARG(CX, x), PTR_ARG(CX, w), PTR_ARG(CX, a), long rows, long n, long m) {
   __global const CX* xp = PTR(CX, x);
+  __global const CX* wp = PTR(CX, w);
   __global CX* ap = PTR(CX, a);
-  FOR_EACH(e, rows * (long)m) {
-    const long r = e / (long)m;
-    const ulong j = (ulong)(e - r * (long)m);
-    ap[e] = j < n ? cx_mul(xp[r * (long)n + (long)j], chirp(j, n, inv)) : (CX)(C(0.0), C(0.0));
-  }
+  for (long r = get_global_id(1); r < rows; r += get_global_size(1))
+    for (long j = get_global_id(0); j < m; j += get_global_size(0))
+      ap[r * m + j] = j < n ? cx_mul(xp[r * n + j], wp[j]) : (CX)(C(0.0), C(0.0));
 }
 
-// y[r, k] = scale chirp(k) c[r, k] for k < n: rows of c contiguous (m), of y (n).
-__kernel void fft_bluestein_post(PTR_ARG(CX, c), PTR_ARG(CX, y), long rows, ulong n, ulong m, int inv, CT scale) {
+// y[r, k] = scale w[k] c[r, k] for k < n (c rows of m values, y rows of n).
+__kernel void fft_bluestein_post(PTR_ARG(CX, c), PTR_ARG(CX, w), PTR_ARG(CX, y), long rows, long n, long m,
+                                 CT scale) {
   __global const CX* cp = PTR(CX, c);
+  __global const CX* wp = PTR(CX, w);
   __global CX* yp = PTR(CX, y);
-  FOR_EACH(e, rows * (long)n) {
-    const long r = e / (long)n;
-    const ulong k = (ulong)(e - r * (long)n);
-    yp[e] = scale * cx_mul(cp[r * (long)m + (long)k], chirp(k, n, inv));
-  }
+  for (long r = get_global_id(1); r < rows; r += get_global_size(1))
+    for (long k = get_global_id(0); k < n; k += get_global_size(0))
+      yp[r * n + k] = scale * cx_mul(cp[r * m + k], wp[k]);
 }
 
 // The full n-point Hermitian rows from their onesided halves (x rows of xs elements, the

@@ -4,12 +4,15 @@
 // out like the CPU's result (batch dims by stride, transformed dims innermost). A pass of n
 // points: n <= local_max (2-3.. 13-smooth) in one launch of fft_local (kernels/fft.cl), larger
 // smooth n by the four-step split n = n1 n2 (two launches, recursing past local_max^2), any
-// other n by Bluestein's chirp-z convolution of a power-of-two size >= 2n - 1.
+// other n by Bluestein's chirp-z convolution of a power-of-two size >= 2n - 1. Also here:
+// unfold_backward and equal, which torch.istft calls (built from native ops).
 #include "../aten/Complex.h"
 #include "../runtime/Launch.h"
 #include <ATen/native/Resize.h>
 #include <ATen/native/SpectralOpsUtils.h>
 #include <ATen/ops/empty.h>
+#include <ATen/ops/eq.h>
+#include <ATen/ops/zeros.h>
 #include <ATen/ops/real.h>
 #include <c10/util/irange.h>
 #include <torch/library.h>
@@ -155,30 +158,38 @@ void four_step(const Ctx& c, const at::Tensor& x, const at::Tensor& y, int64_t n
   }
 }
 
+// A 2-D grid-stride launch over (elements, rows): dim 1 stays within NVIDIA's 65535 groups.
+Range rows_grid(int64_t elems, int64_t rows) {
+  return Range(std::min<size_t>(round_up(static_cast<size_t>(elems), 256), 256 * 64),
+               static_cast<size_t>(std::min<int64_t>(rows, 4096)));
+}
+
 // Bluestein: X_k = w_k sum_j (x_j w_j) conj(w_{k-j}) with w_t = exp(-+pi i t^2 / n), the sum a
 // cyclic convolution of m >= 2n - 1 points done by power-of-two transforms.
 void bluestein(const Ctx& c, const at::Tensor& x, const at::Tensor& y, int64_t n, bool inv, double scale) {
   const int64_t rows = x.size(0);
   int64_t m = 1;
   while (m < 2 * n - 1) m <<= 1;
-  const cl_ulong un = static_cast<cl_ulong>(n), um = static_cast<cl_ulong>(m);
-  const cl_int iv = static_cast<cl_int>(inv);
+  const cl_long ln = n, lm = m, lrows = rows;
+  at::Tensor w = at::empty({n}, c.copts());
+  launch(c.d, c.kernel("fft_chirp"), grid_stride(n), Range(256), buf(w), static_cast<cl_ulong>(n),
+         static_cast<cl_int>(inv));
   at::Tensor b = at::empty({1, m}, c.copts()), bf = at::empty({1, m}, c.copts());
-  launch(c.d, c.kernel("fft_bluestein_kernel"), grid_stride(m), Range(256), buf(b), un, um, iv);
+  launch(c.d, c.kernel("fft_bluestein_kernel"), grid_stride(m), Range(256), buf(w), buf(b), ln, lm);
   fft_rows(c, b, bf, m, false, 1.0);
   at::Tensor a = at::empty({rows, m}, c.copts()), af = at::empty({rows, m}, c.copts());
-  launch(c.d, c.kernel("fft_bluestein_pre"), grid_stride(rows * m), Range(256), buf(x), buf(a),
-         static_cast<cl_long>(rows), un, um, iv);
+  launch(c.d, c.kernel("fft_bluestein_pre"), rows_grid(m, rows), Range(256, 1), buf(x), buf(w), buf(a), lrows, ln,
+         lm);
   fft_rows(c, a, af, m, false, 1.0);
   af.mul_(bf);
   fft_rows(c, af, a, m, true, 1.0);
   const double s = scale / static_cast<double>(m);
   Kernel& post = c.kernel("fft_bluestein_post");
   if (c.ct == at::kComplexDouble)
-    launch(c.d, post, grid_stride(rows * n), Range(256), buf(a), buf(y), static_cast<cl_long>(rows), un, um, iv,
+    launch(c.d, post, rows_grid(n, rows), Range(256, 1), buf(a), buf(w), buf(y), lrows, ln, lm,
            static_cast<cl_double>(s));
   else
-    launch(c.d, post, grid_stride(rows * n), Range(256), buf(a), buf(y), static_cast<cl_long>(rows), un, um, iv,
+    launch(c.d, post, rows_grid(n, rows), Range(256, 1), buf(a), buf(w), buf(y), lrows, ln, lm,
            static_cast<cl_float>(s));
 }
 
@@ -378,6 +389,43 @@ at::Tensor& _fft_c2r_out_ocl(const at::Tensor& self, c10::IntArrayRef dim, int64
   return copy_to_out(_fft_c2r_ocl(self, dim, normalization, last_dim_size), out);
 }
 
+// ---- The other ops torch.istft needs, built from native ops (no kernels of their own) ------
+
+// unfold_backward(Tensor grad_in, SymInt[] input_sizes, int dim, int size, int step) -> Tensor
+// The adjoint of x.unfold(dim, size, step): overlap-add of the windows (istft's). Taps are taken
+// `step` at a time: within such a block no two windows overlap, so each block is one add_ into a
+// strided view of the output (ceil(size / step) launches, any dtype add_ takes).
+at::Tensor unfold_backward_ocl(const at::Tensor& grad, c10::IntArrayRef input_sizes, int64_t dim, int64_t size,
+                               int64_t step) {
+  const int64_t nd = static_cast<int64_t>(input_sizes.size());
+  dim = c10::maybe_wrap_dim(dim, nd);
+  TORCH_CHECK(size >= 0 && step > 0, "unfold_backward: expected size >= 0 and step > 0, got ", size, " and ", step);
+  at::Tensor out = at::zeros(input_sizes, grad.options());
+  // A 0-d input unfolds as a 1-element 1-d one.
+  at::Tensor o = nd == 0 ? out.view({1}) : out;
+  const at::Tensor g = nd == 0 ? grad.view({grad.numel() == 0 ? 0 : 1, size}) : grad;
+  const int64_t d = nd == 0 ? 0 : dim, frames = g.size(d);
+  if (o.numel() == 0 || g.numel() == 0) return out;
+  for (int64_t b = 0; b * step < size; ++b) {
+    const int64_t w = std::min(step, size - b * step);
+    std::vector<int64_t> sizes = o.sizes().vec(), strides = o.strides().vec();
+    sizes[d] = frames, strides[d] = step * o.stride(d);
+    sizes.push_back(w), strides.push_back(o.stride(d));
+    o.as_strided(sizes, strides, o.storage_offset() + b * step * o.stride(d)).add_(g.narrow(-1, b * step, w));
+  }
+  return out;
+}
+
+// equal(Tensor self, Tensor other) -> bool
+// Same sizes and equal values (NaN equals nothing), as on the CPU (values compared after type
+// promotion). Returning a bool, it reads the answer back: a host synchronization by contract.
+bool equal_ocl(const at::Tensor& self, const at::Tensor& other) {
+  TORCH_CHECK(self.device() == other.device(), "Cannot compare two tensors on different devices. Got: ",
+              self.device(), " and ", other.device());
+  if (!self.is_same_size(other)) return false;
+  return at::eq(self, other).all().item<bool>();
+}
+
 }  // namespace
 
 TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
@@ -387,6 +435,8 @@ TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
   m.impl("_fft_r2c.out", TORCH_FN(_fft_r2c_out_ocl));
   m.impl("_fft_c2r", TORCH_FN(_fft_c2r_ocl));
   m.impl("_fft_c2r.out", TORCH_FN(_fft_c2r_out_ocl));
+  m.impl("unfold_backward", TORCH_FN(unfold_backward_ocl));
+  m.impl("equal", TORCH_FN(equal_ocl));
 }
 
 }  // namespace torch_ocl
