@@ -185,13 +185,24 @@ inline void fft_stage_r(__local const CX* src, __local CX* dst, uint j, uint m, 
 
 // Load modes: complex rows; real rows (the imaginary part zero); the onesided half of a
 // Hermitian row (element i > n / 2 is conj(x[n - i]), so the imaginary parts of x[0] and, for
-// even n, x[n / 2] do not reach the real part of the result).
+// even n, x[n / 2] do not reach the real part of the result); and the two packed forms of a
+// real transform of 2n points done as an n-point complex one: a real row's pairs as complex
+// values, z_i = x_2i + i x_2i+1, and, for its inverse, the n + 1 onesided frequencies X_k
+// folded into Z_k = E_k + i O_k with E_k = X_k + conj(X_{n-k}), O_k = (X_k - conj(X_{n-k}))
+// exp(+2 pi i k / 2n) (the imaginary parts of X_0 and X_n dropped, as the CPU drops them).
 #define LOAD_COMPLEX 0
 #define LOAD_REAL 1
 #define LOAD_HERMITIAN 2
-// Store modes: complex, or only the real parts (into a real tensor).
+#define LOAD_REAL_PAIRS 3
+#define LOAD_HERMITIAN_PAIRS 4
+// Store modes: complex; only the real parts (into a real tensor); a packed real transform's
+// onesided frequencies, X_k = (Z_k + conj(Z_{n-k})) / 2 - i exp(-2 pi i k / 2n) (Z_k -
+// conj(Z_{n-k})) / 2 for k <= n (Z_n = Z_0); the complex values as pairs of reals (z_i to
+// y_2i, y_2i+1).
 #define STORE_COMPLEX 0
 #define STORE_REAL 1
+#define STORE_R2C_UNPACK 2
+#define STORE_REAL_PAIRS 3
 
 // n-point transforms of `rows` rows, G = local size / T rows per work-group, T work-items a
 // row. Row r = (q, c) with q = r / C, c = r % C; its element i is x[q xs_q + c xs_c + i xs_e]
@@ -199,8 +210,9 @@ inline void fft_stage_r(__local const CX* src, __local CX* dst, uint j, uint m, 
 // y[q ys_q + c ys_c + k ys_e] for k < out_n, times `scale` and, with post_tw, times
 // exp(-+2 pi i c k / tn) (the four-step twiddle). x_gfast / y_gfast: walk the group's rows
 // fastest when loading / storing (rows of neighbouring c lie next to each other, so a column
-// transform still reads whole cache lines). tn: entries of the twiddle table (a multiple of n).
-// lbuf holds 2 G n values (Stockham ping-pong).
+// transform still reads whole cache lines). tn: entries of the twiddle table (a multiple of n;
+// 2n for the packed modes, whose twiddles exp(-2 pi i k / 2n) it also holds). lbuf holds 2 G n
+// values (Stockham ping-pong).
 __kernel void fft_local(PTR_ARG(CX, x), PTR_ARG(CX, y), PTR_ARG(CX, tw), __local CX* lbuf, long rows, long C,
                         uint n, uint T, uint nst, ulong radices, uint tn, int inv, CT scale, long xs_q, long xs_c,
                         long xs_e, long ys_q, long ys_c, long ys_e, int x_gfast, int y_gfast, int load_mode,
@@ -215,22 +227,36 @@ __kernel void fft_local(PTR_ARG(CX, x), PTR_ARG(CX, y), PTR_ARG(CX, tw), __local
   __local CX* a = lbuf;
   __local CX* b = lbuf + G * n;
 
-  for (uint e = lid; e < G * n; e += wg) {
-    const uint g = x_gfast ? e % G : e / n, i = x_gfast ? e / G : e % n;
+  // Each work-item keeps to one row (g) for loading and storing, so it computes that row's
+  // offset once; x_gfast / y_gfast put neighbouring work-items on neighbouring rows.
+  {
+    const uint g = x_gfast ? lid % G : lg, i0 = x_gfast ? lid / G : lt;
     const long r = row0 + g;
-    CX v = (CX)(C(0.0), C(0.0));
+    __local CX* dst = a + g * n;
     if (r < rows) {
       const long q = r / C, c = r - q * C, base = q * xs_q + c * xs_c;
       if (load_mode == LOAD_REAL) {
-        v.x = xr[base + i * xs_e];
-      } else if (load_mode == LOAD_HERMITIAN && 2 * i > n) {
-        v = xc[base + (n - i) * xs_e];
-        v.y = -v.y;
+        for (uint i = i0; i < n; i += T) dst[i] = (CX)(xr[base + i * xs_e], C(0.0));
+      } else if (load_mode == LOAD_REAL_PAIRS) {
+        for (uint i = i0; i < n; i += T) dst[i] = (CX)(xr[base + 2 * i * xs_e], xr[base + (2 * i + 1) * xs_e]);
+      } else if (load_mode == LOAD_HERMITIAN_PAIRS) {
+        for (uint i = i0; i < n; i += T) {
+          CX xa = xc[base + i * xs_e], xb = xc[base + (n - i) * xs_e];
+          if (i == 0) xa.y = xb.y = C(0.0);
+          const CX e = xa + cx_conj(xb), o = cx_mul(xa - cx_conj(xb), cx_conj(twp[i]));
+          dst[i] = (CX)(e.x - o.y, e.y + o.x);
+        }
+      } else if (load_mode == LOAD_HERMITIAN) {
+        for (uint i = i0; i < n; i += T) {
+          const CX v = xc[base + (2 * i > n ? n - i : i) * xs_e];
+          dst[i] = 2 * i > n ? cx_conj(v) : v;
+        }
       } else {
-        v = xc[base + i * xs_e];
+        for (uint i = i0; i < n; i += T) dst[i] = xc[base + i * xs_e];
       }
+    } else {
+      for (uint i = i0; i < n; i += T) dst[i] = (CX)(C(0.0), C(0.0));
     }
-    a[g * n + i] = v;
   }
   barrier(CLK_LOCAL_MEM_FENCE);
 
@@ -245,17 +271,30 @@ __kernel void fft_local(PTR_ARG(CX, x), PTR_ARG(CX, y), PTR_ARG(CX, tw), __local
     ns *= R;
   }
 
-  for (uint e = lid; e < G * out_n; e += wg) {
-    const uint g = y_gfast ? e % G : e / out_n, k = y_gfast ? e / G : e % out_n;
-    const long r = row0 + g;
-    if (r >= rows) continue;
-    const long q = r / C, c = r - q * C, addr = q * ys_q + c * ys_c + k * ys_e;
-    CX v = scale * a[g * n + k];
-    if (post_tw) v = cx_mul(v, tw_load(twp, (uint)(((ulong)c * k) % tn), inv));
-    if (store_mode == STORE_REAL)
-      yr[addr] = v.x;
-    else
-      yc[addr] = v;
+  const uint g = y_gfast ? lid % G : lg, k0 = y_gfast ? lid / G : lt;
+  const long r = row0 + g;
+  if (r >= rows) return;
+  const long q = r / C, c = r - q * C, base = q * ys_q + c * ys_c;
+  __local const CX* src = a + g * n;
+  if (store_mode == STORE_R2C_UNPACK) {
+    for (uint k = k0; k < out_n; k += T) {
+      const CX za = src[k == n ? 0 : k], zb = cx_conj(src[k == 0 ? 0 : n - k]);
+      const CX e = za + zb, d = za - zb, o = (CX)(d.y, -d.x);  // 2 E_k, 2 O_k = -i (za - zb)
+      yc[base + k * ys_e] = (C(0.5) * scale) * (e + cx_mul(twp[k], o));
+    }
+    return;
+  }
+  for (uint k = k0; k < out_n; k += T) {
+    CX v = scale * src[k];
+    if (post_tw) v = cx_mul(v, tw_load(twp, (uint)c * k, inv));  // c k < tn (four-step: c < n2, k < n1)
+    if (store_mode == STORE_REAL) {
+      yr[base + k * ys_e] = v.x;
+    } else if (store_mode == STORE_REAL_PAIRS) {
+      yr[base + 2 * k * ys_e] = v.x;
+      yr[base + (2 * k + 1) * ys_e] = v.y;
+    } else {
+      yc[base + k * ys_e] = v;
+    }
   }
 }
 

@@ -31,9 +31,10 @@ constexpr size_t kWG = 256;            // fft_local's work-group size (at most)
 constexpr int kMaxStages = 16;         // radices packed 4 bits each into a ulong
 constexpr int64_t kMaxPoints = int64_t(1) << 28;  // twiddle indices and Bluestein sizes stay below 2^31
 
-// fft.cl's load and store modes.
-constexpr cl_int kLoadComplex = 0, kLoadReal = 1, kLoadHermitian = 2;
-constexpr cl_int kStoreComplex = 0, kStoreReal = 1;
+// fft.cl's load and store modes (the *Pairs / kStoreR2CUnpack ones: a real transform of 2h
+// points as an h-point complex one).
+constexpr cl_int kLoadComplex = 0, kLoadReal = 1, kLoadHermitian = 2, kLoadRealPairs = 3, kLoadHermitianPairs = 4;
+constexpr cl_int kStoreComplex = 0, kStoreReal = 1, kStoreR2CUnpack = 2, kStoreRealPairs = 3;
 
 // The device, the complex dtype and fft.cl's build options for one call.
 struct Ctx {
@@ -222,13 +223,27 @@ at::Tensor fft_pass(const Ctx& c, const at::Tensor& src, int64_t d, int64_t n, c
   int64_t outer = 1, inner = 1;
   for (int64_t i = 0; i < d; ++i) outer *= src.size(i);
   for (int64_t i = d + 1; i < src.dim(); ++i) inner *= src.size(i);
+  LocalPass p;
+  p.rows = outer * inner, p.C = inner, p.n = n, p.out_n = out_n;
+  p.xs_q = in_len * inner, p.xs_c = 1, p.xs_e = inner;
+  p.ys_q = out_n * inner, p.ys_c = 1, p.ys_e = inner;
+  p.x_gfast = p.y_gfast = inner > 1;
+  p.load = load, p.store = store;
+  // A onesided real transform (or its inverse) of even n: an n / 2-point complex one on the
+  // real values taken in pairs, untangled (or tangled) with exp(-2 pi i k / n) in the same
+  // launch, at half the work.
+  const int64_t h = n / 2;
+  const bool r2c = load == kLoadReal && store == kStoreComplex && out_n == h + 1;
+  const bool c2r = load == kLoadHermitian && store == kStoreReal;
+  if (n % 2 == 0 && (r2c || c2r) && h <= c.local_max && radices_of(h)) {
+    p.n = h;
+    p.load = r2c ? kLoadRealPairs : kLoadHermitianPairs;
+    p.store = r2c ? kStoreR2CUnpack : kStoreRealPairs;
+    p.out_n = r2c ? h + 1 : h;
+    run_local(c, src, out, twiddles(c, n), p, inv, scale);
+    return out;
+  }
   if (radices_of(n) && n <= c.local_max) {
-    LocalPass p;
-    p.rows = outer * inner, p.C = inner, p.n = n, p.out_n = out_n;
-    p.xs_q = in_len * inner, p.xs_c = 1, p.xs_e = inner;
-    p.ys_q = out_n * inner, p.ys_c = 1, p.ys_e = inner;
-    p.x_gfast = p.y_gfast = inner > 1;
-    p.load = load, p.store = store;
     run_local(c, src, out, twiddles(c, n), p, inv, scale);
     return out;
   }
