@@ -19,6 +19,10 @@
 
 #include <algorithm>
 #include <cmath>
+#include <functional>
+#include <list>
+#include <mutex>
+#include <tuple>
 #include <numeric>
 #include <optional>
 #include <vector>
@@ -41,7 +45,8 @@ struct Ctx {
   Device& d;
   at::ScalarType ct;  // complex64 or complex128
   std::string opts;
-  size_t csize;       // bytes of one complex value
+  size_t csize;        // bytes of one complex value
+  size_t local_bytes;  // local memory one fft_local work-group may take
   int64_t local_max;  // largest n of one fft_local work-group
   size_t wg;
   Kernel& kernel(const char* name) const { return get_kernel(d, "fft", opts, name); }
@@ -58,6 +63,7 @@ Ctx make_ctx(const at::Tensor& t, at::ScalarType ct, const char* op) {
              ct,
              dbl ? "-DCT=double -DCX=double2 -DCT_IS_DOUBLE=1" : "-DCT=float -DCX=float2",
              csize,
+             bytes,
              static_cast<int64_t>(bytes / (2 * csize)),
              std::min(kWG, d.info.max_work_group)};
 }
@@ -75,11 +81,47 @@ std::optional<std::vector<int>> radices_of(int64_t n) {
   return r;
 }
 
+// Device tables kept across calls (as cuFFT's plan cache keeps its plans), so a transform is
+// one launch per pass: the twiddles of a size, and for Bluestein the chirp and the transformed
+// convolution kernel. Least recently used entries go first; large tables are not kept. The
+// cache is never destroyed: at exit its tensors would be freed after the allocator.
+constexpr size_t kCacheEntries = 64;
+constexpr int64_t kCacheMaxElems = int64_t(1) << 20;
+enum class Table { twiddles, chirp, bluestein_kernel };
+
+at::Tensor cached_table(const Ctx& c, Table kind, int64_t n, bool inv, const std::function<at::Tensor()>& make) {
+  using Key = std::tuple<int, int, int, int64_t, bool>;
+  struct Cache {
+    std::mutex mu;
+    std::list<std::pair<Key, at::Tensor>> lru;  // most recent first
+  };
+  static Cache* cache = new Cache();
+  const Key key{c.d.index, static_cast<int>(c.ct), static_cast<int>(kind), n, inv};
+  {
+    std::lock_guard<std::mutex> lock(cache->mu);
+    for (auto it = cache->lru.begin(); it != cache->lru.end(); ++it)
+      if (it->first == key) {
+        cache->lru.splice(cache->lru.begin(), cache->lru, it);
+        return it->second;
+      }
+  }
+  at::Tensor t = make();  // unlocked: making one table may need others
+  if (t.numel() <= kCacheMaxElems) {
+    std::lock_guard<std::mutex> lock(cache->mu);
+    cache->lru.emplace_front(key, t);
+    if (cache->lru.size() > kCacheEntries) cache->lru.pop_back();
+  }
+  return t;
+}
+
 // exp(-2 pi i t / n) for t < n.
 at::Tensor twiddles(const Ctx& c, int64_t n) {
-  at::Tensor tw = at::empty({n}, c.copts());
-  launch(c.d, c.kernel("fft_twiddles"), Range(static_cast<size_t>(n)), Range(64), buf(tw), static_cast<cl_uint>(n));
-  return tw;
+  return cached_table(c, Table::twiddles, n, false, [&] {
+    at::Tensor tw = at::empty({n}, c.copts());
+    launch(c.d, c.kernel("fft_twiddles"), Range(static_cast<size_t>(n)), Range(64), buf(tw),
+           static_cast<cl_uint>(n));
+    return tw;
+  });
 }
 
 // One fft_local launch: see the kernel's comment for the row addressing.
@@ -104,7 +146,7 @@ void run_local(const Ctx& c, const at::Tensor& x, const at::Tensor& y, const at:
   }
   size_t T = 1;
   while (static_cast<int64_t>(T) < most && T < c.wg) T <<= 1;
-  const size_t by_mem = std::max<size_t>(1, kLocalBytes / (2 * p.n * c.csize));
+  const size_t by_mem = std::max<size_t>(1, c.local_bytes / (2 * p.n * c.csize));
   const size_t G = std::max<size_t>(1, std::min({c.wg / T, by_mem, static_cast<size_t>(p.rows)}));
   const size_t groups = static_cast<size_t>((p.rows + G - 1) / G);
   Kernel& k = c.kernel("fft_local");
@@ -172,12 +214,18 @@ void bluestein(const Ctx& c, const at::Tensor& x, const at::Tensor& y, int64_t n
   int64_t m = 1;
   while (m < 2 * n - 1) m <<= 1;
   const cl_long ln = n, lm = m, lrows = rows;
-  at::Tensor w = at::empty({n}, c.copts());
-  launch(c.d, c.kernel("fft_chirp"), grid_stride(n), Range(256), buf(w), static_cast<cl_ulong>(n),
-         static_cast<cl_int>(inv));
-  at::Tensor b = at::empty({1, m}, c.copts()), bf = at::empty({1, m}, c.copts());
-  launch(c.d, c.kernel("fft_bluestein_kernel"), grid_stride(m), Range(256), buf(w), buf(b), ln, lm);
-  fft_rows(c, b, bf, m, false, 1.0);
+  const at::Tensor w = cached_table(c, Table::chirp, n, inv, [&] {
+    at::Tensor t = at::empty({n}, c.copts());
+    launch(c.d, c.kernel("fft_chirp"), grid_stride(n), Range(256), buf(t), static_cast<cl_ulong>(n),
+           static_cast<cl_int>(inv));
+    return t;
+  });
+  const at::Tensor bf = cached_table(c, Table::bluestein_kernel, n, inv, [&] {
+    at::Tensor b = at::empty({1, m}, c.copts()), t = at::empty({1, m}, c.copts());
+    launch(c.d, c.kernel("fft_bluestein_kernel"), grid_stride(m), Range(256), buf(w), buf(b), ln, lm);
+    fft_rows(c, b, t, m, false, 1.0);
+    return t;
+  });
   at::Tensor a = at::empty({rows, m}, c.copts()), af = at::empty({rows, m}, c.copts());
   launch(c.d, c.kernel("fft_bluestein_pre"), rows_grid(m, rows), Range(256, 1), buf(x), buf(w), buf(a), lrows, ln,
          lm);
