@@ -75,6 +75,13 @@ def _c2c_raw_samples(dtype):
     yield Sample((make((4, 6), _real_of(dtype)), [1], 0, True), tag="real input raises")
 
 
+def _math_bits(z):
+    """Lazily conjugated / negated inputs: read as their values."""
+    n = z.conj().imag  # a real tensor with the negative bit
+    return _unit([torch.fft.rfft(n), torch.fft.fft(n), torch.fft.fft(z.conj()), torch.fft.irfft(z.conj()),
+                  torch.fft.ihfft(n), torch.fft.fftn(torch._neg_view(z))])
+
+
 # Large transforms: four-step (n > 2048 for complex64, > 1024 for complex128), smooth and
 # prime (Bluestein) sizes; "ortho" keeps the values O(1) so the default tolerances apply.
 def _large(z):
@@ -199,7 +206,9 @@ def _outs(z, x):
     torch.ops.aten._fft_r2c.out(x, [0, 1], 1, False, out=o10)
     o11 = e(0, dtype=x.dtype)
     torch.ops.aten._fft_c2r.out(z, [0, 1], 2, 11, out=o11)
-    return _unit([o1, o2, o3, o4, o5, o6, o7, o8, o9, o10, o11])
+    o12 = e(z.shape[1], z.shape[0]).t()  # a strided out of the right shape: written in place
+    torch.fft.fft(z, out=o12)
+    return _unit([o1, o2, o3, o4, o5, o6, o7, o8, o9, o10, o11, o12])
 
 
 def _outs_samples(dtype):
@@ -327,6 +336,7 @@ CASES = [
     OpCase("fft_c2c", ["aten::_fft_c2c"], _c2c, _c2c_samples, dtypes=COMPLEX),
     OpCase("fft_c2c_sizes", [], _c2c_sizes, _c2c_sizes_samples, dtypes=COMPLEX),
     OpCase("fft_c2c_raw", [], _c2c_raw, _c2c_raw_samples, dtypes=COMPLEX),
+    OpCase("fft_math_bits", [], _math_bits, lambda dt: [Sample((make((3, 10), dt),))], dtypes=COMPLEX),
     OpCase("fft_large", [], _large, _large_samples, dtypes=COMPLEX),
     OpCase("fft_large_dim0", [], _large_dim0, _large_dim0_samples, dtypes=COMPLEX),
     OpCase("fft_r2c", ["aten::_fft_r2c"], _r2c, _r2c_samples, dtypes=FLOATS),
