@@ -7,6 +7,7 @@
 // other n by Bluestein's chirp-z convolution of a power-of-two size >= 2n - 1. Also here:
 // unfold_backward and equal, which torch.istft calls (built from native ops).
 #include "../aten/Complex.h"
+#include "../runtime/Check.h"
 #include "../runtime/Launch.h"
 #include <ATen/native/Resize.h>
 #include <ATen/native/SpectralOpsUtils.h>
@@ -21,6 +22,7 @@
 #include <cmath>
 #include <functional>
 #include <list>
+#include <map>
 #include <mutex>
 #include <tuple>
 #include <numeric>
@@ -133,6 +135,20 @@ struct LocalPass {
   int64_t out_n = 0;
 };
 
+// The most work-items a work-group of k may have on c's device (a kernel with many registers
+// may take fewer than the device's maximum), asked once per kernel.
+size_t work_group_limit(const Ctx& c, Kernel& k) {
+  static std::mutex mu;
+  static std::map<const Kernel*, size_t>* limits = new std::map<const Kernel*, size_t>();
+  std::lock_guard<std::mutex> lock(mu);
+  auto it = limits->find(&k);
+  if (it != limits->end()) return it->second;
+  size_t v = 0;
+  OCL_CHECK(clGetKernelWorkGroupInfo(k.k, c.d.id, CL_KERNEL_WORK_GROUP_SIZE, sizeof(v), &v, nullptr),
+            "clGetKernelWorkGroupInfo(CL_KERNEL_WORK_GROUP_SIZE) for fft_local");
+  return (*limits)[&k] = std::max<size_t>(1, v);
+}
+
 void run_local(const Ctx& c, const at::Tensor& x, const at::Tensor& y, const at::Tensor& tw, const LocalPass& p,
                bool inv, double scale) {
   if (p.rows == 0) return;
@@ -144,12 +160,13 @@ void run_local(const Ctx& c, const at::Tensor& x, const at::Tensor& y, const at:
     packed |= static_cast<cl_ulong>(rad[s]) << (4 * s);
     most = std::max<int64_t>(most, p.n / rad[s]);
   }
-  size_t T = 1;
-  while (static_cast<int64_t>(T) < most && T < c.wg) T <<= 1;
-  const size_t by_mem = std::max<size_t>(1, c.local_bytes / (2 * p.n * c.csize));
-  const size_t G = std::max<size_t>(1, std::min({c.wg / T, by_mem, static_cast<size_t>(p.rows)}));
-  const size_t groups = static_cast<size_t>((p.rows + G - 1) / G);
   Kernel& k = c.kernel("fft_local");
+  const size_t wg = std::min(c.wg, work_group_limit(c, k));
+  size_t T = 1;
+  while (static_cast<int64_t>(T) < most && 2 * T <= wg) T <<= 1;
+  const size_t by_mem = std::max<size_t>(1, c.local_bytes / (2 * p.n * c.csize));
+  const size_t G = std::max<size_t>(1, std::min({wg / T, by_mem, static_cast<size_t>(p.rows)}));
+  const size_t groups = static_cast<size_t>((p.rows + G - 1) / G);
   auto go = [&](auto sc) {
     launch(c.d, k, Range(groups * T * G), Range(T * G), buf(x), buf(y), buf(tw), LocalMem{2 * G * p.n * c.csize},
            static_cast<cl_long>(p.rows), static_cast<cl_long>(p.C), static_cast<cl_uint>(p.n),
