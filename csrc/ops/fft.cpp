@@ -2,8 +2,8 @@
 // complex128 (float32 / float64 real sides), so torch.fft.*, stft/istft and their gradients
 // run on the device. A multi-dimensional transform is one 1-D pass per dim over a copy laid
 // out like the CPU's result (batch dims by stride, transformed dims innermost). A pass of n
-// points: n <= local_max (2-3.. 13-smooth) in one launch of fft_local (kernels/fft.cl), larger
-// smooth n by the four-step split n = n1 n2 (two launches, recursing past local_max^2), any
+// points: n <= local_max with prime factors up to 13 in one launch of fft_local (kernels/fft.cl),
+// larger such n by the four-step split n = n1 n2 (two launches, recursing past local_max^2), any
 // other n by Bluestein's chirp-z convolution of a power-of-two size >= 2n - 1. Also here:
 // unfold_backward and equal, which torch.istft calls (built from native ops).
 #include "../aten/Complex.h"
@@ -13,9 +13,8 @@
 #include <ATen/native/SpectralOpsUtils.h>
 #include <ATen/ops/empty.h>
 #include <ATen/ops/eq.h>
-#include <ATen/ops/zeros.h>
 #include <ATen/ops/real.h>
-#include <c10/util/irange.h>
+#include <ATen/ops/zeros.h>
 #include <torch/library.h>
 
 #include <algorithm>
@@ -24,9 +23,8 @@
 #include <list>
 #include <map>
 #include <mutex>
-#include <tuple>
-#include <numeric>
 #include <optional>
+#include <tuple>
 #include <vector>
 
 namespace torch_ocl {
@@ -49,10 +47,12 @@ struct Ctx {
   std::string opts;
   size_t csize;        // bytes of one complex value
   size_t local_bytes;  // local memory one fft_local work-group may take
-  int64_t local_max;  // largest n of one fft_local work-group
-  size_t wg;
+  int64_t local_max;   // largest n of one fft_local work-group
+  size_t wg;           // fft_local's work-group size (at most)
   Kernel& kernel(const char* name) const { return get_kernel(d, "fft", opts, name); }
-  at::TensorOptions copts() const { return at::TensorOptions().dtype(ct).device(at::Device(c10::DeviceType::PrivateUse1, d.index)); }
+  at::TensorOptions copts() const {
+    return at::TensorOptions().dtype(ct).device(at::Device(c10::DeviceType::PrivateUse1, d.index));
+  }
 };
 
 Ctx make_ctx(const at::Tensor& t, at::ScalarType ct, const char* op) {
@@ -85,10 +85,12 @@ std::optional<std::vector<int>> radices_of(int64_t n) {
 
 // Device tables kept across calls (as cuFFT's plan cache keeps its plans), so a transform is
 // one launch per pass: the twiddles of a size, and for Bluestein the chirp and the transformed
-// convolution kernel. Least recently used entries go first; large tables are not kept. The
-// cache is never destroyed: at exit its tensors would be freed after the allocator.
+// convolution kernel. Least recently used entries go first; tables above 2^20 values are not
+// kept, nor more than 64 MiB in all. The cache is never destroyed: at exit its tensors would be
+// freed after the allocator.
 constexpr size_t kCacheEntries = 64;
 constexpr int64_t kCacheMaxElems = int64_t(1) << 20;
+constexpr size_t kCacheMaxBytes = size_t(64) << 20;
 enum class Table { twiddles, chirp, bluestein_kernel };
 
 at::Tensor cached_table(const Ctx& c, Table kind, int64_t n, bool inv, const std::function<at::Tensor()>& make) {
@@ -96,6 +98,7 @@ at::Tensor cached_table(const Ctx& c, Table kind, int64_t n, bool inv, const std
   struct Cache {
     std::mutex mu;
     std::list<std::pair<Key, at::Tensor>> lru;  // most recent first
+    size_t bytes = 0;
   };
   static Cache* cache = new Cache();
   const Key key{c.d.index, static_cast<int>(c.ct), static_cast<int>(kind), n, inv};
@@ -111,7 +114,11 @@ at::Tensor cached_table(const Ctx& c, Table kind, int64_t n, bool inv, const std
   if (t.numel() <= kCacheMaxElems) {
     std::lock_guard<std::mutex> lock(cache->mu);
     cache->lru.emplace_front(key, t);
-    if (cache->lru.size() > kCacheEntries) cache->lru.pop_back();
+    cache->bytes += t.nbytes();
+    while (cache->lru.size() > kCacheEntries || cache->bytes > kCacheMaxBytes) {
+      cache->bytes -= cache->lru.back().second.nbytes();
+      cache->lru.pop_back();
+    }
   }
   return t;
 }
