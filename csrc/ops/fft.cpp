@@ -4,7 +4,7 @@
 // out like the CPU's result (batch dims by stride, transformed dims innermost). A pass of n
 // points: n <= local_max with prime factors up to 13 in one launch of fft_local (kernels/fft.cl),
 // larger such n by the four-step split n = n1 n2 (two launches, recursing past local_max^2), any
-// other n by Bluestein's chirp-z convolution of a power-of-two size >= 2n - 1. Also here:
+// other n by Bluestein's chirp-z convolution of a 7-smooth size >= 2n - 1. Also here:
 // unfold_backward and equal, which torch.istft calls (built from native ops).
 #include "../aten/Complex.h"
 #include "../runtime/Check.h"
@@ -231,12 +231,31 @@ Range rows_grid(int64_t elems, int64_t rows) {
                static_cast<size_t>(std::min<int64_t>(rows, 4096)));
 }
 
+// Bluestein's convolution size: the m >= lo of the form 2^a 3^b 5^c 7^d with the least estimated
+// work, m times the summed per-element cost of its passes (a power of two can be almost twice
+// lo, but radix 3, 5 and 7 passes cost more per element than radix 8 ones).
+int64_t convolution_size(int64_t lo) {
+  auto cost = [](int64_t m) {
+    double w = 0;
+    for (int r : *radices_of(m)) w += r == 8 ? 1.0 : r == 4 ? 0.8 : r == 2 ? 0.6 : r == 3 ? 0.9 : r == 5 ? 1.2 : 1.6;
+    return static_cast<double>(m) * w;
+  };
+  int64_t best = 1;
+  while (best < lo) best <<= 1;
+  const int64_t hi = best;
+  for (int64_t a = 1; a < hi; a *= 7)
+    for (int64_t b = a; b < hi; b *= 5)
+      for (int64_t c3 = b; c3 < hi; c3 *= 3)
+        for (int64_t m = c3; m < hi; m *= 2)
+          if (m >= lo && cost(m) < cost(best)) best = m;
+  return best;
+}
+
 // Bluestein: X_k = w_k sum_j (x_j w_j) conj(w_{k-j}) with w_t = exp(-+pi i t^2 / n), the sum a
-// cyclic convolution of m >= 2n - 1 points done by power-of-two transforms.
+// cyclic convolution of m >= 2n - 1 points (convolution_size) done by the transforms above.
 void bluestein(const Ctx& c, const at::Tensor& x, const at::Tensor& y, int64_t n, bool inv, double scale) {
   const int64_t rows = x.size(0);
-  int64_t m = 1;
-  while (m < 2 * n - 1) m <<= 1;
+  const int64_t m = convolution_size(2 * n - 1);
   const cl_long ln = n, lm = m, lrows = rows;
   const at::Tensor w = cached_table(c, Table::chirp, n, inv, [&] {
     at::Tensor t = at::empty({n}, c.copts());
