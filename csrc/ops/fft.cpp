@@ -237,7 +237,8 @@ Range rows_grid(int64_t elems, int64_t rows) {
 int64_t convolution_size(int64_t lo) {
   auto cost = [](int64_t m) {
     double w = 0;
-    for (int r : *radices_of(m)) w += r == 8 ? 1.0 : r == 4 ? 0.8 : r == 2 ? 0.6 : r == 3 ? 0.9 : r == 5 ? 1.2 : 1.6;
+    const auto rad = radices_of(m);  // kept alive: a range-for over *radices_of(m) would dangle
+    for (int r : *rad) w += r == 8 ? 1.0 : r == 4 ? 0.8 : r == 2 ? 0.6 : r == 3 ? 0.9 : r == 5 ? 1.2 : 1.6;
     return static_cast<double>(m) * w;
   };
   int64_t best = 1;
