@@ -270,6 +270,7 @@ void bluestein(const Ctx& c, const at::Tensor& x, const at::Tensor& y, int64_t n
     fft_rows(c, b, t, m, false, 1.0);
     return t;
   });
+  TORCH_INTERNAL_ASSERT(bf.size(1) == m, "fft: cached Bluestein kernel of ", bf.size(1), " points, expected ", m);
   at::Tensor a = at::empty({rows, m}, c.copts()), af = at::empty({rows, m}, c.copts());
   launch(c.d, c.kernel("fft_bluestein_pre"), rows_grid(m, rows), Range(256, 1), buf(x), buf(w), buf(a), lrows, ln,
          lm);
