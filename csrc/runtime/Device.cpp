@@ -195,13 +195,12 @@ void Device::ensure_initialized() {
   cl_int zero = 0;
   OCL_CHECK(clEnqueueWriteBuffer(queue, error_buf, CL_TRUE, 0, sizeof(zero), &zero, 0, nullptr, nullptr),
             "clearing the device error flag");
-  if (async_launch_enabled(info.type)) {
-    submitter = new Submitter(*this);  // lives as long as the process
-    // At exit, let the submission thread finish what was pushed before the driver goes away
-    // (registered after the ICD loaded, so it runs before the driver's own exit handlers).
-    static std::once_flag once;
-    std::call_once(once, [] { std::atexit(flush_all_launches); });
-  }
+  if (async_launch_enabled(info.type)) submitter = new Submitter(*this);  // lives as long as the process
+  // At exit, let the submission thread finish what was pushed, and the queues run dry, before
+  // the driver goes away (registered after the ICD loaded, so it runs before the driver's own
+  // exit handlers). Every device: CPU devices have no submission thread but queue too.
+  static std::once_flag once;
+  std::call_once(once, [] { std::atexit(flush_all_launches); });
   g_any_init.store(true);
   initialized_.store(true, std::memory_order_release);
 }
@@ -217,6 +216,11 @@ void flush_all_launches() {
     if (!d.initialized()) continue;
     try {
       d.flush_launches();
+      // PoCL compiles a kernel's work-group-size variant on its own thread when the kernel is
+      // about to run: a process that ended with kernels still queued could crash inside LLVM
+      // as exit tore LLVM down under that thread.
+      QueueLock g(d);
+      clFinish(d.queue);
     } catch (const std::exception&) {
       // at exit there is nobody left to report a failed launch to
     }
