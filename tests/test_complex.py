@@ -102,3 +102,18 @@ def test_complex_half_is_refused():
         torch.zeros(3, dtype=torch.complex32, device=DEV)
     # The device stays usable.
     assert torch.ones(2, device=DEV).sum().item() == 2
+
+
+def test_complex_random_draws_on_device():
+    # ATen's normal_/uniform_ draw complex tensors through view_as_real: each part N(mean, std^2/2)
+    # (so E|z|^2 = std^2) or U[from, to).
+    before = torch.ocl.fallback_counts()
+    torch.manual_seed(0)
+    z = torch.randn(200000, dtype=torch.complex64, device=DEV)
+    u = torch.rand(200000, dtype=torch.complex128, device=DEV)
+    assert not _fell_back(before)
+    assert abs(z.real.var().item() - 0.5) < 0.01 and abs(z.imag.var().item() - 0.5) < 0.01
+    assert abs((z.abs() ** 2).mean().item() - 1.0) < 0.02
+    assert 0 <= u.real.min().item() and u.imag.max().item() < 1 and abs(u.imag.mean().item() - 0.5) < 0.01
+    torch.manual_seed(0)
+    torch.testing.assert_close(torch.randn(200000, dtype=torch.complex64, device=DEV).cpu(), z.cpu())

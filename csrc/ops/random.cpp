@@ -540,14 +540,14 @@ at::Tensor& randperm_generator_out_ocl(int64_t n, std::optional<at::Generator> g
 }  // namespace
 
 TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
-  OCL_IMPL(m, "normal_", normal__ocl);
+  m.impl("normal_", normal__ocl);    // ATen's normal_impl_ draws a complex tensor through view_as_real
   OCL_IMPL(m, "normal.Tensor_float", normal_Tensor_float_ocl);
   OCL_IMPL(m, "normal.float_Tensor", normal_float_Tensor_ocl);
   OCL_IMPL(m, "normal.Tensor_Tensor", normal_Tensor_Tensor_ocl);
   OCL_IMPL(m, "normal.Tensor_float_out", normal_Tensor_float_out_ocl);
   OCL_IMPL(m, "normal.float_Tensor_out", normal_float_Tensor_out_ocl);
   OCL_IMPL(m, "normal.Tensor_Tensor_out", normal_Tensor_Tensor_out_ocl);
-  OCL_IMPL(m, "uniform_", uniform__ocl);
+  m.impl("uniform_", uniform__ocl);  // and uniform_impl_ likewise
   OCL_IMPL(m, "exponential_", exponential__ocl);
   OCL_IMPL(m, "log_normal_", log_normal__ocl);
   OCL_IMPL(m, "cauchy_", cauchy__ocl);
