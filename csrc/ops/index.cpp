@@ -236,7 +236,7 @@ at::Tensor& gather_out_ocl(const at::Tensor& self, int64_t dim, const at::Tensor
   at::assert_no_internal_overlap(out);
   at::assert_no_overlap(out, self);
   Device& d = ocl_device(self);
-  check_dtype_supported(d, self.scalar_type(), "gather");
+  check_storable(d, self.scalar_type(), "gather");
   at::Tensor index = long_index_on_device_of(index_in, self);
   ScatterGeom g = scatter_geom(index, dim, self, out);
   launch(d, get_kernel(d, "index", move_opts(self), "gather_fwd"), grid_stride(n), Range(kWG), buf(out), buf(self), buf(index),
@@ -543,7 +543,7 @@ at::Tensor& index_tensor_out_ocl(const at::Tensor& self, const c10::List<c10::op
   at::native::resize_output(out, p.shape);
   if (out.numel() == 0 || self.numel() == 0) return out;
   Device& d = ocl_device(self);
-  check_dtype_supported(d, self.scalar_type(), "index");
+  check_storable(d, self.scalar_type(), "index");
   at::Tensor res = dense_target(out, {self});
   launch(d, get_kernel(d, "index", move_opts(self), "index_fwd"), Range(p.g.w_size, p.units),
          local_wu(p.g.w_size), buf(res), buf(self), buf(p.idx), p.units, p.g,
@@ -749,7 +749,7 @@ at::Tensor& masked_select_out_ocl(const at::Tensor& self, const at::Tensor& mask
   at::Tensor mask = on_device_of(mask_in, self);
   auto [s, m] = at::expand_outplace(self, mask);
   Device& d = ocl_device(self);
-  check_dtype_supported(d, self.scalar_type(), "masked_select");
+  check_storable(d, self.scalar_type(), "masked_select");
   at::Tensor sc = s->contiguous(), mc = m->contiguous();
   const int64_t n = sc.numel();
   int64_t count = 0;
@@ -1007,7 +1007,7 @@ at::Tensor& embedding_renorm__ocl(at::Tensor& self, const at::Tensor& indices_in
 TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
   m.impl("index_select", index_select_ocl);  // data movement: complex too
   m.impl("index_select.out", index_select_out_ocl);  // data movement: complex too
-  OCL_IMPL(m, "gather.out", gather_out_ocl);
+  m.impl("gather.out", gather_out_ocl);  // data movement: complex too
   OCL_IMPL(m, "scatter.src_out", scatter_src_out_ocl);
   OCL_IMPL(m, "scatter.value_out", scatter_value_out_ocl);
   OCL_IMPL(m, "scatter.reduce_out", scatter_reduce_out_ocl);
@@ -1015,7 +1015,7 @@ TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
   OCL_IMPL(m, "scatter_add.out", scatter_add_out_ocl);
   OCL_IMPL(m, "scatter_reduce.two_out", scatter_reduce_two_out_ocl);
   OCL_IMPL(m, "index_add.out", index_add_out_ocl);
-  OCL_IMPL(m, "index.Tensor_out", index_tensor_out_ocl);
+  m.impl("index.Tensor_out", index_tensor_out_ocl);  // data movement: complex too
   OCL_IMPL(m, "_index_put_impl_", index_put_impl_ocl);
   OCL_IMPL(m, "index_copy.out", index_copy_out_ocl);
   OCL_IMPL(m, "index_fill_.int_Scalar", index_fill_scalar_ocl);
@@ -1026,8 +1026,8 @@ TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
   OCL_IMPL(m, "nonzero", nonzero_ocl);
   OCL_IMPL(m, "nonzero.out", nonzero_out_ocl);
   OCL_IMPL(m, "nonzero_static", nonzero_static_ocl);
-  OCL_IMPL(m, "masked_select", masked_select_ocl);
-  OCL_IMPL(m, "masked_select.out", masked_select_out_ocl);
+  m.impl("masked_select", masked_select_ocl);  // data movement: complex too
+  m.impl("masked_select.out", masked_select_out_ocl);  // data movement: complex too
   OCL_IMPL(m, "masked_scatter_", masked_scatter__ocl);
   OCL_IMPL(m, "embedding_dense_backward", embedding_dense_backward_ocl);
   OCL_IMPL(m, "_embedding_bag", embedding_bag_ocl);

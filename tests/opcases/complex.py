@@ -241,7 +241,8 @@ def _movement(a, b):
     return (torch.cat([a, b], 0), torch.cat([a, torch.empty(0, dtype=a.dtype, device=a.device), b], 0),
             torch.cat([a.t(), b.t().conj()], 1), out, a.flip(0), a.flip(0, 1), torch.roll(a, 2, 1),
             torch.roll(a, -1), torch.fft.fftshift(a), a.tril(), a.triu(1), a.index_select(0, idx),
-            a.index_select(1, idx), a[0, 0].index_select(0, idx[1:2]))
+            a.index_select(1, idx), a[0, 0].index_select(0, idx[1:2]), a[idx], a[:, idx[:2]], a[a.real > 0],
+            torch.gather(a, 1, idx[:2].expand(a.shape[0], 2)), torch.masked_select(a, a.imag < 0))
 
 
 def _movement_samples(dtype):
