@@ -24,6 +24,7 @@ def test_complex_ops_match_cpu(dtype):
     a, b = _c((6, 5), dtype, 1), _c((5, 4), dtype, 2)
     cases = {
         "sin": lambda x, y: torch.sin(x),
+        "asin": lambda x, y: torch.asin(x),
         "mm": lambda x, y: x @ y,
         "mm_conj": lambda x, y: x.conj() @ y,
         "sum": lambda x, y: x.sum(0),
@@ -31,6 +32,7 @@ def test_complex_ops_match_cpu(dtype):
         "cat": lambda x, y: torch.cat([x, x * 2], 1),
         "index_select": lambda x, y: x.index_select(0, torch.tensor([4, 0, 2], device=x.device)),
         "tanh": lambda x, y: torch.tanh(x),
+        "cumsum": lambda x, y: x.cumsum(0),
         "pow": lambda x, y: x ** 2.5,
     }
     for name, fn in cases.items():
@@ -39,9 +41,9 @@ def test_complex_ops_match_cpu(dtype):
         actual = fn(a.to(DEV), b.to(DEV))
         assert actual.device.type == DEV, name
         torch.testing.assert_close(actual.cpu(), expected, msg=name)
-        # Products, sum/mean, cat and index_select are native; the rest is
-        # routed to the CPU and counted like any other fallback.
-        native = ("mm", "mm_conj", "sum", "mean", "cat", "index_select")
+        # Those in `native` run on the device; the rest is routed to the CPU and counted like
+        # any other fallback.
+        native = ("sin", "tanh", "mm", "mm_conj", "sum", "mean", "cat", "index_select")
         assert bool(_fell_back(before)) == (name not in native), name
 
 

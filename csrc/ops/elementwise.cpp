@@ -405,15 +405,15 @@ EW_UNARY_FLOAT(log1p, "log1p(a)")
 EW_UNARY_FLOAT_CX(sqrt, "sqrt(a)", "cx_sqrt(a)")
 EW_UNARY_FLOAT(rsqrt, "rsqrt(a)")
 EW_UNARY_FLOAT_CX(reciprocal, "CTC(1) / a", "cx_div((CX)((CT)1, (CT)0), a)")
-EW_UNARY_FLOAT(sin, "sin(a)")
-EW_UNARY_FLOAT(cos, "cos(a)")
+EW_UNARY_FLOAT_CX(sin, "sin(a)", "cx_sin(a)")
+EW_UNARY_FLOAT_CX(cos, "cos(a)", "cx_cos(a)")
 EW_UNARY_FLOAT(tan, "tan(a)")
 EW_UNARY_FLOAT(asin, "asin(a)")
 EW_UNARY_FLOAT(acos, "acos(a)")
 EW_UNARY_FLOAT(atan, "atan(a)")
-EW_UNARY_FLOAT(sinh, "sinh(a)")
-EW_UNARY_FLOAT(cosh, "cosh(a)")
-EW_UNARY_FLOAT(tanh, "ew_tanh(a)")
+EW_UNARY_FLOAT_CX(sinh, "sinh(a)", "cx_sinh(a)")
+EW_UNARY_FLOAT_CX(cosh, "cosh(a)", "cx_cosh(a)")
+EW_UNARY_FLOAT_CX(tanh, "ew_tanh(a)", "cx_tanh(a)")
 EW_UNARY_FLOAT(sigmoid, "ew_sigmoid(a)")
 EW_UNARY_FLOAT_VEC(erf, "erf(a)", "erf(a)")
 EW_UNARY_FLOAT_VEC(erfc, "erfc(a)", "erfc(a)")
@@ -1082,15 +1082,15 @@ TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
   m.impl("sqrt.out", sqrt_out_ocl);
   OCL_IMPL(m, "rsqrt.out", rsqrt_out_ocl);
   m.impl("reciprocal.out", reciprocal_out_ocl);
-  OCL_IMPL(m, "sin.out", sin_out_ocl);
-  OCL_IMPL(m, "cos.out", cos_out_ocl);
+  m.impl("sin.out", sin_out_ocl);
+  m.impl("cos.out", cos_out_ocl);
   OCL_IMPL(m, "tan.out", tan_out_ocl);
   OCL_IMPL(m, "asin.out", asin_out_ocl);
   OCL_IMPL(m, "acos.out", acos_out_ocl);
   OCL_IMPL(m, "atan.out", atan_out_ocl);
-  OCL_IMPL(m, "sinh.out", sinh_out_ocl);
-  OCL_IMPL(m, "cosh.out", cosh_out_ocl);
-  OCL_IMPL(m, "tanh.out", tanh_out_ocl);
+  m.impl("sinh.out", sinh_out_ocl);
+  m.impl("cosh.out", cosh_out_ocl);
+  m.impl("tanh.out", tanh_out_ocl);
   OCL_IMPL(m, "sigmoid.out", sigmoid_out_ocl);
   OCL_IMPL(m, "erf.out", erf_out_ocl);
   OCL_IMPL(m, "erfc.out", erfc_out_ocl);

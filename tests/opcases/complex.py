@@ -255,3 +255,21 @@ def _movement_samples(dtype):
 CASES += [
     OpCase("complex_movement", [], _movement, _movement_samples, dtypes=COMPLEX),
 ]
+
+
+# ---- trigonometric and hyperbolic functions (kernels/complex.clh) ------------------------------
+
+def _trig(a):
+    return a.sin(), a.cos(), a.sinh(), a.cosh(), a.tanh()
+
+
+def _trig_samples(dtype):
+    yield from unary_samples(dtype)
+    big = 100.0 if dtype == torch.complex64 else 720.0  # past the point where sinh/cosh overflow
+    yield Sample((torch.tensor([0, -0.0, 1j, -2.5 + 0.5j, big + 0.001j, -big - 1e-3j, 0.3 + big * 1j, 15 - 2j,
+                                -30 + 1j, 1e-20 + 1e-20j], dtype=dtype),), tag="special values")
+
+
+CASES += [
+    OpCase("complex_trig", [], _trig, _trig_samples, dtypes=COMPLEX, atol=1e-5, rtol=2e-5),
+]
