@@ -751,34 +751,15 @@ inline CT sp_igamma(CT a, CT x) {
 
 // ---- reparameterized gradients of the Gamma and Dirichlet samplers -----------------------------
 
-// digamma as torch.distributions' gradients use it: +inf at 0 and at the negative integers.
+// digamma as torch.distributions' gradients use it: +inf at 0 and at the negative integers, else
+// elementwise.cl's series (reflected for x < 0 with x itself, as these gradients' CPU code does).
 inline CT sp_digamma_one(CT x) {
   if (x == CTC(0)) return (CT)INFINITY;
-  CT extra = CTC(0);
   if (x < CTC(0)) {
     if (x == floor(x)) return (CT)INFINITY;
-    extra = -SP_PI / tan(SP_PI * x);
-    x = CTC(1) - x;
+    return ew_digamma_pos(CTC(1) - x) - SP_PI / tan(SP_PI * x);
   }
-  CT result = CTC(0);
-  while (x < CTC(10)) {
-    result -= CTC(1) / x;
-    x += CTC(1);
-  }
-  if (x == CTC(10)) return result + CTC(2.25175258906672110764) + extra;
-  CT y = CTC(0);
-  if (x < CTC(1.0e17)) {
-    const CT z = CTC(1) / (x * x);
-    CT p = CTC(8.33333333333333333333E-2);
-    p = p * z - CTC(2.10927960927960927961E-2);
-    p = p * z + CTC(7.57575757575757575758E-3);
-    p = p * z - CTC(4.16666666666666666667E-3);
-    p = p * z + CTC(3.96825396825396825397E-3);
-    p = p * z - CTC(8.33333333333333333333E-3);
-    p = p * z + CTC(8.33333333333333333333E-2);
-    y = z * p;
-  }
-  return result + log(x) - CTC(0.5) / x - y + extra;
+  return ew_digamma_pos(x);
 }
 
 // -(d/dalpha cdf(x; alpha)) / pdf(x; alpha) for a standard Gamma draw x (the derivative of x with
