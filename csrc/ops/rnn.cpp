@@ -1,20 +1,22 @@
 // The fused LSTM and GRU cells that nn.LSTM / nn.GRU / nn.LSTMCell / nn.GRUCell call on every
 // non-CPU device (ATen's RNN.cpp picks them for PrivateUse1 as for CUDA), with their backward
-// ops. The gate matmuls run before these (native GEMM); the cell math here is device pointwise
-// ops. The workspace layouts are private to this file's forward/backward pairs:
-//   LSTM: [i, f, g, o] activated gates, (B, 4H);  GRU: [r, z, n, hx, hn], (B, 5H).
+// ops. The gate matmuls run before these (native GEMM); each cell, forward or backward, is one
+// launch of kernels/rnn.cl (computing in float for 16-bit dtypes, as CUDA's kernels do), plus
+// a column sum for the bias gradients. The workspace layouts are private to this file's
+// forward/backward pairs: LSTM [i, f, g, o] activated gates, (B, 4H); GRU [r, z, n, hx, hn],
+// (B, 5H).
 #include "../aten/Routing.h"
 #include "../runtime/Launch.h"
-#include <ATen/TensorOperators.h>
-#include <ATen/ops/cat.h>
-#include <ATen/ops/sigmoid.h>
+#include <ATen/ops/empty.h>
 #include <ATen/ops/sum.h>
-#include <ATen/ops/tanh.h>
-#include <ATen/ops/zeros_like.h>
 #include <torch/library.h>
+
+#include <string>
 
 namespace torch_ocl {
 namespace {
+
+constexpr size_t kWG = 256;
 
 void check_gates(const at::Tensor& input_gates, const at::Tensor& hidden_gates, const at::Tensor& h,
                  int64_t ngates, const char* op) {
@@ -25,13 +27,32 @@ void check_gates(const at::Tensor& input_gates, const at::Tensor& hidden_gates, 
               ": state of shape ", h.sizes(), " does not match gates of shape ", input_gates.sizes());
 }
 
-// input_gates + hidden_gates (+ the two biases, broadcast over the batch).
-at::Tensor gate_sum(const at::Tensor& input_gates, const at::Tensor& hidden_gates,
-                    const c10::optional<at::Tensor>& input_bias, const c10::optional<at::Tensor>& hidden_bias) {
-  at::Tensor g = input_gates + hidden_gates;
-  if (input_bias.has_value() && input_bias->defined()) g.add_(*input_bias);
-  if (hidden_bias.has_value() && hidden_bias->defined()) g.add_(*hidden_bias);
-  return g;
+// The cell kernels' build options for dtype t (every tensor of the call must have it).
+std::string cell_options(Device& d, at::ScalarType t, const char* op) {
+  check_dtype_supported(d, t, op);
+  return "-DX_KIND=" + std::to_string(storage_kind(t, op)) + (t == at::kDouble ? " -DACC=double" : "");
+}
+
+void check_same_dtype(const at::Tensor& t, at::ScalarType expected, const char* op, const char* name) {
+  TORCH_CHECK(t.scalar_type() == expected, op, ": expected ", name, " of dtype ", expected, ", got ",
+              t.scalar_type());
+}
+
+// An optional bias: (gates, 1 if present, element stride); checked to be (G * H,).
+struct Bias {
+  at::Tensor t;
+  int has = 0;
+  int64_t stride = 0;
+};
+Bias bias_arg(const c10::optional<at::Tensor>& b, const at::Tensor& gates, const char* op, const char* name) {
+  Bias r;
+  r.t = gates;  // any buffer of the right dtype; the kernel does not read it without the flag
+  if (!b.has_value() || !b->defined()) return r;
+  TORCH_CHECK(b->dim() == 1 && b->size(0) == gates.size(1), op, ": expected ", name, " of shape (",
+              gates.size(1), "), got ", b->sizes());
+  check_same_dtype(*b, gates.scalar_type(), op, name);
+  r.t = *b, r.has = 1, r.stride = b->stride(0);
+  return r;
 }
 
 // _thnn_fused_lstm_cell(Tensor input_gates, Tensor hidden_gates, Tensor cx, Tensor? input_bias=None, Tensor? hidden_bias=None) -> (Tensor, Tensor, Tensor)
@@ -40,12 +61,24 @@ std::tuple<at::Tensor, at::Tensor, at::Tensor> fused_lstm_cell_ocl(const at::Ten
                                                                    const at::Tensor& cx,
                                                                    const c10::optional<at::Tensor>& input_bias,
                                                                    const c10::optional<at::Tensor>& hidden_bias) {
-  check_gates(input_gates, hidden_gates, cx, 4, "_thnn_fused_lstm_cell");
-  const auto ch = gate_sum(input_gates, hidden_gates, input_bias, hidden_bias).chunk(4, 1);
-  const at::Tensor i = ch[0].sigmoid(), f = ch[1].sigmoid(), g = ch[2].tanh(), o = ch[3].sigmoid();
-  at::Tensor cy = f * cx + i * g;
-  at::Tensor hy = o * cy.tanh();
-  return {hy, cy, at::cat({i, f, g, o}, 1)};
+  const char* op = "_thnn_fused_lstm_cell";
+  check_gates(input_gates, hidden_gates, cx, 4, op);
+  const at::ScalarType t = input_gates.scalar_type();
+  check_same_dtype(hidden_gates, t, op, "hidden_gates");
+  check_same_dtype(cx, t, op, "cx");
+  const Bias ib = bias_arg(input_bias, input_gates, op, "input_bias");
+  const Bias hb = bias_arg(hidden_bias, input_gates, op, "hidden_bias");
+  const int64_t B = cx.size(0), H = cx.size(1);
+  at::Tensor hy = at::empty({B, H}, cx.options()), cy = at::empty({B, H}, cx.options());
+  at::Tensor ws = at::empty({B, 4 * H}, cx.options());
+  if (B * H == 0) return {hy, cy, ws};
+  Device& d = ocl_device(cx);
+  Kernel& k = get_kernel(d, "rnn", cell_options(d, t, op), "lstm_cell_fwd");
+  launch(d, k, grid_stride(B * H, kWG), Range(kWG), buf(input_gates), buf(hidden_gates), buf(cx), buf(ib.t),
+         buf(hb.t), buf(hy), buf(cy), buf(ws), B, H, input_gates.stride(0), input_gates.stride(1),
+         hidden_gates.stride(0), hidden_gates.stride(1), cx.stride(0), cx.stride(1), cl_int(ib.has), ib.stride,
+         cl_int(hb.has), hb.stride);
+  return {hy, cy, ws};
 }
 
 // _thnn_fused_lstm_cell_backward_impl(Tensor? grad_hy, Tensor? grad_cy, Tensor cx, Tensor cy, Tensor workspace, bool has_bias) -> (Tensor, Tensor, Tensor)
@@ -54,21 +87,34 @@ std::tuple<at::Tensor, at::Tensor, at::Tensor> fused_lstm_cell_backward_ocl(cons
                                                                             const at::Tensor& cx, const at::Tensor& cy,
                                                                             const at::Tensor& workspace,
                                                                             bool has_bias) {
+  const char* op = "_thnn_fused_lstm_cell_backward";
   const bool has_ghy = grad_hy.has_value() && grad_hy->defined();
   const bool has_gcy = grad_cy.has_value() && grad_cy->defined();
   if (!has_ghy && !has_gcy) return {at::Tensor(), at::Tensor(), at::Tensor()};
-  const auto w = workspace.chunk(4, 1);
-  const at::Tensor &i = w[0], &f = w[1], &g = w[2], &o = w[3];
-  const at::Tensor tcy = cy.tanh();
-  // d loss / d cy: through hy = o * tanh(cy), plus the incoming cell gradient.
-  at::Tensor gcy = has_ghy ? *grad_hy * o * (1 - tcy * tcy) : at::zeros_like(cy);
-  if (has_gcy) gcy.add_(*grad_cy);
-  at::Tensor d_o = has_ghy ? *grad_hy * tcy * o * (1 - o) : at::zeros_like(o);
-  at::Tensor d_i = gcy * g * i * (1 - i);
-  at::Tensor d_f = gcy * cx * f * (1 - f);
-  at::Tensor d_g = gcy * i * (1 - g * g);
-  at::Tensor grad_gates = at::cat({d_i, d_f, d_g, d_o}, 1);
-  at::Tensor grad_cx = gcy * f;
+  check_gates(workspace, workspace, cx, 4, op);
+  TORCH_CHECK(cy.sizes() == cx.sizes(), op, ": cy of shape ", cy.sizes(), " does not match cx of shape ",
+              cx.sizes());
+  const at::ScalarType t = cx.scalar_type();
+  check_same_dtype(cy, t, op, "cy");
+  check_same_dtype(workspace, t, op, "workspace");
+  for (const c10::optional<at::Tensor>* g : {&grad_hy, &grad_cy}) {
+    if (!g->has_value() || !(*g)->defined()) continue;
+    TORCH_CHECK((*g)->sizes() == cx.sizes(), op, ": gradient of shape ", (*g)->sizes(), " does not match state of shape ",
+                cx.sizes());
+    check_same_dtype(**g, t, op, "the gradients");
+  }
+  const int64_t B = cx.size(0), H = cx.size(1);
+  at::Tensor grad_gates = at::empty({B, 4 * H}, cx.options()), grad_cx = at::empty({B, H}, cx.options());
+  if (B * H > 0) {
+    const at::Tensor& ghy = has_ghy ? *grad_hy : cx;  // not read without its flag
+    const at::Tensor& gcy = has_gcy ? *grad_cy : cx;
+    Device& d = ocl_device(cx);
+    Kernel& k = get_kernel(d, "rnn", cell_options(d, t, op), "lstm_cell_bwd");
+    launch(d, k, grid_stride(B * H, kWG), Range(kWG), buf(ghy), buf(gcy), buf(cx), buf(cy), buf(workspace),
+           buf(grad_gates), buf(grad_cx), B, H, cl_int(has_ghy), ghy.stride(0), ghy.stride(1), cl_int(has_gcy),
+           gcy.stride(0), gcy.stride(1), cx.stride(0), cx.stride(1), cy.stride(0), cy.stride(1), workspace.stride(0),
+           workspace.stride(1));
+  }
   at::Tensor grad_bias = has_bias ? grad_gates.sum(0) : at::Tensor();
   return {grad_gates, grad_cx, grad_bias};
 }
@@ -78,33 +124,45 @@ std::tuple<at::Tensor, at::Tensor> fused_gru_cell_ocl(const at::Tensor& input_ga
                                                       const at::Tensor& hx,
                                                       const c10::optional<at::Tensor>& input_bias,
                                                       const c10::optional<at::Tensor>& hidden_bias) {
-  check_gates(input_gates, hidden_gates, hx, 3, "_thnn_fused_gru_cell");
-  at::Tensor ig = input_gates, hg = hidden_gates;
-  if (input_bias.has_value() && input_bias->defined()) ig = ig + *input_bias;
-  if (hidden_bias.has_value() && hidden_bias->defined()) hg = hg + *hidden_bias;
-  const auto ic = ig.chunk(3, 1), hc = hg.chunk(3, 1);
-  const at::Tensor r = (ic[0] + hc[0]).sigmoid(), z = (ic[1] + hc[1]).sigmoid();
-  const at::Tensor& hn = hc[2];
-  const at::Tensor n = (ic[2] + r * hn).tanh();
-  at::Tensor hy = n + z * (hx - n);
-  return {hy, at::cat({r, z, n, hx, hn}, 1)};
+  const char* op = "_thnn_fused_gru_cell";
+  check_gates(input_gates, hidden_gates, hx, 3, op);
+  const at::ScalarType t = input_gates.scalar_type();
+  check_same_dtype(hidden_gates, t, op, "hidden_gates");
+  check_same_dtype(hx, t, op, "hx");
+  const Bias ib = bias_arg(input_bias, input_gates, op, "input_bias");
+  const Bias hb = bias_arg(hidden_bias, input_gates, op, "hidden_bias");
+  const int64_t B = hx.size(0), H = hx.size(1);
+  at::Tensor hy = at::empty({B, H}, hx.options()), ws = at::empty({B, 5 * H}, hx.options());
+  if (B * H == 0) return {hy, ws};
+  Device& d = ocl_device(hx);
+  Kernel& k = get_kernel(d, "rnn", cell_options(d, t, op), "gru_cell_fwd");
+  launch(d, k, grid_stride(B * H, kWG), Range(kWG), buf(input_gates), buf(hidden_gates), buf(hx), buf(ib.t),
+         buf(hb.t), buf(hy), buf(ws), B, H, input_gates.stride(0), input_gates.stride(1), hidden_gates.stride(0),
+         hidden_gates.stride(1), hx.stride(0), hx.stride(1), cl_int(ib.has), ib.stride, cl_int(hb.has), hb.stride);
+  return {hy, ws};
 }
 
 // _thnn_fused_gru_cell_backward(Tensor grad_hy, Tensor workspace, bool has_bias) -> (Tensor, Tensor, Tensor, Tensor, Tensor)
 std::tuple<at::Tensor, at::Tensor, at::Tensor, at::Tensor, at::Tensor> fused_gru_cell_backward_ocl(
     const at::Tensor& grad_hy, const at::Tensor& workspace, bool has_bias) {
-  const auto w = workspace.chunk(5, 1);
-  const at::Tensor &r = w[0], &z = w[1], &n = w[2], &hx = w[3], &hn = w[4];
-  at::Tensor d_z = grad_hy * (hx - n) * z * (1 - z);
-  at::Tensor grad_hx = grad_hy * z;
-  at::Tensor d_n = grad_hy * (1 - z) * (1 - n * n);  // d loss / d (in + r * hn)
-  at::Tensor d_hn = d_n * r;
-  at::Tensor d_r = d_n * hn * r * (1 - r);
-  at::Tensor grad_input_gates = at::cat({d_r, d_z, d_n}, 1);
-  at::Tensor grad_hidden_gates = at::cat({d_r, d_z, d_hn}, 1);
-  at::Tensor grad_input_bias = has_bias ? grad_input_gates.sum(0) : at::Tensor();
-  at::Tensor grad_hidden_bias = has_bias ? grad_hidden_gates.sum(0) : at::Tensor();
-  return {grad_input_gates, grad_hidden_gates, grad_hx, grad_input_bias, grad_hidden_bias};
+  const char* op = "_thnn_fused_gru_cell_backward";
+  TORCH_CHECK(grad_hy.dim() == 2 && workspace.dim() == 2 && workspace.size(0) == grad_hy.size(0) &&
+                  workspace.size(1) == 5 * grad_hy.size(1),
+              op, ": workspace of shape ", workspace.sizes(), " does not match grad_hy of shape ", grad_hy.sizes());
+  const at::ScalarType t = grad_hy.scalar_type();
+  check_same_dtype(workspace, t, op, "workspace");
+  const int64_t B = grad_hy.size(0), H = grad_hy.size(1);
+  at::Tensor gig = at::empty({B, 3 * H}, grad_hy.options()), ghg = at::empty({B, 3 * H}, grad_hy.options());
+  at::Tensor ghx = at::empty({B, H}, grad_hy.options());
+  if (B * H > 0) {
+    Device& d = ocl_device(grad_hy);
+    Kernel& k = get_kernel(d, "rnn", cell_options(d, t, op), "gru_cell_bwd");
+    launch(d, k, grid_stride(B * H, kWG), Range(kWG), buf(grad_hy), buf(workspace), buf(gig), buf(ghg), buf(ghx), B,
+           H, grad_hy.stride(0), grad_hy.stride(1), workspace.stride(0), workspace.stride(1));
+  }
+  at::Tensor gib = has_bias ? gig.sum(0) : at::Tensor();
+  at::Tensor ghb = has_bias ? ghg.sum(0) : at::Tensor();
+  return {gig, ghg, ghx, gib, ghb};
 }
 
 }  // namespace

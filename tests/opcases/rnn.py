@@ -20,11 +20,26 @@ def _cell_samples(ngates):
             yield Sample(args, tag=tag)
         yield Sample((make((3, ngates * 3), dtype, noncontig=True, seed=6), make((3, ngates * 3), dtype, seed=7),
                       make((3, 3), dtype, noncontig=True, seed=8)), tag="noncontig")
+        yield Sample((make((2, ngates * 4), dtype, seed=9), make((2, ngates * 4), dtype, noncontig=True, seed=10),
+                      make((2, 4), dtype, seed=11), make((ngates * 4,), dtype, noncontig=True, seed=12),
+                      make((ngates * 4,), dtype, noncontig=True, seed=13)), tag="noncontig biases")
     return samples
 
 
 # The CPU has no kernel for these ops (its RNNs use unfused cells): on the CPU the cases run
-# the cells' definition in ordinary ops, which autograd differentiates.
+# the cells' definition in ordinary ops, which autograd differentiates. 16-bit inputs are
+# computed in float32 and rounded once, as the device's (and CUDA's) fused kernels do.
+def _in_float(cell):
+    def run(*args):
+        dtype = args[0].dtype
+        if dtype not in (torch.float16, torch.bfloat16):
+            return cell(*args)
+        outs = cell(*(a.float() for a in args))
+        return tuple(o.to(dtype) for o in outs) if isinstance(outs, tuple) else outs.to(dtype)
+    return run
+
+
+@_in_float
 def _lstm_reference(ig, hg, cx, ib=None, hb=None):
     gates = ig + hg if ib is None else ig + hg + ib + hb
     i, f, g, o = gates.chunk(4, 1)
@@ -33,6 +48,7 @@ def _lstm_reference(ig, hg, cx, ib=None, hb=None):
     return o * cy.tanh(), cy
 
 
+@_in_float
 def _gru_reference(ig, hg, hx, ib=None, hb=None):
     if ib is not None:
         ig, hg = ig + ib, hg + hb
@@ -55,6 +71,11 @@ def _lstm_cell_hy_only(*args):
     return _lstm_cell(*args)[0]
 
 
+def _lstm_cell_cy_only(*args):
+    # The backward with an undefined hidden-state gradient.
+    return _lstm_cell(*args)[1]
+
+
 def _gru_cell(*args):
     if args[0].device.type == "cpu":
         return _gru_reference(*args)
@@ -65,6 +86,7 @@ CASES = [
     OpCase("fused_lstm_cell", ["aten::_thnn_fused_lstm_cell", "aten::_thnn_fused_lstm_cell_backward_impl"],
            _lstm_cell, _cell_samples(4), dtypes=FLOATS + HALFS, grad=True),
     OpCase("fused_lstm_cell_hy_only", [], _lstm_cell_hy_only, _cell_samples(4), dtypes=FLOATS, grad=True),
+    OpCase("fused_lstm_cell_cy_only", [], _lstm_cell_cy_only, _cell_samples(4), dtypes=FLOATS, grad=True),
     OpCase("fused_gru_cell", ["aten::_thnn_fused_gru_cell", "aten::_thnn_fused_gru_cell_backward"], _gru_cell,
            _cell_samples(3), dtypes=FLOATS + HALFS, grad=True),
 ]
