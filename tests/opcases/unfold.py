@@ -34,6 +34,10 @@ def _unfold(x, **kwargs):
 
 
 def _fold(x, **kwargs):
+    if x.device.type == "cpu" and x.dtype in (torch.float16, torch.bfloat16):
+        # The CPU sums overlapping columns in the 16-bit dtype, rounding at every add; the
+        # device (like CUDA's col2im) sums in float32 and rounds once.
+        return F.fold(x.float(), **kwargs).to(x.dtype)
     return F.fold(x, **kwargs)
 
 
