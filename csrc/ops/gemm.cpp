@@ -585,22 +585,28 @@ void run_split_k(Device& d, const at::Tensor& out, const at::Tensor& a, const at
 // them is aligned and whole: the contiguous extent, the other strides and the byte offset
 // are multiples of 4 elements (so a vector starting inside the matrix ends inside it).
 // The Bufs are those of out, a, b and c (already resolved by the caller).
+// How gemm_tiled_fwd reads an operand of a [B, ., .] product with depth K: rows r (stride sr,
+// extent R), depth k (stride sk), batch stride sb, 4-vectors of vec_bytes. 1 = k-contiguous,
+// 0 = r-contiguous, -1 = neither (unit stride along neither, or not 4-aligned).
+int tiled_layout(int64_t B, int64_t K, size_t vec_bytes, const Buf& x, int64_t R, int64_t sr, int64_t sk,
+                 int64_t sb) {
+  auto aligned = [&](int64_t other) { return (B == 1 || sb % 4 == 0) && other % 4 == 0 && x.offset % vec_bytes == 0; };
+  if ((sk == 1 || K == 1) && K % 4 == 0 && aligned(R == 1 ? 0 : sr)) return 1;
+  if ((sr == 1 || R == 1) && R % 4 == 0 && aligned(K == 1 ? 0 : sk)) return 0;
+  return -1;
+}
+int layout_a(const at::Tensor& a, const Buf& ba) {
+  return tiled_layout(a.size(0), a.size(2), 4 * a.element_size(), ba, a.size(1), a.stride(1), a.stride(2), a.stride(0));
+}
+int layout_b(const at::Tensor& b, const Buf& bb) {
+  return tiled_layout(b.size(0), b.size(1), 4 * b.element_size(), bb, b.size(2), b.stride(2), b.stride(1), b.stride(0));
+}
+
 int tiled_flags(const at::Tensor& out, const at::Tensor& a, const at::Tensor& b, const at::Tensor* c, const Buf& bo,
                 const Buf& ba, const Buf& bb, const Buf& bc) {
-  const int64_t B = out.size(0), M = out.size(1), N = out.size(2), K = a.size(2);
+  const int64_t B = out.size(0), M = out.size(1), N = out.size(2);
   const size_t vec_bytes = 4 * out.element_size();
-  auto aligned = [&](const Buf& x, int64_t sb, int64_t other) {
-    return (B == 1 || sb % 4 == 0) && other % 4 == 0 && x.offset % vec_bytes == 0;
-  };
-  // Operand with rows r (stride sr, extent R) and depth k (stride sk): 1 = k-contiguous,
-  // 0 = r-contiguous, -1 = neither.
-  auto layout = [&](const Buf& x, int64_t R, int64_t sr, int64_t sk, int64_t sb) {
-    if ((sk == 1 || K == 1) && K % 4 == 0 && aligned(x, sb, R == 1 ? 0 : sr)) return 1;
-    if ((sr == 1 || R == 1) && R % 4 == 0 && aligned(x, sb, K == 1 ? 0 : sk)) return 0;
-    return -1;
-  };
-  const int la = layout(ba, M, a.stride(1), a.stride(2), a.stride(0));
-  const int lb = layout(bb, N, b.stride(2), b.stride(1), b.stride(0));
+  const int la = layout_a(a, ba), lb = layout_b(b, bb);
   if (la < 0 || lb < 0) return -1;
   auto rows_vec = [&](const at::Tensor& x, const Buf& xb) {
     return (N == 1 || x.stride(2) == 1) && (M == 1 || x.stride(1) % 4 == 0) && (B == 1 || x.stride(0) % 4 == 0) &&
@@ -637,6 +643,11 @@ void run_own(Device& d, const at::Tensor& out, const at::Tensor& a, const at::Te
 // large's attention projection) 106.7 / 107.1 us packed, 105.4 / 105.6 unpacked;
 // 8192x2048x512 (2^33) 399.0 packed, 401.6 unpacked.
 constexpr int64_t kPackMinVolume = int64_t(1) << 32;
+
+// Products of at least this many multiply-adds copy an operand that fits no tiled layout
+// (run_tiled). At ~11 TFLOP/s (gemm_fwd) against >= 20 (tiled) the copy's launch and pass
+// (~5 us plus the operand's bytes at the copy bandwidth) pay for themselves from ~5e7.
+constexpr int64_t kDenseMinVolume = int64_t(1) << 26;
 
 // SLICE_K: a product of at most one work-group per compute unit is bound by the latency of
 // its chain of K steps (each a round trip to global memory), and its units hold one
@@ -747,6 +758,19 @@ void run_tiled(Device& d, const at::Tensor& out, const at::Tensor& a, const at::
   };
   if (cfg.kernel == GemmKernel::Tiled && has_tiled_kernel(t)) {
     const int flags = tiled_flags(out, a, b, c, bo, ba, bb, cb);
+    // An operand strided along both its rows and its depth (an expanded gradient such as
+    // sum()'s, a view with steps) has no tiled path, and gemm_fwd reads it element by element.
+    // A large product copies it densely first, as CUDA's cuBLAS callers do
+    // (prepare_matrix_for_cublas): a pass over the operand against a product several times
+    // slower (H200: gemm_fwd ~11 TFLOP/s where the tiled kernel runs 20-45).
+    if (flags < 0 && B * M * N * K >= kDenseMinVolume) {
+      // A batch-broadcast operand (batch stride 0) is copied once and broadcast again.
+      auto dense = [](const at::Tensor& x) {
+        return x.stride(0) == 0 ? x.narrow(0, 0, 1).contiguous().expand_as(x) : x.contiguous();
+      };
+      const bool copy_a = layout_a(a, ba) < 0 && K % 4 == 0, copy_b = layout_b(b, bb) < 0 && N % 4 == 0;
+      if (copy_a || copy_b) return run_tiled(d, out, copy_a ? dense(a) : a, copy_b ? dense(b) : b, c, alpha, beta);
+    }
     Kernel* tk = flags >= 0 ? gemm_kernel(d, *rc, "gemm_tiled_fwd") : nullptr;
     // PACK_B: B k-contiguous (flag 2) becomes a dense [B, K, N] copy, which qualifies for the
     // n-contiguous path when N is a whole number of 4-vectors.
