@@ -1,10 +1,9 @@
-// The adjoint of the sliding-window view (ops/windows.cpp): col2im for convolutions and F.fold,
-// and the average-pooling backward. v holds one value per (n, c, kernel tap, window) at any
-// strides (expanded ones included); each input element gathers the values of the (tap,
-// window) pairs whose tap lands on it, taps in increasing order, so the sum is deterministic
-// and needs no atomics. Tensors have 1-3 spatial dims, seen as 3 (missing ones: size 1).
-// Along one dim, input position a (padded: a + pad) is tap t of window w when
-// a + pad = w * stride + t * dil.
+// The adjoint of the sliding-window view (ops/windows.cpp): col2im for convolutions and
+// F.fold. v holds one value per (n, c, kernel tap, window) at any strides; each input element
+// gathers the values of the (tap, window) pairs whose tap lands on it, taps in increasing
+// order, so the sum is deterministic and needs no atomics. Tensors have 1-3 spatial dims,
+// seen as 3 (missing ones: size 1). Along one dim, input position a (padded: a + pad) is tap
+// t of window w when a + pad = w * stride + t * dil.
 #include "common.clh"
 
 #ifndef X_KIND

@@ -1,16 +1,14 @@
-// Pooling. 2-D max and average pooling (nn.MaxPool2d / nn.AvgPool2d, and max_pool1d /
-// avg_pool1d, which ATen runs through them) with their backward ops, on the window views of
-// windows.h: the padded input's windows reduced by the device's max / sum kernels. Adaptive
-// pooling (windows of varying size) and 3-D max / average pooling run kernels/pool.cl on
-// operands of any strides. ATen's meta functions (or the CPU's own checks, for the ops that have
-// none) check the arguments and size the outputs, as on the CPU.
+// Pooling on kernels/pool.cl, reading and writing operands of any strides (channels_last and
+// other views in place): max and average pooling in 1-3 dims (ATen runs 1-D pooling through
+// the 2-D ops; 2-D runs the 3-D kernels with one depth row), adaptive pooling (windows of
+// varying size), max unpooling and fractional max pooling, with their backward ops. ATen's meta
+// functions (or the CPU's own checks, for the ops that have none) check the arguments and size
+// the outputs, as on the CPU.
 #include "../aten/Routing.h"
-#include "windows.h"
 
 #include "../aten/OutMeta.h"
 #include "../aten/Dims5.h"
 #include "../runtime/Launch.h"
-#include <ATen/TensorOperators.h>
 #include <ATen/native/AdaptivePooling.h>
 #include <ATen/native/Pool.h>
 #include <ATen/ops/adaptive_max_pool3d_backward_meta.h>
@@ -22,192 +20,22 @@
 #include <ATen/ops/fractional_max_pool3d_meta.h>
 #include <ATen/ops/adaptive_max_pool2d_backward_meta.h>
 #include <ATen/ops/adaptive_max_pool2d_meta.h>
-#include <ATen/ops/arange.h>
 #include <ATen/ops/avg_pool2d_backward_meta.h>
 #include <ATen/ops/avg_pool2d_meta.h>
-#include <ATen/ops/max.h>
 #include <ATen/ops/max_pool2d_with_indices_backward_meta.h>
 #include <ATen/ops/max_pool2d_with_indices_meta.h>
 #include <ATen/ops/empty.h>
-#include <ATen/ops/where.h>
-#include <ATen/ops/zeros.h>
 #include <torch/library.h>
 
 #include <algorithm>
 #include <array>
 #include <cstring>
-#include <limits>
 
 namespace torch_ocl {
 namespace {
 
-// The window geometry of a 2-D pooling of input (.., H, W) into (.., OH, OW) (sizes from the
-// meta function). Windows past the right/bottom edge (ceil_mode) get extra padding there.
-WindowGeom pool_geom(const at::Tensor& input, const at::Tensor& output, c10::IntArrayRef kernel_size,
-                     c10::IntArrayRef stride, c10::IntArrayRef padding, c10::IntArrayRef dilation) {
-  WindowGeom g;
-  g.nd = 2;
-  g.k = per_dim(kernel_size, 2, "pooling", "kernel_size");
-  g.stride = stride.empty() ? g.k : per_dim(stride, 2, "pooling", "stride");
-  g.pad_lo = per_dim(padding, 2, "pooling", "padding");
-  g.dil = per_dim(dilation, 2, "pooling", "dilation");
-  for (int64_t i = 0; i < 2; ++i) {
-    const int64_t in = input.size(input.dim() - 2 + i);
-    g.out.push_back(output.size(output.dim() - 2 + i));
-    const int64_t reach = (g.out[i] - 1) * g.stride[i] + g.dil[i] * (g.k[i] - 1) + 1;  // padded extent used
-    g.pad_hi.push_back(std::max(g.pad_lo[i], reach - in - g.pad_lo[i]));
-  }
-  return g;
-}
-
 // (C, H, W) -> (1, C, H, W); (N, C, H, W) unchanged.
 at::Tensor batched(const at::Tensor& t) { return t.dim() == 3 ? t.unsqueeze(0) : t; }
-
-// The lowest value of t's dtype: max pooling's padding, below (or equal to) every input.
-c10::Scalar lowest(at::ScalarType t) {
-  if (at::isFloatingType(t)) return -std::numeric_limits<double>::infinity();
-  switch (t) {
-    case at::kByte: return 0;
-    case at::kChar: return std::numeric_limits<int8_t>::lowest();
-    case at::kShort: return std::numeric_limits<int16_t>::lowest();
-    case at::kInt: return std::numeric_limits<int32_t>::lowest();
-    default: return std::numeric_limits<int64_t>::lowest();
-  }
-}
-
-// max_pool2d_with_indices.out(Tensor self, int[2] kernel_size, int[2] stride=[], int[2] padding=0, int[2] dilation=1, bool ceil_mode=False, *, Tensor(a!) out, Tensor(b!) indices) -> (Tensor(a!), Tensor(b!))
-std::tuple<at::Tensor&, at::Tensor&> max_pool2d_with_indices_out_ocl(const at::Tensor& self,
-                                                                     c10::IntArrayRef kernel_size,
-                                                                     c10::IntArrayRef stride,
-                                                                     c10::IntArrayRef padding,
-                                                                     c10::IntArrayRef dilation, bool ceil_mode,
-                                                                     at::Tensor& out, at::Tensor& indices) {
-  OutMeta<at::meta::structured_max_pool2d_with_indices, 2> m(out, indices);
-  m.meta(self, kernel_size, stride, padding, dilation, ceil_mode);
-  TORCH_CHECK_NOT_IMPLEMENTED(self.scalar_type() != at::kBool, "\"max_pool2d\" not implemented for 'Bool'");
-  if (out.numel() == 0) return {out, indices};
-  const at::Tensor x = batched(self);
-  const WindowGeom g = pool_geom(x, out, kernel_size, stride, padding, dilation);
-  const int64_t n = x.size(0), c = x.size(1), h = x.size(2), w = x.size(3), l = g.windows();
-  // Windows (N, C, taps, L) -> the largest value and its tap (the first of equal ones).
-  auto [values, tap] = at::max(window_view(x, g, lowest(x.scalar_type())).reshape({n, c, g.taps(), l}), 2);
-  // The tap's position in the (H, W) plane, as the CPU's flat index h * W + w.
-  const auto lopts = x.options().dtype(at::kLong);
-  const at::Tensor row0 = at::arange(g.out[0], lopts).mul_(g.stride[0]).sub_(g.pad_lo[0]);  // window starts
-  const at::Tensor col0 = at::arange(g.out[1], lopts).mul_(g.stride[1]).sub_(g.pad_lo[1]);
-  const at::Tensor row = row0.view({1, 1, g.out[0], 1}) +
-                         tap.view({n, c, g.out[0], g.out[1]}).div(g.k[1], "floor").mul_(g.dil[0]);
-  const at::Tensor col = col0.view({1, 1, 1, g.out[1]}) +
-                         tap.view({n, c, g.out[0], g.out[1]}).remainder(g.k[1]).mul_(g.dil[1]);
-  at::Tensor index = row * w + col;
-  // A window whose largest value is the padding's (all its inputs are the dtype's lowest, e.g.
-  // -inf) took a padding tap; the CPU reports the window's first element inside the input.
-  const at::Tensor first_row = row0 + (at::where(row0.lt(0), -row0, 0) + (g.dil[0] - 1)).div(g.dil[0], "floor")
-                                          .mul_(g.dil[0]);
-  const at::Tensor first_col = col0 + (at::where(col0.lt(0), -col0, 0) + (g.dil[1] - 1)).div(g.dil[1], "floor")
-                                          .mul_(g.dil[1]);
-  const at::Tensor first = first_row.view({1, 1, g.out[0], 1}) * w + first_col.view({1, 1, 1, g.out[1]});
-  index = at::where(row.lt(0) | row.ge(h) | col.lt(0) | col.ge(w), first, index);
-  out.copy_(values.view(out.sizes()));
-  indices.copy_(index.view(indices.sizes()));
-  return {out, indices};
-}
-
-// max_pool2d_with_indices_backward.grad_input(Tensor grad_output, Tensor self, int[2] kernel_size, int[2] stride, int[2] padding, int[2] dilation, bool ceil_mode, Tensor indices, *, Tensor(a!) grad_input) -> Tensor(a!)
-at::Tensor& max_pool2d_with_indices_backward_out_ocl(const at::Tensor& grad_output, const at::Tensor& self,
-                                                     c10::IntArrayRef kernel_size, c10::IntArrayRef stride,
-                                                     c10::IntArrayRef padding, c10::IntArrayRef dilation,
-                                                     bool ceil_mode, const at::Tensor& indices,
-                                                     at::Tensor& grad_input) {
-  OutMeta<at::meta::structured_max_pool2d_with_indices_backward> m(grad_input);
-  m.meta(grad_output, self, kernel_size, stride, padding, dilation, ceil_mode, indices);
-  const at::Tensor x = batched(self);
-  const int64_t n = x.size(0), c = x.size(1);
-  // Each output's gradient goes to the input element its index names (summed where windows
-  // overlap on the same maximum).
-  at::Tensor gi = at::zeros({n, c, x.size(2) * x.size(3)}, grad_output.options());
-  if (grad_output.numel() > 0)
-    gi.scatter_add_(2, batched(indices).reshape({n, c, -1}), batched(grad_output).reshape({n, c, -1}));
-  grad_input.copy_(gi.view(grad_input.sizes()));
-  return grad_input;
-}
-
-// The divisor of each average-pooling window (OH, OW), as the CPU computes it: the window
-// clipped to the padded input (count_include_pad) or to the input itself, or the override.
-at::Tensor avg_divisors(const WindowGeom& g, int64_t h, int64_t w, bool count_include_pad,
-                        c10::optional<int64_t> divisor_override, const at::TensorOptions& opts) {
-  at::Tensor t = at::empty({g.out[0], g.out[1]}, at::TensorOptions().dtype(at::kDouble));
-  double* d = t.data_ptr<double>();
-  for (int64_t oh = 0; oh < g.out[0]; ++oh) {
-    for (int64_t ow = 0; ow < g.out[1]; ++ow) {
-      int64_t hs = oh * g.stride[0] - g.pad_lo[0], ws = ow * g.stride[1] - g.pad_lo[1];
-      int64_t he = std::min(hs + g.k[0], h + g.pad_lo[0]), we = std::min(ws + g.k[1], w + g.pad_lo[1]);
-      const int64_t padded = (he - hs) * (we - ws);
-      hs = std::max<int64_t>(hs, 0), ws = std::max<int64_t>(ws, 0);
-      he = std::min(he, h), we = std::min(we, w);
-      d[oh * g.out[1] + ow] = static_cast<double>(
-          divisor_override ? *divisor_override : count_include_pad ? padded : (he - hs) * (we - ws));
-    }
-  }
-  return t.to(opts);
-}
-
-// The type window sums and divisors are computed in: float for 16-bit floats (rounded once, at
-// the end, as on the CPU), int64 for integers.
-at::ScalarType pool_acc_type(at::ScalarType t) {
-  if (t == at::kHalf || t == at::kBFloat16) return at::kFloat;
-  return at::isFloatingType(t) ? t : at::kLong;
-}
-
-// Sum / divisor: true division for floating types, truncating for integers (the CPU's integer
-// average pooling).
-at::Tensor window_mean(const at::Tensor& sum, const at::Tensor& divisor) {
-  return at::isFloatingType(sum.scalar_type()) ? sum / divisor : sum.div(divisor, "trunc");
-}
-
-// avg_pool2d.out(Tensor self, int[2] kernel_size, int[2] stride=[], int[2] padding=0, bool ceil_mode=False, bool count_include_pad=True, int? divisor_override=None, *, Tensor(a!) out) -> Tensor(a!)
-at::Tensor& avg_pool2d_out_ocl(const at::Tensor& self, c10::IntArrayRef kernel_size, c10::IntArrayRef stride,
-                               c10::IntArrayRef padding, bool ceil_mode, bool count_include_pad,
-                               c10::optional<int64_t> divisor_override, at::Tensor& out) {
-  OutMeta<at::meta::structured_avg_pool2d> m(out);
-  m.meta(self, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override);
-  TORCH_CHECK_NOT_IMPLEMENTED(self.scalar_type() != at::kBool, "\"avg_pool2d\" not implemented for 'Bool'");
-  if (out.numel() == 0) return out;
-  const at::Tensor x = batched(self);
-  const WindowGeom g = pool_geom(x, out, kernel_size, stride, padding, {1});
-  const int64_t n = x.size(0), c = x.size(1);
-  const at::ScalarType acc = pool_acc_type(x.scalar_type());
-  const at::Tensor sum = window_view(x, g, 0).reshape({n, c, g.taps(), g.out[0], g.out[1]}).sum(2, false, acc);
-  const at::Tensor div =
-      avg_divisors(g, x.size(2), x.size(3), count_include_pad, divisor_override, sum.options().dtype(acc));
-  out.copy_(window_mean(sum, div).view(out.sizes()));
-  return out;
-}
-
-// avg_pool2d_backward.grad_input(Tensor grad_output, Tensor self, int[2] kernel_size, int[2] stride, int[2] padding, bool ceil_mode, bool count_include_pad, int? divisor_override, *, Tensor(a!) grad_input) -> Tensor(a!)
-at::Tensor& avg_pool2d_backward_out_ocl(const at::Tensor& grad_output, const at::Tensor& self,
-                                        c10::IntArrayRef kernel_size, c10::IntArrayRef stride,
-                                        c10::IntArrayRef padding, bool ceil_mode, bool count_include_pad,
-                                        c10::optional<int64_t> divisor_override, at::Tensor& grad_input) {
-  OutMeta<at::meta::structured_avg_pool2d_backward> m(grad_input);
-  m.meta(grad_output, self, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override);
-  const at::Tensor x = batched(self), gy = batched(grad_output);
-  if (gy.numel() == 0) {
-    grad_input.zero_();
-    return grad_input;
-  }
-  const WindowGeom g = pool_geom(x, gy, kernel_size, stride, padding, {1});
-  const int64_t n = x.size(0), c = x.size(1);
-  const at::ScalarType acc = pool_acc_type(gy.scalar_type());
-  const at::Tensor div =
-      avg_divisors(g, x.size(2), x.size(3), count_include_pad, divisor_override, gy.options().dtype(acc));
-  // Every tap of a window receives the window's gradient over its divisor.
-  const at::Tensor share = window_mean(gy.to(acc), div).view({n, c, 1, 1, g.out[0], g.out[1]});
-  const at::Tensor gi = window_sum_back(share.expand({n, c, g.k[0], g.k[1], g.out[0], g.out[1]}), g,
-                                        {x.size(2), x.size(3)});
-  grad_input.copy_(gi.view(grad_input.sizes()));
-  return grad_input;
-}
 
 constexpr int64_t kWideWindow = 256;  // average window size from which the forward uses a work-group per output
 constexpr size_t kWideWG = 64;        // WIDE_WG of pool.cl: that work-group's size
@@ -464,6 +292,68 @@ void check_max_pool3d(const at::Tensor& self, const Pool3d& g, const char* op) {
                                  self.size(nd - 1), g.out[0], g.out[1], g.out[2], op);
 }
 
+// The launches of the max / average pooling kernels, shared by the 2-D and 3-D ops: tensors
+// with nd (2 or 3) spatial dims, seen as (B, C, D, H, W) (dims5: a 2-D one has one depth row;
+// its geometry one tap, stride 1 and no padding along it, pool2d_geom).
+void max_pool_fwd(const at::Tensor& self, const at::Tensor& out, const at::Tensor& indices, const Pool3d& g,
+                  int64_t nd, const char* op) {
+  const int64_t n = out.numel();
+  if (n == 0) return;
+  const Dims5 x = dims5(self, nd), y = dims5(out, nd), yi = dims5(indices, nd);
+  Device& d = ocl_device(self);
+  Kernel& k = get_kernel(d, "pool", pool_options_any(d, self.scalar_type(), op), "max_pool3d_fwd");
+  launch(d, k, grid_stride(n, kPoolWG), Range(kPoolWG), buf(self), buf(out), buf(indices), n, y.size[1], x.size[2],
+         x.size[3], x.size[4], y.size[2], y.size[3], y.size[4], int64_t{g.k[0]}, int64_t{g.k[1]}, int64_t{g.k[2]},
+         int64_t{g.s[0]}, int64_t{g.s[1]}, int64_t{g.s[2]}, int64_t{g.p[0]}, int64_t{g.p[1]}, int64_t{g.p[2]},
+         int64_t{g.dil[0]}, int64_t{g.dil[1]}, int64_t{g.dil[2]}, x.stride[0], x.stride[1], x.stride[2], x.stride[3],
+         x.stride[4], y.stride[0], y.stride[1], y.stride[2], y.stride[3], y.stride[4], yi.stride[0], yi.stride[1],
+         yi.stride[2], yi.stride[3], yi.stride[4], y.c_fast);
+}
+
+void max_pool_bwd(const at::Tensor& grad_output, const at::Tensor& indices, const at::Tensor& grad_input,
+                  const Pool3d& g, int64_t nd, const char* op) {
+  const int64_t n = grad_input.numel();
+  if (n == 0) return;
+  const Dims5 gy = dims5(grad_output, nd), yi = dims5(indices, nd), gi = dims5(grad_input, nd);
+  Device& d = ocl_device(grad_input);
+  Kernel& k = get_kernel(d, "pool", pool_options(d, grad_input.scalar_type(), op), "max_pool3d_bwd");
+  launch(d, k, grid_stride(n, kPoolWG), Range(kPoolWG), buf(grad_output), buf(indices), buf(grad_input), n,
+         gi.size[1], gi.size[2], gi.size[3], gi.size[4], gy.size[2], gy.size[3], gy.size[4], int64_t{g.k[0]},
+         int64_t{g.k[1]}, int64_t{g.k[2]}, int64_t{g.s[0]}, int64_t{g.s[1]}, int64_t{g.s[2]}, int64_t{g.p[0]},
+         int64_t{g.p[1]}, int64_t{g.p[2]}, int64_t{g.dil[0]}, int64_t{g.dil[1]}, int64_t{g.dil[2]}, gy.stride[0],
+         gy.stride[1], gy.stride[2], gy.stride[3], gy.stride[4], yi.stride[0], yi.stride[1], yi.stride[2],
+         yi.stride[3], yi.stride[4], gi.stride[0], gi.stride[1], gi.stride[2], gi.stride[3], gi.stride[4], gi.c_fast);
+}
+
+void avg_pool_fwd(const at::Tensor& self, const at::Tensor& out, const Pool3d& g, bool count_include_pad,
+                  c10::optional<int64_t> divisor_override, int64_t nd, const char* op) {
+  const int64_t n = out.numel();
+  if (n == 0) return;
+  const Dims5 x = dims5(self, nd), y = dims5(out, nd);
+  Device& d = ocl_device(self);
+  Kernel& k = get_kernel(d, "pool", pool_options_any(d, self.scalar_type(), op), "avg_pool3d_fwd");
+  launch(d, k, grid_stride(n, kPoolWG), Range(kPoolWG), buf(self), buf(out), n, y.size[1], x.size[2], x.size[3],
+         x.size[4], y.size[2], y.size[3], y.size[4], int64_t{g.k[0]}, int64_t{g.k[1]}, int64_t{g.k[2]},
+         int64_t{g.s[0]}, int64_t{g.s[1]}, int64_t{g.s[2]}, int64_t{g.p[0]}, int64_t{g.p[1]}, int64_t{g.p[2]},
+         cl_int{count_include_pad}, divisor_override.value_or(0), x.stride[0], x.stride[1], x.stride[2],
+         x.stride[3], x.stride[4], y.stride[0], y.stride[1], y.stride[2], y.stride[3], y.stride[4], y.c_fast);
+}
+
+void avg_pool_bwd(const at::Tensor& grad_output, const at::Tensor& grad_input, const Pool3d& g, bool count_include_pad,
+                  c10::optional<int64_t> divisor_override, int64_t nd, const char* op) {
+  const int64_t n = grad_input.numel();
+  if (n == 0) return;
+  const Dims5 gy = dims5(grad_output, nd), gi = dims5(grad_input, nd);
+  Device& d = ocl_device(grad_input);
+  Kernel& k = get_kernel(d, "pool", pool_options_any(d, grad_input.scalar_type(), op), "avg_pool3d_bwd");
+  launch(d, k, grid_stride(n, kPoolWG), Range(kPoolWG), buf(grad_output), buf(grad_input), n, gi.size[1], gi.size[2],
+         gi.size[3], gi.size[4], gy.size[2], gy.size[3], gy.size[4], int64_t{g.k[0]}, int64_t{g.k[1]},
+         int64_t{g.k[2]}, int64_t{g.s[0]}, int64_t{g.s[1]}, int64_t{g.s[2]}, int64_t{g.p[0]}, int64_t{g.p[1]},
+         int64_t{g.p[2]}, cl_int{count_include_pad}, divisor_override.value_or(0), gy.stride[0], gy.stride[1],
+         gy.stride[2], gy.stride[3], gy.stride[4], gi.stride[0], gi.stride[1], gi.stride[2], gi.stride[3],
+         gi.stride[4], gi.c_fast);
+}
+
 // max_pool3d_with_indices.out(Tensor self, int[3] kernel_size, int[3] stride=[], int[3] padding=0, int[3] dilation=1, bool ceil_mode=False, *, Tensor(a!) out, Tensor(b!) indices) -> (Tensor(a!), Tensor(b!))
 std::tuple<at::Tensor&, at::Tensor&> max_pool3d_with_indices_out_ocl(const at::Tensor& self,
                                                                      c10::IntArrayRef kernel_size,
@@ -492,16 +382,7 @@ std::tuple<at::Tensor&, at::Tensor&> max_pool3d_with_indices_out_ocl(const at::T
   out.resize_(sizes, format);
   indices.resize_(sizes, format);
   if (out.numel() == 0) return {out, indices};
-  const Dims5 x = dims5(self, 3), y = dims5(out, 3), yi = dims5(indices, 3);
-  Device& d = ocl_device(self);
-  Kernel& k = get_kernel(d, "pool", pool_options_any(d, self.scalar_type(), op), "max_pool3d_fwd");
-  const int64_t n = out.numel();
-  launch(d, k, grid_stride(n, kPoolWG), Range(kPoolWG), buf(self), buf(out), buf(indices), n, y.size[1], x.size[2],
-         x.size[3], x.size[4], y.size[2], y.size[3], y.size[4], int64_t{g.k[0]}, int64_t{g.k[1]}, int64_t{g.k[2]},
-         int64_t{g.s[0]}, int64_t{g.s[1]}, int64_t{g.s[2]}, int64_t{g.p[0]}, int64_t{g.p[1]}, int64_t{g.p[2]},
-         int64_t{g.dil[0]}, int64_t{g.dil[1]}, int64_t{g.dil[2]}, x.stride[0], x.stride[1], x.stride[2], x.stride[3],
-         x.stride[4], y.stride[0], y.stride[1], y.stride[2], y.stride[3], y.stride[4], yi.stride[0], yi.stride[1],
-         yi.stride[2], yi.stride[3], yi.stride[4], y.c_fast);
+  max_pool_fwd(self, out, indices, g, 3, op);
   return {out, indices};
 }
 
@@ -539,16 +420,7 @@ at::Tensor& max_pool3d_with_indices_backward_out_ocl(const at::Tensor& grad_outp
               grad_output.scalar_type(), " and ", grad_input.scalar_type());
   grad_input.resize_(self.sizes(), self.suggest_memory_format());
   if (grad_input.numel() == 0) return grad_input;
-  const Dims5 gy = dims5(grad_output, 3), yi = dims5(indices, 3), gi = dims5(grad_input, 3);
-  Device& d = ocl_device(self);
-  Kernel& k = get_kernel(d, "pool", pool_options(d, self.scalar_type(), op), "max_pool3d_bwd");
-  const int64_t n = grad_input.numel();
-  launch(d, k, grid_stride(n, kPoolWG), Range(kPoolWG), buf(grad_output), buf(indices), buf(grad_input), n,
-         gi.size[1], gi.size[2], gi.size[3], gi.size[4], gy.size[2], gy.size[3], gy.size[4], int64_t{g.k[0]},
-         int64_t{g.k[1]}, int64_t{g.k[2]}, int64_t{g.s[0]}, int64_t{g.s[1]}, int64_t{g.s[2]}, int64_t{g.p[0]},
-         int64_t{g.p[1]}, int64_t{g.p[2]}, int64_t{g.dil[0]}, int64_t{g.dil[1]}, int64_t{g.dil[2]}, gy.stride[0],
-         gy.stride[1], gy.stride[2], gy.stride[3], gy.stride[4], yi.stride[0], yi.stride[1], yi.stride[2],
-         yi.stride[3], yi.stride[4], gi.stride[0], gi.stride[1], gi.stride[2], gi.stride[3], gi.stride[4], gi.c_fast);
+  max_pool_bwd(grad_output, indices, grad_input, g, 3, op);
   return grad_input;
 }
 
@@ -578,15 +450,7 @@ at::Tensor& avg_pool3d_out_ocl(const at::Tensor& self, c10::IntArrayRef kernel_s
   check_avg_pool3d_dtype(self, "avg_pool3d");
   if (out.numel() == 0) return out;
   const Pool3d g = pool3d_geom(self, kernel_size, stride, padding, {1}, ceil_mode, "avg_pool3d");
-  const Dims5 x = dims5(self, 3), y = dims5(out, 3);
-  Device& d = ocl_device(self);
-  Kernel& k = get_kernel(d, "pool", pool_options_any(d, self.scalar_type(), "avg_pool3d"), "avg_pool3d_fwd");
-  const int64_t n = out.numel();
-  launch(d, k, grid_stride(n, kPoolWG), Range(kPoolWG), buf(self), buf(out), n, y.size[1], x.size[2], x.size[3],
-         x.size[4], y.size[2], y.size[3], y.size[4], int64_t{g.k[0]}, int64_t{g.k[1]}, int64_t{g.k[2]},
-         int64_t{g.s[0]}, int64_t{g.s[1]}, int64_t{g.s[2]}, int64_t{g.p[0]}, int64_t{g.p[1]}, int64_t{g.p[2]},
-         cl_int{count_include_pad}, divisor_override.value_or(0), x.stride[0], x.stride[1], x.stride[2],
-         x.stride[3], x.stride[4], y.stride[0], y.stride[1], y.stride[2], y.stride[3], y.stride[4], y.c_fast);
+  avg_pool_fwd(self, out, g, count_include_pad, divisor_override, 3, "avg_pool3d");
   return out;
 }
 
@@ -600,16 +464,90 @@ at::Tensor& avg_pool3d_backward_out_ocl(const at::Tensor& grad_output, const at:
   check_avg_pool3d_dtype(self, "avg_pool3d_backward");
   if (grad_input.numel() == 0) return grad_input;
   const Pool3d g = pool3d_geom(self, kernel_size, stride, padding, {1}, ceil_mode, "avg_pool3d_backward");
-  const Dims5 gy = dims5(grad_output, 3), gi = dims5(grad_input, 3);
-  Device& d = ocl_device(self);
-  Kernel& k = get_kernel(d, "pool", pool_options_any(d, self.scalar_type(), "avg_pool3d_backward"), "avg_pool3d_bwd");
-  const int64_t n = grad_input.numel();
-  launch(d, k, grid_stride(n, kPoolWG), Range(kPoolWG), buf(grad_output), buf(grad_input), n, gi.size[1], gi.size[2],
-         gi.size[3], gi.size[4], gy.size[2], gy.size[3], gy.size[4], int64_t{g.k[0]}, int64_t{g.k[1]},
-         int64_t{g.k[2]}, int64_t{g.s[0]}, int64_t{g.s[1]}, int64_t{g.s[2]}, int64_t{g.p[0]}, int64_t{g.p[1]},
-         int64_t{g.p[2]}, cl_int{count_include_pad}, divisor_override.value_or(0), gy.stride[0], gy.stride[1],
-         gy.stride[2], gy.stride[3], gy.stride[4], gi.stride[0], gi.stride[1], gi.stride[2], gi.stride[3],
-         gi.stride[4], gi.c_fast);
+  avg_pool_bwd(grad_output, grad_input, g, count_include_pad, divisor_override, 3, "avg_pool3d_backward");
+  return grad_input;
+}
+
+// ---- 2-D max and average pooling (and the 1-D forms ATen runs through them): the kernels
+// of the 3-D ops with one depth row. ATen's meta functions check the arguments and size the
+// outputs (memory format included), as on the CPU.
+
+// The geometry of a 2-D pooling whose output is `out`, from the op's int[2] arguments (one
+// value or two; an empty stride is the kernel size), as a 3-D one: one tap along the depth.
+Pool3d pool2d_geom(const at::Tensor& out, c10::IntArrayRef kernel_size, c10::IntArrayRef stride,
+                   c10::IntArrayRef padding, c10::IntArrayRef dilation) {
+  auto pick = [](c10::IntArrayRef v, int i) {
+    return c10::checked_convert<int, int64_t>(v[v.size() == 1 ? 0 : i], "int");
+  };
+  Pool3d g{{1, 1, 1}, {1, 1, 1}, {0, 0, 0}, {1, 1, 1}, {1, 1, 1}};
+  for (int i = 0; i < 2; ++i) {
+    g.k[i + 1] = pick(kernel_size, i);
+    g.s[i + 1] = stride.empty() ? g.k[i + 1] : pick(stride, i);
+    g.p[i + 1] = pick(padding, i);
+    g.dil[i + 1] = pick(dilation, i);
+    g.out[i + 1] = out.size(out.dim() - 2 + i);
+  }
+  return g;
+}
+
+// The CPU's 2-D average pooling dtypes: floating types and int64.
+void check_avg_pool2d_dtype(const at::Tensor& t, const char* op) {
+  const auto st = t.scalar_type();
+  TORCH_CHECK_NOT_IMPLEMENTED(at::isFloatingType(st) || st == at::kLong, "\"", op, "\" not implemented for '",
+                              toString(st), "'");
+}
+
+// max_pool2d_with_indices.out(Tensor self, int[2] kernel_size, int[2] stride=[], int[2] padding=0, int[2] dilation=1, bool ceil_mode=False, *, Tensor(a!) out, Tensor(b!) indices) -> (Tensor(a!), Tensor(b!))
+std::tuple<at::Tensor&, at::Tensor&> max_pool2d_with_indices_out_ocl(const at::Tensor& self,
+                                                                     c10::IntArrayRef kernel_size,
+                                                                     c10::IntArrayRef stride,
+                                                                     c10::IntArrayRef padding,
+                                                                     c10::IntArrayRef dilation, bool ceil_mode,
+                                                                     at::Tensor& out, at::Tensor& indices) {
+  OutMeta<at::meta::structured_max_pool2d_with_indices, 2> m(out, indices);
+  m.meta(self, kernel_size, stride, padding, dilation, ceil_mode);
+  TORCH_CHECK_NOT_IMPLEMENTED(self.scalar_type() != at::kBool, "\"max_pool2d\" not implemented for 'Bool'");
+  max_pool_fwd(self, out, indices, pool2d_geom(out, kernel_size, stride, padding, dilation), 2, "max_pool2d");
+  return {out, indices};
+}
+
+// max_pool2d_with_indices_backward.grad_input(Tensor grad_output, Tensor self, int[2] kernel_size, int[2] stride, int[2] padding, int[2] dilation, bool ceil_mode, Tensor indices, *, Tensor(a!) grad_input) -> Tensor(a!)
+at::Tensor& max_pool2d_with_indices_backward_out_ocl(const at::Tensor& grad_output, const at::Tensor& self,
+                                                     c10::IntArrayRef kernel_size, c10::IntArrayRef stride,
+                                                     c10::IntArrayRef padding, c10::IntArrayRef dilation,
+                                                     bool ceil_mode, const at::Tensor& indices,
+                                                     at::Tensor& grad_input) {
+  OutMeta<at::meta::structured_max_pool2d_with_indices_backward> m(grad_input);
+  m.meta(grad_output, self, kernel_size, stride, padding, dilation, ceil_mode, indices);
+  check_floating(self, "max_pool2d_backward");
+  // Each input element gathers the gradients of the windows whose index names it.
+  max_pool_bwd(grad_output, indices, grad_input, pool2d_geom(grad_output, kernel_size, stride, padding, dilation), 2,
+               "max_pool2d_backward");
+  return grad_input;
+}
+
+// avg_pool2d.out(Tensor self, int[2] kernel_size, int[2] stride=[], int[2] padding=0, bool ceil_mode=False, bool count_include_pad=True, int? divisor_override=None, *, Tensor(a!) out) -> Tensor(a!)
+at::Tensor& avg_pool2d_out_ocl(const at::Tensor& self, c10::IntArrayRef kernel_size, c10::IntArrayRef stride,
+                               c10::IntArrayRef padding, bool ceil_mode, bool count_include_pad,
+                               c10::optional<int64_t> divisor_override, at::Tensor& out) {
+  OutMeta<at::meta::structured_avg_pool2d> m(out);
+  m.meta(self, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override);
+  check_avg_pool2d_dtype(self, "avg_pool2d");
+  avg_pool_fwd(self, out, pool2d_geom(out, kernel_size, stride, padding, {1}), count_include_pad, divisor_override, 2,
+               "avg_pool2d");
+  return out;
+}
+
+// avg_pool2d_backward.grad_input(Tensor grad_output, Tensor self, int[2] kernel_size, int[2] stride, int[2] padding, bool ceil_mode, bool count_include_pad, int? divisor_override, *, Tensor(a!) grad_input) -> Tensor(a!)
+at::Tensor& avg_pool2d_backward_out_ocl(const at::Tensor& grad_output, const at::Tensor& self,
+                                        c10::IntArrayRef kernel_size, c10::IntArrayRef stride,
+                                        c10::IntArrayRef padding, bool ceil_mode, bool count_include_pad,
+                                        c10::optional<int64_t> divisor_override, at::Tensor& grad_input) {
+  OutMeta<at::meta::structured_avg_pool2d_backward> m(grad_input);
+  m.meta(grad_output, self, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override);
+  check_avg_pool2d_dtype(self, "avg_pool2d_backward");
+  avg_pool_bwd(grad_output, grad_input, pool2d_geom(grad_output, kernel_size, stride, padding, {1}),
+               count_include_pad, divisor_override, 2, "avg_pool2d_backward");
   return grad_input;
 }
 

@@ -1,6 +1,7 @@
-// Sliding windows over the spatial dims of (N, C, *S) tensors, shared by convolution and
-// pooling: the padded input's windows as one strided view (no copy), and its adjoint, which
-// gathers per-window values back into the input (kernels/windows.cl: one launch).
+// Sliding windows over the spatial dims of (N, C, *S) tensors, for convolutions and
+// F.unfold / F.fold: the padded input's windows as one strided view (no copy), and its
+// adjoint, which gathers per-window values back into the input (kernels/windows.cl: one
+// launch).
 #pragma once
 #include <ATen/core/Tensor.h>
 #include <c10/core/Scalar.h>

@@ -34,6 +34,7 @@ def _inputs(dtype):
     yield make((2, 3, 8, 9), dtype, noncontig=True, seed=2), " noncontig"
     yield make((0, 3, 6, 6), dtype), " empty batch"
     yield make((4, 16, 33, 31), dtype, seed=3), " large"
+    yield make((2, 5, 9, 8), dtype, seed=6).contiguous(memory_format=torch.channels_last), " channels_last"
 
 
 def _max_samples(dtype):
@@ -249,7 +250,7 @@ CASES = [
     OpCase("max_pool2d_other_dtypes", [], _pool, _max_samples, dtypes=HALFS + (torch.int64, torch.int32)),
     OpCase("avg_pool2d", ["aten::avg_pool2d.out", "aten::avg_pool2d_backward.grad_input"], _pool, _avg_samples,
            dtypes=FLOATS, grad=True),
-    OpCase("avg_pool2d_other_dtypes", [], _pool, _avg_samples, dtypes=HALFS + (torch.int64,)),
+    OpCase("avg_pool2d_other_dtypes", [], _pool, _avg_samples, dtypes=HALFS + (torch.int64, torch.int32)),
     OpCase("adaptive_max_pool2d", ["aten::adaptive_max_pool2d.out", "aten::adaptive_max_pool2d_backward.grad_input"],
            _pool, _adaptive_max_samples, dtypes=FLOATS, grad=True),
     OpCase("adaptive_max_pool2d_half", [], _pool, _adaptive_max_samples, dtypes=HALFS, grad=True),
