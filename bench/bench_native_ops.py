@@ -136,11 +136,29 @@ def cases(dev, s):
     c["fft2 1024x4096 (complex64)"] = lambda: torch.fft.fft2(rows)
     prime_rows = torch.complex(_randn(1024 // s, 4099, dev=dev, seed=25), _randn(1024 // s, 4099, dev=dev, seed=26))
     c["fft, 1024 rows of 4099 (prime)"] = lambda: torch.fft.fft(prime_rows)
+    # Convolutions (CUDA: cuDNN in float32, TF32 off in run_worker), the window adjoint
+    # (F.fold, average-pooling backward) and the recurrent layers' fused cells.
+    torch.manual_seed(0)
+    fmap = _randn(32 // s, 64, 56, 56, dev=dev, seed=30, grad=True)
+    conv = torch.nn.Conv2d(64, 64, 3, padding=1).to(dev)
+    c["conv2d 3x3 64->64, 32x64x56², fwd"] = lambda: conv(fmap.detach())
+    c["conv2d 3x3 64->64, 32x64x56², fwd+bwd"] = _fwd_bwd(lambda: conv(fmap), fmap, *conv.parameters())
+    conv_s2 = torch.nn.Conv2d(64, 128, 3, stride=2, padding=1).to(dev)
+    c["conv2d 3x3 s2 64->128, 32x64x56², fwd+bwd"] = _fwd_bwd(lambda: conv_s2(fmap), fmap, *conv_s2.parameters())
+    c["avg_pool2d k=3 s=1 p=1, 32x64x56², fwd+bwd"] = _fwd_bwd(lambda: F.avg_pool2d(fmap, 3, 1, 1), fmap)
+    cols = _randn(32 // s, 64 * 9, 56 * 56, dev=dev, seed=31)
+    c["F.fold 3x3 p=1 into 32x64x56²"] = lambda: F.fold(cols, (56, 56), 3, padding=1)
+    lstm = torch.nn.LSTM(512, 512, num_layers=2).to(dev)
+    seq = _randn(64, 32 // s, 512, dev=dev, seed=32, grad=True)
+    c["LSTM 2x512, seq 64, batch 32, fwd+bwd"] = _fwd_bwd(lambda: lstm(seq)[0], seq, *lstm.parameters())
+    gru = torch.nn.GRU(512, 512).to(dev)
+    c["GRU 512, seq 64, batch 32, fwd+bwd"] = _fwd_bwd(lambda: gru(seq)[0], seq, *gru.parameters())
     return c
 
 
 def run_worker(device, names, small):
     warnings.simplefilter("ignore")
+    torch.backends.cudnn.allow_tf32 = False  # float32 convolutions, as ocl computes them
     rows = []
     for name, fn in cases(device, 8 if small else 1).items():
         if names and not any(n in name for n in names):
