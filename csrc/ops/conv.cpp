@@ -31,10 +31,10 @@ WindowGeom conv_kernel_geom(const at::Tensor& weight, c10::IntArrayRef stride, c
   g.nd = weight.dim() - 2;
   TORCH_CHECK(g.nd >= 1, "convolution: expected a weight with at least 3 dims, got ", weight.sizes());
   g.stride = per_dim(stride, g.nd, "convolution", "stride");
-  g.pad_lo = g.pad_hi = per_dim(padding, g.nd, "convolution", "padding");
+  g.pad = per_dim(padding, g.nd, "convolution", "padding");
   g.dil = per_dim(dilation, g.nd, "convolution", "dilation");
   for (int64_t i = 0; i < g.nd; ++i) {
-    TORCH_CHECK(g.stride[i] > 0 && g.dil[i] > 0 && g.pad_lo[i] >= 0, "convolution: invalid stride ", stride,
+    TORCH_CHECK(g.stride[i] > 0 && g.dil[i] > 0 && g.pad[i] >= 0, "convolution: invalid stride ", stride,
                 ", padding ", padding, " or dilation ", dilation);
     g.k.push_back(weight.size(i + 2));
   }
@@ -44,7 +44,7 @@ WindowGeom conv_kernel_geom(const at::Tensor& weight, c10::IntArrayRef stride, c
 // Windows along spatial dim i of an input of size `in` (the padded extent over the dilated
 // kernel's, in strides): a convolution's output size, F.unfold's block count.
 int64_t windows_along(const WindowGeom& g, int64_t i, int64_t in) {
-  return (in + 2 * g.pad_lo[i] - g.dil[i] * (g.k[i] - 1) - 1) / g.stride[i] + 1;
+  return (in + 2 * g.pad[i] - g.dil[i] * (g.k[i] - 1) - 1) / g.stride[i] + 1;
 }
 
 // The window geometry of a convolution with `weight` over spatial sizes `in`: g.out windows
@@ -67,7 +67,7 @@ at::Tensor by_group(const at::Tensor& gy, int64_t groups) {
 
 // x (N, C, *S) -> columns (N, groups, C/groups * taps, windows).
 at::Tensor im2col(const at::Tensor& x, const WindowGeom& g, int64_t groups) {
-  return window_view(x, g, 0).reshape({x.size(0), groups, x.size(1) / groups * g.taps(), g.windows()});
+  return window_view(x, g).reshape({x.size(0), groups, x.size(1) / groups * g.taps(), g.windows()});
 }
 
 // The adjoint of im2col: columns (N, groups, C/groups * taps, windows) -> (N, C, *in).
@@ -134,7 +134,7 @@ at::Tensor convolution_ocl(const at::Tensor& input, const at::Tensor& weight, co
       TORCH_CHECK(op >= 0 && (op < g.stride[i] || op < g.dil[i]),
                   "output padding must be smaller than either stride or dilation, but got output_padding ",
                   output_padding, ", stride ", stride, " and dilation ", dilation);
-      out[i] = (input.size(i + 2) - 1) * g.stride[i] - 2 * g.pad_lo[i] + g.dil[i] * (g.k[i] - 1) + op + 1;
+      out[i] = (input.size(i + 2) - 1) * g.stride[i] - 2 * g.pad[i] + g.dil[i] * (g.k[i] - 1) + op + 1;
       TORCH_CHECK(out[i] > 0, "convolution: the transposed convolution of input ", input.sizes(),
                   " with these parameters has no output (size ", out[i], " in spatial dim ", i, ")");
     }
@@ -183,7 +183,7 @@ WindowGeom unfold_geom(c10::IntArrayRef kernel_size, c10::IntArrayRef dilation, 
   g.nd = 2;
   g.k = per_dim(kernel_size, 2, "im2col", "kernel_size");
   g.dil = per_dim(dilation, 2, "im2col", "dilation");
-  g.pad_lo = g.pad_hi = per_dim(padding, 2, "im2col", "padding");
+  g.pad = per_dim(padding, 2, "im2col", "padding");
   g.stride = per_dim(stride, 2, "im2col", "stride");
   const int64_t in[2] = {h, w};
   for (int64_t i = 0; i < 2; ++i) g.out.push_back(windows_along(g, i, in[i]));
@@ -201,7 +201,7 @@ at::Tensor& im2col_out_ocl(const at::Tensor& self, c10::IntArrayRef kernel_size,
               ", but got ", out.scalar_type(), " instead");
   const at::Tensor x = self.dim() == 3 ? self.unsqueeze(0) : self;
   const WindowGeom g = unfold_geom(kernel_size, dilation, padding, stride, x.size(2), x.size(3));
-  const at::Tensor cols = window_view(x, g, 0).reshape({x.size(0), x.size(1) * g.taps(), g.windows()});
+  const at::Tensor cols = window_view(x, g).reshape({x.size(0), x.size(1) * g.taps(), g.windows()});
   at::native::resize_output(out, self.dim() == 3 ? cols.sizes().slice(1) : cols.sizes());
   out.copy_(self.dim() == 3 ? cols.squeeze(0) : cols);
   return out;

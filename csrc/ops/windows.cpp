@@ -31,10 +31,16 @@ std::vector<int64_t> per_dim(c10::IntArrayRef v, int64_t nd, const char* op, con
   return r;
 }
 
-at::Tensor window_view(const at::Tensor& x, const WindowGeom& g, const c10::Scalar& value) {
+at::Tensor window_view(const at::Tensor& x, const WindowGeom& g) {
   std::vector<int64_t> pads;  // constant_pad_nd: last dim first
-  for (int64_t i = g.nd - 1; i >= 0; --i) pads.insert(pads.end(), {g.pad_lo[i], g.pad_hi[i]});
-  const at::Tensor xp = at::constant_pad_nd(x, pads, value).contiguous();
+  bool padded = false;
+  for (int64_t i = g.nd - 1; i >= 0; --i) {
+    pads.insert(pads.end(), {g.pad[i], g.pad[i]});
+    padded |= g.pad[i] != 0;
+  }
+  // Without padding the windows are a view of x itself, at its own strides (1x1 and unpadded
+  // convolutions, F.unfold): no copy.
+  const at::Tensor xp = padded ? at::constant_pad_nd(x, pads, 0) : x;
   std::vector<int64_t> sizes{xp.size(0), xp.size(1)}, strides{xp.stride(0), xp.stride(1)};
   for (int64_t i = 0; i < g.nd; ++i) {
     sizes.push_back(g.k[i]);
@@ -79,7 +85,7 @@ at::Tensor window_sum_back(const at::Tensor& v, const WindowGeom& g, c10::IntArr
       ks{0, 0, 0}, os{0, 0, 0};
   for (int64_t i = 0; i < g.nd; ++i) {
     const int64_t j = 3 - g.nd + i;
-    isz[j] = in[i], k[j] = g.k[i], o[j] = g.out[i], s[j] = g.stride[i], dil[j] = g.dil[i], p[j] = g.pad_lo[i];
+    isz[j] = in[i], k[j] = g.k[i], o[j] = g.out[i], s[j] = g.stride[i], dil[j] = g.dil[i], p[j] = g.pad[i];
     ks[j] = v.stride(2 + i), os[j] = v.stride(2 + g.nd + i);
   }
   for (const auto* a : {&isz, &k, &o, &s, &dil, &p})

@@ -4,7 +4,6 @@
 // launch).
 #pragma once
 #include <ATen/core/Tensor.h>
-#include <c10/core/Scalar.h>
 #include <vector>
 
 namespace torch_ocl {
@@ -12,14 +11,15 @@ namespace torch_ocl {
 struct WindowGeom {
   int64_t nd = 0;                           // spatial dims
   std::vector<int64_t> k, stride, dil;      // kernel size, step and dilation per dim
-  std::vector<int64_t> pad_lo, pad_hi;      // padding before/after (after > before for ceil_mode)
+  std::vector<int64_t> pad;                 // zero padding on both sides
   std::vector<int64_t> out;                 // windows per dim
   int64_t taps() const;                     // prod(k)
   int64_t windows() const;                  // prod(out)
 };
 
-// (N, C, *S) padded with `value` by g's paddings, as a (N, C, k..., out...) strided view.
-at::Tensor window_view(const at::Tensor& x, const WindowGeom& g, const c10::Scalar& value);
+// (N, C, *S) padded with zeros by g's paddings, as a (N, C, k..., out...) strided view (of x
+// itself where there is no padding).
+at::Tensor window_view(const at::Tensor& x, const WindowGeom& g);
 
 // The adjoint of window_view: v (N, C, k..., out...) summed into a zero (N, C, *in) tensor,
 // the padding cropped.

@@ -20,6 +20,11 @@ def _conv_samples(dtype):
     yield Sample((F.conv2d, x, w(8, 1, 5, 5), None), dict(groups=4, padding="same"), tag="2d depthwise same")
     yield Sample((F.conv2d, x, w(3, 4, 1, 1), None), tag="2d 1x1")
     yield Sample((F.conv2d, make((2, 4, 8, 9), dtype, noncontig=True, seed=4), w(3, 4, 2, 2), None), tag="2d noncontig")
+    # Unpadded windows are views of the input at its own strides.
+    yield Sample((F.conv2d, make((2, 4, 8, 9), dtype, noncontig=True, seed=11), w(3, 4, 1, 1), w(3, seed=3)),
+                 dict(stride=2), tag="2d 1x1 stride noncontig")
+    yield Sample((F.conv2d, make((2, 4, 9, 8), dtype, seed=12).contiguous(memory_format=torch.channels_last),
+                  w(5, 4, 3, 2), None), dict(dilation=(1, 2)), tag="2d channels_last")
     yield Sample((F.conv2d, make((4, 6, 6), dtype, seed=5), w(3, 4, 2, 2), None), tag="2d unbatched")
     yield Sample((F.conv2d, make((0, 4, 6, 6), dtype), w(3, 4, 2, 2), None), tag="2d empty batch")
     yield Sample((F.conv1d, make((3, 4, 17), dtype, seed=6), w(5, 4, 3), w(5, seed=3)), dict(stride=2, padding=1),
