@@ -851,6 +851,17 @@ at::Tensor& isneginf_out_ocl(const at::Tensor& self, at::Tensor& out) {
   return predicate(self, out, at::isFloatingType(self.scalar_type()) ? fp : other);
 }
 
+// signbit.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)
+// The sign bit: set for -0.0 and negative NaNs too; integers below zero; never for unsigned types.
+at::Tensor& signbit_out_ocl(const at::Tensor& self, at::Tensor& out) {
+  TORCH_CHECK(out.scalar_type() == at::kBool, "signbit does not support non-boolean outputs.");
+  static const PointwiseSpec fp = spec("signbit", "signbit(a) != 0", {}, {at::kBool});
+  static const PointwiseSpec neg = spec("signbit_int", "a < (CT)0", {}, {at::kBool});
+  static const PointwiseSpec other = spec("false", "0", {}, {at::kBool});
+  const at::ScalarType t = self.scalar_type();
+  return predicate(self, out, at::isFloatingType(t) ? fp : at::isSignedType(t) ? neg : other);
+}
+
 // nan_to_num.out(Tensor self, float? nan=None, float? posinf=None, float? neginf=None, *, Tensor(a!) out)
 at::Tensor& nan_to_num_out_ocl(const at::Tensor& self, std::optional<double> nan, std::optional<double> posinf,
                                std::optional<double> neginf, at::Tensor& out) {
@@ -1153,6 +1164,7 @@ TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
   m.impl("isnan", isnan_ocl);
   OCL_IMPL(m, "isposinf.out", isposinf_out_ocl);
   OCL_IMPL(m, "isneginf.out", isneginf_out_ocl);
+  OCL_IMPL(m, "signbit.out", signbit_out_ocl);
   OCL_IMPL(m, "nan_to_num.out", nan_to_num_out_ocl);
   OCL_IMPL(m, "bitwise_and.Tensor_out", bitwise_and_out_ocl);
   OCL_IMPL(m, "bitwise_or.Tensor_out", bitwise_or_out_ocl);

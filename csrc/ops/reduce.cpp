@@ -875,6 +875,14 @@ at::Tensor& renorm_out_ocl(const at::Tensor& self, const c10::Scalar& p, int64_t
   return at::mul_out(out, self, norm);
 }
 
+// trace(Tensor self) -> Tensor
+// The sum of the main diagonal (a strided view): dtype as sum's (int64 for integers).
+at::Tensor trace_ocl(const at::Tensor& self) {
+  TORCH_CHECK(self.dim() == 2, "trace: expected a matrix, but got tensor with dim ", self.dim());
+  TORCH_CHECK_NOT_IMPLEMENTED(self.scalar_type() != at::kBool, "\"trace\" not implemented for 'Bool'");
+  return at::sum(self.diagonal());
+}
+
 }  // namespace
 
 TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
@@ -884,6 +892,7 @@ TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
   OCL_IMPL(m, "nansum", nansum_ocl);
   OCL_IMPL(m, "nansum.out", nansum_out_ocl);
   OCL_IMPL(m, "prod", prod_ocl);
+  OCL_IMPL(m, "trace", trace_ocl);
   OCL_IMPL(m, "prod.int_out", prod_int_out_ocl);
   OCL_IMPL(m, "amax.out", amax_out_ocl);
   OCL_IMPL(m, "amin.out", amin_out_ocl);

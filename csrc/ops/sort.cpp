@@ -19,6 +19,7 @@
 #include <ATen/native/ReduceOpsUtils.h>
 #include <ATen/native/Resize.h>
 #include <ATen/native/SortingUtils.h>
+#include <ATen/ops/amin.h>
 #include <ATen/ops/aminmax.h>
 #include <ATen/ops/arange.h>
 #include <ATen/ops/any.h>
@@ -29,6 +30,7 @@
 #include <ATen/ops/index_copy.h>
 #include <ATen/ops/index_select.h>
 #include <ATen/ops/ne.h>
+#include <ATen/ops/searchsorted.h>
 #include <ATen/ops/nonzero.h>
 #include <ATen/ops/sort.h>
 #include <ATen/ops/topk_meta.h>
@@ -347,6 +349,25 @@ at::Tensor bincount_ocl(const at::Tensor& self, const c10::optional<at::Tensor>&
   launch(d, get_kernel(d, "sort", sort_opts(d, out_t), "bincount_bins"), grid_stride(nbins), Range(kWG), buf(out), buf(sorted),
          buf(std::get<1>(sv)), buf(w), n, nbins, static_cast<cl_int>(has_w));
   return out;
+}
+
+// repeat_interleave.Tensor(Tensor repeats, *, SymInt? output_size=None) -> Tensor
+// [0]*repeats[0] ++ [1]*repeats[1] ++ ...: output position j holds the first i whose running
+// total of repeats exceeds j (a right-sided binary search of the cumulative sum). As on the
+// CPU, the total is read to size (or check) the output, with the negativity check in the same
+// read.
+at::Tensor repeat_interleave_ocl(const at::Tensor& repeats, std::optional<int64_t> output_size) {
+  TORCH_CHECK(repeats.dim() == 1, "repeat_interleave only accept 1D vector as repeat");
+  const at::ScalarType t = repeats.scalar_type();
+  TORCH_CHECK_NOT_IMPLEMENTED(t == at::kLong || t == at::kInt, "\"repeat_interleave\" not implemented for '", t,
+                              "'");
+  if (repeats.numel() == 0) return at::empty({0}, repeats.options());  // any output_size, as on the CPU
+  const at::Tensor cum = repeats.cumsum(0, at::kLong);
+  const at::Tensor host = at::stack({at::amin(repeats).to(at::kLong), cum[-1]}).cpu();  // the one host read
+  TORCH_CHECK(host[0].item<int64_t>() >= 0, "repeats can not be negative");
+  const int64_t total = host[1].item<int64_t>();
+  TORCH_CHECK(!output_size.has_value() || *output_size == total, "allocated size does not match required size");
+  return at::searchsorted(cum, at::arange(total, cum.options()), /*out_int32=*/t == at::kInt, /*right=*/true);
 }
 
 // searchsorted.Tensor_out(Tensor sorted_sequence, Tensor self, *, bool out_int32=False, bool right=False,
@@ -676,6 +697,7 @@ TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
   OCL_IMPL(m, "unique_consecutive", unique_consecutive_ocl);
   OCL_IMPL(m, "unique_dim", unique_dim_ocl);
   OCL_IMPL(m, "bincount", bincount_ocl);
+  OCL_IMPL(m, "repeat_interleave.Tensor", repeat_interleave_ocl);
   OCL_IMPL(m, "searchsorted.Tensor", searchsorted_ocl);
   OCL_IMPL(m, "searchsorted.Tensor_out", searchsorted_out_ocl);
   OCL_IMPL(m, "searchsorted.Scalar", searchsorted_scalar_ocl);

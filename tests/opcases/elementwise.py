@@ -473,6 +473,14 @@ def _predicates(x):
     return torch.isnan(x), torch.isposinf(x), torch.isneginf(x), torch.isinf(x), torch.isfinite(x)
 
 
+def _signbit(x):
+    return torch.signbit(x), torch.signbit(x, out=torch.empty(x.shape, dtype=torch.bool, device=x.device))
+
+
+def _signbit_wrong_out(x):
+    return torch.signbit(x, out=torch.empty(x.shape, device=x.device))
+
+
 def _sign_forms(x):
     if x.dtype == torch.bool:
         return torch.sign(x), torch.sgn(x)
@@ -621,6 +629,10 @@ CASES = [
            _nan_to_num_samples, dtypes=FLOAT + I64 + HALFS),
     OpCase("predicates", ["aten::isnan", "aten::isposinf.out", "aten::isneginf.out"], _predicates, _isnan_samples,
            dtypes=FLOAT + I64),
+    # -0.0 and negative NaNs have the sign bit; unsigned and bool values never.
+    OpCase("signbit", ["aten::signbit.out"], _signbit, _isnan_samples,
+           dtypes=FLOATS + HALFS + (torch.int64, torch.int32, torch.int8, torch.uint8, torch.bool)),
+    OpCase("signbit_wrong_out", [], _signbit_wrong_out, lambda dt: [Sample((make((3,), dt),))], dtypes=FLOAT),
 ]
 
 

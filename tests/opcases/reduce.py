@@ -285,7 +285,21 @@ def _lse_out(x, **kw):
 
 SUMS = (torch.float32, torch.float64, torch.int32, torch.int64, torch.bool) + HALFS
 
+def _trace_samples(dtype):
+    yield Sample((make((4, 4), dtype, requires_grad=dtype.is_floating_point),), tag="square")
+    yield Sample((make((3, 7), dtype, seed=1),), tag="wide")
+    yield Sample((make((9, 2), dtype, seed=2),), tag="tall")
+    yield Sample((make((6, 5), dtype, seed=3).t(),), tag="transposed")
+    yield Sample((make((5, 8), dtype, noncontig=True, seed=4),), tag="noncontig")
+    yield Sample((make((0, 3), dtype),), tag="empty")
+    yield Sample((make((2, 2, 2), dtype),), tag="3-d raises")
+    yield Sample((make((3,), dtype),), tag="1-d raises")
+
+
 CASES = [
+    # int32 and bool: sum's promotion to int64; bool raises NotImplementedError, as on the CPU.
+    OpCase("trace", ["aten::trace"], torch.trace, _trace_samples,
+           dtypes=FLOAT + (torch.float64, torch.float16, torch.int64, torch.int32, torch.bool), grad=True),
     OpCase("sum", ["aten::sum.IntList_out"], lambda x, **kw: torch.sum(x, **kw), _sum_samples, dtypes=SUMS,
            grad=True),
     OpCase("sum_out", ["aten::sum.IntList_out"], _sum_out, _sum_out_samples, dtypes=(torch.float32, torch.int64)),

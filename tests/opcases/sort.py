@@ -504,6 +504,19 @@ def _histc_error(x, bins, lo, hi, out_dtype=None):
     return torch.histc(x, bins, lo, hi)
 
 
+def _repeat_samples(dtype):
+    yield Sample((torch.tensor([1, 0, 2, 3], dtype=dtype),), tag="counts")
+    yield Sample((torch.tensor([0, 0], dtype=dtype),), tag="all zero")
+    yield Sample((torch.tensor([], dtype=dtype),), tag="empty")
+    g = torch.Generator().manual_seed(0)
+    yield Sample((torch.randint(0, 6, (1000,), generator=g).to(dtype),), tag="large")
+    yield Sample((torch.tensor([2, 1], dtype=dtype),), dict(output_size=3), tag="output_size")
+    yield Sample((torch.tensor([2, 1], dtype=dtype),), dict(output_size=4), tag="wrong output_size raises")
+    yield Sample((torch.tensor([], dtype=dtype),), dict(output_size=1), tag="empty, wrong output_size raises")
+    yield Sample((torch.tensor([2, -1, 3], dtype=dtype),), tag="negative raises")
+    yield Sample((torch.tensor([[1, 2]], dtype=dtype),), tag="2-d raises")
+
+
 MEDIAN = ["aten::median.dim_values", "aten::nanmedian.dim_values"]
 
 CASES = [
@@ -517,6 +530,9 @@ CASES = [
            dtypes=FLOAT + INTS[:2]),
     OpCase("bincount", ["aten::bincount"], _bincount, _bincount_samples, dtypes=(torch.int64, torch.int32,
                                                                                  torch.uint8)),
+    # The index form (torch.repeat_interleave(repeats)); float repeats raise NotImplementedError.
+    OpCase("repeat_interleave_tensor", ["aten::repeat_interleave.Tensor"], torch.repeat_interleave, _repeat_samples,
+           dtypes=(torch.int64, torch.int32, torch.float32)),
     OpCase("searchsorted", SEARCHSORTED[:2], _searchsorted, _search_samples, dtypes=FLOATS + INTS + HALFS),
     OpCase("searchsorted_sorter", SEARCHSORTED[:1], _searchsorted_sorter,
            lambda dt: [s for s in _search_samples(dt) if s.args[0].numel() and "NaN" not in s.tag], dtypes=FLOAT),
