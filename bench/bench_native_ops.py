@@ -146,6 +146,7 @@ def cases(dev, s):
     conv_s2 = torch.nn.Conv2d(64, 128, 3, stride=2, padding=1).to(dev)
     c["conv2d 3x3 s2 64->128, 32x64x56², fwd+bwd"] = _fwd_bwd(lambda: conv_s2(fmap), fmap, *conv_s2.parameters())
     c["avg_pool2d k=3 s=1 p=1, 32x64x56², fwd+bwd"] = _fwd_bwd(lambda: F.avg_pool2d(fmap, 3, 1, 1), fmap)
+    c["max_pool2d k=3 s=2 p=1, 32x64x56², fwd+bwd"] = _fwd_bwd(lambda: F.max_pool2d(fmap, 3, 2, 1), fmap)
     cols = _randn(32 // s, 64 * 9, 56 * 56, dev=dev, seed=31)
     c["F.fold 3x3 p=1 into 32x64x56²"] = lambda: F.fold(cols, (56, 56), 3, padding=1)
     lstm = torch.nn.LSTM(512, 512, num_layers=2).to(dev)
