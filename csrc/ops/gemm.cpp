@@ -309,8 +309,13 @@ GemmConfig resolve_config(const Device& d, at::ScalarType t, ShapeClass shape) {
 }
 
 // Large tiles once there are at least as many of them as compute units (fewer, bigger
-// work-groups then still fill the device); small tiles otherwise, for parallelism.
+// work-groups then still fill the device); small tiles otherwise, for parallelism. A product
+// of at most 64 rows or columns would leave half of every 128x128 tile empty: small tiles
+// however many there are. H200 (bench/RESULTS.md, session 23), a 3x3 convolution 64->64 on
+// 32x64x56x56, whose forward and weight-gradient products have 64 rows, fwd+bwd: 2,292 us
+// with 128x128 tiles, 1,763 with 64x64 (64x128: 1,941).
 ShapeClass shape_class(const Device& d, int64_t B, int64_t M, int64_t N) {
+  if (std::min(M, N) <= 64) return ShapeClass::Small;
   const int64_t big_tiles = B * ((M + 127) / 128) * ((N + 127) / 128);
   return big_tiles >= int64_t(std::max<cl_uint>(d.info.compute_units, 1)) ? ShapeClass::Large : ShapeClass::Small;
 }

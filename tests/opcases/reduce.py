@@ -299,7 +299,7 @@ def _trace_samples(dtype):
 CASES = [
     # int32 and bool: sum's promotion to int64; bool raises NotImplementedError, as on the CPU.
     OpCase("trace", ["aten::trace"], torch.trace, _trace_samples,
-           dtypes=FLOAT + (torch.float64, torch.float16, torch.int64, torch.int32, torch.bool), grad=True),
+           dtypes=FLOAT + (torch.float64, torch.int64, torch.int32, torch.bool), grad=True),
     OpCase("sum", ["aten::sum.IntList_out"], lambda x, **kw: torch.sum(x, **kw), _sum_samples, dtypes=SUMS,
            grad=True),
     OpCase("sum_out", ["aten::sum.IntList_out"], _sum_out, _sum_out_samples, dtypes=(torch.float32, torch.int64)),
