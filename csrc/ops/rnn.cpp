@@ -55,6 +55,22 @@ Bias bias_arg(const c10::optional<at::Tensor>& b, const at::Tensor& gates, const
   return r;
 }
 
+// A forward cell's inputs, checked: gates (B, G * H) and state (B, H) of one dtype, optional
+// (G * H,) biases.
+struct CellInputs {
+  at::ScalarType dtype;
+  Bias ib, hb;
+};
+CellInputs cell_inputs(const at::Tensor& input_gates, const at::Tensor& hidden_gates, const at::Tensor& state,
+                       const c10::optional<at::Tensor>& input_bias, const c10::optional<at::Tensor>& hidden_bias,
+                       int64_t ngates, const char* op) {
+  check_gates(input_gates, hidden_gates, state, ngates, op);
+  const at::ScalarType t = input_gates.scalar_type();
+  check_same_dtype(hidden_gates, t, op, "hidden_gates");
+  check_same_dtype(state, t, op, "the state");
+  return {t, bias_arg(input_bias, input_gates, op, "input_bias"), bias_arg(hidden_bias, input_gates, op, "hidden_bias")};
+}
+
 // _thnn_fused_lstm_cell(Tensor input_gates, Tensor hidden_gates, Tensor cx, Tensor? input_bias=None, Tensor? hidden_bias=None) -> (Tensor, Tensor, Tensor)
 std::tuple<at::Tensor, at::Tensor, at::Tensor> fused_lstm_cell_ocl(const at::Tensor& input_gates,
                                                                    const at::Tensor& hidden_gates,
@@ -62,12 +78,9 @@ std::tuple<at::Tensor, at::Tensor, at::Tensor> fused_lstm_cell_ocl(const at::Ten
                                                                    const c10::optional<at::Tensor>& input_bias,
                                                                    const c10::optional<at::Tensor>& hidden_bias) {
   const char* op = "_thnn_fused_lstm_cell";
-  check_gates(input_gates, hidden_gates, cx, 4, op);
-  const at::ScalarType t = input_gates.scalar_type();
-  check_same_dtype(hidden_gates, t, op, "hidden_gates");
-  check_same_dtype(cx, t, op, "cx");
-  const Bias ib = bias_arg(input_bias, input_gates, op, "input_bias");
-  const Bias hb = bias_arg(hidden_bias, input_gates, op, "hidden_bias");
+  const CellInputs in = cell_inputs(input_gates, hidden_gates, cx, input_bias, hidden_bias, 4, op);
+  const at::ScalarType t = in.dtype;
+  const Bias &ib = in.ib, &hb = in.hb;
   const int64_t B = cx.size(0), H = cx.size(1);
   at::Tensor hy = at::empty({B, H}, cx.options()), cy = at::empty({B, H}, cx.options());
   at::Tensor ws = at::empty({B, 4 * H}, cx.options());
@@ -125,12 +138,9 @@ std::tuple<at::Tensor, at::Tensor> fused_gru_cell_ocl(const at::Tensor& input_ga
                                                       const c10::optional<at::Tensor>& input_bias,
                                                       const c10::optional<at::Tensor>& hidden_bias) {
   const char* op = "_thnn_fused_gru_cell";
-  check_gates(input_gates, hidden_gates, hx, 3, op);
-  const at::ScalarType t = input_gates.scalar_type();
-  check_same_dtype(hidden_gates, t, op, "hidden_gates");
-  check_same_dtype(hx, t, op, "hx");
-  const Bias ib = bias_arg(input_bias, input_gates, op, "input_bias");
-  const Bias hb = bias_arg(hidden_bias, input_gates, op, "hidden_bias");
+  const CellInputs in = cell_inputs(input_gates, hidden_gates, hx, input_bias, hidden_bias, 3, op);
+  const at::ScalarType t = in.dtype;
+  const Bias &ib = in.ib, &hb = in.hb;
   const int64_t B = hx.size(0), H = hx.size(1);
   at::Tensor hy = at::empty({B, H}, hx.options()), ws = at::empty({B, 5 * H}, hx.options());
   if (B * H == 0) return {hy, ws};
