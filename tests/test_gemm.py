@@ -305,23 +305,25 @@ def test_direct_kernel_other_dtypes():
 
 def test_operands_without_a_tiled_layout_are_copied_for_large_products():
     """An operand strided along both rows and depth (an expanded gradient, a stepped view) has
-    no tiled path. Products of at least 2^26 multiply-adds copy it densely first (one copy, a
-    batch-broadcast operand once) and run the tiled kernel; smaller ones read it in place
-    through gemm_fwd's strides."""
+    no tiled path, nor does a contiguous one misaligned by its offset. Products of at least 2^26
+    multiply-adds copy it into a new buffer first (a batch-broadcast operand once) and run the
+    tiled kernel; smaller ones read it in place through gemm_fwd's strides."""
     big, dense, batch = torch.randn(512, 1024), torch.randn(512, 512), torch.randn(3, 512, 200)
-    views = [  # (a, b) of each product, as views of tensors on the device
-        (lambda t: t["one"].expand(256, 512), lambda t: t["dense"]),  # sum()'s gradient
-        (lambda t: t["big"][::2, ::2], lambda t: t["dense"]),  # stepped rows and depth
-        (lambda t: t["dense"][:256], lambda t: t["big"][:, ::2]),  # stepped B
-        (lambda t: t["big"][::2, ::2].unsqueeze(0).expand(3, 256, 512), lambda t: t["batch"]),  # broadcast batch
+    views = [  # (a, b) of each product, as views of tensors on the device; launches besides the product
+        (lambda t: t["one"].expand(256, 512), lambda t: t["dense"], 1),  # sum()'s gradient
+        (lambda t: t["big"][::2, ::2], lambda t: t["dense"], 1),  # stepped rows and depth
+        (lambda t: t["dense"][:256], lambda t: t["big"][:, ::2], 1),  # stepped B
+        (lambda t: t["big"][::2, ::2].unsqueeze(0).expand(3, 256, 512), lambda t: t["batch"], 1),  # broadcast batch
+        # contiguous but misaligned by its offset: copied by a buffer copy, not a kernel
+        (lambda t: t["flat"][1:].view(256, 512), lambda t: t["dense"], 0),
     ]
-    cpu = {"one": torch.ones(()), "big": big, "dense": dense, "batch": batch}
+    cpu = {"one": torch.ones(()), "big": big, "dense": dense, "batch": batch, "flat": torch.randn(1 + 256 * 512)}
     dev = {k: v.to("ocl") for k, v in cpu.items()}
     with _forced(SMALL_TILED):
-        for va, vb in views:
+        for va, vb, copies in views:
             out, counts = _launches(lambda: torch.matmul(va(dev), vb(dev)))
             assert "gemm_fwd" not in counts and counts.get("gemm_tiled_fwd") == 1, counts
-            assert sum(counts.values()) == 2, counts  # the copy and the product
+            assert sum(counts.values()) == 1 + copies, counts
             torch.testing.assert_close(out.cpu(), torch.matmul(va(cpu), vb(cpu)), atol=1e-4, rtol=1e-4)
         out, counts = _launches(lambda: dev["big"][:64:2, :128:2] @ dev["dense"][:64, :64])  # 32x64x64
         assert counts == {"gemm_fwd": 1}, counts

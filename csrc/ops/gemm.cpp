@@ -585,11 +585,6 @@ void run_split_k(Device& d, const at::Tensor& out, const at::Tensor& a, const at
                 out.stride(1), out.stride(2), int(c != nullptr));
 }
 
-// gemm_tiled_fwd's layout flags for this problem, or -1 when an operand does not qualify.
-// An operand qualifies when its rows or its columns are unit-stride and every 4-vector along
-// them is aligned and whole: the contiguous extent, the other strides and the byte offset
-// are multiples of 4 elements (so a vector starting inside the matrix ends inside it).
-// The Bufs are those of out, a, b and c (already resolved by the caller).
 // How gemm_tiled_fwd reads an operand of a [B, ., .] product with depth K: rows r (stride sr,
 // extent R), depth k (stride sk), batch stride sb, 4-vectors of vec_bytes. 1 = k-contiguous,
 // 0 = r-contiguous, -1 = neither (unit stride along neither, or not 4-aligned).
@@ -607,6 +602,11 @@ int layout_b(const at::Tensor& b, const Buf& bb) {
   return tiled_layout(b.size(0), b.size(1), 4 * b.element_size(), bb, b.size(2), b.stride(2), b.stride(1), b.stride(0));
 }
 
+// gemm_tiled_fwd's layout flags for this problem, or -1 when an operand does not qualify.
+// An operand qualifies when its rows or its columns are unit-stride and every 4-vector along
+// them is aligned and whole: the contiguous extent, the other strides and the byte offset
+// are multiples of 4 elements (so a vector starting inside the matrix ends inside it).
+// The Bufs are those of out, a, b and c (already resolved by the caller).
 int tiled_flags(const at::Tensor& out, const at::Tensor& a, const at::Tensor& b, const at::Tensor* c, const Buf& bo,
                 const Buf& ba, const Buf& bb, const Buf& bc) {
   const int64_t B = out.size(0), M = out.size(1), N = out.size(2);
@@ -769,12 +769,20 @@ void run_tiled(Device& d, const at::Tensor& out, const at::Tensor& a, const at::
     // (prepare_matrix_for_cublas): a pass over the operand against a product several times
     // slower (H200: gemm_fwd ~11 TFLOP/s where the tiled kernel runs 20-45).
     if (flags < 0 && B * M * N * K >= kDenseMinVolume) {
-      // A batch-broadcast operand (batch stride 0) is copied once and broadcast again.
+      // Always a new buffer (a contiguous operand may fail by its offset alone); a
+      // batch-broadcast operand (batch stride 0) is copied once and broadcast again.
       auto dense = [](const at::Tensor& x) {
-        return x.stride(0) == 0 ? x.narrow(0, 0, 1).contiguous().expand_as(x) : x.contiguous();
+        const at::Tensor one = x.stride(0) == 0 ? x.narrow(0, 0, 1) : x;
+        at::Tensor r = at::empty(one.sizes(), one.options());
+        r.copy_(one);
+        return x.stride(0) == 0 ? r.expand_as(x) : r;
       };
       const bool copy_a = layout_a(a, ba) < 0 && K % 4 == 0, copy_b = layout_b(b, bb) < 0 && N % 4 == 0;
-      if (copy_a || copy_b) return run_tiled(d, out, copy_a ? dense(a) : a, copy_b ? dense(b) : b, c, alpha, beta);
+      if (copy_a || copy_b) {
+        const at::Tensor da = copy_a ? dense(a) : a, db = copy_b ? dense(b) : b;
+        // Only where the copies qualify (the allocator's alignment), so this never recurses twice.
+        if (tiled_flags(out, da, db, c, bo, buf(da), buf(db), cb) >= 0) return run_tiled(d, out, da, db, c, alpha, beta);
+      }
     }
     Kernel* tk = flags >= 0 ? gemm_kernel(d, *rc, "gemm_tiled_fwd") : nullptr;
     // PACK_B: B k-contiguous (flag 2) becomes a dense [B, K, N] copy, which qualifies for the
