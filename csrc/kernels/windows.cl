@@ -25,7 +25,7 @@
 #define STORE_X(p, i, v) CAT(SV_, X_KIND)(p, i, v)
 
 // Along one dim: the window of tap t that covers padded position p (0 when none does; ok
-// says whether one does). Branch-free, so that CPU compilers can vectorize across work-items.
+// says whether one does). Branch-free: the work-items of a warp take the same path.
 inline int tap_window(int p, int t, int dil, int stride, int windows, __private int* ok) {
   const int q = p - t * dil;
   const int w = stride == 1 ? q : q / stride;
@@ -59,7 +59,7 @@ __kernel void window_sum_back(PTR_ARG(X_T, v), PTR_ARG(X_T, out), long total, lo
         const long off1 = off0 + t1 * vs_k1 + tap_window(a1 + P1, t1, D1, S1, O1, &ok1) * vs_o1;
         for (int t2 = 0; t2 < K2; ++t2) {
           const long off = off1 + t2 * vs_k2 + tap_window(a2 + P2, t2, D2, S2, O2, &ok2) * vs_o2;
-          const ACC x = LOAD_X(vp, off);  // in range: an invalid tap reads window 0
+          const ACC x = LOAD_X(vp, off);  // in range: an invalid tap reads window 0 (v is not empty)
           acc += ok0 && ok1 && ok2 ? x : (ACC)0;
         }
       }

@@ -73,6 +73,7 @@ at::Tensor window_sum_back(const at::Tensor& v, const WindowGeom& g, c10::IntArr
   sizes.insert(sizes.end(), in.begin(), in.end());
   at::Tensor x = at::empty(sizes, v.options());
   if (x.numel() == 0) return x;
+  if (v.numel() == 0) return x.zero_();  // no windows (the kernels read window 0 of every tap)
   const at::ScalarType t = v.scalar_type();
   TORCH_CHECK_NOT_IMPLEMENTED(t != at::kBool, "torch_ocl: the window sum is not implemented for 'Bool'");
   Device& d = ocl_device(v);
