@@ -23,6 +23,7 @@
 #include <ATen/ops/any_meta.h>
 #include <ATen/ops/argmax_meta.h>
 #include <ATen/ops/argmin_meta.h>
+#include <ATen/ops/abs.h>
 #include <ATen/ops/empty.h>
 #include <ATen/ops/linalg_vector_norm_meta.h>
 #include <ATen/ops/max_meta.h>
@@ -718,6 +719,13 @@ at::Tensor& linalg_vector_norm_out_ocl(const at::Tensor& self, const at::Scalar&
                                        bool keepdim, std::optional<at::ScalarType> dtype, at::Tensor& out) {
   OutMeta<at::meta::structured_linalg_vector_norm, 1> m(out);
   m.meta(self, ord, dim, keepdim, dtype);
+  if (self.is_complex()) {
+    // Every vector norm depends on the magnitudes only: the real norm of |x| (dtype, complex
+    // for a complex input (the meta checked), sets the precision of |x|).
+    const at::Tensor x = dtype.has_value() && *dtype != self.scalar_type() ? self.to(*dtype) : self;
+    vector_norm(at::abs(x), ord.toDouble(), mask_of(self, dim), keepdim, out);
+    return out;
+  }
   vector_norm(self, ord.toDouble(), mask_of(self, dim), keepdim, out);
   return out;
 }
@@ -912,7 +920,7 @@ TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
   OCL_IMPL(m, "any.dims_out", any_dims_out_ocl);
   OCL_IMPL(m, "any.all_out", any_all_out_ocl);
   OCL_IMPL(m, "count_nonzero.dim_IntList", count_nonzero_dim_IntList_ocl);
-  OCL_IMPL(m, "linalg_vector_norm.out", linalg_vector_norm_out_ocl);
+  m.impl("linalg_vector_norm.out", linalg_vector_norm_out_ocl);  // complex too (the norm of |x|)
   OCL_IMPL(m, "norm.out", norm_out_ocl);
   OCL_IMPL(m, "norm.dtype_out", norm_dtype_out_ocl);
   OCL_IMPL(m, "var.correction", var_correction_ocl);

@@ -15,6 +15,7 @@
 #include <ATen/ops/cumsum_meta.h>
 #include <ATen/ops/empty.h>
 #include <ATen/ops/empty_like.h>
+#include <ATen/ops/view_as_real.h>
 #include <torch/library.h>
 
 #include "../aten/TorchCompat.h"
@@ -216,7 +217,20 @@ at::Tensor& cumsum_out_ocl(const at::Tensor& self, int64_t dim, std::optional<at
   m.meta(self, dim, dtype);
   check_not_bool("cumsum", out);
   check_out_overlap(out, self);
-  run_scan(kSum, self, self.dim() == 0 ? 0 : at::maybe_wrap_dim(dim, self.dim()), out, {});
+  const int64_t d = self.dim() == 0 ? 0 : at::maybe_wrap_dim(dim, self.dim());
+  if (self.is_complex() || out.is_complex()) {
+    // The real and imaginary parts are independent running sums: a real scan of view_as_real
+    // (its extra last dim holds the two parts). A real out= takes the real parts, as on the CPU.
+    const at::Tensor x = self.scalar_type() == out.scalar_type() ? self : self.to(out.scalar_type());
+    if (!out.is_complex()) run_scan(kSum, x, d, out, {});
+    else if (self.dim() == 0) out.copy_(x);
+    else {
+      at::Tensor o = at::view_as_real(out);
+      run_scan(kSum, at::view_as_real(x), d, o, {});
+    }
+    return out;
+  }
+  run_scan(kSum, self, d, out, {});
   return out;
 }
 
@@ -264,7 +278,7 @@ at::Tensor _logcumsumexp_ocl(const at::Tensor& self, int64_t dim) {
 }  // namespace
 
 TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
-  OCL_IMPL(m, "cumsum.out", cumsum_out_ocl);
+  m.impl("cumsum.out", cumsum_out_ocl);  // complex too
   OCL_IMPL(m, "cumprod.out", cumprod_out_ocl);
   OCL_IMPL(m, "_cummax_helper", cummax_helper_ocl);
   OCL_IMPL(m, "_cummin_helper", cummin_helper_ocl);

@@ -226,7 +226,42 @@ def _sum_to_real(a):
     return a.sum(dtype=torch.float32)
 
 
+def _cumsums(a):
+    wide = torch.complex128 if a.dtype == torch.complex64 else torch.complex64
+    out = torch.empty(0, dtype=a.dtype, device=a.device)
+    torch.cumsum(a, -1, out=out)
+    return (a.cumsum(0), a.cumsum(-1), a.cumsum(0, dtype=wide), a.conj().cumsum(0), out, a.sum(0).cumsum(0),
+            a[0, 0].cumsum(0))
+
+
+def _cumsum_to_real(a):
+    return a.cumsum(0, dtype=torch.float64), torch.cumsum(a, -1, out=torch.empty(0, device=a.device))
+
+
+def _norms(a):
+    wide = torch.complex128 if a.dtype == torch.complex64 else torch.complex64
+    return (torch.linalg.vector_norm(a), torch.linalg.vector_norm(a, 1, -1), torch.linalg.vector_norm(a, 3, 0, True),
+            torch.linalg.vector_norm(a, float("inf")), torch.linalg.vector_norm(a, -float("inf"), -1),
+            torch.linalg.vector_norm(a, 0), torch.linalg.vector_norm(a, dtype=wide), torch.linalg.norm(a[0]),
+            torch.linalg.vector_norm(a, 2.5, (0, 1)))
+
+
+def _norm_real_dtype(a):
+    return torch.linalg.vector_norm(a, dtype=torch.float64)  # RuntimeError, as on the CPU
+
+
+def _nonempty_sum_samples(dtype):
+    return [s for s in _sum_samples(dtype) if s.args[0].numel() > 0]
+
+
 CASES += [
+    OpCase("complex_cumsums", ["aten::cumsum.out"], _cumsums, _nonempty_sum_samples, dtypes=COMPLEX, atol=1e-4,
+           rtol=1e-5),
+    OpCase("complex_cumsum_to_real", [], _cumsum_to_real, _nonempty_sum_samples, dtypes=COMPLEX, atol=1e-4,
+           rtol=1e-5),
+    OpCase("complex_vector_norms", ["aten::linalg_vector_norm.out"], _norms, _nonempty_sum_samples, dtypes=COMPLEX,
+           atol=1e-4, rtol=1e-5),
+    OpCase("complex_norm_real_dtype", [], _norm_real_dtype, lambda dt: list(unary_samples(dt))[:1], dtypes=COMPLEX),
     OpCase("complex_sums", [], _sums, _sum_samples, dtypes=COMPLEX, atol=1e-4, rtol=1e-5),
     OpCase("complex_sum_to_real", [], _sum_to_real, lambda dt: unary_samples(dt), dtypes=COMPLEX, atol=1e-5, rtol=1.3e-5),
 ]
