@@ -27,6 +27,10 @@
 #include <ATen/ops/index.h>
 #include <ATen/ops/index_copy_meta.h>
 #include <ATen/ops/index_put.h>
+#include <ATen/ops/ne.h>
+#include <ATen/ops/_index_put_impl.h>
+#include <ATen/ops/imag.h>
+#include <ATen/ops/real.h>
 #include <ATen/ops/nonzero.h>
 #include <ATen/ops/scalar_tensor.h>
 #include <ATen/ops/sort.h>
@@ -563,7 +567,15 @@ at::Tensor& index_put_impl_ocl(at::Tensor& self, const c10::List<c10::optional<a
               values_in.sizes(), " cannot be broadcast to indexing result of shape ", c10::IntArrayRef(p.shape));
   if (p.units == 0 || p.g.w_size == 0 || self.numel() == 0) return self;
   Device& d = ocl_device(self);
-  check_dtype_supported(d, self.scalar_type(), "index_put_");
+  check_storable(d, self.scalar_type(), "index_put_");
+  if (accumulate && self.is_complex()) {
+    // Complex sums are sums of the parts: two real accumulations into the real and imaginary views.
+    const at::Tensor v = on_device_of(values_in, self);
+    at::Tensor re = at::real(self), im = at::imag(self);
+    at::_index_put_impl_(re, indices, at::real(v), /*accumulate=*/true, unsafe);
+    at::_index_put_impl_(im, indices, at::imag(v), /*accumulate=*/true, unsafe);
+    return self;
+  }
   at::Tensor values = on_device_of(values_in, self).expand(p.shape).contiguous();
   if (values.storage().is_alias_of(self.storage())) values = values.clone();
   if (!accumulate) {
@@ -707,8 +719,8 @@ at::Tensor& nonzero_out_ocl(const at::Tensor& self, at::Tensor& out) {
   TORCH_CHECK(out.scalar_type() == at::kLong, "nonzero: Expected out tensor to have scalar type Long but got scalar type",
               out.scalar_type());
   Device& d = ocl_device(self);
-  check_dtype_supported(d, self.scalar_type(), "nonzero");
-  at::Tensor x = self.contiguous();
+  check_storable(d, self.scalar_type(), "nonzero");
+  at::Tensor x = (self.is_complex() ? self.ne(0) : self).contiguous();  // complex: either part nonzero
   const int64_t n = x.numel();
   int64_t count = 0;
   at::Tensor pos;
@@ -736,8 +748,8 @@ at::Tensor nonzero_static_ocl(const at::Tensor& self, int64_t size, int64_t fill
   at::Tensor out = at::full({size, self.dim()}, fill_value, self.options().dtype(at::kLong));
   if (self.numel() == 0 || out.numel() == 0) return out;
   Device& d = ocl_device(self);
-  check_dtype_supported(d, self.scalar_type(), "nonzero_static");
-  at::Tensor x = self.contiguous();
+  check_storable(d, self.scalar_type(), "nonzero_static");
+  at::Tensor x = (self.is_complex() ? self.ne(0) : self).contiguous();  // complex: either part nonzero
   nonzero_into(d, x, select_positions(d, x), out, size);
   return out;
 }
@@ -783,7 +795,7 @@ at::Tensor& masked_scatter__ocl(at::Tensor& self, const at::Tensor& mask_in, con
   at::assert_no_internal_overlap(self);
   if (self.numel() == 0) return self;
   Device& d = ocl_device(self);
-  check_dtype_supported(d, self.scalar_type(), "masked_scatter_");
+  check_storable(d, self.scalar_type(), "masked_scatter_");
   at::Tensor mask = on_device_of(mask_in, self).expand(self.sizes()).contiguous();
   at::Tensor source = on_device_of(source_in, self).contiguous();
   if (source.numel() > 0 && source.storage().is_alias_of(self.storage())) source = source.clone();
@@ -1016,19 +1028,19 @@ TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
   OCL_IMPL(m, "scatter_reduce.two_out", scatter_reduce_two_out_ocl);
   OCL_IMPL(m, "index_add.out", index_add_out_ocl);
   m.impl("index.Tensor_out", index_tensor_out_ocl);  // data movement: complex too
-  OCL_IMPL(m, "_index_put_impl_", index_put_impl_ocl);
-  OCL_IMPL(m, "index_copy.out", index_copy_out_ocl);
-  OCL_IMPL(m, "index_fill_.int_Scalar", index_fill_scalar_ocl);
-  OCL_IMPL(m, "index_fill_.int_Tensor", index_fill_tensor_ocl);
-  OCL_IMPL(m, "take", take_ocl);
-  OCL_IMPL(m, "take.out", take_out_ocl);
-  OCL_IMPL(m, "put_", put_ocl);
-  OCL_IMPL(m, "nonzero", nonzero_ocl);
-  OCL_IMPL(m, "nonzero.out", nonzero_out_ocl);
-  OCL_IMPL(m, "nonzero_static", nonzero_static_ocl);
+  m.impl("_index_put_impl_", index_put_impl_ocl);  // complex too (accumulate: by parts)
+  m.impl("index_copy.out", index_copy_out_ocl);  // complex too (index_put_)
+  m.impl("index_fill_.int_Scalar", index_fill_scalar_ocl);  // complex too (index_put_)
+  m.impl("index_fill_.int_Tensor", index_fill_tensor_ocl);  // complex too (index_put_)
+  m.impl("take", take_ocl);  // complex too (index)
+  m.impl("take.out", take_out_ocl);  // complex too (index)
+  m.impl("put_", put_ocl);  // complex too (index_put_)
+  m.impl("nonzero", nonzero_ocl);  // complex too (!= 0)
+  m.impl("nonzero.out", nonzero_out_ocl);  // complex too (!= 0)
+  m.impl("nonzero_static", nonzero_static_ocl);  // complex too (!= 0)
   m.impl("masked_select", masked_select_ocl);  // data movement: complex too
   m.impl("masked_select.out", masked_select_out_ocl);  // data movement: complex too
-  OCL_IMPL(m, "masked_scatter_", masked_scatter__ocl);
+  m.impl("masked_scatter_", masked_scatter__ocl);  // data movement: complex too
   OCL_IMPL(m, "embedding_dense_backward", embedding_dense_backward_ocl);
   OCL_IMPL(m, "_embedding_bag", embedding_bag_ocl);
   OCL_IMPL(m, "_embedding_bag_forward_only", embedding_bag_ocl);

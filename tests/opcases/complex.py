@@ -287,8 +287,33 @@ def _movement_samples(dtype):
     yield Sample((make((3, 5), dtype), make((2, 5), dtype, seed=2)), tag="odd")
 
 
+def _index_ops(a, b):
+    d = a.device
+    rows = torch.tensor([2, 0, 2], device=d)  # a repeated row: accumulate adds both
+    vals = b[:3, : a.shape[1]]
+    put = a.clone().index_put_((rows,), vals)
+    acc = a.clone().index_put_((rows,), vals, accumulate=True)
+    acc_mask = a.clone()
+    acc_mask[a.real > 0] += 1j
+    flat = torch.tensor([0, a.numel() - 1, 1, 1], device=d)
+    z = a.clone()
+    z[1] = 0
+    z[0, 0] = 3j
+    return (put, acc, acc_mask, a.index_copy(0, torch.tensor([1, 0], device=d), b[:2, : a.shape[1]]),
+            a.clone().index_fill_(1, torch.tensor([0, 2], device=d), 2 - 1j),
+            a.clone().index_fill_(0, torch.tensor([1], device=d), torch.tensor(0.5j, dtype=a.dtype, device=d)),
+            torch.take(a, flat), a.clone().put_(flat, b.reshape(-1)[:4]),
+            a.clone().put_(flat, b.reshape(-1)[:4], accumulate=True), torch.nonzero(z), torch.nonzero(z.t()),
+            torch.nonzero_static(z, size=z.numel() + 2),
+            a.clone().masked_scatter_(a.imag > 0, b.reshape(-1)))
+
+
 CASES += [
     OpCase("complex_movement", [], _movement, _movement_samples, dtypes=COMPLEX),
+    OpCase("complex_index_ops", ["aten::_index_put_impl_", "aten::index_copy.out", "aten::index_fill_.int_Scalar",
+                                 "aten::index_fill_.int_Tensor", "aten::take", "aten::put_", "aten::nonzero",
+                                 "aten::nonzero_static", "aten::masked_scatter_"],
+           _index_ops, _movement_samples, dtypes=COMPLEX),
 ]
 
 
