@@ -266,12 +266,21 @@ void scatter_impl(const at::Tensor& self, int64_t dim, const at::Tensor& index_i
   if (n == 0 || self.numel() == 0) return;
   at::assert_no_internal_overlap(out);
   Device& d = ocl_device(self);
-  check_dtype_supported(d, self.scalar_type(), name);
+  check_storable(d, self.scalar_type(), name);
   at::Tensor index = long_index_on_device_of(index_in, self);
   at::Tensor s = src;
   if (s.defined()) {
     s = on_device_of(s, self);
     if (s.storage().is_alias_of(out.storage())) s = s.clone();
+  }
+  if (reduce && out.is_complex()) {
+    // Only scatter_add reaches here with complex values (its registration takes them): a sum
+    // of complex values is the sums of their parts, two real scatters into the .real/.imag views.
+    TORCH_INTERNAL_ASSERT(*reduce == kSum && s.defined() && !value.has_value(), name, ": complex reduction");
+    at::Tensor re = at::real(out), im = at::imag(out);
+    scatter_impl(re, dim, index, at::real(s), std::nullopt, reduce, include_self, re, name);
+    scatter_impl(im, dim, index, at::imag(s), std::nullopt, reduce, include_self, im, name);
+    return;
   }
   ScatterGeom g = scatter_geom(index, dim, out, s);
   if (!reduce) {
@@ -1020,11 +1029,11 @@ TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
   m.impl("index_select", index_select_ocl);  // data movement: complex too
   m.impl("index_select.out", index_select_out_ocl);  // data movement: complex too
   m.impl("gather.out", gather_out_ocl);  // data movement: complex too
-  OCL_IMPL(m, "scatter.src_out", scatter_src_out_ocl);
+  m.impl("scatter.src_out", scatter_src_out_ocl);  // data movement: complex too
   OCL_IMPL(m, "scatter.value_out", scatter_value_out_ocl);
   OCL_IMPL(m, "scatter.reduce_out", scatter_reduce_out_ocl);
   OCL_IMPL(m, "scatter.value_reduce_out", scatter_value_reduce_out_ocl);
-  OCL_IMPL(m, "scatter_add.out", scatter_add_out_ocl);
+  m.impl("scatter_add.out", scatter_add_out_ocl);  // complex too (by parts)
   OCL_IMPL(m, "scatter_reduce.two_out", scatter_reduce_two_out_ocl);
   OCL_IMPL(m, "index_add.out", index_add_out_ocl);
   m.impl("index.Tensor_out", index_tensor_out_ocl);  // data movement: complex too

@@ -289,9 +289,10 @@ def _movement_samples(dtype):
 
 def _index_ops(a, b):
     d = a.device
-    rows = torch.tensor([2, 0, 2], device=d)  # a repeated row: accumulate adds both
+    # Repeated positions only where values accumulate (otherwise the winner is unspecified).
+    rows = torch.tensor([2, 0, 2], device=d)
     vals = b[:3, : a.shape[1]]
-    put = a.clone().index_put_((rows,), vals)
+    put = a.clone().index_put_((rows[1:],), vals[1:])
     acc = a.clone().index_put_((rows,), vals, accumulate=True)
     acc_mask = a.clone()
     acc_mask[a.real > 0] += 1j
@@ -302,17 +303,21 @@ def _index_ops(a, b):
     return (put, acc, acc_mask, a.index_copy(0, torch.tensor([1, 0], device=d), b[:2, : a.shape[1]]),
             a.clone().index_fill_(1, torch.tensor([0, 2], device=d), 2 - 1j),
             a.clone().index_fill_(0, torch.tensor([1], device=d), torch.tensor(0.5j, dtype=a.dtype, device=d)),
-            torch.take(a, flat), a.clone().put_(flat, b.reshape(-1)[:4]),
+            torch.take(a, flat), a.clone().put_(flat[:3], b.reshape(-1)[:3]),
             a.clone().put_(flat, b.reshape(-1)[:4], accumulate=True), torch.nonzero(z), torch.nonzero(z.t()),
             torch.nonzero_static(z, size=z.numel() + 2),
-            a.clone().masked_scatter_(a.imag > 0, b.reshape(-1)))
+            a.clone().masked_scatter_(a.imag > 0, b.reshape(-1)),
+            a.scatter(1, torch.tensor([[1, 0], [2, 3], [0, 1]], device=d)[: a.shape[0]], b[: a.shape[0]]),  # no repeats
+            a.scatter_add(0, torch.tensor([[2, 0, 2, 1]] * 2, device=d)[:, : a.shape[1]], b[:2]),
+            torch.scatter_add(a, 1, torch.tensor([[0, 0, 1]] * a.shape[0], device=d), b[: a.shape[0], :3]))
 
 
 CASES += [
     OpCase("complex_movement", [], _movement, _movement_samples, dtypes=COMPLEX),
     OpCase("complex_index_ops", ["aten::_index_put_impl_", "aten::index_copy.out", "aten::index_fill_.int_Scalar",
                                  "aten::index_fill_.int_Tensor", "aten::take", "aten::put_", "aten::nonzero",
-                                 "aten::nonzero_static", "aten::masked_scatter_"],
+                                 "aten::nonzero_static", "aten::masked_scatter_", "aten::scatter.src_out",
+                                 "aten::scatter_add.out"],
            _index_ops, _movement_samples, dtypes=COMPLEX),
 ]
 
