@@ -772,10 +772,8 @@ void run_tiled(Device& d, const at::Tensor& out, const at::Tensor& a, const at::
       // Always a new buffer (a contiguous operand may fail by its offset alone); a
       // batch-broadcast operand (batch stride 0) is copied once and broadcast again.
       auto dense = [](const at::Tensor& x) {
-        const at::Tensor one = x.stride(0) == 0 ? x.narrow(0, 0, 1) : x;
-        at::Tensor r = at::empty(one.sizes(), one.options());
-        r.copy_(one);
-        return x.stride(0) == 0 ? r.expand_as(x) : r;
+        if (x.stride(0) == 0) return x.narrow(0, 0, 1).clone(at::MemoryFormat::Contiguous).expand_as(x);
+        return x.clone(at::MemoryFormat::Contiguous);
       };
       const bool copy_a = layout_a(a, ba) < 0 && K % 4 == 0, copy_b = layout_b(b, bb) < 0 && N % 4 == 0;
       if (copy_a || copy_b) {

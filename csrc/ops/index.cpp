@@ -49,6 +49,15 @@ namespace {
 constexpr int kMaxDims = 12;  // MAXD in kernels/index.cl
 constexpr size_t kWG = 256;  // work-group size of the grid-stride kernels
 
+// An accumulation of complex `src` into complex `target` as two real ones, since complex sums
+// are the sums of their parts: add(part, src_part) on the .real views, then on the .imag ones.
+template <class Add>
+void add_by_parts(const at::Tensor& target, const at::Tensor& src, Add&& add) {
+  at::Tensor re = at::real(target), im = at::imag(target);
+  add(re, at::real(src));
+  add(im, at::imag(src));
+}
+
 // Word program for kernels that move no elements of a tensor (keys, scans, coordinates).
 const char* kPlainOpts = "-DT=uint";
 
@@ -274,12 +283,11 @@ void scatter_impl(const at::Tensor& self, int64_t dim, const at::Tensor& index_i
     if (s.storage().is_alias_of(out.storage())) s = s.clone();
   }
   if (reduce && out.is_complex()) {
-    // Only scatter_add reaches here with complex values (its registration takes them): a sum
-    // of complex values is the sums of their parts, two real scatters into the .real/.imag views.
+    // Only scatter_add reaches here with complex values (its registration takes them).
     TORCH_INTERNAL_ASSERT(*reduce == kSum && s.defined() && !value.has_value(), name, ": complex reduction");
-    at::Tensor re = at::real(out), im = at::imag(out);
-    scatter_impl(re, dim, index, at::real(s), std::nullopt, reduce, include_self, re, name);
-    scatter_impl(im, dim, index, at::imag(s), std::nullopt, reduce, include_self, im, name);
+    add_by_parts(out, s, [&](at::Tensor& part, const at::Tensor& src_part) {
+      scatter_impl(part, dim, index, src_part, std::nullopt, reduce, include_self, part, name);
+    });
     return;
   }
   ScatterGeom g = scatter_geom(index, dim, out, s);
@@ -578,11 +586,9 @@ at::Tensor& index_put_impl_ocl(at::Tensor& self, const c10::List<c10::optional<a
   Device& d = ocl_device(self);
   check_storable(d, self.scalar_type(), "index_put_");
   if (accumulate && self.is_complex()) {
-    // Complex sums are sums of the parts: two real accumulations into the real and imaginary views.
-    const at::Tensor v = on_device_of(values_in, self);
-    at::Tensor re = at::real(self), im = at::imag(self);
-    at::_index_put_impl_(re, indices, at::real(v), /*accumulate=*/true, unsafe);
-    at::_index_put_impl_(im, indices, at::imag(v), /*accumulate=*/true, unsafe);
+    add_by_parts(self, on_device_of(values_in, self), [&](at::Tensor& part, const at::Tensor& values_part) {
+      at::_index_put_impl_(part, indices, values_part, /*accumulate=*/true, unsafe);
+    });
     return self;
   }
   at::Tensor values = on_device_of(values_in, self).expand(p.shape).contiguous();

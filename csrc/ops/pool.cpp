@@ -260,6 +260,11 @@ struct Pool3d {
   std::array<int, 3> k, s, p, dil;
   std::array<int64_t, 3> out;
 };
+
+// Value i of a pooling op's int[N] argument (one value for every dim, or one per dim), as an
+// int (the CPU's kernels take ints).
+int pick(c10::IntArrayRef v, int i) { return c10::checked_convert<int, int64_t>(v[v.size() == 1 ? 0 : i], "int"); }
+
 Pool3d pool3d_geom(const at::Tensor& self, c10::IntArrayRef kernel_size, c10::IntArrayRef stride,
                    c10::IntArrayRef padding, c10::IntArrayRef dilation, bool ceil_mode, const char* op) {
   TORCH_CHECK(kernel_size.size() == 1 || kernel_size.size() == 3, op,
@@ -270,7 +275,6 @@ Pool3d pool3d_geom(const at::Tensor& self, c10::IntArrayRef kernel_size, c10::In
               ": padding must either be a single int, or a tuple of three ints");
   TORCH_CHECK(dilation.size() == 1 || dilation.size() == 3, op,
               ": dilation must be either a single int, or a tuple of three ints");
-  auto pick = [](c10::IntArrayRef v, int i) { return c10::checked_convert<int, int64_t>(v[v.size() == 1 ? 0 : i], "int"); };
   Pool3d g;
   for (int i = 0; i < 3; ++i) {
     g.k[i] = pick(kernel_size, i);
@@ -476,9 +480,6 @@ at::Tensor& avg_pool3d_backward_out_ocl(const at::Tensor& grad_output, const at:
 // value or two; an empty stride is the kernel size), as a 3-D one: one tap along the depth.
 Pool3d pool2d_geom(const at::Tensor& out, c10::IntArrayRef kernel_size, c10::IntArrayRef stride,
                    c10::IntArrayRef padding, c10::IntArrayRef dilation) {
-  auto pick = [](c10::IntArrayRef v, int i) {
-    return c10::checked_convert<int, int64_t>(v[v.size() == 1 ? 0 : i], "int");
-  };
   Pool3d g{{1, 1, 1}, {1, 1, 1}, {0, 0, 0}, {1, 1, 1}, {1, 1, 1}};
   for (int i = 0; i < 2; ++i) {
     g.k[i + 1] = pick(kernel_size, i);
