@@ -154,6 +154,15 @@ def cases(dev, s):
     c["LSTM 2x512, seq 64, batch 32, fwd+bwd"] = _fwd_bwd(lambda: lstm(seq)[0], seq, *lstm.parameters())
     gru = torch.nn.GRU(512, 512).to(dev)
     c["GRU 512, seq 64, batch 32, fwd+bwd"] = _fwd_bwd(lambda: gru(seq)[0], seq, *gru.parameters())
+
+    def lstm_inference():
+        with torch.inference_mode():
+            return lstm(seq)[0]
+    c["LSTM 2x512, seq 64, batch 32, inference"] = lstm_inference
+    bilstm = torch.nn.LSTM(256, 256, bidirectional=True, batch_first=True).to(dev)
+    bseq = _randn(32 // s, 128, 256, dev=dev, seed=33, grad=True)
+    c["LSTM 256 bidirectional batch_first, seq 128, batch 32, fwd+bwd"] = _fwd_bwd(
+        lambda: bilstm(bseq)[0], bseq, *bilstm.parameters())
     return c
 
 

@@ -25,11 +25,12 @@ inline ACC sigmoid_acc(ACC x) { return (ACC)1 / ((ACC)1 + exp(-x)); }
 // A bias's value for column col (0 without a bias: has == 0).
 #define BIAS(p, has, col, s) ((has) ? LOAD_X(p, (col) * (s)) : (ACC)0)
 
-// hy, cy (B, H) and the workspace from the two gate matrices, the biases and cx.
+// hy (B, H) with row stride hy_r, cy (B, H) and the workspace from the two gate matrices, the
+// biases and cx.
 __kernel void lstm_cell_fwd(PTR_ARG(X_T, ig), PTR_ARG(X_T, hg), PTR_ARG(X_T, cx), PTR_ARG(X_T, ib),
                             PTR_ARG(X_T, hb), PTR_ARG(X_T, hy), PTR_ARG(X_T, cy), PTR_ARG(X_T, ws), long B, long H,
                             long ig_r, long ig_c, long hg_r, long hg_c, long cx_r, long cx_c, int has_ib, long ib_s,
-                            int has_hb, long hb_s) {
+                            int has_hb, long hb_s, long hy_r) {
   __global const X_T* igp = PTR(X_T, ig);
   __global const X_T* hgp = PTR(X_T, hg);
   __global const X_T* ibp = PTR(X_T, ib);
@@ -46,7 +47,7 @@ __kernel void lstm_cell_fwd(PTR_ARG(X_T, ig), PTR_ARG(X_T, hg), PTR_ARG(X_T, cx)
     const ACC i = sigmoid_acc(a[0]), f = sigmoid_acc(a[1]), g = tanh(a[2]), o = sigmoid_acc(a[3]);
     const ACC c = f * AT2(PTR(X_T, cx), b, j, cx_r, cx_c) + i * g;
     STORE_X(PTR(X_T, cy), e, c);
-    STORE_X(PTR(X_T, hy), e, o * tanh(c));
+    STORE_X(PTR(X_T, hy), b * hy_r + j, o * tanh(c));
     __global X_T* w = PTR(X_T, ws);
     const long row = b * 4 * H + j;
     STORE_X(w, row, i);
@@ -56,12 +57,14 @@ __kernel void lstm_cell_fwd(PTR_ARG(X_T, ig), PTR_ARG(X_T, hg), PTR_ARG(X_T, cx)
   }
 }
 
-// grad_gates (B, 4H) and grad_cx (B, H) from the incoming gradients of hy and cy (either may
-// be absent), cx, cy and the workspace. cx, cy, ghy, gcy are read through (row, col) strides.
+// grad_gates (B, 4H) and grad_cx (B, H) from the incoming gradients of hy and cy (any may be
+// absent), cx, cy and the workspace. cx, cy, ghy, gcy are read through (row, col) strides; hy's
+// second gradient gdh (a sequence's recurrent term, the next step's gate gradients times W_hh)
+// is contiguous.
 __kernel void lstm_cell_bwd(PTR_ARG(X_T, ghy), PTR_ARG(X_T, gcy), PTR_ARG(X_T, cx), PTR_ARG(X_T, cy),
                             PTR_ARG(X_T, ws), PTR_ARG(X_T, ggates), PTR_ARG(X_T, gcx), long B, long H, int has_ghy,
                             long ghy_r, long ghy_c, int has_gcy, long gcy_r, long gcy_c, long cx_r, long cx_c,
-                            long cy_r, long cy_c, long ws_r, long ws_c) {
+                            long cy_r, long cy_c, long ws_r, long ws_c, PTR_ARG(X_T, gdh), int has_gdh) {
   __global const X_T* w = PTR(X_T, ws);
   __global X_T* gg = PTR(X_T, ggates);
   FOR_EACH(e, B * H) {
@@ -69,7 +72,8 @@ __kernel void lstm_cell_bwd(PTR_ARG(X_T, ghy), PTR_ARG(X_T, gcy), PTR_ARG(X_T, c
     const ACC i = AT2(w, b, j, ws_r, ws_c), f = AT2(w, b, H + j, ws_r, ws_c), g = AT2(w, b, 2 * H + j, ws_r, ws_c),
               o = AT2(w, b, 3 * H + j, ws_r, ws_c);
     const ACC tc = tanh(AT2(PTR(X_T, cy), b, j, cy_r, cy_c));
-    const ACC gh = has_ghy ? AT2(PTR(X_T, ghy), b, j, ghy_r, ghy_c) : (ACC)0;
+    const ACC gh = (has_ghy ? AT2(PTR(X_T, ghy), b, j, ghy_r, ghy_c) : (ACC)0) +
+                   (has_gdh ? LOAD_X(PTR(X_T, gdh), e) : (ACC)0);
     // d loss / d cy: through hy = o * tanh(cy), plus the incoming cell gradient.
     ACC gc = gh * o * ((ACC)1 - tc * tc);
     if (has_gcy) gc += AT2(PTR(X_T, gcy), b, j, gcy_r, gcy_c);
@@ -83,11 +87,12 @@ __kernel void lstm_cell_bwd(PTR_ARG(X_T, ghy), PTR_ARG(X_T, gcy), PTR_ARG(X_T, c
   }
 }
 
-// hy (B, H) and the workspace from the two gate matrices, the biases and hx:
+// hy (B, H) with row stride hy_r and the workspace from the two gate matrices, the biases and hx:
 // r = σ(i_r + h_r), z = σ(i_z + h_z), n = tanh(i_n + r * h_n), hy = n + z (hx - n).
 __kernel void gru_cell_fwd(PTR_ARG(X_T, ig), PTR_ARG(X_T, hg), PTR_ARG(X_T, hx), PTR_ARG(X_T, ib), PTR_ARG(X_T, hb),
                            PTR_ARG(X_T, hy), PTR_ARG(X_T, ws), long B, long H, long ig_r, long ig_c, long hg_r,
-                           long hg_c, long hx_r, long hx_c, int has_ib, long ib_s, int has_hb, long hb_s) {
+                           long hg_c, long hx_r, long hx_c, int has_ib, long ib_s, int has_hb, long hb_s,
+                           long hy_r) {
   __global const X_T* igp = PTR(X_T, ig);
   __global const X_T* hgp = PTR(X_T, hg);
   __global const X_T* ibp = PTR(X_T, ib);
@@ -104,7 +109,7 @@ __kernel void gru_cell_fwd(PTR_ARG(X_T, ig), PTR_ARG(X_T, hg), PTR_ARG(X_T, hx),
     const ACC r = sigmoid_acc(in[0] + hn[0]), z = sigmoid_acc(in[1] + hn[1]);
     const ACC n = tanh(in[2] + r * hn[2]);
     const ACC h0 = AT2(PTR(X_T, hx), b, j, hx_r, hx_c);
-    STORE_X(PTR(X_T, hy), e, n + z * (h0 - n));
+    STORE_X(PTR(X_T, hy), b * hy_r + j, n + z * (h0 - n));
     __global X_T* w = PTR(X_T, ws);
     const long row = b * 5 * H + j;
     STORE_X(w, row, r);
@@ -115,10 +120,12 @@ __kernel void gru_cell_fwd(PTR_ARG(X_T, ig), PTR_ARG(X_T, hg), PTR_ARG(X_T, hx),
   }
 }
 
-// The input and hidden gate gradients (B, 3H each) and grad_hx (B, H) from grad_hy and the
-// workspace; they differ only in the n gate: d(i_n) = dn, d(h_n) = dn * r.
+// The input and hidden gate gradients (B, 3H each) and grad_hx (B, H) from hy's gradient and
+// the workspace; they differ only in the n gate: d(i_n) = dn, d(h_n) = dn * r. hy's gradient is
+// ghy (strided) plus gdh (contiguous: a sequence's recurrent term), either may be absent.
 __kernel void gru_cell_bwd(PTR_ARG(X_T, ghy), PTR_ARG(X_T, ws), PTR_ARG(X_T, gig), PTR_ARG(X_T, ghg),
-                           PTR_ARG(X_T, ghx), long B, long H, long ghy_r, long ghy_c, long ws_r, long ws_c) {
+                           PTR_ARG(X_T, ghx), long B, long H, long ghy_r, long ghy_c, long ws_r, long ws_c,
+                           int has_ghy, PTR_ARG(X_T, gdh), int has_gdh) {
   __global const X_T* w = PTR(X_T, ws);
   __global X_T* gi = PTR(X_T, gig);
   __global X_T* gh = PTR(X_T, ghg);
@@ -126,7 +133,8 @@ __kernel void gru_cell_bwd(PTR_ARG(X_T, ghy), PTR_ARG(X_T, ws), PTR_ARG(X_T, gig
     const long b = e / H, j = e % H;
     const ACC r = AT2(w, b, j, ws_r, ws_c), z = AT2(w, b, H + j, ws_r, ws_c), n = AT2(w, b, 2 * H + j, ws_r, ws_c),
               h0 = AT2(w, b, 3 * H + j, ws_r, ws_c), hn = AT2(w, b, 4 * H + j, ws_r, ws_c);
-    const ACC g = AT2(PTR(X_T, ghy), b, j, ghy_r, ghy_c);
+    const ACC g = (has_ghy ? AT2(PTR(X_T, ghy), b, j, ghy_r, ghy_c) : (ACC)0) +
+                  (has_gdh ? LOAD_X(PTR(X_T, gdh), e) : (ACC)0);
     const ACC dz = g * (h0 - n) * z * ((ACC)1 - z);
     const ACC dn = g * ((ACC)1 - z) * ((ACC)1 - n * n);
     const ACC dr = dn * hn * r * ((ACC)1 - r);

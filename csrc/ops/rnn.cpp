@@ -5,6 +5,7 @@
 // a column sum for the bias gradients. The workspace layouts are private to this file's
 // forward/backward pairs: LSTM [i, f, g, o] activated gates, (B, 4H); GRU [r, z, n, hx, hn],
 // (B, 5H).
+#include "rnn.h"
 #include "../aten/Routing.h"
 #include "../runtime/Launch.h"
 #include <ATen/ops/empty.h>
@@ -27,10 +28,10 @@ void check_gates(const at::Tensor& input_gates, const at::Tensor& hidden_gates, 
               ": state of shape ", h.sizes(), " does not match gates of shape ", input_gates.sizes());
 }
 
-// The cell kernels' build options for dtype t (every tensor of the call must have it).
-std::string cell_options(Device& d, at::ScalarType t, const char* op) {
-  check_dtype_supported(d, t, op);
-  return "-DX_KIND=" + std::to_string(storage_kind(t, op)) + (t == at::kDouble ? " -DACC=double" : "");
+// The cell kernels' build options for dtype t (every tensor of the call has it; the ops check
+// that the device supports it).
+std::string cell_options(at::ScalarType t) {
+  return "-DX_KIND=" + std::to_string(storage_kind(t, "rnn")) + (t == at::kDouble ? " -DACC=double" : "");
 }
 
 void check_same_dtype(const at::Tensor& t, at::ScalarType expected, const char* op, const char* name) {
@@ -38,28 +39,20 @@ void check_same_dtype(const at::Tensor& t, at::ScalarType expected, const char* 
               t.scalar_type());
 }
 
-// An optional bias: (gates, 1 if present, element stride); checked to be (G * H,).
-struct Bias {
-  at::Tensor t;
-  int has = 0;
-  int64_t stride = 0;
-};
-Bias bias_arg(const c10::optional<at::Tensor>& b, const at::Tensor& gates, const char* op, const char* name) {
-  Bias r;
-  r.t = gates;  // any buffer of the right dtype; the kernel does not read it without the flag
-  if (!b.has_value() || !b->defined()) return r;
+// An optional bias, checked to be (G * H,) of the gates' dtype; undefined when absent.
+at::Tensor bias_arg(const c10::optional<at::Tensor>& b, const at::Tensor& gates, const char* op, const char* name) {
+  if (!b.has_value() || !b->defined()) return at::Tensor();
   TORCH_CHECK(b->dim() == 1 && b->size(0) == gates.size(1), op, ": expected ", name, " of shape (",
               gates.size(1), "), got ", b->sizes());
   check_same_dtype(*b, gates.scalar_type(), op, name);
-  r.t = *b, r.has = 1, r.stride = b->stride(0);
-  return r;
+  return *b;
 }
 
 // A forward cell's inputs, checked: gates (B, G * H) and state (B, H) of one dtype, optional
 // (G * H,) biases.
 struct CellInputs {
   at::ScalarType dtype;
-  Bias ib, hb;
+  at::Tensor ib, hb;
 };
 CellInputs cell_inputs(const at::Tensor& input_gates, const at::Tensor& hidden_gates, const at::Tensor& state,
                        const c10::optional<at::Tensor>& input_bias, const c10::optional<at::Tensor>& hidden_bias,
@@ -71,6 +64,67 @@ CellInputs cell_inputs(const at::Tensor& input_gates, const at::Tensor& hidden_g
   return {t, bias_arg(input_bias, input_gates, op, "input_bias"), bias_arg(hidden_bias, input_gates, op, "hidden_bias")};
 }
 
+// A tensor the kernel does not read (its flag is 0): any buffer of the call's dtype.
+const at::Tensor& or_dummy(const at::Tensor& t, const at::Tensor& dummy) { return t.defined() ? t : dummy; }
+cl_int has(const at::Tensor& t) { return t.defined() ? 1 : 0; }
+int64_t stride_or0(const at::Tensor& t, int d) { return t.defined() ? t.stride(d) : 0; }
+
+}  // namespace
+
+namespace rnn {
+
+void lstm_cell_fwd(const at::Tensor& ig, const at::Tensor& hg, const at::Tensor& cx, const at::Tensor& ib,
+                   const at::Tensor& hb, const at::Tensor& hy, const at::Tensor& cy, const at::Tensor& ws) {
+  const int64_t B = cx.size(0), H = cx.size(1);
+  if (B * H == 0) return;
+  Device& d = ocl_device(cx);
+  Kernel& k = get_kernel(d, "rnn", cell_options(cx.scalar_type()), "lstm_cell_fwd");
+  launch(d, k, grid_stride(B * H, kWG), Range(kWG), buf(ig), buf(hg), buf(cx), buf(or_dummy(ib, ig)),
+         buf(or_dummy(hb, ig)), buf(hy), buf(cy), buf(ws), B, H, ig.stride(0), ig.stride(1), hg.stride(0),
+         hg.stride(1), cx.stride(0), cx.stride(1), has(ib), stride_or0(ib, 0), has(hb), stride_or0(hb, 0),
+         hy.stride(0));
+}
+
+void lstm_cell_bwd(const at::Tensor& ghy, const at::Tensor& ghy2, const at::Tensor& gcy, const at::Tensor& cx,
+                   const at::Tensor& cy, const at::Tensor& ws, const at::Tensor& grad_gates, const at::Tensor& gcx) {
+  const int64_t B = cx.size(0), H = cx.size(1);
+  if (B * H == 0) return;
+  Device& d = ocl_device(cx);
+  Kernel& k = get_kernel(d, "rnn", cell_options(cx.scalar_type()), "lstm_cell_bwd");
+  launch(d, k, grid_stride(B * H, kWG), Range(kWG), buf(or_dummy(ghy, cx)), buf(or_dummy(gcy, cx)), buf(cx),
+         buf(cy), buf(ws), buf(grad_gates), buf(gcx), B, H, has(ghy), stride_or0(ghy, 0), stride_or0(ghy, 1),
+         has(gcy), stride_or0(gcy, 0), stride_or0(gcy, 1), cx.stride(0), cx.stride(1), cy.stride(0), cy.stride(1),
+         ws.stride(0), ws.stride(1), buf(or_dummy(ghy2, cx)), has(ghy2));
+}
+
+void gru_cell_fwd(const at::Tensor& ig, const at::Tensor& hg, const at::Tensor& hx, const at::Tensor& ib,
+                  const at::Tensor& hb, const at::Tensor& hy, const at::Tensor& ws) {
+  const int64_t B = hx.size(0), H = hx.size(1);
+  if (B * H == 0) return;
+  Device& d = ocl_device(hx);
+  Kernel& k = get_kernel(d, "rnn", cell_options(hx.scalar_type()), "gru_cell_fwd");
+  launch(d, k, grid_stride(B * H, kWG), Range(kWG), buf(ig), buf(hg), buf(hx), buf(or_dummy(ib, ig)),
+         buf(or_dummy(hb, ig)), buf(hy), buf(ws), B, H, ig.stride(0), ig.stride(1), hg.stride(0), hg.stride(1),
+         hx.stride(0), hx.stride(1), has(ib), stride_or0(ib, 0), has(hb), stride_or0(hb, 0), hy.stride(0));
+}
+
+void gru_cell_bwd(const at::Tensor& ghy, const at::Tensor& ghy2, const at::Tensor& ws, const at::Tensor& gig,
+                  const at::Tensor& ghg, const at::Tensor& ghx) {
+  const int64_t B = ghx.size(0), H = ghx.size(1);
+  if (B * H == 0) return;
+  Device& d = ocl_device(ws);
+  Kernel& k = get_kernel(d, "rnn", cell_options(ws.scalar_type()), "gru_cell_bwd");
+  launch(d, k, grid_stride(B * H, kWG), Range(kWG), buf(or_dummy(ghy, ws)), buf(ws), buf(gig), buf(ghg), buf(ghx),
+         B, H, stride_or0(ghy, 0), stride_or0(ghy, 1), ws.stride(0), ws.stride(1), has(ghy), buf(or_dummy(ghy2, ws)),
+         has(ghy2));
+}
+
+}  // namespace rnn
+
+namespace {
+
+at::Tensor opt(const c10::optional<at::Tensor>& t) { return t.has_value() ? *t : at::Tensor(); }
+
 // _thnn_fused_lstm_cell(Tensor input_gates, Tensor hidden_gates, Tensor cx, Tensor? input_bias=None, Tensor? hidden_bias=None) -> (Tensor, Tensor, Tensor)
 std::tuple<at::Tensor, at::Tensor, at::Tensor> fused_lstm_cell_ocl(const at::Tensor& input_gates,
                                                                    const at::Tensor& hidden_gates,
@@ -79,18 +133,11 @@ std::tuple<at::Tensor, at::Tensor, at::Tensor> fused_lstm_cell_ocl(const at::Ten
                                                                    const c10::optional<at::Tensor>& hidden_bias) {
   const char* op = "_thnn_fused_lstm_cell";
   const CellInputs in = cell_inputs(input_gates, hidden_gates, cx, input_bias, hidden_bias, 4, op);
-  const at::ScalarType t = in.dtype;
-  const Bias &ib = in.ib, &hb = in.hb;
+  check_dtype_supported(ocl_device(cx), in.dtype, op);
   const int64_t B = cx.size(0), H = cx.size(1);
   at::Tensor hy = at::empty({B, H}, cx.options()), cy = at::empty({B, H}, cx.options());
   at::Tensor ws = at::empty({B, 4 * H}, cx.options());
-  if (B * H == 0) return {hy, cy, ws};
-  Device& d = ocl_device(cx);
-  Kernel& k = get_kernel(d, "rnn", cell_options(d, t, op), "lstm_cell_fwd");
-  launch(d, k, grid_stride(B * H, kWG), Range(kWG), buf(input_gates), buf(hidden_gates), buf(cx), buf(ib.t),
-         buf(hb.t), buf(hy), buf(cy), buf(ws), B, H, input_gates.stride(0), input_gates.stride(1),
-         hidden_gates.stride(0), hidden_gates.stride(1), cx.stride(0), cx.stride(1), cl_int(ib.has), ib.stride,
-         cl_int(hb.has), hb.stride);
+  rnn::lstm_cell_fwd(input_gates, hidden_gates, cx, in.ib, in.hb, hy, cy, ws);
   return {hy, cy, ws};
 }
 
@@ -101,33 +148,24 @@ std::tuple<at::Tensor, at::Tensor, at::Tensor> fused_lstm_cell_backward_ocl(cons
                                                                             const at::Tensor& workspace,
                                                                             bool has_bias) {
   const char* op = "_thnn_fused_lstm_cell_backward";
-  const bool has_ghy = grad_hy.has_value() && grad_hy->defined();
-  const bool has_gcy = grad_cy.has_value() && grad_cy->defined();
-  if (!has_ghy && !has_gcy) return {at::Tensor(), at::Tensor(), at::Tensor()};
+  const at::Tensor ghy = opt(grad_hy), gcy = opt(grad_cy);
+  if (!ghy.defined() && !gcy.defined()) return {at::Tensor(), at::Tensor(), at::Tensor()};
   check_gates(workspace, workspace, cx, 4, op);
   TORCH_CHECK(cy.sizes() == cx.sizes(), op, ": cy of shape ", cy.sizes(), " does not match cx of shape ",
               cx.sizes());
   const at::ScalarType t = cx.scalar_type();
   check_same_dtype(cy, t, op, "cy");
   check_same_dtype(workspace, t, op, "workspace");
-  for (const c10::optional<at::Tensor>* g : {&grad_hy, &grad_cy}) {
-    if (!g->has_value() || !(*g)->defined()) continue;
-    TORCH_CHECK((*g)->sizes() == cx.sizes(), op, ": gradient of shape ", (*g)->sizes(), " does not match state of shape ",
+  for (const at::Tensor* g : {&ghy, &gcy}) {
+    if (!g->defined()) continue;
+    TORCH_CHECK(g->sizes() == cx.sizes(), op, ": gradient of shape ", g->sizes(), " does not match state of shape ",
                 cx.sizes());
-    check_same_dtype(**g, t, op, "the gradients");
+    check_same_dtype(*g, t, op, "the gradients");
   }
+  check_dtype_supported(ocl_device(cx), t, op);
   const int64_t B = cx.size(0), H = cx.size(1);
   at::Tensor grad_gates = at::empty({B, 4 * H}, cx.options()), grad_cx = at::empty({B, H}, cx.options());
-  if (B * H > 0) {
-    const at::Tensor& ghy = has_ghy ? *grad_hy : cx;  // not read without its flag
-    const at::Tensor& gcy = has_gcy ? *grad_cy : cx;
-    Device& d = ocl_device(cx);
-    Kernel& k = get_kernel(d, "rnn", cell_options(d, t, op), "lstm_cell_bwd");
-    launch(d, k, grid_stride(B * H, kWG), Range(kWG), buf(ghy), buf(gcy), buf(cx), buf(cy), buf(workspace),
-           buf(grad_gates), buf(grad_cx), B, H, cl_int(has_ghy), ghy.stride(0), ghy.stride(1), cl_int(has_gcy),
-           gcy.stride(0), gcy.stride(1), cx.stride(0), cx.stride(1), cy.stride(0), cy.stride(1), workspace.stride(0),
-           workspace.stride(1));
-  }
+  rnn::lstm_cell_bwd(ghy, at::Tensor(), gcy, cx, cy, workspace, grad_gates, grad_cx);
   at::Tensor grad_bias = has_bias ? grad_gates.sum(0) : at::Tensor();
   return {grad_gates, grad_cx, grad_bias};
 }
@@ -139,16 +177,10 @@ std::tuple<at::Tensor, at::Tensor> fused_gru_cell_ocl(const at::Tensor& input_ga
                                                       const c10::optional<at::Tensor>& hidden_bias) {
   const char* op = "_thnn_fused_gru_cell";
   const CellInputs in = cell_inputs(input_gates, hidden_gates, hx, input_bias, hidden_bias, 3, op);
-  const at::ScalarType t = in.dtype;
-  const Bias &ib = in.ib, &hb = in.hb;
+  check_dtype_supported(ocl_device(hx), in.dtype, op);
   const int64_t B = hx.size(0), H = hx.size(1);
   at::Tensor hy = at::empty({B, H}, hx.options()), ws = at::empty({B, 5 * H}, hx.options());
-  if (B * H == 0) return {hy, ws};
-  Device& d = ocl_device(hx);
-  Kernel& k = get_kernel(d, "rnn", cell_options(d, t, op), "gru_cell_fwd");
-  launch(d, k, grid_stride(B * H, kWG), Range(kWG), buf(input_gates), buf(hidden_gates), buf(hx), buf(ib.t),
-         buf(hb.t), buf(hy), buf(ws), B, H, input_gates.stride(0), input_gates.stride(1), hidden_gates.stride(0),
-         hidden_gates.stride(1), hx.stride(0), hx.stride(1), cl_int(ib.has), ib.stride, cl_int(hb.has), hb.stride);
+  rnn::gru_cell_fwd(input_gates, hidden_gates, hx, in.ib, in.hb, hy, ws);
   return {hy, ws};
 }
 
@@ -161,15 +193,11 @@ std::tuple<at::Tensor, at::Tensor, at::Tensor, at::Tensor, at::Tensor> fused_gru
               op, ": workspace of shape ", workspace.sizes(), " does not match grad_hy of shape ", grad_hy.sizes());
   const at::ScalarType t = grad_hy.scalar_type();
   check_same_dtype(workspace, t, op, "workspace");
+  check_dtype_supported(ocl_device(grad_hy), t, op);
   const int64_t B = grad_hy.size(0), H = grad_hy.size(1);
   at::Tensor gig = at::empty({B, 3 * H}, grad_hy.options()), ghg = at::empty({B, 3 * H}, grad_hy.options());
   at::Tensor ghx = at::empty({B, H}, grad_hy.options());
-  if (B * H > 0) {
-    Device& d = ocl_device(grad_hy);
-    Kernel& k = get_kernel(d, "rnn", cell_options(d, t, op), "gru_cell_bwd");
-    launch(d, k, grid_stride(B * H, kWG), Range(kWG), buf(grad_hy), buf(workspace), buf(gig), buf(ghg), buf(ghx), B,
-           H, grad_hy.stride(0), grad_hy.stride(1), workspace.stride(0), workspace.stride(1));
-  }
+  rnn::gru_cell_bwd(grad_hy, at::Tensor(), workspace, gig, ghg, ghx);
   at::Tensor gib = has_bias ? gig.sum(0) : at::Tensor();
   at::Tensor ghb = has_bias ? ghg.sum(0) : at::Tensor();
   return {gig, ghg, ghx, gib, ghb};
