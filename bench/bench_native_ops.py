@@ -154,6 +154,8 @@ def cases(dev, s):
     c["LSTM 2x512, seq 64, batch 32, fwd+bwd"] = _fwd_bwd(lambda: lstm(seq)[0], seq, *lstm.parameters())
     gru = torch.nn.GRU(512, 512).to(dev)
     c["GRU 512, seq 64, batch 32, fwd+bwd"] = _fwd_bwd(lambda: gru(seq)[0], seq, *gru.parameters())
+    rnn = torch.nn.RNN(512, 512, num_layers=2).to(dev)
+    c["RNN tanh 2x512, seq 64, batch 32, fwd+bwd"] = _fwd_bwd(lambda: rnn(seq)[0], seq, *rnn.parameters())
 
     def lstm_inference():
         with torch.inference_mode():

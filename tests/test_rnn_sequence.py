@@ -1,8 +1,10 @@
-"""nn.LSTM and nn.GRU as whole sequences (csrc/ops/rnn_sequence.cpp): outputs, final states and
+"""nn.LSTM, nn.GRU and nn.RNN as whole sequences (csrc/ops/rnn_sequence.cpp): outputs, final states and
 every gradient against the CPU over layers, directions, batch_first, biases, strided inputs and
 dtypes; gradients from each output alone; dropout between layers (finite differences under a
 fixed seed); double backward; frozen weights; inference mode; the launch count per step; and
 the calls that go to ATen's composite (projections, packed sequences, bad arguments)."""
+import functools
+
 import pytest
 import torch
 
@@ -10,7 +12,9 @@ from .conftest import requires_ocl
 
 pytestmark = requires_ocl
 
-CLASSES = {"LSTM": torch.nn.LSTM, "GRU": torch.nn.GRU}
+CLASSES = {"LSTM": torch.nn.LSTM, "GRU": torch.nn.GRU, "RNN": functools.partial(torch.nn.RNN, nonlinearity="tanh"),
+           "RNN_RELU": functools.partial(torch.nn.RNN, nonlinearity="relu")}
+KINDS = list(CLASSES)
 
 
 def _pair(kind, dtype=torch.float64, seed=0, **kw):
@@ -89,20 +93,20 @@ CONFIGS = [
 ]
 
 
-@pytest.mark.parametrize("kind", ["LSTM", "GRU"])
+@pytest.mark.parametrize("kind", KINDS)
 @pytest.mark.parametrize("kwargs", CONFIGS, ids=str)
 def test_sequence_matches_cpu(kind, kwargs):
     _compare(kind, kwargs, x_shape=(4, 7, 6) if kwargs.get("batch_first") else (7, 4, 6))
 
 
-@pytest.mark.parametrize("kind", ["LSTM", "GRU"])
+@pytest.mark.parametrize("kind", KINDS)
 @pytest.mark.parametrize("loss", ["output", "h", "c"])
 def test_gradient_from_one_output(kind, loss):
     # The other outputs' gradients are undefined in the backward.
     _compare(kind, dict(num_layers=2, bidirectional=True), loss=loss)
 
 
-@pytest.mark.parametrize("kind", ["LSTM", "GRU"])
+@pytest.mark.parametrize("kind", KINDS)
 @pytest.mark.parametrize("shape, kwargs", [
     ((1, 3, 6), dict(num_layers=2, bidirectional=True)),     # one step
     ((5, 1, 6), dict(bidirectional=True)),                   # batch of one
@@ -113,7 +117,7 @@ def test_odd_shapes(kind, shape, kwargs):
     _compare(kind, kwargs, x_shape=shape)
 
 
-@pytest.mark.parametrize("kind", ["LSTM", "GRU"])
+@pytest.mark.parametrize("kind", KINDS)
 def test_default_state_and_strided_input(kind):
     _compare(kind, dict(num_layers=2), with_h0=False)
     # A transposed input (batch-major memory for a time-major module) and a stepped view.
@@ -121,12 +125,12 @@ def test_default_state_and_strided_input(kind):
     _compare(kind, dict(batch_first=True), x_shape=(4, 7, 12), x_view=lambda t: t[..., ::2])
 
 
-@pytest.mark.parametrize("kind", ["LSTM", "GRU"])
+@pytest.mark.parametrize("kind", KINDS)
 def test_float32(kind):
     _compare(kind, dict(num_layers=2, bidirectional=True), dtype=torch.float32)
 
 
-@pytest.mark.parametrize("kind", ["LSTM", "GRU"])
+@pytest.mark.parametrize("kind", KINDS)
 @pytest.mark.parametrize("dtype", [torch.float16, torch.bfloat16])
 def test_16_bit(kind, dtype):
     # The CPU in float32 on the same (rounded) values; the device keeps 16-bit storage between
@@ -149,7 +153,7 @@ def test_16_bit(kind, dtype):
         torch.testing.assert_close(q.grad.float().cpu(), p.grad, **tol)
 
 
-@pytest.mark.parametrize("kind", ["LSTM", "GRU"])
+@pytest.mark.parametrize("kind", KINDS)
 def test_gradcheck(kind):
     ref, dev = _pair(kind, torch.float64, input_size=3, hidden_size=2, num_layers=2, bidirectional=True)
     x = torch.randn(3, 2, 3, dtype=torch.float64, device="ocl", requires_grad=True)
@@ -167,7 +171,7 @@ def test_gradcheck(kind):
     assert torch.autograd.gradcheck(lambda x, *ps: f(x, *ps), inputs, eps=1e-6, atol=1e-6)
 
 
-@pytest.mark.parametrize("kind", ["LSTM", "GRU"])
+@pytest.mark.parametrize("kind", KINDS)
 def test_dropout_between_layers(kind):
     ref, dev = _pair(kind, torch.float64, input_size=3, hidden_size=4, num_layers=3, dropout=0.5)
     x = torch.randn(4, 2, 3, dtype=torch.float64)
@@ -189,7 +193,7 @@ def test_dropout_between_layers(kind):
     assert torch.autograd.gradcheck(f, (xd,), eps=1e-6, atol=1e-6)
 
 
-@pytest.mark.parametrize("kind", ["LSTM", "GRU"])
+@pytest.mark.parametrize("kind", KINDS)
 def test_double_backward(kind):
     ref, dev = _pair(kind, torch.float64, num_layers=2, bidirectional=True)
     x = torch.randn(5, 3, 6, dtype=torch.float64, requires_grad=True)
@@ -215,7 +219,7 @@ def test_double_backward_with_dropout_raises():
     g.sum().backward()
 
 
-@pytest.mark.parametrize("kind", ["LSTM", "GRU"])
+@pytest.mark.parametrize("kind", KINDS)
 def test_frozen_weights_and_plain_input(kind):
     ref, dev = _pair(kind, torch.float64, num_layers=2)
     for m in (ref, dev):
@@ -231,7 +235,7 @@ def test_frozen_weights_and_plain_input(kind):
             assert q.grad is None, name
 
 
-@pytest.mark.parametrize("kind", ["LSTM", "GRU"])
+@pytest.mark.parametrize("kind", KINDS)
 def test_inference_mode_and_no_grad(kind):
     ref, dev = _pair(kind, torch.float64, num_layers=2, bidirectional=True)
     x = torch.randn(5, 3, 6, dtype=torch.float64)
@@ -255,7 +259,7 @@ def test_output_modified_in_place_is_caught(batch_first):
         y.sum().backward()
 
 
-@pytest.mark.parametrize("kind", ["LSTM", "GRU"])
+@pytest.mark.parametrize("kind", KINDS)
 def test_launches_per_step(kind):
     # Per layer and direction: forward one input product + per step a product and a cell;
     # backward per step a cell and a product, plus a fixed number of products and sums.
@@ -274,9 +278,10 @@ def test_launches_per_step(kind):
         products = sum(v for k, v in c.items() if k.startswith("gemm_"))
         return out, c.get(cell, 0), products, sum(c.values())
 
-    y, cells, products, total = counts(lambda: m(x)[0], kind.lower() + "_cell_fwd")
+    cell = {"LSTM": "lstm_cell", "GRU": "gru_cell"}.get(kind, "rnn_cell")
+    y, cells, products, total = counts(lambda: m(x)[0], cell + "_fwd")
     assert (cells, products) == (T, T + 1) and total <= 2 * T + 4, (cells, products, total)
-    _, cells, products, total = counts(lambda: y.sum().backward(), kind.lower() + "_cell_bwd")
+    _, cells, products, total = counts(lambda: y.sum().backward(), cell + "_bwd")
     assert cells == T and products <= T + 4 and total <= 2 * T + 10, (cells, products, total)
 
 
@@ -330,7 +335,7 @@ def test_bad_arguments_raise_as_on_cpu(case):
     torch.ones(2, device="ocl").sum().item()  # the device stays usable
 
 
-@pytest.mark.parametrize("kind", ["LSTM", "GRU"])
+@pytest.mark.parametrize("kind", KINDS)
 def test_unbatched_input(kind):
     # nn.LSTM / nn.GRU take a 2-D (time, features) input as a batch of one.
     ref, dev = _pair(kind, torch.float64, num_layers=2)
@@ -342,7 +347,7 @@ def test_unbatched_input(kind):
         torch.testing.assert_close(a.cpu(), b, atol=1e-10, rtol=1e-9)
 
 
-@pytest.mark.parametrize("kind", ["LSTM", "GRU"])
+@pytest.mark.parametrize("kind", KINDS)
 def test_autocast(kind):
     # As CUDA's cuDNN RNN: the whole layer stack in the autocast dtype, gradients to float32 weights.
     ref, dev = _pair(kind, torch.float32, num_layers=2)
@@ -357,3 +362,20 @@ def test_autocast(kind):
     for p, q in zip(ref.parameters(), dev.parameters()):
         assert q.grad.dtype == torch.float32
         torch.testing.assert_close(q.grad.cpu(), p.grad, atol=5e-2, rtol=5e-2)
+
+
+@pytest.mark.parametrize("kind", KINDS)
+def test_expanded_initial_state(kind):
+    # A broadcast (zero-stride) initial state, as code passing one learned state per layer does.
+    ref, dev = _pair(kind, torch.float64, num_layers=2, bidirectional=True)
+    x = torch.randn(5, 3, 6, dtype=torch.float64)
+    outs = []
+    for m, device in ((ref, "cpu"), (dev, "ocl")):
+        base = torch.linspace(-1, 1, 5, dtype=torch.float64, device=device).requires_grad_()
+        h0 = base.expand(4, 3, 5)
+        state = (h0, h0 * 0.5) if kind == "LSTM" else h0
+        y, _ = m(x.to(device), state)
+        y.square().sum().backward()
+        outs.append((y, base.grad))
+    for a, b in zip(outs[1], outs[0]):
+        torch.testing.assert_close(a.cpu(), b, atol=1e-10, rtol=1e-9)

@@ -148,3 +148,31 @@ __kernel void gru_cell_bwd(PTR_ARG(X_T, ghy), PTR_ARG(X_T, ws), PTR_ARG(X_T, gig
     STORE_X(PTR(X_T, ghx), e, g * z);
   }
 }
+
+// nn.RNN's cell: hy = act(i + h + biases), act tanh or (relu != 0) max(0, .), hy written through
+// its row stride hy_r. Its backward needs only hy itself, so there is no workspace.
+__kernel void rnn_cell_fwd(PTR_ARG(X_T, ig), PTR_ARG(X_T, hg), PTR_ARG(X_T, ib), PTR_ARG(X_T, hb), PTR_ARG(X_T, hy),
+                           long B, long H, long ig_r, long ig_c, long hg_r, long hg_c, int has_ib, long ib_s,
+                           int has_hb, long hb_s, long hy_r, int relu) {
+  __global const X_T* ibp = PTR(X_T, ib);
+  __global const X_T* hbp = PTR(X_T, hb);
+  FOR_EACH(e, B * H) {
+    const long b = e / H, j = e % H;
+    const ACC a = AT2(PTR(X_T, ig), b, j, ig_r, ig_c) + AT2(PTR(X_T, hg), b, j, hg_r, hg_c) +
+                  BIAS(ibp, has_ib, j, ib_s) + BIAS(hbp, has_hb, j, hb_s);
+    STORE_X(PTR(X_T, hy), b * hy_r + j, relu ? fmax(a, (ACC)0) : tanh(a));
+  }
+}
+
+// The pre-activation's gradient (B, H), contiguous, from hy's gradient (ghy strided plus gdh
+// contiguous, either may be absent) and hy (row stride hy_r): tanh' = 1 - hy^2, relu' = hy > 0.
+__kernel void rnn_cell_bwd(PTR_ARG(X_T, ghy), PTR_ARG(X_T, gdh), PTR_ARG(X_T, hy), PTR_ARG(X_T, gpre), long B,
+                           long H, int has_ghy, long ghy_r, long ghy_c, int has_gdh, long hy_r, int relu) {
+  FOR_EACH(e, B * H) {
+    const long b = e / H, j = e % H;
+    const ACC g = (has_ghy ? AT2(PTR(X_T, ghy), b, j, ghy_r, ghy_c) : (ACC)0) +
+                  (has_gdh ? LOAD_X(PTR(X_T, gdh), e) : (ACC)0);
+    const ACC y = LOAD_X(PTR(X_T, hy), b * hy_r + j);
+    STORE_X(PTR(X_T, gpre), e, relu ? (y > (ACC)0 ? g : (ACC)0) : g * ((ACC)1 - y * y));
+  }
+}

@@ -31,10 +31,12 @@ TORCH_LIBRARY_IMPL(aten, AutocastPrivateUse1, m) {
   AT_FORALL_FP32_SET_OPT_DTYPE(OCL_FP32_SET_OPT_DTYPE)
   AT_FORALL_DIFFERENT_REDISPATCH_SIGNATURE(OCL_FP32_APPEND_DTYPE)
   AT_FORALL_PROMOTE(OCL_PROMOTE)
-  // Whole-sequence LSTM/GRU (ops/rnn_sequence.cpp) in the autocast dtype, as CUDA runs its
-  // cuDNN RNN (_cudnn_rnn is on CUDA's lower_precision_fp list; these ops never reach it here).
+  // Whole-sequence recurrent layers (ops/rnn_sequence.cpp) in the autocast dtype, as CUDA runs
+  // its cuDNN RNN (_cudnn_rnn is on CUDA's lower_precision_fp list; these ops never reach it).
   KERNEL_PRIVATEUSEONE(lstm, input, lower_precision_fp)
   KERNEL_PRIVATEUSEONE(gru, input, lower_precision_fp)
+  KERNEL_PRIVATEUSEONE(rnn_tanh, input, lower_precision_fp)
+  KERNEL_PRIVATEUSEONE(rnn_relu, input, lower_precision_fp)
 }
 
 }  // namespace

@@ -1,10 +1,11 @@
-// The fused LSTM and GRU cells that nn.LSTM / nn.GRU / nn.LSTMCell / nn.GRUCell call on every
-// non-CPU device (ATen's RNN.cpp picks them for PrivateUse1 as for CUDA), with their backward
-// ops. The gate matmuls run before these (native GEMM); each cell, forward or backward, is one
-// launch of kernels/rnn.cl (computing in float for 16-bit dtypes, as CUDA's kernels do), plus
-// a column sum for the bias gradients. The workspace layouts are private to this file's
-// forward/backward pairs: LSTM [i, f, g, o] activated gates, (B, 4H); GRU [r, z, n, hx, hn],
-// (B, 5H).
+// The recurrent cells (kernels/rnn.cl) and the fused LSTM and GRU cell ops that nn.LSTMCell /
+// nn.GRUCell (and ATen's per-step LSTM/GRU composite, for packed sequences and projections)
+// call on every non-CPU device, with their backward ops. The gate matmuls run before these
+// (native GEMM); each cell, forward or backward, is one launch (computing in float for 16-bit
+// dtypes, as CUDA's kernels do), plus a column sum for the bias gradients. The launches are
+// shared with the whole-sequence layers (rnn.h, rnn_sequence.cpp). The workspace layouts are
+// private to the forward/backward pairs: LSTM [i, f, g, o] activated gates, (B, 4H); GRU
+// [r, z, n, hx, hn], (B, 5H).
 #include "rnn.h"
 #include "../aten/Routing.h"
 #include "../runtime/Launch.h"
@@ -117,6 +118,27 @@ void gru_cell_bwd(const at::Tensor& ghy, const at::Tensor& ghy2, const at::Tenso
   launch(d, k, grid_stride(B * H, kWG), Range(kWG), buf(or_dummy(ghy, ws)), buf(ws), buf(gig), buf(ghg), buf(ghx),
          B, H, stride_or0(ghy, 0), stride_or0(ghy, 1), ws.stride(0), ws.stride(1), has(ghy), buf(or_dummy(ghy2, ws)),
          has(ghy2));
+}
+
+void rnn_cell_fwd(const at::Tensor& ig, const at::Tensor& hg, const at::Tensor& ib, const at::Tensor& hb,
+                  const at::Tensor& hy, bool relu) {
+  const int64_t B = hy.size(0), H = hy.size(1);
+  if (B * H == 0) return;
+  Device& d = ocl_device(hy);
+  Kernel& k = get_kernel(d, "rnn", cell_options(hy.scalar_type()), "rnn_cell_fwd");
+  launch(d, k, grid_stride(B * H, kWG), Range(kWG), buf(ig), buf(hg), buf(or_dummy(ib, ig)), buf(or_dummy(hb, ig)),
+         buf(hy), B, H, ig.stride(0), ig.stride(1), hg.stride(0), hg.stride(1), has(ib), stride_or0(ib, 0), has(hb),
+         stride_or0(hb, 0), hy.stride(0), cl_int(relu));
+}
+
+void rnn_cell_bwd(const at::Tensor& ghy, const at::Tensor& ghy2, const at::Tensor& hy, const at::Tensor& gpre,
+                  bool relu) {
+  const int64_t B = hy.size(0), H = hy.size(1);
+  if (B * H == 0) return;
+  Device& d = ocl_device(hy);
+  Kernel& k = get_kernel(d, "rnn", cell_options(hy.scalar_type()), "rnn_cell_bwd");
+  launch(d, k, grid_stride(B * H, kWG), Range(kWG), buf(or_dummy(ghy, hy)), buf(or_dummy(ghy2, hy)), buf(hy),
+         buf(gpre), B, H, has(ghy), stride_or0(ghy, 0), stride_or0(ghy, 1), has(ghy2), hy.stride(0), cl_int(relu));
 }
 
 }  // namespace rnn

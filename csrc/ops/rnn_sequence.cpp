@@ -1,8 +1,8 @@
-// nn.LSTM and nn.GRU over whole sequences (aten::lstm.input, aten::gru.input), as cuDNN runs
-// them on CUDA. ATen's composite runs every step of every layer as two nn.Linear products and a
-// fused cell, and autograd records each of them: about 18 launches per step forward and
-// backward, each with its own host cost, and a weight gradient summed step by step. Here, per
-// layer and direction:
+// nn.LSTM, nn.GRU and nn.RNN over whole sequences (aten::lstm.input, gru.input, rnn_tanh.input,
+// rnn_relu.input), as cuDNN runs them on CUDA. ATen's composite runs every step of every layer
+// as two nn.Linear products and a cell, and autograd records each of them: about 18 launches
+// per step forward and backward, each with its own host cost, and a weight gradient summed
+// step by step. Here, per layer and direction:
 //   forward:  one product for every step's input gates (X W_ihᵀ), then per step one product
 //             (h W_hhᵀ) and one cell launch (ops/rnn.h) writing h into the layer's output;
 //   backward: per step one cell launch (hy's gradient = the output's plus the recurrent term)
@@ -26,6 +26,8 @@
 #include <ATen/ops/mm.h>
 #include <ATen/ops/native_dropout.h>
 #include <ATen/ops/native_dropout_backward.h>
+#include <ATen/ops/rnn_relu_native.h>
+#include <ATen/ops/rnn_tanh_native.h>
 #include <ATen/ops/sum.h>
 #include <torch/csrc/autograd/autograd.h>
 #include <torch/csrc/autograd/custom_function.h>
@@ -38,7 +40,16 @@ namespace {
 
 using torch::autograd::variable_list;
 
-enum class Kind { LSTM, GRU };
+enum class Kind { LSTM, GRU, RNN_TANH, RNN_RELU };
+
+const char* name(Kind k) {
+  switch (k) {
+    case Kind::LSTM: return "lstm";
+    case Kind::GRU: return "gru";
+    case Kind::RNN_TANH: return "rnn_tanh";
+    default: return "rnn_relu";
+  }
+}
 
 struct Config {
   Kind kind;
@@ -50,7 +61,10 @@ struct Config {
   bool batch_first;
 
   int64_t dirs() const { return bidirectional ? 2 : 1; }
-  int64_t gates() const { return kind == Kind::LSTM ? 4 : 3; }
+  int64_t gates() const { return kind == Kind::LSTM ? 4 : kind == Kind::GRU ? 3 : 1; }
+  // Workspace columns per hidden unit (kernels/rnn.cl); nn.RNN's backward reads hy instead.
+  int64_t workspace() const { return kind == Kind::LSTM ? 4 : kind == Kind::GRU ? 5 : 0; }
+  bool relu() const { return kind == Kind::RNN_RELU; }
   int64_t per_cell() const { return has_biases ? 4 : 2; }  // params of one layer and direction
   bool drops() const { return train && dropout > 0 && layers > 1; }
   // The Function's inputs: input, h0, (c0), params.
@@ -121,11 +135,11 @@ struct Result {
 
 // The forward pass over every layer and direction. With trace, appends per layer: the layer's
 // input (T, B, I_l) contiguous, its output (T, B, D * H), the dropout mask applied to that
-// output (undefined without), then per direction the cell states (T, B, H) (undefined for a
-// GRU) and the workspaces (T, B, 4H or 5H).
+// output (undefined without), then per direction the cell states (T, B, H) (LSTM only) and
+// the workspaces (T, B, 4H or 5H; none for nn.RNN). Undefined entries keep the layout fixed.
 Result run_forward(const Config& c, const at::Tensor& input, const at::Tensor& h0, const at::Tensor& c0,
                    at::TensorList params, std::vector<at::Tensor>* trace) {
-  check_dtype_supported(ocl_device(input), input.scalar_type(), c.kind == Kind::LSTM ? "lstm" : "gru");
+  check_dtype_supported(ocl_device(input), input.scalar_type(), name(c.kind));
   const bool lstm = c.kind == Kind::LSTM;
   at::Tensor x = (c.batch_first ? input.transpose(0, 1) : input).contiguous();
   const int64_t T = x.size(0), B = x.size(1), H = h0.size(2), D = c.dirs(), GH = c.gates() * H;
@@ -143,7 +157,7 @@ Result run_forward(const Config& c, const at::Tensor& input, const at::Tensor& h
       const at::Tensor gx = at::mm(layer_in.view({T * B, layer_in.size(2)}), w.w_ih.t()).view({T, B, GH});
       const at::Tensor hd = out.narrow(2, d * H, H);
       const at::Tensor cs = lstm ? at::empty({T, B, H}, opts) : at::Tensor();
-      const at::Tensor ws = at::empty({T, B, (lstm ? 4 : 5) * H}, opts);
+      const at::Tensor ws = c.workspace() ? at::empty({T, B, c.workspace() * H}, opts) : at::Tensor();
       at::Tensor hg = at::empty({B, GH}, opts);
       const at::Tensor w_hh_t = w.w_hh.t();
       at::Tensor h = h0.select(0, idx), cell = lstm ? c0.select(0, idx) : at::Tensor();
@@ -154,8 +168,10 @@ Result run_forward(const Config& c, const at::Tensor& input, const at::Tensor& h
           rnn::lstm_cell_fwd(gx.select(0, t), hg, cell, w.b_ih, w.b_hh, hd.select(0, t), cs.select(0, t),
                              ws.select(0, t));
           cell = cs.select(0, t);
-        } else {
+        } else if (c.kind == Kind::GRU) {
           rnn::gru_cell_fwd(gx.select(0, t), hg, h, w.b_ih, w.b_hh, hd.select(0, t), ws.select(0, t));
+        } else {
+          rnn::rnn_cell_fwd(gx.select(0, t), hg, w.b_ih, w.b_hh, hd.select(0, t), c.relu());
         }
         h = hd.select(0, t);
       }
@@ -188,7 +204,7 @@ struct Grads {
 Grads run_backward(const Config& c, const at::Tensor& h0, const at::Tensor& c0, at::TensorList params,
                    const std::vector<at::Tensor>& trace, const at::Tensor& grad_output, const at::Tensor& grad_hn,
                    const at::Tensor& grad_cn, bool need_input, const std::vector<bool>& need_params) {
-  const bool lstm = c.kind == Kind::LSTM;
+  const bool lstm = c.kind == Kind::LSTM, gru = c.kind == Kind::GRU;
   const int64_t D = c.dirs(), S = c.trace_stride(), H = h0.size(2), GH = c.gates() * H;
   const at::Tensor& x0 = trace[0];
   const int64_t T = x0.size(0), B = x0.size(1);
@@ -214,9 +230,9 @@ Grads run_backward(const Config& c, const at::Tensor& h0, const at::Tensor& c0, 
       const at::Tensor hd = out.narrow(2, d * H, H);
       const at::Tensor dhd = d_out.defined() ? d_out.narrow(2, d * H, H) : at::Tensor();
       const at::Tensor h_init = h0.select(0, idx);
-      const at::Tensor dg = at::empty({T, B, GH}, opts);                              // input gates
-      const at::Tensor dgh = lstm ? dg : at::empty({T, B, GH}, opts);                 // hidden gates
-      const at::Tensor ghx = lstm ? at::Tensor() : at::empty({B, H}, opts);           // GRU's direct term
+      const at::Tensor dg = at::empty({T, B, GH}, opts);                         // input gates
+      const at::Tensor dgh = gru ? at::empty({T, B, GH}, opts) : dg;             // hidden gates
+      const at::Tensor ghx = gru ? at::empty({B, H}, opts) : at::Tensor();       // GRU's direct term
       at::Tensor rec = g.h0.select(0, idx);                                           // recurrent term
       const at::Tensor dcell = lstm ? g.c0.select(0, idx) : at::Tensor();
       at::Tensor rec_in = grad_hn.defined() ? grad_hn.select(0, idx).contiguous() : at::Tensor();
@@ -231,9 +247,12 @@ Grads run_backward(const Config& c, const at::Tensor& h0, const at::Tensor& c0, 
           rnn::lstm_cell_bwd(ghy, rec_in, dcell_in, cx, cs.select(0, t), ws.select(0, t), dg.select(0, t), dcell);
           at::mm_out(rec, dg.select(0, t), w.w_hh);
           dcell_in = dcell;
-        } else {
+        } else if (gru) {
           rnn::gru_cell_bwd(ghy, rec_in, ws.select(0, t), dg.select(0, t), dgh.select(0, t), ghx);
           at::addmm_out(rec, ghx, dgh.select(0, t), w.w_hh);
+        } else {
+          rnn::rnn_cell_bwd(ghy, rec_in, hd.select(0, t), dg.select(0, t), c.relu());
+          at::mm_out(rec, dg.select(0, t), w.w_hh);
         }
         rec_in = rec;
       }
@@ -254,7 +273,7 @@ Grads run_backward(const Config& c, const at::Tensor& h0, const at::Tensor& c0, 
       }
       if (c.has_biases && (need_params[p + 2] || need_params[p + 3])) {
         g.params[p + 2] = dgf.sum(0);
-        g.params[p + 3] = lstm ? g.params[p + 2].clone() : dghf.sum(0);
+        g.params[p + 3] = gru ? dghf.sum(0) : g.params[p + 2].clone();
       }
       if (need_dx) dx = d == 0 ? at::mm(dgf, w.w_ih) : dx.addmm_(dgf, w.w_ih);
     }
@@ -276,6 +295,15 @@ std::vector<at::Tensor> function_inputs(const Config& c, const at::Tensor& input
   if (c.kind == Kind::LSTM) v.push_back(c0);
   v.insert(v.end(), params.begin(), params.end());
   return v;
+}
+
+using GruOut = std::tuple<at::Tensor, at::Tensor>;
+using GruFn = GruOut (*)(const at::Tensor&, const at::Tensor&, at::TensorList, bool, int64_t, double, bool, bool, bool);
+
+// ATen's composite of a one-state kind (GRU, nn.RNN).
+GruFn composite(Kind k) {
+  return k == Kind::GRU ? GruFn(&at::native::gru)
+                        : k == Kind::RNN_TANH ? GruFn(&at::native::rnn_tanh) : GruFn(&at::native::rnn_relu);
 }
 
 // The autograd node: saves the Function's inputs and run_forward's trace (the last layer's
@@ -326,7 +354,7 @@ struct RnnFunction : public torch::autograd::Function<RnnFunction> {
     variable_list result(n_vars + 1);  // the Config's slot stays undefined
     if (at::GradMode::is_enabled()) {
       // create_graph=True: gradients that are themselves differentiable, from ATen's composite.
-      TORCH_CHECK_NOT_IMPLEMENTED(!c.drops(), c.kind == Kind::LSTM ? "lstm" : "gru",
+      TORCH_CHECK_NOT_IMPLEMENTED(!c.drops(), name(c.kind),
                                   ": double backward with dropout between layers in training is not supported "
                                   "on ocl (the dropout masks cannot be reproduced)");
       variable_list outs;
@@ -335,8 +363,8 @@ struct RnnFunction : public torch::autograd::Function<RnnFunction> {
                                   c.bidirectional, c.batch_first);
         outs = {std::get<0>(o), std::get<1>(o), std::get<2>(o)};
       } else {
-        auto o = at::native::gru(vars[0], h0, params, c.has_biases, c.layers, c.dropout, c.train, c.bidirectional,
-                                 c.batch_first);
+        auto o = composite(c.kind)(vars[0], h0, params, c.has_biases, c.layers, c.dropout, c.train, c.bidirectional,
+                                   c.batch_first);
         outs = {std::get<0>(o), std::get<1>(o)};
       }
       variable_list ys, gys, xs;
@@ -385,7 +413,6 @@ variable_list sequence(const Config& c, const at::Tensor& input, const at::Tenso
 }
 
 using LstmOut = std::tuple<at::Tensor, at::Tensor, at::Tensor>;
-using GruOut = std::tuple<at::Tensor, at::Tensor>;
 
 // lstm.input(Tensor input, Tensor[] hx, Tensor[] params, bool has_biases, int num_layers, float dropout, bool train, bool bidirectional, bool batch_first) -> (Tensor, Tensor, Tensor)
 template <bool Autograd>
@@ -399,14 +426,14 @@ LstmOut lstm_ocl(const at::Tensor& input, at::TensorList hx, at::TensorList para
   return {o[0], o[1], o[2]};
 }
 
-// gru.input(Tensor input, Tensor hx, Tensor[] params, bool has_biases, int num_layers, float dropout, bool train, bool bidirectional, bool batch_first) -> (Tensor, Tensor)
-template <bool Autograd>
-GruOut gru_ocl(const at::Tensor& input, const at::Tensor& hx, at::TensorList params, bool has_biases,
-               int64_t num_layers, double dropout, bool train, bool bidirectional, bool batch_first) {
-  const Config c = config(Kind::GRU, has_biases, num_layers, dropout, train, bidirectional, batch_first);
+// gru.input / rnn_tanh.input / rnn_relu.input(Tensor input, Tensor hx, Tensor[] params, bool has_biases, int num_layers, float dropout, bool train, bool bidirectional, bool batch_first) -> (Tensor, Tensor)
+template <Kind K, bool Autograd>
+GruOut one_state_ocl(const at::Tensor& input, const at::Tensor& hx, at::TensorList params, bool has_biases,
+                     int64_t num_layers, double dropout, bool train, bool bidirectional, bool batch_first) {
+  const Config c = config(K, has_biases, num_layers, dropout, train, bidirectional, batch_first);
   bool ok = takes(c, input, hx, at::Tensor(), params);
   if (ok && Autograd) ok = !composite_needed_for_autograd(function_inputs(c, input, hx, at::Tensor(), params));
-  if (!ok) return at::native::gru(input, hx, params, has_biases, num_layers, dropout, train, bidirectional, batch_first);
+  if (!ok) return composite(K)(input, hx, params, has_biases, num_layers, dropout, train, bidirectional, batch_first);
   const variable_list o = sequence(c, input, hx, at::Tensor(), params, Autograd);
   return {o[0], o[1]};
 }
@@ -415,12 +442,16 @@ GruOut gru_ocl(const at::Tensor& input, const at::Tensor& hx, at::TensorList par
 
 TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
   m.impl("lstm.input", lstm_ocl<false>);
-  m.impl("gru.input", gru_ocl<false>);
+  m.impl("gru.input", one_state_ocl<Kind::GRU, false>);
+  m.impl("rnn_tanh.input", one_state_ocl<Kind::RNN_TANH, false>);
+  m.impl("rnn_relu.input", one_state_ocl<Kind::RNN_RELU, false>);
 }
 
 TORCH_LIBRARY_IMPL(aten, AutogradPrivateUse1, m) {
   m.impl("lstm.input", lstm_ocl<true>);
-  m.impl("gru.input", gru_ocl<true>);
+  m.impl("gru.input", one_state_ocl<Kind::GRU, true>);
+  m.impl("rnn_tanh.input", one_state_ocl<Kind::RNN_TANH, true>);
+  m.impl("rnn_relu.input", one_state_ocl<Kind::RNN_RELU, true>);
 }
 
 }  // namespace torch_ocl

@@ -1,7 +1,7 @@
-"""The fused LSTM/GRU cells nn.LSTM, nn.GRU and their Cell modules call on non-CPU devices,
-forward and backward (the backward ops run through autograd, grad=True). The modules
-themselves, stacked, bidirectional, with projections and without biases, are compared in
-tests/test_rnn.py."""
+"""The fused LSTM/GRU cells nn.LSTMCell, nn.GRUCell (and ATen's per-step composite) call on
+non-CPU devices, and the whole-sequence lstm / gru / rnn_tanh / rnn_relu ops behind nn.LSTM,
+nn.GRU and nn.RNN, forward and backward (the backward ops run through autograd, grad=True).
+The modules themselves are compared in tests/test_rnn.py and tests/test_rnn_sequence.py."""
 import torch
 
 from ..cases import FLOATS, HALFS, OpCase, Sample, make
@@ -82,7 +82,40 @@ def _gru_cell(*args):
     return torch.ops.aten._thnn_fused_gru_cell(*args)[0]
 
 
+def _sequence_samples(kind):
+    # (input, hx, params, has_biases, num_layers, dropout, train, bidirectional, batch_first)
+    gates = {"lstm": 4, "gru": 3}.get(kind, 1)
+
+    def samples(dtype):
+        for T, B, I, H, layers, bidir, batch_first, bias, noncontig, tag in [
+                (5, 3, 4, 6, 1, False, False, True, False, "one layer"),
+                (4, 2, 3, 5, 2, True, True, True, False, "2 layers, bidirectional, batch_first"),
+                (3, 1, 2, 3, 2, False, False, False, False, "no bias, batch of one"),
+                (1, 4, 5, 2, 1, True, False, True, False, "one step"),
+                (6, 3, 4, 5, 2, True, False, True, True, "noncontig")]:
+            D = 2 if bidir else 1
+            x = make((B, T, I) if batch_first else (T, B, I), dtype, noncontig=noncontig, seed=1)
+            params = []
+            for i in range(layers * D):
+                width = I if i < D else D * H
+                params += [make((gates * H, width), dtype, noncontig=noncontig, seed=10 * i + 2),
+                           make((gates * H, H), dtype, seed=10 * i + 3)]
+                if bias:
+                    params += [make((gates * H,), dtype, noncontig=noncontig, seed=10 * i + 4),
+                               make((gates * H,), dtype, seed=10 * i + 5)]
+            h = make((layers * D, B, H), dtype, noncontig=noncontig, seed=6)
+            hx = [h, make((layers * D, B, H), dtype, seed=7)] if kind == "lstm" else h
+            yield Sample((x, hx, params, bias, layers, 0.0, True, bidir, batch_first), tag=tag)
+    return samples
+
+
 CASES = [
+    OpCase("lstm_sequence", ["aten::lstm.input"], torch.lstm, _sequence_samples("lstm"), dtypes=FLOATS, grad=True),
+    OpCase("gru_sequence", ["aten::gru.input"], torch.gru, _sequence_samples("gru"), dtypes=FLOATS, grad=True),
+    OpCase("rnn_tanh_sequence", ["aten::rnn_tanh.input"], torch.rnn_tanh, _sequence_samples("rnn_tanh"),
+           dtypes=FLOATS, grad=True),
+    OpCase("rnn_relu_sequence", ["aten::rnn_relu.input"], torch.rnn_relu, _sequence_samples("rnn_relu"),
+           dtypes=FLOATS, grad=True),
     OpCase("fused_lstm_cell", ["aten::_thnn_fused_lstm_cell", "aten::_thnn_fused_lstm_cell_backward_impl"],
            _lstm_cell, _cell_samples(4), dtypes=FLOATS + HALFS, grad=True),
     OpCase("fused_lstm_cell_hy_only", [], _lstm_cell_hy_only, _cell_samples(4), dtypes=FLOATS, grad=True),
