@@ -161,6 +161,21 @@ def cases(dev, s):
         with torch.inference_mode():
             return lstm(seq)[0]
     c["LSTM 2x512, seq 64, batch 32, inference"] = lstm_inference
+    # Inference fast paths (eval, no grad): the fused encoder layer, and with a padding mask
+    # its nested-tensor path; GroupNorm's backward.
+    enc = torch.nn.TransformerEncoder(torch.nn.TransformerEncoderLayer(512, 8, 2048, batch_first=True), 6,
+                                      enable_nested_tensor=True).to(dev).eval()
+    tokens = _randn(32 // s, 128, 512, dev=dev, seed=34)
+    pad = torch.zeros(32 // s, 128, dtype=torch.bool, device=dev)
+    pad[:, 96:] = True
+
+    def encode(mask=None):
+        with torch.no_grad():
+            return enc(tokens, src_key_padding_mask=mask)
+    c["TransformerEncoder 6x512 h8, 32x128 tokens, inference"] = encode
+    c["TransformerEncoder 6x512 h8, 32x128 tokens, padding mask, inference"] = lambda: encode(pad)
+    gn = torch.nn.GroupNorm(32, 64).to(dev)
+    c["GroupNorm 32 groups, 32x64x56², fwd+bwd"] = _fwd_bwd(lambda: gn(fmap), fmap, *gn.parameters())
     bilstm = torch.nn.LSTM(256, 256, bidirectional=True, batch_first=True).to(dev)
     bseq = _randn(32 // s, 128, 256, dev=dev, seed=33, grad=True)
     c["LSTM 256 bidirectional batch_first, seq 128, batch 32, fwd+bwd"] = _fwd_bwd(

@@ -19,6 +19,8 @@
 #include <ATen/ops/bmm.h>
 #include <ATen/ops/cat.h>
 #include <ATen/ops/empty.h>
+#include <ATen/ops/gelu.h>
+#include <ATen/ops/relu.h>
 #include <ATen/ops/stack.h>
 #include <ATen/ops/view_as_complex.h>
 #include <ATen/ops/view_as_real.h>
@@ -1179,6 +1181,19 @@ at::Tensor& addr_out_ocl(const at::Tensor& self, const at::Tensor& vec1, const a
   return out;
 }
 
+// _addmm_activation.out(Tensor self, Tensor mat1, Tensor mat2, *, Scalar beta=1, Scalar alpha=1, bool use_gelu=False, Tensor(a!) out) -> Tensor(a!)
+// addmm, then relu or (exact, as the CPU's) gelu in place: the feed-forward of the encoder
+// layer's inference fast path (ops/transformer.cpp).
+at::Tensor& addmm_activation_out_ocl(const at::Tensor& self, const at::Tensor& mat1, const at::Tensor& mat2,
+                                     const at::Scalar& beta, const at::Scalar& alpha, bool use_gelu, at::Tensor& out) {
+  addmm_out_ocl(self, mat1, mat2, beta, alpha, out);
+  if (use_gelu)
+    at::gelu_(out);
+  else
+    at::relu_(out);
+  return out;
+}
+
 std::string gemm_config_for(int device, at::ScalarType t, int64_t B, int64_t M, int64_t N) {
   Device& d = get_device(device);
   const ShapeClass shape = shape_class(d, B, M, N);
@@ -1190,6 +1205,7 @@ TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
   // The four products take complex operands and lazy conjugate/negative bits (gemm_into).
   m.impl("mm.out", mm_out_ocl);
   m.impl("addmm.out", addmm_out_ocl);
+  OCL_IMPL(m, "_addmm_activation.out", addmm_activation_out_ocl);
   m.impl("bmm.out", bmm_out_ocl);
   m.impl("baddbmm.out", baddbmm_out_ocl);
   OCL_IMPL(m, "addmv.out", addmv_out_ocl);

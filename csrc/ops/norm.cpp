@@ -12,8 +12,10 @@
 #include "../runtime/Launch.h"
 #include "rows.h"
 #include <ATen/TensorIterator.h>
+#include <ATen/TensorOperators.h>
 #include <ATen/ops/abs.h>
 #include <ATen/ops/linalg_vector_norm.h>
+#include <ATen/ops/native_group_norm_native.h>
 #include <ATen/ops/mul.h>
 #include <ATen/ops/sum.h>
 #include <ATen/ops/empty.h>
@@ -399,6 +401,59 @@ std::tuple<at::Tensor, at::Tensor> _weight_norm_interface_backward_ocl(const at:
 
 }  // namespace
 
+// native_group_norm(Tensor input, Tensor? weight, Tensor? bias, SymInt N, SymInt C, SymInt HxW, int group, float eps) -> (Tensor, Tensor, Tensor)
+// ATen's composite (math_group_norm: batch-norm statistics over (1, N * G) rows) on a
+// contiguous input, the output in the input's memory format as on the CPU: the composite
+// views its input and raised on channels_last ones.
+std::tuple<at::Tensor, at::Tensor, at::Tensor> native_group_norm_ocl(const at::Tensor& input,
+                                                                     const std::optional<at::Tensor>& weight,
+                                                                     const std::optional<at::Tensor>& bias, int64_t N,
+                                                                     int64_t C, int64_t HxW, int64_t group, double eps) {
+  auto [y, mean, rstd] = at::native::math_group_norm(input.contiguous(), weight, bias, N, C, HxW, group, eps);
+  return {y.contiguous(input.suggest_memory_format()), mean, rstd};
+}
+
+// native_group_norm_backward(Tensor grad_out, Tensor input, Tensor mean, Tensor rstd, Tensor? weight, SymInt N, SymInt C, SymInt HxW, int group, bool[3] output_mask) -> (Tensor, Tensor, Tensor)
+// GroupNorm's forward is ATen's composite (native batch norm over (1, N * G) rows); this is its
+// backward in ordinary device ops, computed in float for 16-bit inputs (as the CPU's kernel
+// accumulates). With x^ = (x - mean) * rstd and g = dy * gamma, over each (n, group):
+//   dx = rstd * (g - mean(g) - x^ * mean(g * x^)),  dgamma = sum_{n, hw} dy * x^,  dbeta = sum_{n, hw} dy.
+std::tuple<at::Tensor, at::Tensor, at::Tensor> native_group_norm_backward_ocl(
+    const at::Tensor& grad_out, const at::Tensor& input, const at::Tensor& mean, const at::Tensor& rstd,
+    const std::optional<at::Tensor>& weight, int64_t N, int64_t C, int64_t HxW, int64_t group,
+    std::array<bool, 3> output_mask) {
+  const char* op = "native_group_norm_backward";
+  TORCH_CHECK(group > 0 && C % group == 0, op, ": expected the number of channels (", C,
+              ") to be divisible by the number of groups (", group, ")");
+  TORCH_CHECK(input.numel() == N * C * HxW && grad_out.numel() == input.numel(), op, ": expected input and grad_out of ",
+              N * C * HxW, " elements (N = ", N, ", C = ", C, ", HxW = ", HxW, "), got ", input.numel(), " and ",
+              grad_out.numel());
+  TORCH_CHECK(mean.numel() == N * group && rstd.numel() == N * group, op, ": expected mean and rstd of ", N * group,
+              " elements, got ", mean.numel(), " and ", rstd.numel());
+  const bool has_weight = weight.has_value() && weight->defined();
+  TORCH_CHECK(!has_weight || weight->numel() == C, op, ": expected weight of ", C, " elements, got ",
+              has_weight ? weight->numel() : 0);
+  const at::ScalarType t = input.scalar_type();
+  TORCH_CHECK(at::isFloatingType(t) && grad_out.scalar_type() == t, op, ": expected floating-point input and "
+              "grad_out of one dtype, got ", t, " and ", grad_out.scalar_type());
+  const at::ScalarType acc = (t == at::kHalf || t == at::kBFloat16) ? at::kFloat : t;
+  const int64_t G = group, D = C / G;
+  const at::Tensor x = input.reshape({N, G, D, HxW}).to(acc);
+  const at::Tensor dy = grad_out.reshape({N, G, D, HxW}).to(acc);
+  const at::Tensor r = rstd.reshape({N, G, 1, 1}).to(acc);
+  const at::Tensor xhat = (x - mean.reshape({N, G, 1, 1}).to(acc)) * r;
+  at::Tensor dx, dgamma, dbeta;
+  if (output_mask[0]) {
+    const at::Tensor g = has_weight ? dy * weight->reshape({1, G, D, 1}).to(acc) : dy;
+    const at::Tensor mg = g.mean({2, 3}, /*keepdim=*/true), mgx = (g * xhat).mean({2, 3}, /*keepdim=*/true);
+    dx = (r * (g - mg - xhat * mgx)).to(t).reshape(input.sizes()).contiguous(input.suggest_memory_format());
+  }
+  const at::ScalarType wt = has_weight ? weight->scalar_type() : t;
+  if (output_mask[1]) dgamma = (dy * xhat).sum({0, 3}).reshape({C}).to(wt);
+  if (output_mask[2]) dbeta = dy.sum({0, 3}).reshape({C}).to(wt);
+  return {dx, dgamma, dbeta};
+}
+
 TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
   OCL_IMPL(m, "native_layer_norm", native_layer_norm_ocl);
   OCL_IMPL(m, "native_layer_norm_backward", native_layer_norm_backward_ocl);
@@ -406,6 +461,8 @@ TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
   OCL_IMPL(m, "_fused_rms_norm_backward", _fused_rms_norm_backward_ocl);
   OCL_IMPL(m, "_weight_norm_interface", _weight_norm_interface_ocl);
   OCL_IMPL(m, "_weight_norm_interface_backward", _weight_norm_interface_backward_ocl);
+  OCL_IMPL(m, "native_group_norm", native_group_norm_ocl);
+  OCL_IMPL(m, "native_group_norm_backward", native_group_norm_backward_ocl);
 }
 
 }  // namespace torch_ocl

@@ -68,6 +68,12 @@ def _addmm_samples(dtype):
                  tag="gemv M=1")
 
 
+def _addmm_activation_out(bias, a, b, use_gelu):
+    out = torch.empty(0, dtype=a.dtype, device=a.device)
+    torch.ops.aten._addmm_activation.out(bias, a, b, use_gelu=use_gelu, out=out)
+    return out
+
+
 def _addmm_inplace(bias, a, b, **kw):
     return bias.clone().addmm_(a, b, **kw)
 
@@ -164,6 +170,13 @@ CASES = [
     OpCase("addmm", ["aten::addmm.out"], torch.addmm, _addmm_samples, dtypes=INT_FLOATS, grad=True),
     OpCase("addmm_", ["aten::addmm.out"], _addmm_inplace, _addmm_inplace_samples, dtypes=FLOATS),
     OpCase("addmm_out", ["aten::addmm.out"], _addmm_out, _addmm_out_samples, dtypes=FLOATS),
+    OpCase("addmm_relu", ["aten::_addmm_activation.out"], lambda *a, **k: torch._addmm_activation(*a, **k),
+           _addmm_samples, dtypes=INT_FLOATS),
+    OpCase("addmm_gelu", ["aten::_addmm_activation.out"],
+           lambda *a, **k: torch._addmm_activation(*a, use_gelu=True, **k), _addmm_samples, dtypes=FLOATS),
+    OpCase("addmm_activation_out", ["aten::_addmm_activation.out"], _addmm_activation_out,
+           lambda dt: (Sample((make((5,), dt), make((4, 3), dt), make((3, 5), dt)), dict(use_gelu=g), tag=f"gelu={g}")
+                       for g in (False, True)), dtypes=FLOATS),
     OpCase("bmm", ["aten::bmm.out"], torch.bmm, _bmm_samples, dtypes=INT_FLOATS, grad=True),
     OpCase("baddbmm", ["aten::baddbmm.out"], torch.baddbmm, _baddbmm_samples, dtypes=INT_FLOATS, grad=True),
     OpCase("addmv", ["aten::addmv.out"], torch.addmv, _addmv_samples, dtypes=INT_FLOATS, grad=True),

@@ -142,3 +142,29 @@ CASES += [
     OpCase("weight_norm_out", WN, _weight_norm_out,
            lambda dt: (s for s in _weight_norm_direct_samples(dt) if "raises" not in s.tag), dtypes=(torch.float32,)),
 ]
+
+
+# ---- group norm (forward: ATen's composite over batch norm; backward: norm.cpp) --------------
+def _group_norm_samples(dtype):
+    for i, (shape, groups, affine) in enumerate([
+            ((2, 6, 5), 3, True), ((3, 8, 4, 4), 2, True), ((2, 4, 3, 2, 2), 4, False), ((1, 6), 6, True),
+            ((4, 32, 7, 7), 8, True), ((0, 6, 3), 2, True)]):
+        w = make((shape[1],), dtype, seed=10 + i) if affine else None
+        b = make((shape[1],), dtype, seed=20 + i) if affine else None
+        yield Sample((make(shape, dtype, seed=i), groups, w, b), tag=f"{shape} in {groups} groups")
+    yield Sample((make((2, 6, 5), dtype, noncontig=True), 2, make((6,), dtype), None), tag="noncontig, no bias")
+    yield Sample((make((2, 4, 3, 3), dtype).to(memory_format=torch.channels_last), 2, make((4,), dtype),
+                  make((4,), dtype)), tag="channels_last")
+
+
+def _group_norm(x, groups, w, b):
+    return F.group_norm(x, groups, w, b, eps=1e-5)
+
+
+CASES += [
+    OpCase("group_norm", ["aten::native_group_norm", "aten::native_group_norm_backward"], _group_norm, _group_norm_samples, dtypes=FLOATS,
+           grad=True, atol=1e-4, rtol=1e-4),
+    OpCase("group_norm_half", ["aten::native_group_norm", "aten::native_group_norm_backward"], _group_norm,
+           lambda dt: (s for s in _group_norm_samples(dt) if s.args[0].numel() < 1000), dtypes=HALFS, grad=True,
+           atol=3e-2, rtol=3e-2),
+]
