@@ -123,3 +123,21 @@ def test_training_mode_unchanged():
     dev(x.to("ocl"), src_key_padding_mask=mask.to("ocl")).sum().backward()
     for p, q in zip(enc.parameters(), dev.parameters()):
         torch.testing.assert_close(q.grad.cpu(), p.grad, atol=1e-4, rtol=1e-4)
+
+
+@pytest.mark.parametrize("lengths", [[4, 2, 3], [4, 0, 1], [1, 1, 1]])
+def test_nested_from_mask_and_back(lengths):
+    t = torch.randn(3, 4, 5)
+    keep = ~_padding(3, 4, lengths)
+    n_cpu = torch._nested_tensor_from_mask(t, keep)
+    n = torch._nested_tensor_from_mask(t.to("ocl"), keep.to("ocl"))
+    for args in [(0.0,), (-2.5,), (1.0, (3, 6, 5)), (0.0, (4, 6, 5)), (0.0, (3, 6, 7))]:
+        torch.testing.assert_close(n.to_padded_tensor(*args).cpu(), n_cpu.to_padded_tensor(*args))
+    with pytest.raises(RuntimeError, match="Truncation is not supported"):
+        n_cpu.to_padded_tensor(0.0, (3, max(lengths) - 1, 5))
+    with pytest.raises(RuntimeError, match="Truncation is not supported"):
+        n.to_padded_tensor(0.0, (3, max(lengths) - 1, 5))
+    with pytest.raises(RuntimeError, match="left-aligned"):
+        gaps = keep.clone()
+        gaps[0] = torch.tensor([False, True, False, False])
+        torch._nested_tensor_from_mask(t.to("ocl"), gaps.to("ocl"))

@@ -20,10 +20,12 @@
 #include <ATen/ops/sum.h>
 #include <ATen/ops/empty.h>
 #include <ATen/ops/empty_like.h>
+#include <ATen/ops/full.h>
 #include <ATen/ops/zeros.h>
 #include <torch/library.h>
 
 #include <algorithm>
+#include <limits>
 
 namespace torch_ocl {
 namespace {
@@ -409,6 +411,12 @@ std::tuple<at::Tensor, at::Tensor, at::Tensor> native_group_norm_ocl(const at::T
                                                                      const std::optional<at::Tensor>& weight,
                                                                      const std::optional<at::Tensor>& bias, int64_t N,
                                                                      int64_t C, int64_t HxW, int64_t group, double eps) {
+  if (input.numel() == 0) {  // the composite's batch norm rejects empty inputs; the CPU's answer
+    TORCH_CHECK(group > 0 && C % group == 0, "native_group_norm: expected the number of channels (", C,
+                ") to be divisible by the number of groups (", group, ")");
+    return {at::empty_like(input), at::zeros({N, group}, input.options()),
+            at::full({N, group}, std::numeric_limits<double>::quiet_NaN(), input.options())};
+  }
   auto [y, mean, rstd] = at::native::math_group_norm(input.contiguous(), weight, bias, N, C, HxW, group, eps);
   return {y.contiguous(input.suggest_memory_format()), mean, rstd};
 }
@@ -445,12 +453,14 @@ std::tuple<at::Tensor, at::Tensor, at::Tensor> native_group_norm_backward_ocl(
   at::Tensor dx, dgamma, dbeta;
   if (output_mask[0]) {
     const at::Tensor g = has_weight ? dy * weight->reshape({1, G, D, 1}).to(acc) : dy;
-    const at::Tensor mg = g.mean({2, 3}, /*keepdim=*/true), mgx = (g * xhat).mean({2, 3}, /*keepdim=*/true);
+    const std::array<int64_t, 2> group_dims{2, 3};
+    const at::Tensor mg = g.mean(group_dims, /*keepdim=*/true), mgx = (g * xhat).mean(group_dims, /*keepdim=*/true);
     dx = (r * (g - mg - xhat * mgx)).to(t).reshape(input.sizes()).contiguous(input.suggest_memory_format());
   }
   const at::ScalarType wt = has_weight ? weight->scalar_type() : t;
-  if (output_mask[1]) dgamma = (dy * xhat).sum({0, 3}).reshape({C}).to(wt);
-  if (output_mask[2]) dbeta = dy.sum({0, 3}).reshape({C}).to(wt);
+  const std::array<int64_t, 2> channel_dims{0, 3};  // over (n, hw): per channel
+  if (output_mask[1]) dgamma = (dy * xhat).sum(channel_dims).reshape({C}).to(wt);
+  if (output_mask[2]) dbeta = dy.sum(channel_dims).reshape({C}).to(wt);
   return {dx, dgamma, dbeta};
 }
 

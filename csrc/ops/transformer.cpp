@@ -4,10 +4,10 @@
 //   _transformer_encoder_layer_fwd  a whole encoder layer (ATen's own device-generic composite
 //                                   of the above, layer_norm, linear and gelu/relu);
 // and, for inputs with a key padding mask, the nested-tensor ("sparsity") path of
-// nn.TransformerEncoder: _nested_tensor_from_mask / _nested_from_padded build a NestedTensor
-// on the device, each layer runs on its padded form (with the padding as a key mask: the
-// results are those of the dense path) and to_padded_tensor returns to a dense tensor. ATen's
-// generic nested-tensor helpers do the conversions with ordinary device ops.
+// nn.TransformerEncoder: _nested_tensor_from_mask builds a NestedTensor on the device, each
+// layer runs on its padded form (with the padding as a key mask: the results are those of the
+// dense path) and to_padded_tensor returns to a dense tensor; each conversion is one gather or
+// scatter of the real rows. Nested tensors of other shapes take ATen's generic helpers.
 // Without these every such call ran on the CPU through the fallback, and the padded encoder
 // raised (no NestedTensor copy between devices).
 #include "../runtime/Launch.h"
@@ -18,7 +18,9 @@
 #include <ATen/ops/_nested_tensor_from_mask_native.h>
 #include <ATen/ops/_to_copy_native.h>
 #include <ATen/ops/_transformer_encoder_layer_fwd_native.h>
-#include <ATen/ops/arange.h>
+#include <ATen/ops/full.h>
+#include <ATen/ops/index_select.h>
+#include <ATen/ops/tensor.h>
 #include <ATen/ops/copy_native.h>
 #include <ATen/ops/empty_like_native.h>
 #include <ATen/ops/linear.h>
@@ -28,7 +30,9 @@
 #include <ATen/ops/to_padded_tensor_native.h>
 #include <torch/library.h>
 
+#include <algorithm>
 #include <cmath>
+#include <vector>
 
 namespace torch_ocl {
 namespace {
@@ -115,10 +119,99 @@ std::tuple<at::Tensor, at::Tensor> native_mha_ocl(const at::Tensor& query, const
   return {out, average_attn_weights ? weights.mean(1) : weights};
 }
 
+// ---- Nested batches of (length_i, E) sequences <-> padded (B, L, E) tensors -------------------
+// ATen's generic helpers go sequence by sequence (a pad, a stack and a masked_select with its
+// host read per conversion); nn.TransformerEncoder converts at every layer. Here the nested
+// sizes (a host tensor) give the rows of the padded (B * L, E) view holding real tokens, and
+// one index_select / index_copy_ moves them.
+
+// The lengths of a nested batch of (length, E) sequences, or an empty vector when it is not
+// one (other ranks, or differing feature sizes).
+std::vector<int64_t> sequence_lengths(const at::Tensor& nested, int64_t* E) {
+  const at::Tensor sizes = at::native::get_nested_tensor_impl(nested)->get_nested_sizes();  // host (B, dims)
+  if (sizes.dim() != 2 || sizes.size(1) != 2 || sizes.size(0) == 0) return {};
+  const at::Tensor s = sizes.contiguous();
+  const int64_t* p = s.data_ptr<int64_t>();
+  std::vector<int64_t> lengths;
+  for (int64_t b = 0; b < s.size(0); ++b) {
+    if (p[2 * b + 1] != p[1]) return {};
+    lengths.push_back(p[2 * b]);
+  }
+  *E = p[1];
+  return lengths;
+}
+
+// Device indices of the real rows of a (B * L, E) padded view: b * L + j for j < lengths[b].
+at::Tensor real_rows(const std::vector<int64_t>& lengths, int64_t L, const at::Device& device) {
+  std::vector<int64_t> rows;
+  for (size_t b = 0; b < lengths.size(); ++b)
+    for (int64_t j = 0; j < lengths[b]; ++j) rows.push_back(static_cast<int64_t>(b) * L + j);
+  return at::tensor(rows, at::TensorOptions().dtype(at::kLong)).to(device);
+}
+
+// The nested batch holding rows `rows` of padded (B, L, E), of the given host sizes (B, 2).
+at::Tensor nested_from_rows(const at::Tensor& padded, const at::Tensor& sizes, const at::Tensor& rows) {
+  const at::Tensor buffer = padded.reshape({-1, padded.size(2)}).index_select(0, rows).view({-1});
+  return at::detail::make_tensor<at::native::NestedTensorImpl>(buffer, sizes);
+}
+
+// (B, L, E) filled with `padding`, the nested batch's rows at `rows`.
+at::Tensor padded_from_rows(const at::Tensor& nested, int64_t B, int64_t L, int64_t E, const at::Tensor& rows,
+                            double padding) {
+  const at::Tensor buffer = at::native::get_nested_tensor_impl(nested)->get_buffer().view({-1, E});
+  at::Tensor padded = at::full({B * L, E}, padding, buffer.options());
+  padded.index_copy_(0, rows, buffer);
+  return padded.view({B, L, E});
+}
+
+std::vector<int64_t> host_sizes_2d(const std::vector<int64_t>& lengths, int64_t E) {
+  std::vector<int64_t> v;
+  for (int64_t n : lengths) v.push_back(n), v.push_back(E);
+  return v;
+}
+
+// _nested_tensor_from_mask(Tensor t, Tensor mask, bool mask_check=True) -> Tensor
+// t (B, L, E), mask (B, L) true on real tokens, left-aligned. One host read of the mask.
+at::Tensor nested_from_mask_ocl(const at::Tensor& t, const at::Tensor& mask, bool mask_check) {
+  if (t.dim() != 3 || mask.dim() != 2 || mask.scalar_type() != at::kBool || mask.size(0) != t.size(0) ||
+      mask.size(1) != t.size(1) || t.size(0) == 0)
+    return at::native::NestedTensor_nested_tensor_from_mask(t, mask, mask_check);  // its checks and errors
+  const int64_t B = t.size(0), L = t.size(1), E = t.size(2);
+  const at::Tensor m = mask.to(at::kCPU).contiguous();
+  const bool* p = m.data_ptr<bool>();
+  std::vector<int64_t> lengths(B);
+  for (int64_t b = 0; b < B; ++b) {
+    int64_t n = 0;
+    while (n < L && p[b * L + n]) ++n;
+    if (mask_check)
+      for (int64_t j = n; j < L; ++j) TORCH_CHECK(!p[b * L + j], "Mask must be left-aligned without gaps");
+    lengths[b] = n;
+  }
+  const at::Tensor sizes = at::tensor(host_sizes_2d(lengths, E), at::TensorOptions().dtype(at::kLong)).view({B, 2});
+  return nested_from_rows(t, sizes, real_rows(lengths, L, t.device()));
+}
+
+// to_padded_tensor(Tensor self, float padding, SymInt[]? output_size=None) -> Tensor
+at::Tensor to_padded_ocl(const at::Tensor& self, double padding, at::OptionalIntArrayRef output_size) {
+  int64_t E = 0;
+  const std::vector<int64_t> lengths = sequence_lengths(self, &E);
+  if (lengths.empty()) return at::native::NestedTensor_to_padded_tensor_generic(self, padding, output_size);
+  const int64_t B = static_cast<int64_t>(lengths.size());
+  int64_t L = *std::max_element(lengths.begin(), lengths.end());
+  if (output_size.has_value()) {
+    const auto os = *output_size;
+    TORCH_CHECK(os.size() == 3 && os[0] >= B && os[1] >= L && os[2] >= E,
+                "Value in output_size is less than NestedTensor padded size. Truncation is not supported.");
+    if (os[0] != B || os[2] != E)  // padding whole sequences or features too: the generic path
+      return at::native::NestedTensor_to_padded_tensor_generic(self, padding, output_size);
+    L = os[1];
+  }
+  return padded_from_rows(self, B, L, E, real_rows(lengths, L, self.device()), padding);
+}
+
 // _transformer_encoder_layer_fwd of a NestedTensor (nn.TransformerEncoder with a key padding
-// mask): the layer on the padded batch with the padding as a key mask, then back to nested.
-// The rows are left-aligned (the encoder checks), so position j of sequence i is real when
-// j < its length.
+// mask): the layer on the padded batch with the padding as a key mask (the results of the
+// dense path), then back to nested.
 at::Tensor encoder_layer_nested_ocl(const at::Tensor& src, int64_t embed_dim, int64_t num_heads,
                                     const at::Tensor& qkv_weight, const at::Tensor& qkv_bias,
                                     const at::Tensor& proj_weight, const at::Tensor& proj_bias, bool use_gelu,
@@ -130,21 +223,24 @@ at::Tensor encoder_layer_nested_ocl(const at::Tensor& src, int64_t embed_dim, in
                                     std::optional<int64_t> mask_type) {
   TORCH_CHECK(!(mask.has_value() && mask->defined()),
               "_transformer_encoder_layer_fwd: a mask with a nested input is not supported (as on the CPU)");
-  const at::Tensor sizes = at::native::get_nested_tensor_impl(src)->get_nested_sizes();  // (B, 2) on the host
-  TORCH_CHECK(sizes.dim() == 2 && sizes.size(1) == 2,
-              "_transformer_encoder_layer_fwd: expected a nested tensor of (length, features) sequences");
-  const at::Tensor padded = at::native::NestedTensor_to_padded_tensor_generic(src, 0.0, std::nullopt);
-  const int64_t B = padded.size(0), L = padded.size(1);
-  // keep[i, j] = j < length(i), built on the host from the host-side sizes and copied over.
-  const at::Tensor lengths = sizes.select(1, 0).contiguous();
-  const at::Tensor keep_cpu = at::arange(L, lengths.options()).unsqueeze(0).lt(lengths.unsqueeze(1));
-  const at::Tensor keep = keep_cpu.to(padded.device());
+  int64_t E = 0;
+  const std::vector<int64_t> lengths = sequence_lengths(src, &E);
+  TORCH_CHECK(!lengths.empty(), "_transformer_encoder_layer_fwd: expected a nested batch of (length, ", embed_dim,
+              ") sequences");
+  const int64_t B = static_cast<int64_t>(lengths.size());
+  const int64_t L = *std::max_element(lengths.begin(), lengths.end());
+  const at::Tensor rows = real_rows(lengths, L, src.device());
+  const at::Tensor padded = padded_from_rows(src, B, L, E, rows, 0.0);
+  std::vector<uint8_t> pad(static_cast<size_t>(B * L));  // true on padding: the key mask
+  for (int64_t b = 0; b < B; ++b)
+    for (int64_t j = lengths[b]; j < L; ++j) pad[static_cast<size_t>(b * L + j)] = 1;
+  const at::Tensor key_mask =
+      at::tensor(pad, at::TensorOptions().dtype(at::kByte)).view({B, L}).to(src.device()).to(at::kBool);
   const at::Tensor out = at::native::transformer_encoder_layer_forward(
       padded, embed_dim, num_heads, qkv_weight, qkv_bias, proj_weight, proj_bias, use_gelu, norm_first, eps,
       norm_weight_1, norm_bias_1, norm_weight_2, norm_bias_2, ffn_weight_1, ffn_bias_1, ffn_weight_2, ffn_bias_2,
-      keep.logical_not(), /*mask_type=*/1);
-  TORCH_CHECK(out.size(0) == B, "_transformer_encoder_layer_fwd: unexpected output shape ", out.sizes());
-  return at::_nested_tensor_from_mask(out, keep, /*mask_check=*/false);
+      key_mask, /*mask_type=*/1);
+  return nested_from_rows(out, at::native::get_nested_tensor_impl(src)->get_nested_sizes(), rows);
 }
 
 }  // namespace
@@ -154,14 +250,14 @@ TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
   // ATen's dense composite (layer_norm, _native_multi_head_attention above, linear, gelu/relu).
   m.impl("_transformer_encoder_layer_fwd", at::native::transformer_encoder_layer_forward);
   // Device-generic nested-tensor construction (argmin/cumsum/masked_select on the device).
-  m.impl("_nested_tensor_from_mask", at::native::NestedTensor_nested_tensor_from_mask);
+  m.impl("_nested_tensor_from_mask", nested_from_mask_ocl);
   m.impl("_nested_tensor_from_mask_left_aligned", at::native::NestedTensor_nested_tensor_from_mask_left_aligned);
   m.impl("_nested_from_padded", at::native::nested_from_padded_generic);
 }
 
 TORCH_LIBRARY_IMPL(aten, NestedTensorPrivateUse1, m) {
   m.impl("_transformer_encoder_layer_fwd", encoder_layer_nested_ocl);
-  m.impl("to_padded_tensor", at::native::NestedTensor_to_padded_tensor_generic);
+  m.impl("to_padded_tensor", to_padded_ocl);
   // Copies between devices (.cpu(), .to("ocl")). Other nested-tensor ops (unbind and printing
   // included) are not registered for ocl and raise the dispatcher's NotImplementedError.
   m.impl("_to_copy", at::native::_to_copy_nested);
