@@ -173,7 +173,9 @@ inline long group_min(long v, __local long* red) {
 }
 
 // multi_margin_loss: out[n] = sum over c != t of w[t] * max(0, margin - x[t] + x[c])^p / dim,
-// t = target[n] (p is 1 or 2). A target outside [0, dim) raises the error flag.
+// t = target[n] (p is 1 or 2). A target outside [0, dim) raises the error flag (and writes 0).
+// Every work-item reaches the group sum: no early return and no `continue` before a barrier
+// (PoCL's optimized builds of that form never finished).
 __kernel void multi_margin_fwd(PTR_ARG(X_T, x), PTR_ARG(long, target), PTR_ARG(X_T, w), PTR_ARG(Y_T, out), long dim,
                                long sn, long sc, long ys, int has_w, int p, ACC margin, __global int* err) {
   __local ACC red[MAX_WG];
@@ -181,27 +183,25 @@ __kernel void multi_margin_fwd(PTR_ARG(X_T, x), PTR_ARG(long, target), PTR_ARG(X
   const int lid = (int)get_local_id(0), L = (int)get_local_size(0);
   __global const X_T* xp = PTR(X_T, x) + n * sn;
   const long t = PTR(long, target)[n];
-  if (t < 0 || t >= dim) {  // the same for the whole group: no barrier is skipped by only some
-    if (lid == 0) {
-      report_error(err, ERR_MARGIN_TARGET);
-      STORE_Y(PTR(Y_T, out), n * ys, 0);
-    }
-    return;
-  }
-  const ACC xt = LOAD_X(xp, t * sc), wt = has_w ? LOAD_X(PTR(X_T, w), t) : (ACC)1;
+  const bool valid = t >= 0 && t < dim;  // the same for the whole group
+  const ACC xt = valid ? LOAD_X(xp, t * sc) : (ACC)0;
+  const ACC wt = valid && has_w ? LOAD_X(PTR(X_T, w), t) : (ACC)1;
   ACC s = 0;
-  for (long c = lid; c < dim; c += L) {
-    if (c == t) continue;
+  for (long c = valid ? lid : dim; c < dim; c += L) {
     const ACC z = margin - xt + LOAD_X(xp, c * sc);
-    if (z > 0) s += (p == 1 ? z : z * z) * wt;
+    if (c != t && z > 0) s += (p == 1 ? z : z * z) * wt;
   }
   s = group_sum(s, red);
-  if (lid == 0) STORE_Y(PTR(Y_T, out), n * ys, s / (ACC)dim);
+  if (lid == 0) {
+    if (!valid) report_error(err, ERR_MARGIN_TARGET);
+    STORE_Y(PTR(Y_T, out), n * ys, valid ? s / (ACC)dim : (ACC)0);
+  }
 }
 
 // Its gradient into the dense gx[n, c]: h_c = g * w[t] (p = 1) or 2 g z_c * w[t] (p = 2) where
 // z_c = margin - x[t] + x[c] > 0 (else 0), gx[n, t] = -sum h_c; all times grad_out[n * gos]
-// (gos = 0: one grad_out for every sample). g = 1 / dim, or 1 / (N * dim) for 'mean'.
+// (gos = 0: one grad_out for every sample). g = 1 / dim, or 1 / (N * dim) for 'mean'. Like the
+// forward, every work-item reaches the group sum.
 __kernel void multi_margin_bwd(PTR_ARG(X_T, grad_out), PTR_ARG(X_T, x), PTR_ARG(long, target), PTR_ARG(X_T, w),
                                PTR_ARG(X_T, gx), long dim, long sn, long sc, long gos, int has_w, int p, ACC margin,
                                ACC g, __global int* err) {
@@ -211,23 +211,24 @@ __kernel void multi_margin_bwd(PTR_ARG(X_T, grad_out), PTR_ARG(X_T, x), PTR_ARG(
   __global const X_T* xp = PTR(X_T, x) + n * sn;
   __global X_T* gp = PTR(X_T, gx) + n * dim;
   const long t = PTR(long, target)[n];
-  if (t < 0 || t >= dim) {
-    if (lid == 0) report_error(err, ERR_MARGIN_TARGET);
-    return;
-  }
-  const ACC xt = LOAD_X(xp, t * sc), wt = has_w ? LOAD_X(PTR(X_T, w), t) : (ACC)1;
+  const bool valid = t >= 0 && t < dim;
+  const ACC xt = valid ? LOAD_X(xp, t * sc) : (ACC)0;
+  const ACC wt = valid && has_w ? LOAD_X(PTR(X_T, w), t) : (ACC)1;
   const ACC go = LOAD_X(PTR(X_T, grad_out), n * gos);
   ACC s = 0;
-  for (long c = lid; c < dim; c += L) {
-    if (c == t) continue;
+  for (long c = valid ? lid : dim; c < dim; c += L) {
     const ACC z = margin - xt + LOAD_X(xp, c * sc);
-    ACC h = 0;
-    if (z > 0) h = (p == 1 ? g : 2 * g * z) * wt;
-    STORE_X(gp, c, h * go);
+    const ACC h = c != t && z > 0 ? (p == 1 ? g : 2 * g * z) * wt : (ACC)0;
+    if (c != t) STORE_X(gp, c, h * go);
     s += h;
   }
   s = group_sum(s, red);
-  if (lid == 0) STORE_X(gp, t, -s * go);
+  if (lid == 0) {
+    if (valid)
+      STORE_X(gp, t, -s * go);
+    else
+      report_error(err, ERR_MARGIN_TARGET);
+  }
 }
 
 // The number K of leading targets of row tp (the targets before the first -1; dim if none),

@@ -30,7 +30,9 @@
 #include <ATen/ops/index_copy.h>
 #include <ATen/ops/index_select.h>
 #include <ATen/ops/ne.h>
+#include <ATen/ops/scalar_tensor.h>
 #include <ATen/ops/searchsorted.h>
+#include <ATen/ops/where.h>
 #include <ATen/ops/nonzero.h>
 #include <ATen/ops/sort.h>
 #include <ATen/ops/topk_meta.h>
@@ -690,6 +692,66 @@ at::Tensor histc_ocl(const at::Tensor& self, int64_t bins, const c10::Scalar& mi
 
 }  // namespace
 
+namespace {
+
+// ---- isin ------------------------------------------------------------------------------------
+// Membership by binary search: the test elements sorted once, each element's insertion point
+// (searchsorted), then one comparison with the value found there (NaN is in nothing). Both
+// sides in their common dtype, as on the CPU.
+
+// The check of out and its sizing (bool, elements' shape).
+bool isin_prepare(at::IntArrayRef shape, const at::Tensor& out) {
+  TORCH_CHECK(out.scalar_type() == at::kBool, "isin: expected out of dtype Bool, got ", out.scalar_type());
+  at::native::resize_output(out, shape);
+  return out.numel() > 0;
+}
+
+void isin_into(const at::Tensor& elements, const at::Tensor& test_elements, bool invert, const at::Tensor& out) {
+  for (const at::Tensor* t : {&elements, &test_elements})
+    TORCH_CHECK(t->scalar_type() != at::kBool && !at::isComplexType(t->scalar_type()),
+                "Unsupported input type encountered for isin(): ", t->scalar_type());
+  if (!isin_prepare(elements.sizes(), out)) return;
+  if (test_elements.numel() == 0) {
+    out.fill_(invert);
+    return;
+  }
+  const at::ScalarType common = at::promote_types(elements.scalar_type(), test_elements.scalar_type());
+  const at::Tensor e = elements.to(common);
+  at::Tensor sorted = std::get<0>(at::sort(test_elements.reshape({-1}).to(common)));
+  if (at::isFloatingType(common)) {
+    // NaN matches nothing, but a NaN in the sorted values breaks the binary search: each
+    // becomes the smallest value (a duplicate, so membership is unchanged; all NaN stay NaN).
+    sorted = std::get<0>(at::sort(at::where(sorted.isnan(), sorted.select(0, 0), sorted)));
+  }
+  const at::Tensor at_pos = at::searchsorted(sorted, e.reshape({-1})).clamp_max_(sorted.numel() - 1);
+  const at::Tensor hit = sorted.index_select(0, at_pos).view(e.sizes());
+  out.copy_(invert ? hit.ne(e) : hit.eq(e));
+}
+
+// isin.Tensor_Tensor_out(Tensor elements, Tensor test_elements, *, bool assume_unique=False, bool invert=False, Tensor(a!) out) -> Tensor(a!)
+at::Tensor& isin_tt_out_ocl(const at::Tensor& elements, const at::Tensor& test_elements, bool /*assume_unique*/,
+                            bool invert, at::Tensor& out) {
+  isin_into(elements, test_elements, invert, out);
+  return out;
+}
+
+// isin.Tensor_Scalar_out(Tensor elements, Scalar test_element, *, bool assume_unique=False, bool invert=False, Tensor(a!) out) -> Tensor(a!)
+at::Tensor& isin_ts_out_ocl(const at::Tensor& elements, const at::Scalar& test_element, bool /*assume_unique*/,
+                            bool invert, at::Tensor& out) {
+  if (!isin_prepare(elements.sizes(), out)) return out;
+  out.copy_(invert ? elements.ne(test_element) : elements.eq(test_element));
+  return out;
+}
+
+// isin.Scalar_Tensor_out(Scalar element, Tensor test_elements, *, bool assume_unique=False, bool invert=False, Tensor(a!) out) -> Tensor(a!)
+at::Tensor& isin_st_out_ocl(const at::Scalar& element, const at::Tensor& test_elements, bool /*assume_unique*/,
+                            bool invert, at::Tensor& out) {
+  isin_into(at::scalar_tensor(element, test_elements.options().dtype(element.type())), test_elements, invert, out);
+  return out;
+}
+
+}  // namespace
+
 TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
   OCL_IMPL(m, "sort.values_stable", sort_values_stable_ocl);
   OCL_IMPL(m, "topk.values", topk_values_ocl);
@@ -714,6 +776,9 @@ TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
   OCL_IMPL(m, "mode.values", mode_values_ocl);
   OCL_IMPL(m, "histc", histc_ocl);
   OCL_IMPL(m, "histc.out", histc_out_ocl);
+  OCL_IMPL(m, "isin.Tensor_Tensor_out", isin_tt_out_ocl);
+  OCL_IMPL(m, "isin.Tensor_Scalar_out", isin_ts_out_ocl);
+  OCL_IMPL(m, "isin.Scalar_Tensor_out", isin_st_out_ocl);
 }
 
 }  // namespace torch_ocl

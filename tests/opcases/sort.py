@@ -564,3 +564,43 @@ CASES = [
     OpCase("histc_errors", ["aten::histc", "aten::histc.out"], _histc_error, _histc_error_samples,
            dtypes=FLOATS + HALFS),
 ]
+
+
+# ---- isin ------------------------------------------------------------------------------------
+ISIN = ["aten::isin.Tensor_Tensor_out", "aten::isin.Tensor_Scalar_out", "aten::isin.Scalar_Tensor_out"]
+
+
+def _isin_samples(dtype):
+    nan = float("nan")
+    vals = make((4, 6), dtype, low=-4, high=4, seed=1)
+    if dtype.is_floating_point:
+        vals = vals.round()
+    yield Sample((vals, vals.reshape(-1)[::5].clone()), tag="some present")
+    yield Sample((vals, make((3,), dtype, low=20, high=30, seed=2)), tag="none present")
+    yield Sample((vals, vals[:0]), tag="empty test elements")
+    yield Sample((vals[:0], vals), tag="empty elements")
+    yield Sample((vals.t(), vals[1]), dict(invert=True), tag="transposed, invert")
+    yield Sample((vals, vals[0].to(torch.int64)), tag="mixed dtypes (promoted)")
+    yield Sample((vals, 2), tag="scalar test element")
+    yield Sample((vals, 1), dict(invert=True), tag="scalar test element, invert")
+    if dtype.is_floating_point:
+        v = torch.tensor([1.0, nan, 3.0, float("-inf")], dtype=dtype)
+        yield Sample((v, torch.tensor([nan, 3.0], dtype=dtype)), tag="NaN matches nothing")
+        yield Sample((v, torch.tensor([nan, nan], dtype=dtype)), tag="all-NaN test elements")
+
+
+def _isin_out(e, t, **kw):
+    out = torch.empty(0, dtype=torch.bool, device=e.device)
+    torch.isin(e, t, out=out, **kw)
+    return out
+
+
+CASES += [
+    OpCase("isin", ISIN, torch.isin, _isin_samples, dtypes=FLOATS + (torch.int64, torch.int32, torch.uint8, torch.float16)),
+    OpCase("isin_scalar_element", ISIN, lambda t: torch.isin(2, t), lambda dt: (Sample((make((5,), dt, low=0, high=4, seed=3).round(),)),),
+           dtypes=(torch.float32, torch.int64)),
+    OpCase("isin_out", ISIN, _isin_out, lambda dt: (s for s in _isin_samples(dt) if isinstance(s.args[1], torch.Tensor)),
+           dtypes=(torch.float32,)),
+    OpCase("isin_bool_raises", ISIN, torch.isin, lambda dt: (Sample((torch.tensor([True]), torch.tensor([True]))),),
+           dtypes=(torch.bool,)),
+]
