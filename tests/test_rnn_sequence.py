@@ -1,8 +1,9 @@
-"""nn.LSTM, nn.GRU and nn.RNN as whole sequences (csrc/ops/rnn_sequence.cpp): outputs, final states and
-every gradient against the CPU over layers, directions, batch_first, biases, strided inputs and
-dtypes; gradients from each output alone; dropout between layers (finite differences under a
-fixed seed); double backward; frozen weights; inference mode; the launch count per step; and
-the calls that go to ATen's composite (projections, packed sequences, bad arguments)."""
+"""nn.LSTM, nn.GRU and nn.RNN as whole sequences, padded or packed (csrc/ops/rnn_sequence.cpp):
+outputs, final states and every gradient against the CPU over layers, directions, batch_first,
+biases, strided inputs, shrinking and unsorted packed batches and dtypes; gradients from each
+output alone; dropout between layers (finite differences under a fixed seed); double backward;
+frozen weights; inference mode; the launch count per step; and the calls that go to ATen's
+composite (projections, bad arguments)."""
 import functools
 
 import pytest
@@ -286,7 +287,7 @@ def test_launches_per_step(kind):
 
 
 def test_packed_sequence_matches_cpu():
-    # Packed sequences take ATen's per-step composite (lstm.data); still native and right.
+    # Through pad_packed_sequence, as model code uses it.
     from torch.nn.utils.rnn import pack_padded_sequence, pad_packed_sequence
     ref, dev = _pair("LSTM", torch.float64, num_layers=2, bidirectional=True)
     x = torch.randn(6, 3, 6, dtype=torch.float64)
@@ -379,3 +380,85 @@ def test_expanded_initial_state(kind):
         outs.append((y, base.grad))
     for a, b in zip(outs[1], outs[0]):
         torch.testing.assert_close(a.cpu(), b, atol=1e-10, rtol=1e-9)
+
+
+def _packed_compare(kind, lengths, enforce_sorted=True, loss="all", with_h0=True, dtype=torch.float64, **kwargs):
+    from torch.nn.utils.rnn import pack_padded_sequence, pad_packed_sequence
+    ref, dev = _pair(kind, dtype, **kwargs)
+    T, B = max(lengths), len(lengths)
+    x = torch.randn(T, B, 6, dtype=dtype, requires_grad=True)
+    xd = x.detach().to("ocl").requires_grad_()
+    h0 = _state0(kind, ref, B, dtype) if with_h0 else None
+    h0r = _to(h0, "cpu", True) if with_h0 else None
+    h0d = _to(h0, "ocl", True) if with_h0 else None
+    outs = []
+    torch.ocl.reset_fallback_counts()
+    for m, inp, state in ((ref, x, h0r), (dev, xd, h0d)):
+        packed = pack_padded_sequence(inp, torch.tensor(lengths), enforce_sorted=enforce_sorted)
+        y, h = m(packed, state) if with_h0 else m(packed)
+        padded, _ = pad_packed_sequence(y)
+        hs = _states(h)
+        terms = {"output": padded.square().sum(), "h": hs[0].square().sum() * 0.5, "c": hs[-1].square().sum() * 0.25}
+        (sum(terms.values()) if loss == "all" else terms[loss]).backward()
+        outs.append((padded, hs))
+    assert torch.ocl.fallback_counts() == {}
+    tol = dict(atol=1e-10, rtol=1e-9) if dtype == torch.float64 else dict(atol=2e-5, rtol=1e-4)
+    torch.testing.assert_close(outs[1][0].cpu(), outs[0][0], **tol)
+    for a, b in zip(outs[1][1], outs[0][1]):
+        torch.testing.assert_close(a.cpu(), b, **tol)
+    torch.testing.assert_close(xd.grad.cpu(), x.grad, **tol)
+    if with_h0:
+        for a, b in zip(_states(h0d), _states(h0r)):
+            torch.testing.assert_close(a.grad.cpu(), b.grad, **tol)
+    for (name, p), q in zip(ref.named_parameters(), dev.parameters()):
+        torch.testing.assert_close(q.grad.cpu(), p.grad, **tol, msg=lambda m: f"{name}: {m}")
+
+
+@pytest.mark.parametrize("kind", KINDS)
+@pytest.mark.parametrize("kwargs", [dict(), dict(num_layers=2, bidirectional=True), dict(bias=False, num_layers=2)],
+                         ids=str)
+def test_packed_sequence(kind, kwargs):
+    # Lengths that shrink one, several and no rows at a step.
+    _packed_compare(kind, [7, 7, 5, 2, 2, 1], **kwargs)
+
+
+@pytest.mark.parametrize("kind", ["LSTM", "GRU"])
+@pytest.mark.parametrize("loss", ["output", "h", "c"])
+def test_packed_sequence_one_output(kind, loss):
+    _packed_compare(kind, [5, 3, 3, 1], loss=loss, num_layers=2, bidirectional=True)
+
+
+@pytest.mark.parametrize("kind", KINDS)
+def test_packed_sequence_unsorted_and_equal_lengths(kind):
+    _packed_compare(kind, [2, 6, 4, 6], enforce_sorted=False, bidirectional=True)
+    _packed_compare(kind, [4, 4, 4], with_h0=False, num_layers=2)
+    _packed_compare(kind, [3], bidirectional=True)  # a batch of one
+    _packed_compare(kind, [1, 1], num_layers=2, bidirectional=True)  # one step
+
+
+def test_packed_sequence_dropout_and_float32():
+    _packed_compare("LSTM", [6, 4, 1], dtype=torch.float32, num_layers=2, bidirectional=True)
+    from torch.nn.utils.rnn import pack_padded_sequence
+    m = torch.nn.GRU(6, 5, num_layers=3, dropout=0.5).double().to("ocl")
+    x = torch.randn(5, 3, 6, dtype=torch.float64, device="ocl", requires_grad=True)
+
+    def f(x):
+        torch.manual_seed(3)
+        return m(pack_padded_sequence(x, torch.tensor([5, 4, 2])))[0].data
+
+    assert torch.autograd.gradcheck(f, (x,), eps=1e-6, atol=1e-6)
+
+
+@pytest.mark.parametrize("kind", ["LSTM", "GRU"])
+def test_packed_launches(kind):
+    # One product and one cell per step as for padded input, plus a few copies where rows stop.
+    from torch.nn.utils.rnn import pack_padded_sequence
+    m = CLASSES[kind](8, 16).to("ocl")
+    x = torch.randn(10, 4, 8, device="ocl")
+    packed = pack_padded_sequence(x, torch.tensor([10, 8, 8, 3]))
+    torch.ocl.synchronize()
+    torch.ocl._reset_launch_counts()
+    m(packed)
+    torch.ocl.synchronize()
+    counts = {k: v for k, v in torch.ocl._launch_counts().items() if v}
+    assert counts.get(kind.lower() + "_cell_fwd") == 10, counts

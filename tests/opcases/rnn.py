@@ -1,6 +1,6 @@
 """The fused LSTM/GRU cells nn.LSTMCell, nn.GRUCell (and ATen's per-step composite) call on
 non-CPU devices, and the whole-sequence lstm / gru / rnn_tanh / rnn_relu ops behind nn.LSTM,
-nn.GRU and nn.RNN, forward and backward (the backward ops run through autograd, grad=True).
+nn.GRU and nn.RNN (padded .input and packed .data), forward and backward (the backward ops run through autograd, grad=True).
 The modules themselves are compared in tests/test_rnn.py and tests/test_rnn_sequence.py."""
 import torch
 
@@ -109,7 +109,41 @@ def _sequence_samples(kind):
     return samples
 
 
+def _packed_samples(kind):
+    # (data, batch_sizes as a list, hx, params, has_biases, num_layers, dropout, train, bidirectional)
+    def samples(dtype):
+        for lengths, layers, bidir, bias, tag in [([5, 3, 3, 1], 1, False, True, "one layer"),
+                                                  ([4, 4, 2], 2, True, True, "2 layers, bidirectional"),
+                                                  ([3, 1], 2, False, False, "no bias")]:
+            gates = {"lstm": 4, "gru": 3}.get(kind, 1)
+            D, I, H = (2 if bidir else 1), 4, 5
+            bs = [sum(1 for n in lengths if n > t) for t in range(max(lengths))]
+            data = make((sum(bs), I), dtype, seed=1)
+            params = []
+            for i in range(layers * D):
+                width = I if i < D else D * H
+                params += [make((gates * H, width), dtype, seed=10 * i + 2), make((gates * H, H), dtype, seed=10 * i + 3)]
+                if bias:
+                    params += [make((gates * H,), dtype, seed=10 * i + 4), make((gates * H,), dtype, seed=10 * i + 5)]
+            h = make((layers * D, len(lengths), H), dtype, seed=6)
+            hx = [h, make((layers * D, len(lengths), H), dtype, seed=7)] if kind == "lstm" else h
+            yield Sample((data, bs, hx, params, bias, layers, 0.0, True, bidir), tag=tag)
+    return samples
+
+
+def _packed_op(op):
+    def run(data, bs, *rest):
+        return op(data, torch.tensor(bs), *rest)  # batch_sizes stay on the host, as PackedSequence keeps them
+    return run
+
+
 CASES = [
+    OpCase("lstm_packed", ["aten::lstm.data"], _packed_op(torch.lstm), _packed_samples("lstm"), dtypes=FLOATS, grad=True),
+    OpCase("gru_packed", ["aten::gru.data"], _packed_op(torch.gru), _packed_samples("gru"), dtypes=FLOATS, grad=True),
+    OpCase("rnn_tanh_packed", ["aten::rnn_tanh.data"], _packed_op(torch.rnn_tanh), _packed_samples("rnn_tanh"),
+           dtypes=FLOATS, grad=True),
+    OpCase("rnn_relu_packed", ["aten::rnn_relu.data"], _packed_op(torch.rnn_relu), _packed_samples("rnn_relu"),
+           dtypes=FLOATS, grad=True),
     OpCase("lstm_sequence", ["aten::lstm.input"], torch.lstm, _sequence_samples("lstm"), dtypes=FLOATS, grad=True),
     OpCase("gru_sequence", ["aten::gru.input"], torch.gru, _sequence_samples("gru"), dtypes=FLOATS, grad=True),
     OpCase("rnn_tanh_sequence", ["aten::rnn_tanh.input"], torch.rnn_tanh, _sequence_samples("rnn_tanh"),
