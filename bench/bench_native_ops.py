@@ -157,6 +157,12 @@ def cases(dev, s):
     rnn = torch.nn.RNN(512, 512, num_layers=2).to(dev)
     c["RNN tanh 2x512, seq 64, batch 32, fwd+bwd"] = _fwd_bwd(lambda: rnn(seq)[0], seq, *rnn.parameters())
 
+    lengths = torch.linspace(64, 16, 32 // s).round().long()  # a packed batch shrinking from 64 to 16 steps
+
+    def lstm_packed():
+        return lstm(torch.nn.utils.rnn.pack_padded_sequence(seq, lengths))[0].data
+    c["LSTM 2x512, packed, lengths 64..16, batch 32, fwd+bwd"] = _fwd_bwd(lstm_packed, seq, *lstm.parameters())
+
     def lstm_inference():
         with torch.inference_mode():
             return lstm(seq)[0]
