@@ -71,17 +71,22 @@ def _compare(kind, kwargs, *, x_shape=(7, 4, 6), with_h0=True, loss="all", dtype
     torch.ocl.reset_fallback_counts()
     y, h = _run(ref, x, h0r, loss_of)
     yd, hd = _run(dev, xd, h0d, loss_of)
+    _check(list(zip((yd,) + _states(hd), (y,) + _states(h))), xd, x, h0d, h0r, dev, ref, dtype)
+    assert torch.ocl.fallback_counts() == {}
+
+
+def _check(outputs, xd, x, h0d, h0r, dev, ref, dtype):
+    """(device, CPU) output pairs, then the gradients of the input, the initial state (if
+    given) and every parameter."""
     tol = dict(atol=1e-10, rtol=1e-9) if dtype == torch.float64 else dict(atol=2e-5, rtol=1e-4)
-    torch.testing.assert_close(yd.cpu(), y, **tol)
-    for a, b in zip(_states(hd), _states(h)):
+    for a, b in outputs:
         torch.testing.assert_close(a.cpu(), b, **tol)
     torch.testing.assert_close(xd.grad.cpu(), x.grad, **tol)
-    if with_h0:
+    if h0d is not None:
         for a, b in zip(_states(h0d), _states(h0r)):
             torch.testing.assert_close(a.grad.cpu(), b.grad, **tol)
     for (name, p), q in zip(ref.named_parameters(), dev.parameters()):
         torch.testing.assert_close(q.grad.cpu(), p.grad, **tol, msg=lambda m: f"{name}: {m}")
-    assert torch.ocl.fallback_counts() == {}
 
 
 CONFIGS = [
@@ -402,16 +407,8 @@ def _packed_compare(kind, lengths, enforce_sorted=True, loss="all", with_h0=True
         (sum(terms.values()) if loss == "all" else terms[loss]).backward()
         outs.append((padded, hs))
     assert torch.ocl.fallback_counts() == {}
-    tol = dict(atol=1e-10, rtol=1e-9) if dtype == torch.float64 else dict(atol=2e-5, rtol=1e-4)
-    torch.testing.assert_close(outs[1][0].cpu(), outs[0][0], **tol)
-    for a, b in zip(outs[1][1], outs[0][1]):
-        torch.testing.assert_close(a.cpu(), b, **tol)
-    torch.testing.assert_close(xd.grad.cpu(), x.grad, **tol)
-    if with_h0:
-        for a, b in zip(_states(h0d), _states(h0r)):
-            torch.testing.assert_close(a.grad.cpu(), b.grad, **tol)
-    for (name, p), q in zip(ref.named_parameters(), dev.parameters()):
-        torch.testing.assert_close(q.grad.cpu(), p.grad, **tol, msg=lambda m: f"{name}: {m}")
+    (y, hs), (yd, hsd) = outs
+    _check(list(zip((yd,) + hsd, (y,) + hs)), xd, x, h0d, h0r, dev, ref, dtype)
 
 
 @pytest.mark.parametrize("kind", KINDS)
