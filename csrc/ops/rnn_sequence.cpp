@@ -41,6 +41,7 @@
 #include <torch/csrc/autograd/custom_function.h>
 #include <torch/library.h>
 
+#include <optional>
 #include <vector>
 
 namespace torch_ocl {
@@ -366,21 +367,20 @@ Grads run_backward(const Config& c, const at::Tensor& input, const at::Tensor& h
         start_rows(rec, ghn, m, n);
         if (lstm) start_rows(dcell, gcn, m, n);
         const at::Tensor ghy = dhd.defined() ? dhd.narrow(0, o, n) : at::Tensor();
-        const at::Tensor rec_t = rec.narrow(0, 0, n);
-        at::Tensor rec_out = rec.narrow(0, 0, n);
+        at::Tensor rec_t = rec.narrow(0, 0, n);  // read by the cell, then overwritten by the product
         if (lstm) {
           const at::Tensor cx = state_before(st, d, t, cs, c_init, scratch_c);
           const at::Tensor dcell_t = dcell.narrow(0, 0, n);
           rnn::lstm_cell_bwd(ghy, rec_t, dcell_t, cx, cs.narrow(0, o, n), ws.narrow(0, o, n), dg.narrow(0, o, n),
                              dcell_t);
-          at::mm_out(rec_out, dg.narrow(0, o, n), w.w_hh);
+          at::mm_out(rec_t, dg.narrow(0, o, n), w.w_hh);
         } else if (gru) {
           const at::Tensor ghx_t = ghx.narrow(0, 0, n);
           rnn::gru_cell_bwd(ghy, rec_t, ws.narrow(0, o, n), dg.narrow(0, o, n), dgh.narrow(0, o, n), ghx_t);
-          at::addmm_out(rec_out, ghx_t, dgh.narrow(0, o, n), w.w_hh);
+          at::addmm_out(rec_t, ghx_t, dgh.narrow(0, o, n), w.w_hh);
         } else {
           rnn::rnn_cell_bwd(ghy, rec_t, hd.narrow(0, o, n), dg.narrow(0, o, n), c.relu());
-          at::mm_out(rec_out, dg.narrow(0, o, n), w.w_hh);
+          at::mm_out(rec_t, dg.narrow(0, o, n), w.w_hh);
         }
       }
       const size_t p = static_cast<size_t>(idx * c.per_cell());
@@ -532,19 +532,22 @@ Config config(Kind kind, bool has_biases, int64_t num_layers, double dropout, bo
   return Config{kind, has_biases, num_layers, dropout, train, bidirectional, batch_first, std::move(batch_sizes)};
 }
 
-// The sequence path for a call it takes, below or above autograd: the Function when a gradient
-// is wanted, the bare forward otherwise.
-variable_list sequence(const Config& c, const at::Tensor& input, const at::Tensor& h0, const at::Tensor& c0,
-                       at::TensorList params, bool autograd) {
+// The sequence path's outputs for a call it takes, below or above autograd (the Function when
+// a gradient is wanted, the bare forward otherwise); nullopt sends the caller to ATen's
+// composite with its original arguments.
+std::optional<variable_list> try_sequence(const Config& c, const at::Tensor& input, const at::Tensor& h0,
+                                          const at::Tensor& c0, at::TensorList params, bool autograd) {
+  if (!takes(c, input, h0, c0, params)) return std::nullopt;
   const std::vector<at::Tensor> vars = function_inputs(c, input, h0, c0, params);
+  if (autograd && composite_needed_for_autograd(vars)) return std::nullopt;
   bool wants_grad = false;
   if (autograd && at::GradMode::is_enabled())
     for (const at::Tensor& v : vars) wants_grad = wants_grad || v.requires_grad();
   if (wants_grad) return RnnFunction::apply(at::TensorList(vars), c);
   at::AutoDispatchBelowADInplaceOrView below;
   Result r = run_forward(c, input, h0, c0, params, nullptr);
-  if (c.kind == Kind::LSTM) return {r.output, r.hn, r.cn};
-  return {r.output, r.hn};
+  if (c.kind == Kind::LSTM) return variable_list{r.output, r.hn, r.cn};
+  return variable_list{r.output, r.hn};
 }
 
 // lstm.input(Tensor input, Tensor[] hx, Tensor[] params, bool has_biases, int num_layers, float dropout, bool train, bool bidirectional, bool batch_first) -> (Tensor, Tensor, Tensor)
@@ -552,11 +555,9 @@ template <bool Autograd>
 LstmOut lstm_ocl(const at::Tensor& input, at::TensorList hx, at::TensorList params, bool has_biases,
                  int64_t num_layers, double dropout, bool train, bool bidirectional, bool batch_first) {
   const Config c = config(Kind::LSTM, has_biases, num_layers, dropout, train, bidirectional, batch_first);
-  bool ok = hx.size() == 2 && takes(c, input, hx[0], hx[1], params);
-  if (ok && Autograd) ok = !composite_needed_for_autograd(function_inputs(c, input, hx[0], hx[1], params));
-  if (!ok) return at::native::lstm(input, hx, params, has_biases, num_layers, dropout, train, bidirectional, batch_first);
-  const variable_list o = sequence(c, input, hx[0], hx[1], params, Autograd);
-  return {o[0], o[1], o[2]};
+  const auto o = hx.size() == 2 ? try_sequence(c, input, hx[0], hx[1], params, Autograd) : std::nullopt;
+  if (!o) return at::native::lstm(input, hx, params, has_biases, num_layers, dropout, train, bidirectional, batch_first);
+  return {(*o)[0], (*o)[1], (*o)[2]};
 }
 
 // gru.input / rnn_tanh.input / rnn_relu.input(Tensor input, Tensor hx, Tensor[] params, bool has_biases, int num_layers, float dropout, bool train, bool bidirectional, bool batch_first) -> (Tensor, Tensor)
@@ -564,11 +565,9 @@ template <Kind K, bool Autograd>
 GruOut one_state_ocl(const at::Tensor& input, const at::Tensor& hx, at::TensorList params, bool has_biases,
                      int64_t num_layers, double dropout, bool train, bool bidirectional, bool batch_first) {
   const Config c = config(K, has_biases, num_layers, dropout, train, bidirectional, batch_first);
-  bool ok = takes(c, input, hx, at::Tensor(), params);
-  if (ok && Autograd) ok = !composite_needed_for_autograd(function_inputs(c, input, hx, at::Tensor(), params));
-  if (!ok) return composite(K)(input, hx, params, has_biases, num_layers, dropout, train, bidirectional, batch_first);
-  const variable_list o = sequence(c, input, hx, at::Tensor(), params, Autograd);
-  return {o[0], o[1]};
+  const auto o = try_sequence(c, input, hx, at::Tensor(), params, Autograd);
+  if (!o) return composite(K)(input, hx, params, has_biases, num_layers, dropout, train, bidirectional, batch_first);
+  return {(*o)[0], (*o)[1]};
 }
 
 // lstm.data(Tensor data, Tensor batch_sizes, Tensor[] hx, Tensor[] params, bool has_biases, int num_layers, float dropout, bool train, bool bidirectional) -> (Tensor, Tensor, Tensor)
@@ -577,12 +576,10 @@ LstmOut lstm_packed_ocl(const at::Tensor& data, const at::Tensor& batch_sizes, a
                         bool has_biases, int64_t num_layers, double dropout, bool train, bool bidirectional) {
   const Config c = config(Kind::LSTM, has_biases, num_layers, dropout, train, bidirectional, false,
                           packed_sizes(batch_sizes, data));
-  bool ok = !c.batch_sizes.empty() && hx.size() == 2 && takes(c, data, hx[0], hx[1], params);
-  if (ok && Autograd) ok = !composite_needed_for_autograd(function_inputs(c, data, hx[0], hx[1], params));
-  if (!ok)
-    return at::native::lstm(data, batch_sizes, hx, params, has_biases, num_layers, dropout, train, bidirectional);
-  const variable_list o = sequence(c, data, hx[0], hx[1], params, Autograd);
-  return {o[0], o[1], o[2]};
+  const auto o = !c.batch_sizes.empty() && hx.size() == 2 ? try_sequence(c, data, hx[0], hx[1], params, Autograd)
+                                                          : std::nullopt;
+  if (!o) return at::native::lstm(data, batch_sizes, hx, params, has_biases, num_layers, dropout, train, bidirectional);
+  return {(*o)[0], (*o)[1], (*o)[2]};
 }
 
 // gru.data / rnn_tanh.data / rnn_relu.data(Tensor data, Tensor batch_sizes, Tensor hx, Tensor[] params, bool has_biases, int num_layers, float dropout, bool train, bool bidirectional) -> (Tensor, Tensor)
@@ -592,12 +589,10 @@ GruOut one_state_packed_ocl(const at::Tensor& data, const at::Tensor& batch_size
                             bool bidirectional) {
   const Config c = config(K, has_biases, num_layers, dropout, train, bidirectional, false,
                           packed_sizes(batch_sizes, data));
-  bool ok = !c.batch_sizes.empty() && takes(c, data, hx, at::Tensor(), params);
-  if (ok && Autograd) ok = !composite_needed_for_autograd(function_inputs(c, data, hx, at::Tensor(), params));
-  if (!ok)
+  const auto o = !c.batch_sizes.empty() ? try_sequence(c, data, hx, at::Tensor(), params, Autograd) : std::nullopt;
+  if (!o)
     return composite_packed(K)(data, batch_sizes, hx, params, has_biases, num_layers, dropout, train, bidirectional);
-  const variable_list o = sequence(c, data, hx, at::Tensor(), params, Autograd);
-  return {o[0], o[1]};
+  return {(*o)[0], (*o)[1]};
 }
 
 }  // namespace
