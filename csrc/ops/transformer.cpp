@@ -23,7 +23,9 @@
 #include <ATen/ops/tensor.h>
 #include <ATen/ops/copy_native.h>
 #include <ATen/ops/empty_like_native.h>
+#include <ATen/ops/index_fill.h>
 #include <ATen/ops/linear.h>
+#include <ATen/ops/ones.h>
 #include <ATen/ops/matmul.h>
 #include <ATen/ops/scaled_dot_product_attention.h>
 #include <ATen/ops/softmax.h>
@@ -231,11 +233,9 @@ at::Tensor encoder_layer_nested_ocl(const at::Tensor& src, int64_t embed_dim, in
   const int64_t L = *std::max_element(lengths.begin(), lengths.end());
   const at::Tensor rows = real_rows(lengths, L, src.device());
   const at::Tensor padded = padded_from_rows(src, B, L, E, rows, 0.0);
-  std::vector<uint8_t> pad(static_cast<size_t>(B * L));  // true on padding: the key mask
-  for (int64_t b = 0; b < B; ++b)
-    for (int64_t j = lengths[b]; j < L; ++j) pad[static_cast<size_t>(b * L + j)] = 1;
+  // The key mask: true on padding, every position but the real rows.
   const at::Tensor key_mask =
-      at::tensor(pad, at::TensorOptions().dtype(at::kByte)).view({B, L}).to(src.device()).to(at::kBool);
+      at::ones({B * L}, src.options().dtype(at::kBool)).index_fill_(0, rows, false).view({B, L});
   const at::Tensor out = at::native::transformer_encoder_layer_forward(
       padded, embed_dim, num_heads, qkv_weight, qkv_bias, proj_weight, proj_bias, use_gelu, norm_first, eps,
       norm_weight_1, norm_bias_1, norm_weight_2, norm_bias_2, ffn_weight_1, ffn_bias_1, ffn_weight_2, ffn_bias_2,
@@ -249,7 +249,7 @@ TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
   m.impl("_native_multi_head_attention", native_mha_ocl);
   // ATen's dense composite (layer_norm, _native_multi_head_attention above, linear, gelu/relu).
   m.impl("_transformer_encoder_layer_fwd", at::native::transformer_encoder_layer_forward);
-  // Device-generic nested-tensor construction (argmin/cumsum/masked_select on the device).
+  // Nested batches from a mask by one gather (above); the other two are ATen's device-generic helpers.
   m.impl("_nested_tensor_from_mask", nested_from_mask_ocl);
   m.impl("_nested_tensor_from_mask_left_aligned", at::native::NestedTensor_nested_tensor_from_mask_left_aligned);
   m.impl("_nested_from_padded", at::native::nested_from_padded_generic);
