@@ -584,3 +584,142 @@ __kernel void layer_norm_bwd_wb_final(PTR_ARG(ACC, dw_part), PTR_ARG(ACC, db_par
                  red_b);
 }
 #endif  // SERIAL_ROWS
+
+// ---- GroupNorm (norm.cpp: native_group_norm_ocl and its backward) ----------------------------
+// The input is contiguous NCHW viewed as N * G rows (n, g) of L = D * HW elements: the group's D
+// channels of HW elements each, so element i of row (n, g) belongs to channel g * D + i / HW.
+// A team of T consecutive work-items shares a row (as the LayerNorm kernels; T up to the whole
+// group) and walks it with stride T, so a warp reads consecutive elements. Rows are re-read
+// rather than held in registers: a row is usually at most a few hundred KiB and its second and
+// third passes come from the caches. Indices within a row are GN_IDX (the host picks ulong only
+// for rows of 2^32 elements or more), so an element's channel is one 32-bit division.
+#ifndef GN_IDX
+#define GN_IDX uint  // type of indices within a row (and of HW, D, G)
+#endif
+
+// y = (x - mean) * rstd * w[c] + b[c] per row (n, g); saves mean and rstd. Exact two-pass
+// statistics (the mean, then the squared deviations from it), as the CPU's kernel.
+__kernel void group_norm_fwd(PTR_ARG(X_T, x), PTR_ARG(W_T, w), PTR_ARG(W_T, b), PTR_ARG(X_T, y),
+                             PTR_ARG(S_T, mean), PTR_ARG(S_T, rstd), long rows, long HW_, long D_, long G_, ACC eps,
+                             int T, int has_w, int has_b) {
+  __global X_T* xp = PTR(X_T, x);
+  __global W_T* wp = PTR(W_T, w);
+  __global W_T* bp = PTR(W_T, b);
+  __global X_T* yp = PTR(X_T, y);
+  __local Part red_a[ROW_RED_SLOTS];
+  __local Part red_b[ROW_RED_SLOTS];
+  ROW_XCHG_DECL;
+  const GN_IDX HW = (GN_IDX)HW_, D = (GN_IDX)D_, G = (GN_IDX)G_;
+  const int lid = (int)get_local_id(0), t = lid % T;
+  const long row = (long)get_group_id(0) * ((int)get_local_size(0) / T) + lid / T;
+  const bool active = row < rows;
+  const GN_IDX L = D * HW;
+  const long base = active ? row * L : 0;
+  const GN_IDX n_mine = active ? L : 0;  // inactive lanes still take part in the reductions
+
+  ACC s = 0;
+  for (GN_IDX i = t; i < n_mine; i += T) s += LOAD_X(xp, base + i);
+  const ACC mu = team_reduce(part3(s, 0, 0), OP_SUM, 1, t, T, 1, red_a, ROW_XCHG).x / (ACC)L;
+  ACC m2 = 0;
+  for (GN_IDX i = t; i < n_mine; i += T) {
+    const ACC d = LOAD_X(xp, base + i) - mu;
+    m2 += d * d;
+  }
+  m2 = team_reduce(part3(m2, 0, 0), OP_SUM, 1, t, T, 1, red_b, ROW_XCHG).x;
+  if (!active) return;
+  const ACC r = (ACC)1 / sqrt(m2 / (ACC)L + eps);
+  if (t == 0) {
+    STORE_S(PTR(S_T, mean), row, mu);
+    STORE_S(PTR(S_T, rstd), row, r);
+  }
+  const GN_IDX c0 = (GN_IDX)(row % G) * D;
+  for (GN_IDX i = t; i < L; i += T) {
+    const GN_IDX c = c0 + i / HW;
+    const ACC scale = has_w ? r * LOAD_W(wp, c) : r;
+    ACC v = (LOAD_X(xp, base + i) - mu) * scale;
+    if (has_b) v += LOAD_W(bp, c);
+    STORE_X(yp, base + i, v);
+  }
+}
+
+// Backward, first launch: per row (n, c) of HW elements, ds = sum dy * x and db = sum dy, in ACC.
+__kernel void group_norm_bwd_sums(PTR_ARG(X_T, dy), PTR_ARG(X_T, x), PTR_ARG(ACC, ds), PTR_ARG(ACC, db), long rows,
+                                  long HW_, int T) {
+  __global X_T* dyp = PTR(X_T, dy);
+  __global X_T* xp = PTR(X_T, x);
+  __local Part red[ROW_RED_SLOTS];
+  ROW_XCHG_DECL;
+  const GN_IDX HW = (GN_IDX)HW_;
+  const int lid = (int)get_local_id(0), t = lid % T;
+  const long row = (long)get_group_id(0) * ((int)get_local_size(0) / T) + lid / T;
+  const bool active = row < rows;
+  const long base = active ? row * HW : 0;
+  ACC sdx = 0, sd = 0;
+  for (GN_IDX i = t; i < (active ? HW : 0); i += T) {
+    const ACC g = LOAD_X(dyp, base + i);
+    sdx += g * LOAD_X(xp, base + i);
+    sd += g;
+  }
+  const Part p = team_reduce(part3(sdx, sd, 0), OP_SUM, 2, t, T, 1, red, ROW_XCHG);
+  if (active && t == 0) PTR(ACC, ds)[row] = p.x, PTR(ACC, db)[row] = p.y;
+}
+
+// Backward, second launch: grad_input per row (n, g). With g = dy * w and xhat = (x - mean) * rstd,
+// dx = rstd * (g - mean(g) - xhat * mean(g * xhat)); over the row mean(g) = sum_c db[c] w[c] / L and
+// mean(g * xhat) = rstd * (sum_c ds[c] w[c] - mean * sum_c db[c] w[c]) / L, so dx is
+// rstd * w[c] * dy + q * (x - mean) + p with q and p per row (x centred: a one-element group
+// gives exactly 0, as on the CPU).
+__kernel void group_norm_bwd_dx(PTR_ARG(X_T, dy), PTR_ARG(X_T, x), PTR_ARG(S_T, mean), PTR_ARG(S_T, rstd),
+                                PTR_ARG(W_T, w), PTR_ARG(ACC, ds), PTR_ARG(ACC, db), PTR_ARG(X_T, dx),
+                                long rows, long HW_, long D_, long G_, int T, int has_w) {
+  __global X_T* dyp = PTR(X_T, dy);
+  __global X_T* xp = PTR(X_T, x);
+  __global W_T* wp = PTR(W_T, w);
+  __global X_T* dxp = PTR(X_T, dx);
+  __global const ACC* dsp = PTR(ACC, ds);
+  __global const ACC* dbp = PTR(ACC, db);
+  __local Part red[ROW_RED_SLOTS];
+  ROW_XCHG_DECL;
+  const GN_IDX HW = (GN_IDX)HW_, D = (GN_IDX)D_, G = (GN_IDX)G_;
+  const int lid = (int)get_local_id(0), t = lid % T;
+  const long row = (long)get_group_id(0) * ((int)get_local_size(0) / T) + lid / T;
+  const bool active = row < rows;
+  const GN_IDX c0 = active ? (GN_IDX)(row % G) * D : 0;
+  const long sums0 = active ? row * D : 0;  // row (n, g)'s channels in ds/db: n * C + g * D
+  ACC sg = 0, bg = 0;
+  for (GN_IDX j = t; j < (active ? D : 0); j += T) {
+    const ACC wc = has_w ? LOAD_W(wp, c0 + j) : (ACC)1;
+    sg += dsp[sums0 + j] * wc;
+    bg += dbp[sums0 + j] * wc;
+  }
+  const Part p = team_reduce(part3(sg, bg, 0), OP_SUM, 2, t, T, 1, red, ROW_XCHG);
+  if (!active) return;
+  const GN_IDX L = D * HW;
+  const long base = row * L;
+  const ACC mu = LOAD_S(PTR(S_T, mean), row), r = LOAD_S(PTR(S_T, rstd), row);
+  const ACC q = -r * r * r * (p.x - mu * p.y) / (ACC)L;
+  const ACC off = -r * p.y / (ACC)L;
+  for (GN_IDX i = t; i < L; i += T) {
+    const ACC a = has_w ? r * LOAD_W(wp, c0 + i / HW) : r;
+    STORE_X(dxp, base + i, a * LOAD_X(dyp, base + i) + q * (LOAD_X(xp, base + i) - mu) + off);
+  }
+}
+
+// Backward, last launch: per channel c (one work-item), over the batch,
+// grad_weight = sum_n (ds[n, c] - mean[n, g] * db[n, c]) * rstd[n, g] and grad_bias = sum_n db[n, c].
+__kernel void group_norm_bwd_wb(PTR_ARG(ACC, ds_), PTR_ARG(ACC, db_), PTR_ARG(S_T, mean),
+                                PTR_ARG(S_T, rstd), PTR_ARG(W_T, dw), PTR_ARG(W_T, dbias), long N, long C_, long D_,
+                                int want_w, int want_b) {
+  const GN_IDX C = (GN_IDX)C_, D = (GN_IDX)D_, c = (GN_IDX)get_global_id(0);
+  if (c >= C) return;
+  __global const ACC* ds = PTR(ACC, ds_);
+  __global const ACC* db = PTR(ACC, db_);
+  ACC sw = 0, sb = 0;
+  for (long n = 0; n < N; ++n) {
+    const long i = n * C + c, s = n * (C / D) + c / D;
+    sw += (ds[i] - LOAD_S(PTR(S_T, mean), s) * db[i]) * LOAD_S(PTR(S_T, rstd), s);
+    sb += db[i];
+  }
+  if (want_w) STORE_W(PTR(W_T, dw), c, sw);
+  if (want_b) STORE_W(PTR(W_T, dbias), c, sb);
+}

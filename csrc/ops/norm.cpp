@@ -15,7 +15,9 @@
 #include <ATen/TensorOperators.h>
 #include <ATen/ops/abs.h>
 #include <ATen/ops/linalg_vector_norm.h>
+#include <ATen/native/group_norm.h>
 #include <ATen/ops/native_group_norm_native.h>
+#include <ATen/ops/native_group_norm_backward_native.h>
 #include <ATen/ops/mul.h>
 #include <ATen/ops/sum.h>
 #include <ATen/ops/empty.h>
@@ -403,65 +405,113 @@ std::tuple<at::Tensor, at::Tensor> _weight_norm_interface_backward_ocl(const at:
 
 }  // namespace
 
+// GroupNorm: ATen's own native_group_norm / native_group_norm_backward (their checks, output
+// allocation, mixed-dtype rules and empty-input answers, as on the CPU) call the GroupNormKernel
+// and GroupNormBackwardKernel stubs, registered for PrivateUse1 below, which run kernels/norm.cl's
+// group_norm kernels on contiguous NCHW data. ATen requires contiguous tensors of non-CPU devices
+// (torch 2.11-2.13), so the registered wrappers pass channels_last ones through contiguous copies
+// and return gradients and outputs in the input's layout, as the CPU does.
+namespace {
+
+// Build options of the group_norm kernels for teams of T work-items, and the team split for
+// `rows` rows of `len` elements (a team per row, as many rows per work-group as fit).
+std::string group_norm_options(Device& d, const Types& t, const rows::Config& rc, int T, int64_t max_len,
+                               const char* op) {
+  for (auto s : {t.x, t.w, t.s}) check_dtype_supported(d, s, op);
+  const int xk = storage_kind(t.x, op), wk = storage_kind(t.w, op), sk = storage_kind(t.s, op);
+  const bool dbl = xk == 1 || wk == 1 || sk == 1;
+  // Indices within a row are 32-bit unless a row (or the stride loop past its end) needs more.
+  const bool wide = max_len + rows::kMaxWG >= (int64_t(1) << 32);
+  return "-DX_KIND=" + std::to_string(xk) + " -DW_KIND=" + std::to_string(wk) + " -DS_KIND=" + std::to_string(sk) +
+         (wide ? " -DGN_IDX=ulong" : "") + rows::options(rc, dbl, rows::reduce_for(rc, T));
+}
+
+// Y (and mean, rstd: [N, group]) from X: GroupNormKernel's signature.
+void group_norm_kernel_ocl(const at::Tensor& X, const at::Tensor& gamma, const at::Tensor& beta, int64_t N, int64_t C,
+                           int64_t HxW, int64_t group, double eps, at::Tensor& Y, at::Tensor& mean, at::Tensor& rstd) {
+  if (X.numel() == 0) {  // rows of no elements (older ATen gets here): the CPU's mean 0, rstd NaN
+    mean.zero_();
+    rstd.fill_(std::numeric_limits<double>::quiet_NaN());
+    return;
+  }
+  Device& d = ocl_device(X);
+  TORCH_INTERNAL_ASSERT(X.is_contiguous() && Y.is_contiguous());
+  const at::ScalarType wt = gamma.defined() ? gamma.scalar_type() : beta.defined() ? beta.scalar_type() : X.scalar_type();
+  const Types types{X.scalar_type(), wt, mean.scalar_type()};
+  const rows::Config rc = rows::config(d, rows::kNorm);
+  const int64_t D = C / group, rows_n = N * group, L = D * HxW;
+  const rows::Split g = rows::split(rows_n, L, rc.items, true, rows_n);
+  Kernel& k = get_kernel(d, "norm", group_norm_options(d, types, rc, g.T, L, "native_group_norm"), "group_norm_fwd");
+  auto go = [&](auto e) {
+    launch(d, k, Range(g.groups * g.local), Range(g.local), buf(X), buf_or_none(gamma), buf_or_none(beta), buf(Y),
+           buf(mean), buf(rstd), rows_n, HxW, D, group, e, cl_int(g.T), cl_int(gamma.defined()),
+           cl_int(beta.defined()));
+  };
+  if (types.x == at::kDouble || types.w == at::kDouble) go(eps);
+  else go(static_cast<float>(eps));
+}
+
+// dX, dgamma, dbeta (each undefined when not wanted): GroupNormBackwardKernel's signature. Per
+// (n, c) sums of dy * x and dy first, then dX per (n, g) row and the parameter grads per channel.
+void group_norm_backward_kernel_ocl(const at::Tensor& dY, const at::Tensor& X, const at::Tensor& mean,
+                                    const at::Tensor& rstd, const at::Tensor& gamma, int64_t N, int64_t C,
+                                    int64_t HxW, int64_t group, at::Tensor& dX, at::Tensor& dgamma,
+                                    at::Tensor& dbeta) {
+  // Empty inputs (older ATen gets here) take the same launches where they have rows: sums over
+  // no elements, so grad_bias 0 and grad_weight 0 * rstd, which is NaN for HxW == 0 (the CPU's).
+  const bool want_wb = (dgamma.defined() || dbeta.defined()) && C > 0;
+  Device& d = ocl_device(X);
+  TORCH_INTERNAL_ASSERT(X.is_contiguous() && dY.is_contiguous() && (!dX.defined() || dX.is_contiguous()));
+  const at::ScalarType wt = gamma.defined() ? gamma.scalar_type() : dgamma.defined() ? dgamma.scalar_type()
+                          : dbeta.defined() ? dbeta.scalar_type() : X.scalar_type();
+  const Types types{X.scalar_type(), wt, rstd.scalar_type()};
+  const rows::Config rc = rows::backward(rows::config(d, rows::kNorm));
+  const at::ScalarType acc = types.x == at::kDouble || types.w == at::kDouble ? at::kDouble : at::kFloat;
+  const int64_t D = C / group, L = D * HxW;
+  const at::Tensor ds = at::empty({N, C}, X.options().dtype(acc)), db = at::empty({N, C}, X.options().dtype(acc));
+  const rows::Split gs = rows::split(N * C, HxW, rc.items, true, N * C);
+  if (N * C > 0) {
+    Kernel& sums = get_kernel(d, "norm", group_norm_options(d, types, rc, gs.T, L, "native_group_norm_backward"),
+                              "group_norm_bwd_sums");
+    launch(d, sums, Range(gs.groups * gs.local), Range(gs.local), buf(dY), buf(X), buf(ds), buf(db), N * C, HxW,
+           cl_int(gs.T));
+  }
+  if (dX.defined() && X.numel() > 0) {
+    const rows::Split gx = rows::split(N * group, L, rc.items, true, N * group);
+    Kernel& k = get_kernel(d, "norm", group_norm_options(d, types, rc, gx.T, L, "native_group_norm_backward"),
+                           "group_norm_bwd_dx");
+    launch(d, k, Range(gx.groups * gx.local), Range(gx.local), buf(dY), buf(X), buf(mean), buf(rstd),
+           buf_or_none(gamma), buf(ds), buf(db), buf(dX), N * group, HxW, D, group, cl_int(gx.T),
+           cl_int(gamma.defined()));
+  }
+  if (want_wb) {
+    Kernel& k = get_kernel(d, "norm", group_norm_options(d, types, rc, 1, L, "native_group_norm_backward"),
+                           "group_norm_bwd_wb");
+    launch(d, k, Range(static_cast<size_t>(C)), Range(), buf(ds), buf(db), buf(mean), buf(rstd),
+           buf_or_none(dgamma), buf_or_none(dbeta), N, C, D, cl_int(dgamma.defined()), cl_int(dbeta.defined()));
+  }
+}
+
+}  // namespace
+
 // native_group_norm(Tensor input, Tensor? weight, Tensor? bias, SymInt N, SymInt C, SymInt HxW, int group, float eps) -> (Tensor, Tensor, Tensor)
-// ATen's composite (math_group_norm: batch-norm statistics over (1, N * G) rows) on a
-// contiguous input, the output in the input's memory format as on the CPU: the composite
-// views its input and raised on channels_last ones.
 std::tuple<at::Tensor, at::Tensor, at::Tensor> native_group_norm_ocl(const at::Tensor& input,
                                                                      const std::optional<at::Tensor>& weight,
                                                                      const std::optional<at::Tensor>& bias, int64_t N,
                                                                      int64_t C, int64_t HxW, int64_t group, double eps) {
-  if (input.numel() == 0) {  // the composite's batch norm rejects empty inputs; the CPU's answer
-    TORCH_CHECK(group > 0 && C % group == 0, "native_group_norm: expected the number of channels (", C,
-                ") to be divisible by the number of groups (", group, ")");
-    return {at::empty_like(input), at::zeros({N, group}, input.options()),
-            at::full({N, group}, std::numeric_limits<double>::quiet_NaN(), input.options())};
-  }
-  auto [y, mean, rstd] = at::native::math_group_norm(input.contiguous(), weight, bias, N, C, HxW, group, eps);
+  auto [y, mean, rstd] = at::native::native_group_norm(input.contiguous(), weight, bias, N, C, HxW, group, eps);
   return {y.contiguous(input.suggest_memory_format()), mean, rstd};
 }
 
 // native_group_norm_backward(Tensor grad_out, Tensor input, Tensor mean, Tensor rstd, Tensor? weight, SymInt N, SymInt C, SymInt HxW, int group, bool[3] output_mask) -> (Tensor, Tensor, Tensor)
-// GroupNorm's forward is ATen's composite (native batch norm over (1, N * G) rows); this is its
-// backward in ordinary device ops, computed in float for 16-bit inputs (as the CPU's kernel
-// accumulates). With x^ = (x - mean) * rstd and g = dy * gamma, over each (n, group):
-//   dx = rstd * (g - mean(g) - x^ * mean(g * x^)),  dgamma = sum_{n, hw} dy * x^,  dbeta = sum_{n, hw} dy.
 std::tuple<at::Tensor, at::Tensor, at::Tensor> native_group_norm_backward_ocl(
     const at::Tensor& grad_out, const at::Tensor& input, const at::Tensor& mean, const at::Tensor& rstd,
     const std::optional<at::Tensor>& weight, int64_t N, int64_t C, int64_t HxW, int64_t group,
     std::array<bool, 3> output_mask) {
-  const char* op = "native_group_norm_backward";
-  TORCH_CHECK(group > 0 && C % group == 0, op, ": expected the number of channels (", C,
-              ") to be divisible by the number of groups (", group, ")");
-  TORCH_CHECK(input.numel() == N * C * HxW && grad_out.numel() == input.numel(), op, ": expected input and grad_out of ",
-              N * C * HxW, " elements (N = ", N, ", C = ", C, ", HxW = ", HxW, "), got ", input.numel(), " and ",
-              grad_out.numel());
-  TORCH_CHECK(mean.numel() == N * group && rstd.numel() == N * group, op, ": expected mean and rstd of ", N * group,
-              " elements, got ", mean.numel(), " and ", rstd.numel());
-  const bool has_weight = weight.has_value() && weight->defined();
-  TORCH_CHECK(!has_weight || weight->numel() == C, op, ": expected weight of ", C, " elements, got ",
-              has_weight ? weight->numel() : 0);
-  const at::ScalarType t = input.scalar_type();
-  TORCH_CHECK(at::isFloatingType(t) && grad_out.scalar_type() == t, op, ": expected floating-point input and "
-              "grad_out of one dtype, got ", t, " and ", grad_out.scalar_type());
-  const at::ScalarType acc = (t == at::kHalf || t == at::kBFloat16) ? at::kFloat : t;
-  const int64_t G = group, D = C / G;
-  const at::Tensor x = input.reshape({N, G, D, HxW}).to(acc);
-  const at::Tensor dy = grad_out.reshape({N, G, D, HxW}).to(acc);
-  const at::Tensor r = rstd.reshape({N, G, 1, 1}).to(acc);
-  const at::Tensor xhat = (x - mean.reshape({N, G, 1, 1}).to(acc)) * r;
-  at::Tensor dx, dgamma, dbeta;
-  if (output_mask[0]) {
-    const at::Tensor g = has_weight ? dy * weight->reshape({1, G, D, 1}).to(acc) : dy;
-    const std::array<int64_t, 2> group_dims{2, 3};
-    const at::Tensor mg = g.mean(group_dims, /*keepdim=*/true), mgx = (g * xhat).mean(group_dims, /*keepdim=*/true);
-    dx = (r * (g - mg - xhat * mgx)).to(t).reshape(input.sizes()).contiguous(input.suggest_memory_format());
-  }
-  const at::ScalarType wt = has_weight ? weight->scalar_type() : t;
-  const std::array<int64_t, 2> channel_dims{0, 3};  // over (n, hw): per channel
-  if (output_mask[1]) dgamma = (dy * xhat).sum(channel_dims).reshape({C}).to(wt);
-  if (output_mask[2]) dbeta = dy.sum(channel_dims).reshape({C}).to(wt);
-  return {dx, dgamma, dbeta};
+  auto [dx, dw, db] = at::native::native_group_norm_backward(grad_out.contiguous(), input.contiguous(), mean, rstd,
+                                                             weight, N, C, HxW, group, output_mask);
+  if (dx.defined()) dx = dx.contiguous(input.suggest_memory_format());
+  return {dx, dw, db};
 }
 
 TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
@@ -476,3 +526,8 @@ TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
 }
 
 }  // namespace torch_ocl
+
+namespace at::native {
+REGISTER_PRIVATEUSE1_DISPATCH(GroupNormKernel, &torch_ocl::group_norm_kernel_ocl);
+REGISTER_PRIVATEUSE1_DISPATCH(GroupNormBackwardKernel, &torch_ocl::group_norm_backward_kernel_ocl);
+}  // namespace at::native

@@ -144,17 +144,22 @@ CASES += [
 ]
 
 
-# ---- group norm (forward: ATen's composite over batch norm; backward: norm.cpp) --------------
+# ---- group norm (ATen's native_group_norm and backward over norm.cpp's kernel stubs) ----------
 def _group_norm_samples(dtype):
     for i, (shape, groups, affine) in enumerate([
             ((2, 6, 5), 3, True), ((3, 8, 4, 4), 2, True), ((2, 4, 3, 2, 2), 4, False), ((1, 6), 6, True),
-            ((4, 32, 7, 7), 8, True), ((0, 6, 3), 2, True)]):
+            ((4, 32, 7, 7), 8, True), ((0, 6, 3), 2, True), ((2, 4, 0), 2, True), ((1, 4, 61, 53), 1, True),
+            ((3, 4), 4, True)]):
         w = make((shape[1],), dtype, seed=10 + i) if affine else None
         b = make((shape[1],), dtype, seed=20 + i) if affine else None
         yield Sample((make(shape, dtype, seed=i), groups, w, b), tag=f"{shape} in {groups} groups")
     yield Sample((make((2, 6, 5), dtype, noncontig=True), 2, make((6,), dtype), None), tag="noncontig, no bias")
     yield Sample((make((2, 4, 3, 3), dtype).to(memory_format=torch.channels_last), 2, make((4,), dtype),
                   make((4,), dtype)), tag="channels_last")
+    yield Sample((make((2, 6, 17), dtype) + 100, 3, make((6,), dtype), make((6,), dtype)), tag="mean far from 0")
+    if dtype in (torch.float16, torch.bfloat16):
+        yield Sample((make((2, 4, 5), dtype), 2, make((4,), torch.float32), make((4,), torch.float32)),
+                     tag="float weight and bias (mixed)")
 
 
 def _group_norm(x, groups, w, b):
