@@ -35,16 +35,16 @@
 #endif
 
 // First row of window o of `out` windows over `in` rows: floor(o * in / out).
-inline long win_start(long o, long out, long in) { return o * in / out; }
+inline IDX_T win_start(IDX_T o, IDX_T out, IDX_T in) { return o * in / out; }
 // One past its last row: ceil((o + 1) * in / out).
-inline long win_end(long o, long out, long in) { return ((o + 1) * in + out - 1) / out; }
+inline IDX_T win_end(IDX_T o, IDX_T out, IDX_T in) { return ((o + 1) * in + out - 1) / out; }
 
 // The (b, c, h, w) position of this work-item in a (B, C, H, W) index space launched as a 3-D
 // range: (W, H, B * C), or, with c_fast (channels_last tensors, so that neighbouring
 // work-items touch neighbouring addresses), (C, W, B * H). Returns false past the end (the
 // first two dimensions are rounded up to the work-group size).
-inline bool position4(long C, long H, long W, int c_fast, long* b, long* c, long* h, long* w) {
-  const long i0 = get_global_id(0), i1 = get_global_id(1), i2 = get_global_id(2);
+inline bool position4(IDX_T C, IDX_T H, IDX_T W, int c_fast, IDX_T* b, IDX_T* c, IDX_T* h, IDX_T* w) {
+  const IDX_T i0 = get_global_id(0), i1 = get_global_id(1), i2 = get_global_id(2);
   if (c_fast) {
     if (i0 >= C || i1 >= W) return false;
     *c = i0, *w = i1, *h = i2 % H, *b = i2 / H;
@@ -64,15 +64,15 @@ __kernel void adaptive_max_pool2d_fwd(PTR_ARG(X_T, x), PTR_ARG(X_T, out), PTR_AR
                                       long os_b, long os_c, long os_h, long os_w, long is_b, long is_c, long is_h,
                                       long is_w, int c_fast) {
   __global const X_T* xp = PTR(X_T, x);
-  long b, c, oh, ow;
+  IDX_T b, c, oh, ow;
   if (position4(C, OH, OW, c_fast, &b, &c, &oh, &ow)) {
-    const long h0 = win_start(oh, OH, H), h1 = win_end(oh, OH, H);
-    const long w0 = win_start(ow, OW, W), w1 = win_end(ow, OW, W);
-    const long base = b * xs_b + c * xs_c;
+    const IDX_T h0 = win_start(oh, OH, H), h1 = win_end(oh, OH, H);
+    const IDX_T w0 = win_start(ow, OW, W), w1 = win_end(ow, OW, W);
+    const IDX_T base = b * xs_b + c * xs_c;
     ACC best = X_LOWEST;
-    long best_i = h0 * W + w0;
-    for (long h = h0; h < h1; ++h) {
-      for (long w = w0; w < w1; ++w) {
+    IDX_T best_i = h0 * W + w0;
+    for (IDX_T h = h0; h < h1; ++h) {
+      for (IDX_T w = w0; w < w1; ++w) {
         const ACC v = LOAD_X(xp, base + h * xs_h + w * xs_w);
         if (v > best || IS_NAN(v)) {
           best = v;
@@ -147,14 +147,14 @@ __kernel void adaptive_max_pool2d_bwd(PTR_ARG(X_T, gout), PTR_ARG(long, idx), PT
                                       long rs_w, int c_fast) {
   __global const X_T* gp = PTR(X_T, gout);
   __global const long* ip = PTR(long, idx);
-  long b, c, h, w;
+  IDX_T b, c, h, w;
   if (position4(C, H, W, c_fast, &b, &c, &h, &w)) {
-    const long oh0 = h * OH / H, oh1 = ((h + 1) * OH + H - 1) / H;
-    const long ow0 = w * OW / W, ow1 = ((w + 1) * OW + W - 1) / W;
-    const long me = h * W + w;
+    const IDX_T oh0 = win_start(h, H, OH), oh1 = win_end(h, H, OH);
+    const IDX_T ow0 = win_start(w, W, OW), ow1 = win_end(w, W, OW);
+    const IDX_T me = h * W + w;
     ACC s = 0;
-    for (long oh = oh0; oh < oh1; ++oh) {
-      for (long ow = ow0; ow < ow1; ++ow) {
+    for (IDX_T oh = oh0; oh < oh1; ++oh) {
+      for (IDX_T ow = ow0; ow < ow1; ++ow) {
         if (ip[b * is_b + c * is_c + oh * is_h + ow * is_w] == me)
           s += LOAD_X(gp, b * gs_b + c * gs_c + oh * gs_h + ow * gs_w);
       }
@@ -175,15 +175,15 @@ __kernel void adaptive_avg_pool3d_fwd(PTR_ARG(X_T, x), PTR_ARG(X_T, out), long n
                                       long OD, long OH, long OW, STRIDES5(xs), STRIDES5(os), int c_fast) {
   __global const X_T* xp = PTR(X_T, x);
   FOR_EACH(i, n) {
-    long b, c, od, oh, ow;
+    IDX_T b, c, od, oh, ow;
     position5(i, C, OD, OH, OW, c_fast, &b, &c, &od, &oh, &ow);
-    const long d0 = win_start(od, OD, D), d1 = win_end(od, OD, D);
-    const long h0 = win_start(oh, OH, H), h1 = win_end(oh, OH, H);
-    const long w0 = win_start(ow, OW, W), w1 = win_end(ow, OW, W);
+    const IDX_T d0 = win_start(od, OD, D), d1 = win_end(od, OD, D);
+    const IDX_T h0 = win_start(oh, OH, H), h1 = win_end(oh, OH, H);
+    const IDX_T w0 = win_start(ow, OW, W), w1 = win_end(ow, OW, W);
     ACC s = 0;
-    for (long d = d0; d < d1; ++d)
-      for (long h = h0; h < h1; ++h)
-        for (long w = w0; w < w1; ++w) s += LOAD_X(xp, AT5(xs, b, c, d, h, w));
+    for (IDX_T d = d0; d < d1; ++d)
+      for (IDX_T h = h0; h < h1; ++h)
+        for (IDX_T w = w0; w < w1; ++w) s += LOAD_X(xp, AT5(xs, b, c, d, h, w));
     STORE_X(PTR(X_T, out), AT5(os, b, c, od, oh, ow), s / (d1 - d0) / (h1 - h0) / (w1 - w0));
   }
 }
@@ -194,15 +194,15 @@ __kernel void adaptive_avg_pool3d_bwd(PTR_ARG(X_T, gout), PTR_ARG(X_T, gin), lon
                                       long OD, long OH, long OW, STRIDES5(gs), STRIDES5(rs), int c_fast) {
   __global const X_T* gp = PTR(X_T, gout);
   FOR_EACH(i, n) {
-    long b, c, d, h, w;
+    IDX_T b, c, d, h, w;
     position5(i, C, D, H, W, c_fast, &b, &c, &d, &h, &w);
     ACC s = 0;
-    for (long od = d * OD / D; od < ((d + 1) * OD + D - 1) / D; ++od) {
-      const long kd = win_end(od, OD, D) - win_start(od, OD, D);
-      for (long oh = h * OH / H; oh < ((h + 1) * OH + H - 1) / H; ++oh) {
-        const long kh = win_end(oh, OH, H) - win_start(oh, OH, H);
-        for (long ow = w * OW / W; ow < ((w + 1) * OW + W - 1) / W; ++ow) {
-          const long kw = win_end(ow, OW, W) - win_start(ow, OW, W);
+    for (IDX_T od = win_start(d, D, OD); od < win_end(d, D, OD); ++od) {
+      const IDX_T kd = win_end(od, OD, D) - win_start(od, OD, D);
+      for (IDX_T oh = win_start(h, H, OH); oh < win_end(h, H, OH); ++oh) {
+        const IDX_T kh = win_end(oh, OH, H) - win_start(oh, OH, H);
+        for (IDX_T ow = win_start(w, W, OW); ow < win_end(w, W, OW); ++ow) {
+          const IDX_T kw = win_end(ow, OW, W) - win_start(ow, OW, W);
           s += LOAD_X(gp, AT5(gs, b, c, od, oh, ow)) / kd / kh / kw;
         }
       }
@@ -215,13 +215,13 @@ __kernel void adaptive_avg_pool3d_bwd(PTR_ARG(X_T, gout), PTR_ARG(X_T, gin), lon
 // ps_w), scanned depth, row, column with steps (dd, dh, dw): a value replaces the running
 // maximum when larger or NaN (ties keep the first, the last NaN wins; a window of the dtype's
 // lowest values reports its first element). Returns its flat (d * H + h) * W + w index.
-inline long window_max(__global const X_T* plane, long ps_d, long ps_h, long ps_w, long d0, long d1, long dd, long h0,
-                       long h1, long dh, long w0, long w1, long dw, long H, long W, __private ACC* best) {
+inline IDX_T window_max(__global const X_T* plane, long ps_d, long ps_h, long ps_w, IDX_T d0, IDX_T d1, IDX_T dd, IDX_T h0,
+                       IDX_T h1, IDX_T dh, IDX_T w0, IDX_T w1, IDX_T dw, IDX_T H, IDX_T W, __private ACC* best) {
   ACC m = X_LOWEST;
-  long at = (d0 * H + h0) * W + w0;
-  for (long d = d0; d < d1; d += dd) {
-    for (long h = h0; h < h1; h += dh) {
-      for (long w = w0; w < w1; w += dw) {
+  IDX_T at = (d0 * H + h0) * W + w0;
+  for (IDX_T d = d0; d < d1; d += dd) {
+    for (IDX_T h = h0; h < h1; h += dh) {
+      for (IDX_T w = w0; w < w1; w += dw) {
         const ACC v = LOAD_X(plane, d * ps_d + h * ps_h + w * ps_w);
         if (v > m || IS_NAN(v)) {
           m = v;
@@ -241,13 +241,13 @@ __kernel void adaptive_max_pool3d_fwd(PTR_ARG(X_T, x), PTR_ARG(X_T, out), PTR_AR
                                       STRIDES5(is), int c_fast) {
   __global const X_T* xp = PTR(X_T, x);
   FOR_EACH(i, n) {
-    long b, c, od, oh, ow;
+    IDX_T b, c, od, oh, ow;
     position5(i, C, OD, OH, OW, c_fast, &b, &c, &od, &oh, &ow);
-    const long d0 = win_start(od, OD, D), d1 = win_end(od, OD, D);
-    const long h0 = win_start(oh, OH, H), h1 = win_end(oh, OH, H);
-    const long w0 = win_start(ow, OW, W), w1 = win_end(ow, OW, W);
+    const IDX_T d0 = win_start(od, OD, D), d1 = win_end(od, OD, D);
+    const IDX_T h0 = win_start(oh, OH, H), h1 = win_end(oh, OH, H);
+    const IDX_T w0 = win_start(ow, OW, W), w1 = win_end(ow, OW, W);
     ACC best;
-    const long best_i = window_max(xp + b * xs_b + c * xs_c, xs_d, xs_h, xs_w, d0, d1, 1, h0, h1, 1, w0, w1, 1, H, W,
+    const IDX_T best_i = window_max(xp + b * xs_b + c * xs_c, xs_d, xs_h, xs_w, d0, d1, 1, h0, h1, 1, w0, w1, 1, H, W,
                                    &best);
     STORE_X(PTR(X_T, out), AT5(os, b, c, od, oh, ow), best);
     PTR(long, idx)[AT5(is, b, c, od, oh, ow)] = best_i;
@@ -262,13 +262,13 @@ __kernel void adaptive_max_pool3d_bwd(PTR_ARG(X_T, gout), PTR_ARG(long, idx), PT
   __global const X_T* gp = PTR(X_T, gout);
   __global const long* ip = PTR(long, idx);
   FOR_EACH(i, n) {
-    long b, c, d, h, w;
+    IDX_T b, c, d, h, w;
     position5(i, C, D, H, W, c_fast, &b, &c, &d, &h, &w);
-    const long me = (d * H + h) * W + w;
+    const IDX_T me = (d * H + h) * W + w;
     ACC s = 0;
-    for (long od = d * OD / D; od < ((d + 1) * OD + D - 1) / D; ++od)
-      for (long oh = h * OH / H; oh < ((h + 1) * OH + H - 1) / H; ++oh)
-        for (long ow = w * OW / W; ow < ((w + 1) * OW + W - 1) / W; ++ow)
+    for (IDX_T od = win_start(d, D, OD); od < win_end(d, D, OD); ++od)
+      for (IDX_T oh = win_start(h, H, OH); oh < win_end(h, H, OH); ++oh)
+        for (IDX_T ow = win_start(w, W, OW); ow < win_end(w, W, OW); ++ow)
           if (ip[AT5(is, b, c, od, oh, ow)] == me) s += LOAD_X(gp, AT5(gs, b, c, od, oh, ow));
     STORE_X(PTR(X_T, gin), AT5(rs, b, c, d, h, w), s);
   }
@@ -280,11 +280,11 @@ __kernel void adaptive_max_pool3d_bwd(PTR_ARG(X_T, gout), PTR_ARG(long, idx), PT
 
 // First input row of window o that lies inside the input (the window starts at o*s - p and
 // steps by dil), and one past its last row, as the CPU's max pooling clips them.
-inline long max_first(long o, long s, long p, long dil) {
-  const long start = o * s - p;
+inline IDX_T max_first(IDX_T o, IDX_T s, IDX_T p, IDX_T dil) {
+  const IDX_T start = o * s - p;
   return start < 0 ? start + (-start + dil - 1) / dil * dil : start;
 }
-inline long max_last(long o, long s, long p, long k, long dil, long in) { return min(o * s - p + (k - 1) * dil + 1, in); }
+inline IDX_T max_last(IDX_T o, IDX_T s, IDX_T p, IDX_T k, IDX_T dil, IDX_T in) { return min(o * s - p + (k - 1) * dil + 1, in); }
 
 // Max pooling, one work-item per output element: the window scanned depth, row, column, a
 // value replacing the running maximum when larger or NaN (as on the CPU: ties keep the first,
@@ -294,13 +294,13 @@ __kernel void max_pool3d_fwd(PTR_ARG(X_T, x), PTR_ARG(X_T, out), PTR_ARG(long, i
                              int c_fast) {
   __global const X_T* xp = PTR(X_T, x);
   FOR_EACH(i, n) {
-    long b, c, od, oh, ow;
+    IDX_T b, c, od, oh, ow;
     position5(i, C, OD, OH, OW, c_fast, &b, &c, &od, &oh, &ow);
-    const long d0 = max_first(od, sd, pd, dd), d1 = max_last(od, sd, pd, kd, dd, D);
-    const long h0 = max_first(oh, sh, ph, dh), h1 = max_last(oh, sh, ph, kh, dh, H);
-    const long w0 = max_first(ow, sw, pw, dw), w1 = max_last(ow, sw, pw, kw, dw, W);
+    const IDX_T d0 = max_first(od, sd, pd, dd), d1 = max_last(od, sd, pd, kd, dd, D);
+    const IDX_T h0 = max_first(oh, sh, ph, dh), h1 = max_last(oh, sh, ph, kh, dh, H);
+    const IDX_T w0 = max_first(ow, sw, pw, dw), w1 = max_last(ow, sw, pw, kw, dw, W);
     ACC best;
-    const long best_i = window_max(xp + b * xs_b + c * xs_c, xs_d, xs_h, xs_w, d0, d1, dd, h0, h1, dh, w0, w1, dw, H, W,
+    const IDX_T best_i = window_max(xp + b * xs_b + c * xs_c, xs_d, xs_h, xs_w, d0, d1, dd, h0, h1, dh, w0, w1, dw, H, W,
                                    &best);
     STORE_X(PTR(X_T, out), AT5(os, b, c, od, oh, ow), best);
     PTR(long, idx)[AT5(is, b, c, od, oh, ow)] = best_i;
@@ -309,8 +309,8 @@ __kernel void max_pool3d_fwd(PTR_ARG(X_T, x), PTR_ARG(X_T, out), PTR_ARG(long, i
 
 // Output window along one dim whose tap t reads input row r: o with o*s - p + t*dil == r, or
 // -1 when there is none in [0, out).
-inline long tap_window(long r, long t, long s, long p, long dil, long out) {
-  const long q = r + p - t * dil;
+inline IDX_T tap_window(IDX_T r, IDX_T t, IDX_T s, IDX_T p, IDX_T dil, IDX_T out) {
+  const IDX_T q = r + p - t * dil;
   return q >= 0 && q % s == 0 && q / s < out ? q / s : -1;
 }
 
@@ -322,18 +322,18 @@ __kernel void max_pool3d_bwd(PTR_ARG(X_T, gout), PTR_ARG(long, idx), PTR_ARG(X_T
   __global const X_T* gp = PTR(X_T, gout);
   __global const long* ip = PTR(long, idx);
   FOR_EACH(i, n) {
-    long b, c, d, h, w;
+    IDX_T b, c, d, h, w;
     position5(i, C, D, H, W, c_fast, &b, &c, &d, &h, &w);
-    const long me = (d * H + h) * W + w;
+    const IDX_T me = (d * H + h) * W + w;
     ACC s = 0;
-    for (long td = 0; td < kd; ++td) {
-      const long od = tap_window(d, td, sd, pd, dd, OD);
+    for (IDX_T td = 0; td < kd; ++td) {
+      const IDX_T od = tap_window(d, td, sd, pd, dd, OD);
       if (od < 0) continue;
-      for (long th = 0; th < kh; ++th) {
-        const long oh = tap_window(h, th, sh, ph, dh, OH);
+      for (IDX_T th = 0; th < kh; ++th) {
+        const IDX_T oh = tap_window(h, th, sh, ph, dh, OH);
         if (oh < 0) continue;
-        for (long tw = 0; tw < kw; ++tw) {
-          const long ow = tap_window(w, tw, sw, pw, dw, OW);
+        for (IDX_T tw = 0; tw < kw; ++tw) {
+          const IDX_T ow = tap_window(w, tw, sw, pw, dw, OW);
           if (ow >= 0 && ip[AT5(is, b, c, od, oh, ow)] == me) s += LOAD_X(gp, AT5(gs, b, c, od, oh, ow));
         }
       }
@@ -344,16 +344,16 @@ __kernel void max_pool3d_bwd(PTR_ARG(X_T, gout), PTR_ARG(long, idx), PTR_ARG(X_T
 
 // Average pooling window o along one dim: its rows inside the input, [*lo, *hi); returns its
 // extent inside the padded input (the count_include_pad divisor's factor), as the CPU clips.
-inline long avg_range(long o, long k, long s, long p, long in, __private long* lo, __private long* hi) {
-  const long start = o * s - p, end = min(start + k, in + p);
-  *lo = max(start, 0L);
+inline IDX_T avg_range(IDX_T o, IDX_T k, IDX_T s, IDX_T p, IDX_T in, __private IDX_T* lo, __private IDX_T* hi) {
+  const IDX_T start = o * s - p, end = min(start + k, in + p);
+  *lo = max(start, (IDX_T)0);
   *hi = min(end, in);
   return end - start;
 }
 
 // The divisor of average pooling window (od, oh, ow) (its input rows in lo/hi), as the CPU's:
 // divisor_override when nonzero, else the window's size in the padded input or in the input.
-inline long avg_divisor(long padded, long dd, long dh, long dw, int count_include_pad, long divisor_override) {
+inline IDX_T avg_divisor(IDX_T padded, IDX_T dd, IDX_T dh, IDX_T dw, int count_include_pad, IDX_T divisor_override) {
   return divisor_override ? divisor_override : count_include_pad ? padded : dd * dh * dw;
 }
 
@@ -365,27 +365,27 @@ __kernel void avg_pool3d_fwd(PTR_ARG(X_T, x), PTR_ARG(X_T, out), long n, long C,
                              int c_fast) {
   __global const X_T* xp = PTR(X_T, x);
   FOR_EACH(i, n) {
-    long b, c, od, oh, ow, d0, d1, h0, h1, w0, w1;
+    IDX_T b, c, od, oh, ow, d0, d1, h0, h1, w0, w1;
     position5(i, C, OD, OH, OW, c_fast, &b, &c, &od, &oh, &ow);
-    const long padded = avg_range(od, kd, sd, pd, D, &d0, &d1) * avg_range(oh, kh, sh, ph, H, &h0, &h1) *
+    const IDX_T padded = avg_range(od, kd, sd, pd, D, &d0, &d1) * avg_range(oh, kh, sh, ph, H, &h0, &h1) *
                         avg_range(ow, kw, sw, pw, W, &w0, &w1);
     ACC s = 0;
-    for (long d = d0; d < d1; ++d)
-      for (long h = h0; h < h1; ++h)
-        for (long w = w0; w < w1; ++w) s += LOAD_X(xp, AT5(xs, b, c, d, h, w));
+    for (IDX_T d = d0; d < d1; ++d)
+      for (IDX_T h = h0; h < h1; ++h)
+        for (IDX_T w = w0; w < w1; ++w) s += LOAD_X(xp, AT5(xs, b, c, d, h, w));
     const bool empty = d0 >= d1 || h0 >= h1 || w0 >= w1;
-    const long div = avg_divisor(padded, d1 - d0, h1 - h0, w1 - w0, count_include_pad, divisor_override);
+    const IDX_T div = avg_divisor(padded, d1 - d0, h1 - h0, w1 - w0, count_include_pad, divisor_override);
     STORE_X(PTR(X_T, out), AT5(os, b, c, od, oh, ow), empty ? (ACC)0 : s / (ACC)div);
   }
 }
 
 // First and last (inclusive) windows along one dim that contain input row r: o*s - p <= r <
 // o*s - p + k, within [0, out).
-inline long avg_first_window(long r, long k, long s, long p) {
-  const long q = r + p - k + 1;
+inline IDX_T avg_first_window(IDX_T r, IDX_T k, IDX_T s, IDX_T p) {
+  const IDX_T q = r + p - k + 1;
   return q <= 0 ? 0 : (q + s - 1) / s;
 }
-inline long avg_last_window(long r, long s, long p, long out) { return min((r + p) / s, out - 1); }
+inline IDX_T avg_last_window(IDX_T r, IDX_T s, IDX_T p, IDX_T out) { return min((r + p) / s, out - 1); }
 
 // Its backward, one work-item per input element: grad_out / divisor (truncated for integers,
 // per window, as the CPU adds it) summed over the windows that contain the element.
@@ -395,16 +395,16 @@ __kernel void avg_pool3d_bwd(PTR_ARG(X_T, gout), PTR_ARG(X_T, gin), long n, long
                              int c_fast) {
   __global const X_T* gp = PTR(X_T, gout);
   FOR_EACH(i, n) {
-    long b, c, d, h, w, lo, hi;
+    IDX_T b, c, d, h, w, lo, hi;
     position5(i, C, D, H, W, c_fast, &b, &c, &d, &h, &w);
     ACC s = 0;
-    for (long od = avg_first_window(d, kd, sd, pd); od <= avg_last_window(d, sd, pd, OD); ++od) {
-      const long pad_d = avg_range(od, kd, sd, pd, D, &lo, &hi), in_d = hi - lo;
-      for (long oh = avg_first_window(h, kh, sh, ph); oh <= avg_last_window(h, sh, ph, OH); ++oh) {
-        const long pad_h = avg_range(oh, kh, sh, ph, H, &lo, &hi), in_h = hi - lo;
-        for (long ow = avg_first_window(w, kw, sw, pw); ow <= avg_last_window(w, sw, pw, OW); ++ow) {
-          const long pad_w = avg_range(ow, kw, sw, pw, W, &lo, &hi), in_w = hi - lo;
-          const long div = avg_divisor(pad_d * pad_h * pad_w, in_d, in_h, in_w, count_include_pad, divisor_override);
+    for (IDX_T od = avg_first_window(d, kd, sd, pd); od <= avg_last_window(d, sd, pd, OD); ++od) {
+      const IDX_T pad_d = avg_range(od, kd, sd, pd, D, &lo, &hi), in_d = hi - lo;
+      for (IDX_T oh = avg_first_window(h, kh, sh, ph); oh <= avg_last_window(h, sh, ph, OH); ++oh) {
+        const IDX_T pad_h = avg_range(oh, kh, sh, ph, H, &lo, &hi), in_h = hi - lo;
+        for (IDX_T ow = avg_first_window(w, kw, sw, pw); ow <= avg_last_window(w, sw, pw, OW); ++ow) {
+          const IDX_T pad_w = avg_range(ow, kw, sw, pw, W, &lo, &hi), in_w = hi - lo;
+          const IDX_T div = avg_divisor(pad_d * pad_h * pad_w, in_d, in_h, in_w, count_include_pad, divisor_override);
           s += LOAD_X(gp, AT5(gs, b, c, od, oh, ow)) / (ACC)div;
         }
       }
@@ -423,9 +423,9 @@ __kernel void max_unpool3d_fwd(PTR_ARG(X_T, x), PTR_ARG(long, idx), PTR_ARG(X_T,
                                int c_fast, __global int* err) {
   __global const X_T* xp = PTR(X_T, x);
   FOR_EACH(i, n) {
-    long b, c, d, h, w;
+    IDX_T b, c, d, h, w;
     position5(i, C, D, H, W, c_fast, &b, &c, &d, &h, &w);
-    const long p = PTR(long, idx)[AT5(is, b, c, d, h, w)];
+    const long p = PTR(long, idx)[AT5(is, b, c, d, h, w)];  // unchecked input: 64-bit
     if (p < 0 || p >= OD * OH * OW) {
       report_error(err, ERR_POOL_MAX_INDEX);
     } else {
@@ -473,14 +473,14 @@ __kernel void fractional_max_pool3d_fwd(PTR_ARG(X_T, x), PTR_ARG(X_T, samples), 
   __global const X_T* xp = PTR(X_T, x);
   __global const X_T* sp = PTR(X_T, samples);
   FOR_EACH(i, n) {
-    long b, c, od, oh, ow;
+    IDX_T b, c, od, oh, ow;
     position5(i, C, OD, OH, OW, c_fast, &b, &c, &od, &oh, &ow);
     const long s = b * ss_b + c * ss_c;
-    const long d0 = frac_start(od, OD, D, kd, LOAD_X(sp, s + sample_d * ss_k), acc_from_bits(alpha_d));
-    const long h0 = frac_start(oh, OH, H, kh, LOAD_X(sp, s + sample_h * ss_k), acc_from_bits(alpha_h));
-    const long w0 = frac_start(ow, OW, W, kw, LOAD_X(sp, s + sample_w * ss_k), acc_from_bits(alpha_w));
+    const IDX_T d0 = frac_start(od, OD, D, kd, LOAD_X(sp, s + sample_d * ss_k), acc_from_bits(alpha_d));
+    const IDX_T h0 = frac_start(oh, OH, H, kh, LOAD_X(sp, s + sample_h * ss_k), acc_from_bits(alpha_h));
+    const IDX_T w0 = frac_start(ow, OW, W, kw, LOAD_X(sp, s + sample_w * ss_k), acc_from_bits(alpha_w));
     ACC best;
-    const long best_i = window_max(xp + b * xs_b + c * xs_c, xs_d, xs_h, xs_w, d0, d0 + kd, 1, h0, h0 + kh, 1, w0,
+    const IDX_T best_i = window_max(xp + b * xs_b + c * xs_c, xs_d, xs_h, xs_w, d0, d0 + kd, 1, h0, h0 + kh, 1, w0,
                                    w0 + kw, 1, H, W, &best);
     STORE_X(PTR(X_T, out), AT5(os, b, c, od, oh, ow), best);
     PTR(long, idx)[AT5(is, b, c, od, oh, ow)] = best_i;

@@ -61,6 +61,22 @@ std::string pool_options(Device& d, at::ScalarType t, const char* op) {
   return "-DX_KIND=" + std::to_string(storage_kind(t, op)) + " -DACC=" + (t == at::kDouble ? "double" : "float");
 }
 
+// " -DIDX_T=int" (pool.cl's positions and window bounds in 32-bit arithmetic: a GPU divides
+// several times faster so) when every index a launch over tensors `ts` forms fits: their
+// element counts, and products of two extents (an adaptive window's o * in, a strided
+// window's o * s) among their sizes and `geometry` (kernel sizes times dilations, strides,
+// paddings, divisors, window volumes); with headroom for the kernels' sums. Else "" (64-bit).
+std::string index_option(std::initializer_list<at::Tensor> ts, c10::ArrayRef<int64_t> geometry = {}) {
+  constexpr int64_t kLimit = int64_t(1) << 29;
+  int64_t extent = 1, count = 0;
+  for (const at::Tensor& t : ts) {
+    count = std::max(count, t.numel());
+    for (int64_t v : t.sizes()) extent = std::max(extent, v);
+  }
+  for (int64_t v : geometry) extent = std::max(extent, std::abs(v));
+  return count < kLimit && extent < kLimit / (extent + 1) ? " -DIDX_T=int" : "";
+}
+
 // The four strides of a (B, C, H, W) view, as kernel arguments.
 std::array<int64_t, 4> strides4(const at::Tensor& t) { return {t.stride(0), t.stride(1), t.stride(2), t.stride(3)}; }
 
@@ -85,7 +101,7 @@ std::tuple<at::Tensor&, at::Tensor&> adaptive_max_pool2d_out_ocl(const at::Tenso
            ys[3], is[0], is[1], is[2], is[3]);
     return {out, indices};
   }
-  Kernel& k = get_kernel(d, "pool", opts, "adaptive_max_pool2d_fwd");
+  Kernel& k = get_kernel(d, "pool", opts + index_option({x, y}), "adaptive_max_pool2d_fwd");
   const Range4 r = range4(y);
   launch(d, k, r.global, r.local, buf(x), buf(y), buf(yi), x.size(1), x.size(2), x.size(3), y.size(2), y.size(3),
          xs[0], xs[1], xs[2], xs[3], ys[0], ys[1], ys[2], ys[3], is[0], is[1], is[2], is[3], r.c_fast);
@@ -109,7 +125,8 @@ at::Tensor& adaptive_max_pool2d_backward_out_ocl(const at::Tensor& grad_output, 
               "adaptive_max_pool2d_backward(): grad_output of shape ", grad_output.sizes(),
               " does not match the input of shape ", self.sizes());
   Device& d = ocl_device(gy);
-  Kernel& k = get_kernel(d, "pool", pool_options(d, gy.scalar_type(), "adaptive_max_pool2d_backward"),
+  Kernel& k = get_kernel(d, "pool",
+                         pool_options(d, gy.scalar_type(), "adaptive_max_pool2d_backward") + index_option({gy, gi}),
                          "adaptive_max_pool2d_bwd");
   const auto gs = strides4(gy), is = strides4(yi), rs = strides4(gi);
   // Each input element gathers from the windows that contain it; the indices name positions
@@ -153,7 +170,8 @@ void adaptive_avg_pool_fwd(const at::Tensor& self, const at::Tensor& out, int64_
   if (out.numel() == 0) return;
   const Dims5 x = dims5(self, nd), y = dims5(out, nd);
   Device& d = ocl_device(self);
-  Kernel& k = get_kernel(d, "pool", pool_options(d, self.scalar_type(), op), "adaptive_avg_pool3d_fwd");
+  Kernel& k = get_kernel(d, "pool", pool_options(d, self.scalar_type(), op) + index_option({self, out}),
+                         "adaptive_avg_pool3d_fwd");
   const int64_t n = out.numel();
   launch(d, k, grid_stride(n, kPoolWG), Range(kPoolWG), buf(self), buf(out), n, y.size[1], x.size[2], x.size[3],
          x.size[4], y.size[2], y.size[3], y.size[4], x.stride[0], x.stride[1], x.stride[2], x.stride[3], x.stride[4],
@@ -165,7 +183,8 @@ void adaptive_avg_pool_bwd(const at::Tensor& grad_output, const at::Tensor& grad
   if (grad_input.numel() == 0) return;
   const Dims5 gy = dims5(grad_output, nd), gi = dims5(grad_input, nd);
   Device& d = ocl_device(grad_output);
-  Kernel& k = get_kernel(d, "pool", pool_options(d, grad_output.scalar_type(), op), "adaptive_avg_pool3d_bwd");
+  Kernel& k = get_kernel(d, "pool", pool_options(d, grad_output.scalar_type(), op) + index_option({grad_output, grad_input}),
+                         "adaptive_avg_pool3d_bwd");
   const int64_t n = grad_input.numel();
   launch(d, k, grid_stride(n, kPoolWG), Range(kPoolWG), buf(grad_output), buf(grad_input), n, gi.size[1], gi.size[2],
          gi.size[3], gi.size[4], gy.size[2], gy.size[3], gy.size[4], gy.stride[0], gy.stride[1], gy.stride[2],
@@ -259,6 +278,13 @@ at::Tensor _adaptive_avg_pool3d_backward_ocl(const at::Tensor& grad_output, cons
 struct Pool3d {
   std::array<int, 3> k, s, p, dil;
   std::array<int64_t, 3> out;
+  // What the kernels multiply window positions by or sum (index_option): each dim's kernel
+  // extent k * dil, stride and padding, the window volume, and `divisor` (avg_pool's override).
+  std::vector<int64_t> extents(int64_t divisor = 0) const {
+    std::vector<int64_t> v{int64_t(k[0]) * k[1] * k[2], divisor};
+    for (int i = 0; i < 3; ++i) v.insert(v.end(), {int64_t(k[i]) * dil[i], s[i], p[i]});
+    return v;
+  }
 };
 
 // Value i of a pooling op's int[N] argument (one value for every dim, or one per dim), as an
@@ -305,7 +331,8 @@ void max_pool_fwd(const at::Tensor& self, const at::Tensor& out, const at::Tenso
   if (n == 0) return;
   const Dims5 x = dims5(self, nd), y = dims5(out, nd), yi = dims5(indices, nd);
   Device& d = ocl_device(self);
-  Kernel& k = get_kernel(d, "pool", pool_options_any(d, self.scalar_type(), op), "max_pool3d_fwd");
+  Kernel& k = get_kernel(d, "pool", pool_options_any(d, self.scalar_type(), op) + index_option({self, out}, g.extents()),
+                         "max_pool3d_fwd");
   launch(d, k, grid_stride(n, kPoolWG), Range(kPoolWG), buf(self), buf(out), buf(indices), n, y.size[1], x.size[2],
          x.size[3], x.size[4], y.size[2], y.size[3], y.size[4], int64_t{g.k[0]}, int64_t{g.k[1]}, int64_t{g.k[2]},
          int64_t{g.s[0]}, int64_t{g.s[1]}, int64_t{g.s[2]}, int64_t{g.p[0]}, int64_t{g.p[1]}, int64_t{g.p[2]},
@@ -320,7 +347,9 @@ void max_pool_bwd(const at::Tensor& grad_output, const at::Tensor& indices, cons
   if (n == 0) return;
   const Dims5 gy = dims5(grad_output, nd), yi = dims5(indices, nd), gi = dims5(grad_input, nd);
   Device& d = ocl_device(grad_input);
-  Kernel& k = get_kernel(d, "pool", pool_options(d, grad_input.scalar_type(), op), "max_pool3d_bwd");
+  Kernel& k = get_kernel(d, "pool",
+                         pool_options(d, grad_input.scalar_type(), op) + index_option({grad_output, grad_input}, g.extents()),
+                         "max_pool3d_bwd");
   launch(d, k, grid_stride(n, kPoolWG), Range(kPoolWG), buf(grad_output), buf(indices), buf(grad_input), n,
          gi.size[1], gi.size[2], gi.size[3], gi.size[4], gy.size[2], gy.size[3], gy.size[4], int64_t{g.k[0]},
          int64_t{g.k[1]}, int64_t{g.k[2]}, int64_t{g.s[0]}, int64_t{g.s[1]}, int64_t{g.s[2]}, int64_t{g.p[0]},
@@ -335,7 +364,10 @@ void avg_pool_fwd(const at::Tensor& self, const at::Tensor& out, const Pool3d& g
   if (n == 0) return;
   const Dims5 x = dims5(self, nd), y = dims5(out, nd);
   Device& d = ocl_device(self);
-  Kernel& k = get_kernel(d, "pool", pool_options_any(d, self.scalar_type(), op), "avg_pool3d_fwd");
+  Kernel& k = get_kernel(d, "pool",
+                         pool_options_any(d, self.scalar_type(), op) +
+                             index_option({self, out}, g.extents(divisor_override.value_or(0))),
+                         "avg_pool3d_fwd");
   launch(d, k, grid_stride(n, kPoolWG), Range(kPoolWG), buf(self), buf(out), n, y.size[1], x.size[2], x.size[3],
          x.size[4], y.size[2], y.size[3], y.size[4], int64_t{g.k[0]}, int64_t{g.k[1]}, int64_t{g.k[2]},
          int64_t{g.s[0]}, int64_t{g.s[1]}, int64_t{g.s[2]}, int64_t{g.p[0]}, int64_t{g.p[1]}, int64_t{g.p[2]},
@@ -349,7 +381,10 @@ void avg_pool_bwd(const at::Tensor& grad_output, const at::Tensor& grad_input, c
   if (n == 0) return;
   const Dims5 gy = dims5(grad_output, nd), gi = dims5(grad_input, nd);
   Device& d = ocl_device(grad_input);
-  Kernel& k = get_kernel(d, "pool", pool_options_any(d, grad_input.scalar_type(), op), "avg_pool3d_bwd");
+  Kernel& k = get_kernel(d, "pool",
+                         pool_options_any(d, grad_input.scalar_type(), op) +
+                             index_option({grad_output, grad_input}, g.extents(divisor_override.value_or(0))),
+                         "avg_pool3d_bwd");
   launch(d, k, grid_stride(n, kPoolWG), Range(kPoolWG), buf(grad_output), buf(grad_input), n, gi.size[1], gi.size[2],
          gi.size[3], gi.size[4], gy.size[2], gy.size[3], gy.size[4], int64_t{g.k[0]}, int64_t{g.k[1]},
          int64_t{g.k[2]}, int64_t{g.s[0]}, int64_t{g.s[1]}, int64_t{g.s[2]}, int64_t{g.p[0]}, int64_t{g.p[1]},
@@ -561,7 +596,7 @@ std::tuple<at::Tensor&, at::Tensor&> adaptive_max_pool3d_out_ocl(const at::Tenso
   if (out.numel() == 0) return {out, indices};
   const Dims5 x = dims5(self, 3), y = dims5(out, 3), yi = dims5(indices, 3);
   Device& d = ocl_device(self);
-  Kernel& k = get_kernel(d, "pool", pool_options(d, self.scalar_type(), "adaptive_max_pool3d"),
+  Kernel& k = get_kernel(d, "pool", pool_options(d, self.scalar_type(), "adaptive_max_pool3d") + index_option({self, out}),
                          "adaptive_max_pool3d_fwd");
   const int64_t n = out.numel();
   launch(d, k, grid_stride(n, kPoolWG), Range(kPoolWG), buf(self), buf(out), buf(indices), n, y.size[1], x.size[2],
@@ -587,7 +622,9 @@ at::Tensor& adaptive_max_pool3d_backward_out_ocl(const at::Tensor& grad_output, 
   if (grad_input.numel() == 0) return grad_input;
   const Dims5 gy = dims5(grad_output, 3), yi = dims5(indices, 3), gi = dims5(grad_input, 3);
   Device& d = ocl_device(self);
-  Kernel& k = get_kernel(d, "pool", pool_options(d, self.scalar_type(), "adaptive_max_pool3d_backward"),
+  Kernel& k = get_kernel(d, "pool",
+                         pool_options(d, self.scalar_type(), "adaptive_max_pool3d_backward") +
+                             index_option({grad_output, grad_input}),
                          "adaptive_max_pool3d_bwd");
   const int64_t n = grad_input.numel();
   launch(d, k, grid_stride(n, kPoolWG), Range(kPoolWG), buf(grad_output), buf(indices), buf(grad_input), n,

@@ -43,6 +43,9 @@ def _max_samples(dtype):
             yield Sample((F.max_pool2d, x), dict(kwargs, return_indices=True), tag=tag + where)
     yield Sample((F.max_pool1d, make((2, 3, 11), dtype, seed=4)), dict(kernel_size=3, stride=2, return_indices=True),
                  tag="1d")
+    # An extent past 2^14.5: the kernels' 64-bit index arithmetic (pool.cpp: index_option).
+    yield Sample((F.max_pool1d, make((1, 1, 30001), dtype, seed=4)), dict(kernel_size=5, stride=3, padding=2,
+                                                                          return_indices=True), tag="1d, 64-bit indices")
     if dtype.is_floating_point:
         inf = torch.full((1, 2, 4, 4), -float("inf"), dtype=dtype)
         yield Sample((F.max_pool2d, inf), dict(kernel_size=3, stride=1, padding=1, return_indices=True), tag="-inf")
@@ -58,6 +61,8 @@ def _avg_samples(dtype):
         for kwargs, tag in AVG_ARGS:
             yield Sample((F.avg_pool2d, x), kwargs, tag=tag + where)
     yield Sample((F.avg_pool1d, make((2, 3, 11), dtype, seed=4)), dict(kernel_size=3, stride=2, padding=1), tag="1d")
+    yield Sample((F.avg_pool1d, make((1, 1, 30001), dtype, seed=4)), dict(kernel_size=4, stride=3, padding=2),
+                 tag="1d, 64-bit indices")
 
 
 def _pool(f, x, **kwargs):
@@ -86,6 +91,8 @@ def _adaptive_max_samples(dtype):
                  tag="zero output size")
     yield Sample((F.adaptive_max_pool1d, make((2, 3, 11), dtype, seed=5)), dict(output_size=4, return_indices=True),
                  tag="1d")
+    yield Sample((F.adaptive_max_pool1d, make((1, 1, 30001), dtype, seed=5)), dict(output_size=7001, return_indices=True),
+                 tag="1d, 64-bit indices")
     yield Sample((F.adaptive_max_pool1d, make((3, 11), dtype, seed=6)), dict(output_size=7, return_indices=True),
                  tag="1d unbatched")
     # Ties everywhere (small integers), row-major and channels_last: the first maximum's index.
@@ -187,6 +194,8 @@ def _adaptive_avg_samples(dtype):
     yield Sample((F.adaptive_avg_pool2d, make((0, 9, 8), dtype)), dict(output_size=(2, 3)),
                  tag="zero channels unbatched")
     yield Sample((F.adaptive_avg_pool1d, make((2, 3, 11), dtype, seed=5)), dict(output_size=4), tag="1d")
+    yield Sample((F.adaptive_avg_pool1d, make((1, 1, 30001), dtype, seed=5)), dict(output_size=7001),
+                 tag="1d, 64-bit indices")
     yield Sample((F.interpolate, make((2, 3, 9, 8), dtype, seed=6)), dict(size=(4, 5), mode="area"), tag="area")
     yield Sample((F.interpolate, make((2, 3, 9, 8), dtype, seed=7)), dict(scale_factor=2.5, mode="area"),
                  tag="area up")
