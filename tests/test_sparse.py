@@ -1,13 +1,16 @@
 """Sparse COO tensors on ocl (csrc/ops/sparse.cpp) against the CPU: creation and metadata,
 transfers, coalesce, conversions, arithmetic, sparse_mask, sums, sparse @ dense, printing,
-save/load, and the errors.
+save/load, sparse embedding gradients and the optimizers that consume them, and the errors.
 Each test names the SparsePrivateUse1 registrations it exercises with @covers; the coverage
 test (tests/test_coverage.py) fails when a registered sparse op is named by no test here."""
+import copy
 import io
 import warnings
 
 import pytest
 import torch
+import torch.nn as nn
+import torch.nn.functional as F
 
 from .conftest import requires_ocl
 
@@ -488,6 +491,145 @@ def test_save_load_round_trip(weights_only):
         buf.seek(0)
         on_cpu = torch.load(buf, map_location="cpu", weights_only=weights_only)["t"]
         assert on_cpu.device.type == "cpu" and torch.equal(on_cpu.to_dense(), s.to_dense())
+
+
+# ---- sparse gradients ------------------------------------------------------------------------------
+
+def _grads(make_module, calls):
+    """The weight gradients after running each call (a function of the module) forward and
+    backward, accumulated, on the CPU and on ocl."""
+    torch.manual_seed(0)
+    m = make_module()
+    dm = copy.deepcopy(m).to(DEV)
+    for call in calls:
+        call(m, "cpu").sum().backward()
+        call(dm, DEV).sum().backward()
+    return dm.weight.grad, m.weight.grad
+
+
+def _idx(values, device):
+    return torch.tensor(values, device=device)
+
+
+@pytest.mark.parametrize("padding_idx", [None, 2])
+@pytest.mark.parametrize("dtype", [torch.float32, torch.float64])
+def test_embedding_sparse_grad(padding_idx, dtype):
+    make = lambda: nn.Embedding(10, 3, sparse=True, padding_idx=padding_idx).to(dtype)  # noqa: E731
+    first = lambda m, dev: m(_idx([[1, 2, 1], [3, 3, 9]], dev)) * 1.5  # noqa: E731
+    second = lambda m, dev: m(_idx([2, 2, 0], dev).to(torch.int32))  # noqa: E731
+    got, want = _grads(make, [first])
+    assert_sparse_close(got, want)
+    got, want = _grads(make, [first, second])  # accumulation: sparse + sparse into .grad
+    assert_sparse_close(got, want)
+    w = torch.randn(6, 4, dtype=dtype, requires_grad=True)
+    dw = w.detach().to(DEV).requires_grad_()
+    F.embedding(_idx([5, 0, 5], "cpu"), w, sparse=True).pow(2).sum().backward()
+    F.embedding(_idx([5, 0, 5], DEV), dw, sparse=True).pow(2).sum().backward()
+    assert_sparse_close(dw.grad, w.grad)
+    if padding_idx is not None:  # every entry dropped: an empty gradient
+        got, want = _grads(make, [lambda m, dev: m(_idx([2, 2], dev))])
+        assert_sparse_close(got, want)
+        assert got._nnz() == 0
+
+
+@pytest.mark.parametrize("mode, padding_idx, psw, last", [
+    ("sum", None, False, False), ("mean", None, False, False), ("sum", 1, False, False), ("mean", 1, False, False),
+    ("sum", None, True, False), ("sum", None, False, True), ("mean", None, False, True)])
+def test_embedding_bag_sparse_grad(mode, padding_idx, psw, last):
+    make = lambda: nn.EmbeddingBag(8, 3, mode=mode, sparse=True, padding_idx=padding_idx,  # noqa: E731
+                                   include_last_offset=last)
+    w = torch.tensor([0.5, -1.0, 2.0, 1.0, 3.0, 0.25])
+
+    def call(m, dev):
+        kw = {"per_sample_weights": w.to(dev)} if psw else {}
+        offsets = _idx([0, 2, 2, 6] if last else [0, 2, 2, 5], dev)  # an empty bag
+        out = m(_idx([1, 4, 1, 0, 7, 1], dev), offsets, **kw)  # (bags, 3)
+        return out * torch.arange(1.0, out.shape[0] + 1, device=dev)[:, None]  # a gradient per bag
+    got, want = _grads(make, [call])
+    assert_sparse_close(got, want)
+    got, want = _grads(make, [call, call])
+    assert_sparse_close(got, want)
+
+
+def test_sparse_embedding_refusals_like_cpu():
+    idx = torch.tensor([1, 2])
+    for dev in ("cpu", DEV):
+        e = nn.Embedding(5, 2, sparse=True, scale_grad_by_freq=True).to(dev)
+        with pytest.raises(RuntimeError, match="scale_grad_by_freq"):
+            e(idx.to(dev)).sum().backward()
+        b = nn.EmbeddingBag(5, 2, sparse=True, mode="sum", scale_grad_by_freq=True).to(dev)
+        with pytest.raises(RuntimeError, match="scale_grad_by_freq"):
+            b(idx.to(dev), torch.tensor([0]).to(dev)).sum().backward()
+        with pytest.raises(ValueError, match="max mode"):
+            nn.EmbeddingBag(5, 2, sparse=True, mode="max").to(dev)(idx.to(dev), torch.tensor([0]).to(dev))
+
+
+# ---- optimizers --------------------------------------------------------------------------------------
+
+class SparseModel(nn.Module):
+    def __init__(self, dense_head):
+        super().__init__()
+        self.emb = nn.Embedding(12, 4, sparse=True)
+        self.bag = nn.EmbeddingBag(12, 4, mode="mean", sparse=True)
+        self.head = nn.Linear(4, 1) if dense_head else None
+
+    def forward(self, x):  # x: (B, 3) token ids
+        h = self.emb(x).sum(1) + self.bag(x)  # (B, 4)
+        return self.head(h) if self.head is not None else h.sum(1, keepdim=True)
+
+
+OPTIMIZERS = {
+    "sgd": (True, lambda p: torch.optim.SGD(p, lr=0.1)),
+    "sgd-momentum": (True, lambda p: torch.optim.SGD(p, lr=0.1, momentum=0.9)),
+    "sgd-nesterov": (True, lambda p: torch.optim.SGD(p, lr=0.05, momentum=0.8, nesterov=True)),
+    "sgd-dampening-single": (True, lambda p: torch.optim.SGD(p, lr=0.1, momentum=0.9, dampening=0.3, foreach=False)),
+    "sgd-maximize": (True, lambda p: torch.optim.SGD(p, lr=0.1, momentum=0.5, maximize=True)),
+    "adagrad": (True, lambda p: torch.optim.Adagrad(p, lr=0.1)),
+    "adagrad-decay": (True, lambda p: torch.optim.Adagrad(p, lr=0.1, lr_decay=0.01, initial_accumulator_value=0.2)),
+    "sparse-adam": (False, lambda p: torch.optim.SparseAdam(p, lr=0.05)),
+    "sparse-adam-maximize": (False, lambda p: torch.optim.SparseAdam(p, lr=0.05, betas=(0.8, 0.9), maximize=True)),
+}
+
+
+@pytest.mark.parametrize("name", list(OPTIMIZERS))
+@pytest.mark.parametrize("zero_grad", ["none", "zero"])
+def test_optimizer_trajectory(name, zero_grad):
+    dense_head, make_opt = OPTIMIZERS[name]
+    torch.manual_seed(0)
+    model = SparseModel(dense_head)
+    dmodel = copy.deepcopy(model).to(DEV)
+    opt, dopt = make_opt(model.parameters()), make_opt(dmodel.parameters())
+    g = torch.Generator().manual_seed(4)
+    for step in range(4):
+        x = torch.randint(0, 12, (5, 3), generator=g)
+        x[0, :2] = x[1, 0]  # repeated rows: uncoalesced gradients
+        y = torch.randn(5, 1, generator=g)
+        for m, o, dev in ((model, opt, "cpu"), (dmodel, dopt, DEV)):
+            if zero_grad == "none":
+                m.zero_grad()
+            else:
+                o.zero_grad(set_to_none=False)
+            F.mse_loss(m(x.to(dev)), y.to(dev)).backward()
+            o.step()
+        for (n, p), dp in zip(model.named_parameters(), dmodel.parameters()):
+            torch.testing.assert_close(dp.detach().cpu(), p.detach(), atol=2e-5, rtol=2e-5,
+                                       msg=lambda msg: f"step {step}, {n}: {msg}")
+    if zero_grad == "zero":
+        assert dmodel.emb.weight.grad.is_sparse and dmodel.emb.weight.grad.device.type == DEV
+
+
+def test_optimizer_refusals_like_cpu():
+    for dev in ("cpu", DEV):
+        torch.manual_seed(0)
+        m = SparseModel(dense_head=False).to(dev)
+        m(torch.tensor([[1, 2, 1]], device=dev)).sum().backward()
+        for make, exc in ((lambda p: torch.optim.SGD(p, lr=0.1, weight_decay=0.1), RuntimeError),
+                          (lambda p: torch.optim.Adagrad(p, lr=0.1, weight_decay=0.1), RuntimeError),
+                          (lambda p: torch.optim.Adam(p, lr=0.1), RuntimeError)):
+            with pytest.raises(exc):
+                make(m.parameters()).step()
+        with pytest.raises(NotImplementedError):  # no norm of a sparse tensor, on the CPU either
+            torch.nn.utils.clip_grad_norm_(m.parameters(), 1.0)
 
 
 # ---- what is not implemented -------------------------------------------------------------------------
