@@ -462,6 +462,23 @@ def test_mm_addmm():
     assert_dense_close(s.to(DEV) @ torch.ones(5, 2, dtype=torch.float64, device=DEV), s @ torch.ones(5, 2).double())
 
 
+@covers("aten::addmm", "aten::sparse_mask")
+def test_transpose_dense_at_sparse_and_mm_gradients():
+    # Composite paths that reach the registered kernels: .t() and dense @ sparse by transposes,
+    # and torch.sparse.mm's backward (sparse_mask of the dense gradient for the sparse input).
+    g = torch.Generator().manual_seed(5)
+    s, x, y = SAMPLES[0][1], torch.randn(3, 4, generator=g), torch.randn(5, 2, generator=g)
+    ds = s.to(DEV)
+    assert_sparse_close(ds.t(), s.t())
+    assert_dense_close(x.to(DEV) @ ds, x @ s)
+    a, da = s.clone().requires_grad_(), ds.clone().requires_grad_()
+    b, db = y.clone().requires_grad_(), y.to(DEV).requires_grad_()
+    torch.sparse.mm(a, b).pow(2).sum().backward()
+    torch.sparse.mm(da, db).pow(2).sum().backward()
+    assert_sparse_close(da.grad, a.grad)
+    assert_dense_close(db.grad, b.grad)
+
+
 def test_mm_errors_like_cpu():
     s = SAMPLES[0][1]
     same_error(lambda a, b: torch.sparse.mm(a, b), s, torch.ones(4, 2))  # inner sizes
