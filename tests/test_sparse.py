@@ -13,6 +13,7 @@ import torch.nn as nn
 import torch.nn.functional as F
 
 from .conftest import requires_ocl
+from .test_autoload import ok, run_py
 
 pytestmark = requires_ocl
 
@@ -647,6 +648,37 @@ def test_optimizer_refusals_like_cpu():
                 make(m.parameters()).step()
         with pytest.raises(NotImplementedError):  # no norm of a sparse tensor, on the CPU either
             torch.nn.utils.clip_grad_norm_(m.parameters(), 1.0)
+
+
+# ---- several devices ----------------------------------------------------------------------------------
+
+MULTI_DEVICE = """
+    import warnings, torch
+    warnings.simplefilter("ignore")
+    if torch.ocl.device_count() < 2:
+        print("SKIP only", torch.ocl.device_count(), "device")
+        raise SystemExit(0)
+    s = torch.sparse_coo_tensor(torch.tensor([[0, 1, 0], [1, 0, 1]]), torch.tensor([1., 2., 3.]), (2, 2))
+    d = s.to("ocl:1")
+    x = torch.ones(2, 2, device="ocl:1")
+    made = [d, d.coalesce(), d + d, d * d, d * 2, x + d, x.sparse_mask(d.coalesce()), torch.sparse.mm(d, x),
+            torch.zeros(2, 2, layout=torch.sparse_coo, device="ocl:1"), torch.zeros_like(d), x.to_sparse(),
+            torch.zeros(2, 2, device="ocl:1").to_sparse(), torch.sparse_coo_tensor([[0]], [1.], (2,), device="ocl:1")]
+    m = torch.nn.EmbeddingBag(5, 2, sparse=True).to("ocl:1")
+    m(torch.tensor([1, 1, 3], device="ocl:1"), torch.tensor([0], device="ocl:1")).sum().backward()
+    torch.optim.SparseAdam(m.parameters()).step()
+    made += [m.weight.grad, m.weight]
+    print("devices", sorted({str(t.device) for t in made} | {str(t._values().device) for t in made if t.is_sparse}))
+    print("values", torch.equal(d.coalesce().cpu().to_dense(), s.to_dense()), "current", torch.ocl.current_device())
+"""
+
+
+def test_sparse_tensors_stay_on_their_device():
+    # A new SparseTensorImpl starts on the current device: the registrations must set it.
+    out = ok(run_py(MULTI_DEVICE, env={"POCL_DEVICES": "pthread pthread", "TORCH_OCL_DEVICES": ""}))
+    if out.startswith("SKIP"):
+        pytest.skip(out.strip())
+    assert "devices ['ocl:1']" in out and "values True current 0" in out, out
 
 
 # ---- what is not implemented -------------------------------------------------------------------------

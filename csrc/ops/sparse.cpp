@@ -53,6 +53,7 @@
 #include <ATen/ops/zero_native.h>
 #include <ATen/ops/zeros.h>
 #include <ATen/ops/zeros_native.h>
+#include <c10/core/DeviceGuard.h>
 #include <torch/library.h>
 #include <array>
 
@@ -70,6 +71,31 @@ void check_same_device(const char* op, std::initializer_list<std::reference_wrap
     TORCH_CHECK(t.device() == first.device(), "Expected all tensors to be on the same device, but found at least two "
                 "devices, ", first.device(), " and ", t.device(), "! (when checking arguments for ", op, ")");
 }
+
+// ATen's generated CPU/CUDA registrations run each kernel under a device guard; a plain m.impl
+// does not, and a new SparseTensorImpl puts its placeholder indices and values on the *current*
+// device (then asserts its real ones are on that device), so on ocl:1 it would fail. Every
+// registration below runs with the current device set to the op's first ocl tensor's, or to
+// its ocl device option.
+void guard_to(c10::OptionalDeviceGuard& g, const Tensor& t) {
+  if (!g.current_device() && t.defined() && t.device().is_privateuseone()) g.reset_device(t.device());
+}
+void guard_to(c10::OptionalDeviceGuard& g, const std::optional<at::Device>& d) {
+  if (!g.current_device() && d.has_value() && d->is_privateuseone()) g.reset_device(*d);
+}
+template <class T>
+void guard_to(c10::OptionalDeviceGuard&, const T&) {}
+
+template <class Fn, Fn fn>
+struct OnItsDevice;
+template <class R, class... A, R (*fn)(A...)>
+struct OnItsDevice<R (*)(A...), fn> {
+  static R call(A... args) {
+    c10::OptionalDeviceGuard guard;
+    (guard_to(guard, args), ...);
+    return fn(std::forward<A>(args)...);
+  }
+};
 
 // The row of each entry of a sparse tensor in its dense counterpart viewed as
 // [prod(sizes[:sparse_dim]), *dense sizes]: the entries' indices flattened row-major (int64 [nnz]).
@@ -341,6 +367,7 @@ Tensor _to_sparse_sparse_dim_ocl(const Tensor& self, int64_t sparse_dim) {
   return at::native::dense_to_sparse(self, sparse_dim);
 }
 
+// The overloads of ATen's functions that the schemas below take.
 using BinaryFn = Tensor (*)(const Tensor&, const Tensor&);
 using BinaryFn_ = Tensor& (*)(Tensor&, const Tensor&);
 using BinaryOutFn = Tensor& (*)(const Tensor&, const Tensor&, Tensor&);
@@ -353,71 +380,75 @@ using ToSparseDimFn = Tensor (*)(const Tensor&, int64_t);
 
 }  // namespace
 
+// Registers fn (a function, or its overload of type Sig) to run under OnItsDevice.
+#define SPARSE_IMPL(m, name, fn) m.impl(name, &OnItsDevice<decltype(&fn), &fn>::call)
+#define SPARSE_IMPL_AS(m, name, Sig, fn) m.impl(name, &OnItsDevice<Sig, &fn>::call)
+
 TORCH_LIBRARY_IMPL(aten, SparsePrivateUse1, m) {
   // ATen's own, device-agnostic: metadata of the SparseTensorImpl, creation, clone and copy
   // (which copy indices and values with .to()), and wrappers that redispatch to an .out op.
-  m.impl("_sparse_coo_tensor_with_dims_and_tensors", at::native::new_with_dims_and_tensor_sparse_symint);
-  m.impl("_sparse_coo_tensor_with_dims", at::native::new_with_dims_sparse);
-  m.impl("empty.memory_format", at::native::empty_sparse_symint);
-  m.impl("empty_like", at::native::empty_like_sparse_coo);
-  m.impl("sparse_dim", at::native::sparse_dim_sparse);
-  m.impl("dense_dim", at::native::dense_dim_sparse);
-  m.impl("_dimI", at::native::sparse_dim_sparse);
-  m.impl("_dimV", at::native::dense_dim_sparse);
-  m.impl("_nnz", at::native::_nnz_sparse);
-  m.impl("_indices", at::native::_indices_sparse);
-  m.impl("_values", at::native::_values_sparse);
-  m.impl("indices", at::native::indices_sparse);
-  m.impl("values", at::native::values_sparse);
-  m.impl("is_coalesced", at::native::is_coalesced_sparse);
-  m.impl("_coalesced_", at::native::_coalesced_sparse_);
-  m.impl("sparse_resize_", at::native::sparse_resize_);
-  m.impl("sparse_resize_and_clear_", at::native::sparse_resize_and_clear_);
-  m.impl("resize_as_sparse_", at::native::resize_as_sparse_);
-  m.impl("clone", at::native::clone_sparse);
-  m.impl("copy_", at::native::copy_sparse_wrapper_);
-  m.impl("copy_sparse_to_sparse_", at::native::copy_sparse_);
-  m.impl("zero_", at::native::zero_sparse_);
-  m.impl("zeros.out", at::native::zeros_sparse_out);
-  m.impl("_to_dense", at::native::sparse_to_dense);  // zeros + add_(dense, sparse)
-  m.impl("_to_sparse", static_cast<ToSparseFn>(at::native::sparse_coo_to_sparse));
-  m.impl("_to_sparse.sparse_dim", static_cast<ToSparseDimFn>(at::native::sparse_coo_to_sparse));
-  m.impl("add.Tensor", at::native::add_sparse);
-  m.impl("add_.Tensor", at::native::add_sparse_);
-  m.impl("sub.Tensor", at::native::sub_sparse);
-  m.impl("sub_.Tensor", at::native::sub_sparse_);
-  m.impl("sub.out", at::native::sub_out_sparse);
-  m.impl("mul.Tensor", at::native::mul_sparse);
-  m.impl("mul_.Tensor", at::native::mul_sparse_);
-  m.impl("div.Tensor", static_cast<BinaryFn>(at::native::div_sparse));
-  m.impl("div_.Tensor", static_cast<BinaryFn_>(at::native::div_sparse_));
-  m.impl("div.out", static_cast<BinaryOutFn>(at::native::div_out_sparse_zerodim));
-  m.impl("div.Tensor_mode", static_cast<ModeFn>(at::native::div_sparse));
-  m.impl("div_.Tensor_mode", static_cast<ModeFn_>(at::native::div_sparse_));
-  m.impl("div.out_mode", static_cast<ModeOutFn>(at::native::div_out_sparse_zerodim));
-  m.impl("neg", at::native::neg_sparse);
-  m.impl("neg_", at::native::neg_sparse_);
-  m.impl("neg.out", at::native::neg_out_sparse);
-  m.impl("pow.Tensor_Scalar", at::native::pow_sparse_scalar);
-  m.impl("pow.Tensor_Scalar_out", at::native::pow_out_sparse_scalar);
-  m.impl("sum", at::native::sum_coo);
-  m.impl("sum.dim_IntList", at::native::sum_sparse_coo);
-  m.impl("mm", at::native::_sparse_mm);
-  m.impl("mm.out", at::native::_sparse_mm_out);
+  SPARSE_IMPL(m, "_sparse_coo_tensor_with_dims_and_tensors", at::native::new_with_dims_and_tensor_sparse_symint);
+  SPARSE_IMPL(m, "_sparse_coo_tensor_with_dims", at::native::new_with_dims_sparse);
+  SPARSE_IMPL(m, "empty.memory_format", at::native::empty_sparse_symint);
+  SPARSE_IMPL(m, "empty_like", at::native::empty_like_sparse_coo);
+  SPARSE_IMPL(m, "sparse_dim", at::native::sparse_dim_sparse);
+  SPARSE_IMPL(m, "dense_dim", at::native::dense_dim_sparse);
+  SPARSE_IMPL(m, "_dimI", at::native::sparse_dim_sparse);
+  SPARSE_IMPL(m, "_dimV", at::native::dense_dim_sparse);
+  SPARSE_IMPL(m, "_nnz", at::native::_nnz_sparse);
+  SPARSE_IMPL(m, "_indices", at::native::_indices_sparse);
+  SPARSE_IMPL(m, "_values", at::native::_values_sparse);
+  SPARSE_IMPL(m, "indices", at::native::indices_sparse);
+  SPARSE_IMPL(m, "values", at::native::values_sparse);
+  SPARSE_IMPL(m, "is_coalesced", at::native::is_coalesced_sparse);
+  SPARSE_IMPL(m, "_coalesced_", at::native::_coalesced_sparse_);
+  SPARSE_IMPL(m, "sparse_resize_", at::native::sparse_resize_);
+  SPARSE_IMPL(m, "sparse_resize_and_clear_", at::native::sparse_resize_and_clear_);
+  SPARSE_IMPL(m, "resize_as_sparse_", at::native::resize_as_sparse_);
+  SPARSE_IMPL(m, "clone", at::native::clone_sparse);
+  SPARSE_IMPL(m, "copy_", at::native::copy_sparse_wrapper_);
+  SPARSE_IMPL(m, "copy_sparse_to_sparse_", at::native::copy_sparse_);
+  SPARSE_IMPL(m, "zero_", at::native::zero_sparse_);
+  SPARSE_IMPL(m, "zeros.out", at::native::zeros_sparse_out);
+  SPARSE_IMPL(m, "_to_dense", at::native::sparse_to_dense);  // zeros + add_(dense, sparse)
+  SPARSE_IMPL_AS(m, "_to_sparse", ToSparseFn, at::native::sparse_coo_to_sparse);
+  SPARSE_IMPL_AS(m, "_to_sparse.sparse_dim", ToSparseDimFn, at::native::sparse_coo_to_sparse);
+  SPARSE_IMPL(m, "add.Tensor", at::native::add_sparse);
+  SPARSE_IMPL(m, "add_.Tensor", at::native::add_sparse_);
+  SPARSE_IMPL(m, "sub.Tensor", at::native::sub_sparse);
+  SPARSE_IMPL(m, "sub_.Tensor", at::native::sub_sparse_);
+  SPARSE_IMPL(m, "sub.out", at::native::sub_out_sparse);
+  SPARSE_IMPL(m, "mul.Tensor", at::native::mul_sparse);
+  SPARSE_IMPL(m, "mul_.Tensor", at::native::mul_sparse_);
+  SPARSE_IMPL_AS(m, "div.Tensor", BinaryFn, at::native::div_sparse);
+  SPARSE_IMPL_AS(m, "div_.Tensor", BinaryFn_, at::native::div_sparse_);
+  SPARSE_IMPL_AS(m, "div.out", BinaryOutFn, at::native::div_out_sparse_zerodim);
+  SPARSE_IMPL_AS(m, "div.Tensor_mode", ModeFn, at::native::div_sparse);
+  SPARSE_IMPL_AS(m, "div_.Tensor_mode", ModeFn_, at::native::div_sparse_);
+  SPARSE_IMPL_AS(m, "div.out_mode", ModeOutFn, at::native::div_out_sparse_zerodim);
+  SPARSE_IMPL(m, "neg", at::native::neg_sparse);
+  SPARSE_IMPL(m, "neg_", at::native::neg_sparse_);
+  SPARSE_IMPL(m, "neg.out", at::native::neg_out_sparse);
+  SPARSE_IMPL(m, "pow.Tensor_Scalar", at::native::pow_sparse_scalar);
+  SPARSE_IMPL(m, "pow.Tensor_Scalar_out", at::native::pow_out_sparse_scalar);
+  SPARSE_IMPL(m, "sum", at::native::sum_coo);
+  SPARSE_IMPL(m, "sum.dim_IntList", at::native::sum_sparse_coo);
+  SPARSE_IMPL(m, "mm", at::native::_sparse_mm);
+  SPARSE_IMPL(m, "mm.out", at::native::_sparse_mm_out);
   // Ours: the kernels ATen keeps per device.
-  m.impl("_coalesce", _coalesce_ocl);
-  m.impl("add.out", add_out_ocl);
-  m.impl("mul.out", mul_out_ocl);
-  m.impl("sparse_mask", sparse_mask_ocl);
-  m.impl("addmm", addmm_ocl);
-  m.impl("addmm_", addmm__ocl);
-  m.impl("addmm.out", addmm_out_ocl);
+  SPARSE_IMPL(m, "_coalesce", _coalesce_ocl);
+  SPARSE_IMPL(m, "add.out", add_out_ocl);
+  SPARSE_IMPL(m, "mul.out", mul_out_ocl);
+  SPARSE_IMPL(m, "sparse_mask", sparse_mask_ocl);
+  SPARSE_IMPL(m, "addmm", addmm_ocl);
+  SPARSE_IMPL(m, "addmm_", addmm__ocl);
+  SPARSE_IMPL(m, "addmm.out", addmm_out_ocl);
 }
 
 // Dense inputs that produce sparse tensors dispatch to the dense key.
 TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
-  m.impl("_to_sparse", _to_sparse_ocl);
-  m.impl("_to_sparse.sparse_dim", _to_sparse_sparse_dim_ocl);
+  SPARSE_IMPL(m, "_to_sparse", _to_sparse_ocl);
+  SPARSE_IMPL(m, "_to_sparse.sparse_dim", _to_sparse_sparse_dim_ocl);
 }
 
 }  // namespace torch_ocl
