@@ -1,8 +1,7 @@
-"""Sparse COO tensors on ocl (csrc/ops/sparse.cpp) against the CPU: creation and metadata,
-transfers, coalesce, conversions, arithmetic, sparse_mask, sums, sparse @ dense, printing,
-save/load, sparse embedding gradients and the optimizers that consume them, and the errors.
-Each test names the SparsePrivateUse1 registrations it exercises with @covers; the coverage
-test (tests/test_coverage.py) fails when a registered sparse op is named by no test here."""
+"""Sparse COO tensors on ocl (csrc/ops/sparse.cpp) against the CPU: creation, transfers,
+coalesce, conversions, arithmetic, sums, matrix products, printing, save/load, sparse embedding
+gradients, the optimizers that use them, and the errors. Tests name the SparsePrivateUse1 ops
+they exercise with @covers; tests/test_coverage.py fails when a registered one has none."""
 import copy
 import io
 import warnings

@@ -1,9 +1,7 @@
-// Sparse COO tensors on ocl (dispatch key SparsePrivateUse1): creation, metadata, conversion,
-// coalesce, arithmetic, sparse_mask and sparse @ dense. Everything is composed from the dense
-// device ops (sort, unique_consecutive, searchsorted, index_select, index_add_, nonzero), so
-// there are no sparse kernels. ATen's device-agnostic sparse functions (metadata, creation,
-// clone/copy, the wrappers that redispatch to an .out op) are registered as they are.
-// Only coalesce and sparse * sparse read a count back to the host, as CUDA's do.
+// Sparse COO tensors on ocl (SparsePrivateUse1): creation, metadata, conversion, coalesce,
+// arithmetic, sparse_mask and sparse @ dense, composed from dense device ops (no kernels of its
+// own) and ATen's device-agnostic sparse functions, all registered under a device guard.
+// Only coalesce, sparse * sparse and dense -> sparse read a count back to the host, as on CUDA.
 #include <ATen/SparseTensorImpl.h>
 #include <ATen/core/Tensor.h>
 #include <ATen/native/SparseTensorUtils.h>
@@ -136,9 +134,9 @@ std::pair<Tensor, Tensor> values_at(const Tensor& t, const Tensor& keys) {
   return {at::where(found.view(mask_shape), vals, at::zeros({}, vals.options())), found};
 }
 
-// Dense t's values at the entries of sparse `at` (same sizes): [nnz, *dense sizes].
-Tensor dense_values_at(const Tensor& t, const Tensor& at) {
-  return t.reshape(flat_shape(t.sizes(), at.sparse_dim())).index_select(0, flat_keys(at._indices(), at.sizes()));
+// Dense t's values at the entries of sparse s (same sizes): [nnz, *dense sizes].
+Tensor dense_values_at(const Tensor& t, const Tensor& s) {
+  return t.reshape(flat_shape(t.sizes(), s.sparse_dim())).index_select(0, flat_keys(s._indices(), s.sizes()));
 }
 
 // ---- coalesce ---------------------------------------------------------------------------------
