@@ -1,7 +1,9 @@
-"""Every op registered for PrivateUse1 has a case in tests/cases.py."""
+"""Every op registered for PrivateUse1 has a case in tests/cases.py (or a test named below), and
+every op registered for SparsePrivateUse1 is exercised by a test in tests/test_sparse.py."""
 import torch
 
 from .cases import all_cases
+from .test_sparse import COVERED as SPARSE_COVERED
 
 # Registrations exercised by the runtime tests rather than by an OpCase, with where.
 COVERED_ELSEWHERE = {
@@ -21,13 +23,13 @@ COVERED_ELSEWHERE = {
 }
 
 
-def registered_ops():
-    regs = torch._C._dispatch_get_registrations_for_dispatch_key("PrivateUse1")
+def registered_ops(key="PrivateUse1"):
+    regs = torch._C._dispatch_get_registrations_for_dispatch_key(key)
     return sorted(r for r in regs if r.startswith("aten::"))
 
 
 def test_every_registered_op_has_a_case():
-    covered = set()
+    covered = set(SPARSE_COVERED)  # dense-layout ops that make sparse tensors (_to_sparse)
     for c in all_cases():
         covered.update(c.covers)
     missing = [op for op in registered_ops() if op not in covered and op not in COVERED_ELSEWHERE]
@@ -38,3 +40,14 @@ def test_cases_name_registered_ops():
     regs = set(registered_ops())
     stale = sorted({op for c in all_cases() for op in c.covers if op not in regs})
     assert not stale, f"cases claim to cover ops that are not registered: {stale}"
+
+
+def test_every_sparse_op_is_tested():
+    missing = [op for op in registered_ops("SparsePrivateUse1") if op not in SPARSE_COVERED]
+    assert not missing, f"ops registered for SparsePrivateUse1 that no test in tests/test_sparse.py @covers: {missing}"
+
+
+def test_sparse_tests_name_registered_ops():
+    regs = set(registered_ops("SparsePrivateUse1")) | set(registered_ops())
+    stale = sorted(op for op in SPARSE_COVERED if op not in regs)
+    assert not stale, f"tests/test_sparse.py claims to cover ops that are not registered: {stale}"

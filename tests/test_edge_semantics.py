@@ -530,14 +530,6 @@ def test_embedding_bag_unknown_mode_raises():
                                       torch.tensor([0], device="ocl"), False, 3, False, None, False, -1)
 
 
-def test_embedding_bag_sparse_gradient_is_refused():
-    w = torch.randn(10, 3, device="ocl", requires_grad=True)
-    out = F.embedding_bag(torch.tensor([1, 2], device="ocl"), w, torch.tensor([0], device="ocl"), sparse=True)
-    with pytest.raises(NotImplementedError, match="sparse"):
-        out.sum().backward()
-    torch.ones(2, device="ocl").add_(1).cpu()  # the device stays usable
-
-
 @pytest.mark.parametrize("mode, padding", [(3, 0), (-1, 0), (0, 3), (2, -1)])
 @pytest.mark.parametrize("dims", [2, 3])
 def test_grid_sampler_unknown_mode_integers_raise(mode, padding, dims):

@@ -1,6 +1,7 @@
 // Indexing ops: index_select, gather, scatter (src / value / reduce), scatter_add,
 // scatter_reduce, index_add, advanced indexing (index.Tensor, _index_put_impl_), nonzero,
-// masked_select, masked_scatter_, embedding_dense_backward, embedding_bag and embedding_renorm_.
+// masked_select, masked_scatter_, embedding_dense_backward, embedding_bag (with sparse
+// gradients: a sparse COO tensor on ocl, see ops/sparse.cpp) and embedding_renorm_.
 // Kernels: kernels/index.cl.
 // Accumulating scatters sort their target keys (at::sort, stable) and fold each run of equal
 // keys in input order: deterministic, and no float atomics. Index errors are reported
@@ -21,6 +22,7 @@
 #include <ATen/native/ScatterGatherChecks.h>
 #include <ATen/ops/_embedding_bag_dense_backward.h>
 #include <ATen/ops/arange.h>
+#include <ATen/ops/embedding_backward.h>
 #include <ATen/ops/embedding_dense_backward.h>
 #include <ATen/ops/empty.h>
 #include <ATen/ops/full.h>
@@ -917,6 +919,26 @@ std::tuple<at::Tensor, at::Tensor, at::Tensor, at::Tensor> embedding_bag_ocl(
   return {out, offset2bag, bag_size, max_indices};
 }
 
+// The gradient row of every entry for sum/mean bags: its bag's gradient row, times its
+// per_sample_weight (sum) or / bag_size[bag] (mean); zero for an entry in no bag ([n, dim]).
+at::Tensor embedding_bag_entry_rows(const at::Tensor& grad, const at::Tensor& indices, const at::Tensor& offset2bag,
+                                    const at::Tensor& bag_size, int64_t mode,
+                                    const std::optional<at::Tensor>& per_sample_weights) {
+  const int64_t dim = grad.size(-1), n = indices.numel();
+  at::Tensor rows = at::empty({n, dim}, grad.options());
+  if (n > 0 && dim > 0) {
+    Device& d = ocl_device(grad);
+    const bool has_psw = per_sample_weights.has_value() && per_sample_weights->defined();
+    const at::Tensor psw = has_psw ? on_device_of(*per_sample_weights, grad).contiguous() : at::Tensor();
+    const at::Tensor o2b = on_device_of(offset2bag, grad).to(indices.scalar_type()).contiguous();
+    const at::Tensor bs = on_device_of(bag_size, grad).to(indices.scalar_type()).contiguous();
+    launch(d, get_kernel(d, "index", typed_opts(grad.scalar_type()), "embedding_bag_bwd_rows"), grid_stride(n * dim),
+           Range(kWG), buf(rows), buf(grad), buf(o2b), buf(bs), idx32(indices), has_psw ? buf(psw) : Buf{nullptr, 0},
+           cl_int(has_psw), n, dim, cl_int(mode));
+  }
+  return rows;
+}
+
 // _embedding_bag_dense_backward(Tensor grad, Tensor indices, Tensor offset2bag, Tensor bag_size, Tensor maximum_indices, SymInt num_weights, bool scale_grad_by_freq, int mode, Tensor? per_sample_weights, int padding_idx=-1) -> Tensor
 // Through embedding_dense_backward's deterministic sort-and-sum: sum/mean as one gradient row
 // per entry (scale_grad_by_freq divides by each index's count, as documented: ATen's CPU
@@ -929,7 +951,7 @@ at::Tensor embedding_bag_dense_backward_ocl(const at::Tensor& grad_in, const at:
                                             const std::optional<at::Tensor>& per_sample_weights, int64_t padding_idx) {
   TORCH_CHECK(mode == kBagSum || mode == kBagMean || mode == kBagMax, "`mode` must be sum, mean, or max.");
   const at::Tensor grad = grad_in.contiguous();
-  const int64_t dim = grad.size(-1), n = indices_in.numel();
+  const int64_t dim = grad.size(-1);
   const at::Tensor indices = on_device_of(indices_in, grad).contiguous();
   if (mode == kBagMax) {
     const int64_t nbags = grad.numel() / std::max<int64_t>(dim, 1), slots = num_weights * dim;
@@ -940,30 +962,28 @@ at::Tensor embedding_bag_dense_backward_ocl(const at::Tensor& grad_in, const at:
         .narrow(0, 0, slots)
         .view({num_weights, dim});
   }
-  at::Tensor rows = at::empty({n, dim}, grad.options());
-  if (n > 0 && dim > 0) {
-    Device& d = ocl_device(grad);
-    const bool has_psw = per_sample_weights.has_value() && per_sample_weights->defined();
-    const at::Tensor psw = has_psw ? on_device_of(*per_sample_weights, grad).contiguous() : at::Tensor();
-    const at::Tensor o2b = on_device_of(offset2bag, grad).to(indices.scalar_type()).contiguous();
-    const at::Tensor bs = on_device_of(bag_size, grad).to(indices.scalar_type()).contiguous();
-    launch(d, get_kernel(d, "index", typed_opts(grad.scalar_type()), "embedding_bag_bwd_rows"), grid_stride(n * dim),
-           Range(kWG), buf(rows), buf(grad), buf(o2b), buf(bs), idx32(indices), has_psw ? buf(psw) : Buf{nullptr, 0},
-           cl_int(has_psw), n, dim, cl_int(mode));
-  }
+  const at::Tensor rows = embedding_bag_entry_rows(grad, indices, offset2bag, bag_size, mode, per_sample_weights);
   return at::embedding_dense_backward(rows, indices, num_weights, padding_idx, scale_grad_by_freq);
 }
 
 // _embedding_bag_backward(Tensor grad, Tensor indices, Tensor offsets, Tensor offset2bag, Tensor bag_size, Tensor maximum_indices, SymInt num_weights, bool scale_grad_by_freq, int mode, bool sparse, Tensor? per_sample_weights, int padding_idx=-1) -> Tensor
+// sparse=True: the entries' gradient rows as a sparse COO gradient, through ATen's composite
+// embedding_backward (which drops padding_idx entries and, as on the CPU, refuses
+// scale_grad_by_freq); uncoalesced, as the CPU's.
 at::Tensor embedding_bag_backward_ocl(const at::Tensor& grad, const at::Tensor& indices, const at::Tensor& /*offsets*/,
                                       const at::Tensor& offset2bag, const at::Tensor& bag_size,
                                       const at::Tensor& maximum_indices, int64_t num_weights, bool scale_grad_by_freq,
                                       int64_t mode, bool sparse, const std::optional<at::Tensor>& per_sample_weights,
                                       int64_t padding_idx) {
-  TORCH_CHECK_NOT_IMPLEMENTED(!sparse, "torch_ocl: embedding_bag with sparse=True (a sparse weight gradient) is not "
-                                       "supported on ocl; use sparse=False");
-  return at::_embedding_bag_dense_backward(grad, indices, offset2bag, bag_size, maximum_indices, num_weights,
-                                           scale_grad_by_freq, mode, per_sample_weights, padding_idx);
+  if (!sparse)
+    return at::_embedding_bag_dense_backward(grad, indices, offset2bag, bag_size, maximum_indices, num_weights,
+                                             scale_grad_by_freq, mode, per_sample_weights, padding_idx);
+  TORCH_CHECK(mode == kBagSum || mode == kBagMean, "embedding_bag: sparse gradients are supported for mode='sum' "
+              "and 'mean' only (max mode does not support sparse weights)");
+  const at::Tensor idx = on_device_of(indices, grad).contiguous();
+  const at::Tensor rows =
+      embedding_bag_entry_rows(grad.contiguous(), idx, offset2bag, bag_size, mode, per_sample_weights);
+  return at::embedding_backward(rows, idx, num_weights, padding_idx, scale_grad_by_freq, /*sparse=*/true);
 }
 
 // _embedding_bag_per_sample_weights_backward(Tensor grad, Tensor weight, Tensor indices, Tensor offsets, Tensor offset2bag, int mode, int padding_idx=-1) -> Tensor
