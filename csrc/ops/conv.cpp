@@ -8,7 +8,10 @@
 //           input (K strided adds).
 // A transposed convolution is the adjoint of the convolution with the same weight: its
 // forward is that convolution's input gradient and vice versa.
+// On GPUs the forward of 1-D and 2-D float convolutions whose groups have a multiple of 16 input
+// channels skips the columns: kernels/conv.cl's implicit GEMM reads the windows in place.
 #include "../aten/Routing.h"
+#include "../runtime/Tuning.h"
 #include "windows.h"
 
 #include "../runtime/Launch.h"
@@ -18,6 +21,7 @@
 #include <ATen/ops/empty.h>
 #include <ATen/ops/matmul.h>
 #include <ATen/ops/sum.h>
+#include <ATen/ops/zeros.h>
 #include <c10/util/accumulate.h>
 #include <torch/library.h>
 
@@ -88,18 +92,208 @@ at::Tensor conv_forward(const at::Tensor& x, const at::Tensor& w, const WindowGe
   return y.view(shape);
 }
 
+// The implicit-GEMM forward (kernels/conv.cl): whether it serves device d's forward
+// convolutions and its tiles. GPUs by default, with 64x64 output tiles of 128 work-items
+// (8x4 outputs each) and K steps of 16 input channels; on CPU devices the columns and
+// gemm_direct_fwd's vector loops are faster. The tuning entry "conv/forward" overrides it:
+// "KERNEL=im2col", or "KERNEL=implicit" with any of TILE_M, TILE_N, TILE_K, WPT_M, WPT_N.
+struct ConvConfig {
+  bool implicit = false;
+  int tile_m = 64, tile_n = 64, tile_k = 16, wpt_m = 8, wpt_n = 4;
+  int threads() const { return (tile_m / wpt_m) * (tile_n / wpt_n); }
+};
+
+// What is wrong with c for conv.cl's checks and the device, or "".
+std::string conv_config_error(const Device& d, const ConvConfig& c) {
+  if (!c.implicit) return "";
+  for (int v : {c.tile_m, c.tile_n, c.tile_k, c.wpt_m, c.wpt_n})
+    if (v < 1 || v > 256) return "tile sizes must be in 1..256";
+  if (c.wpt_m % 4 || c.wpt_n % 4 || c.tile_m % c.wpt_m || c.tile_n % c.wpt_n || c.tile_m % 4)
+    return "WPT_M and WPT_N must be multiples of 4 dividing TILE_M and TILE_N";
+  const int n = c.threads();
+  if (n % c.tile_n || c.tile_k % (n / c.tile_n) || (c.tile_k * c.tile_m) % (4 * n))
+    return "each work-item must load whole rows of B and whole 4-vectors of A per step";
+  if (static_cast<size_t>(n) > d.info.max_work_group) return "too many work-items for the device";
+  return "";
+}
+
+ConvConfig conv_config(const Device& d) {
+  ConvConfig c;
+  c.implicit = !d.info.is_cpu();
+  const std::string text = tuning::lookup(d, "conv/forward");
+  if (text.empty()) return c;
+  std::vector<std::pair<std::string, std::string>> items;
+  std::string err;
+  ConvConfig r = c;
+  if (tuning::parse_items(text, &items, &err)) {
+    for (const auto& [key, value] : items) {
+      if (key == "KERNEL") {
+        if (value != "implicit" && value != "im2col") err = "KERNEL must be implicit or im2col";
+        r.implicit = value == "implicit";
+        continue;
+      }
+      int* field = key == "TILE_M" ? &r.tile_m : key == "TILE_N" ? &r.tile_n : key == "TILE_K" ? &r.tile_k
+                   : key == "WPT_M" ? &r.wpt_m : key == "WPT_N" ? &r.wpt_n : nullptr;
+      if (!field) err = "unknown key '" + key + "'";
+      else if (!tuning::parse_int(key, value, field, &err)) break;
+    }
+  }
+  if (err.empty()) err = conv_config_error(d, r);
+  if (!err.empty()) {
+    TORCH_WARN_ONCE("torch_ocl: ignoring tuning entry conv/forward '", text, "': ", err);
+    return c;
+  }
+  return r;
+}
+
+// conv.cl's kernel `name` for dtype t and tiles cc.
+Kernel& conv_kernel(Device& d, at::ScalarType t, const ConvConfig& cc, const char* name) {
+  check_dtype_supported(d, t, "convolution");
+  const std::string opts = std::string("-DDTYPE=") + (t == at::kDouble ? "double" : "float") +
+                           " -DTILE_M=" + std::to_string(cc.tile_m) + " -DTILE_N=" + std::to_string(cc.tile_n) +
+                           " -DTILE_K=" + std::to_string(cc.tile_k) + " -DWPT_M=" + std::to_string(cc.wpt_m) +
+                           " -DWPT_N=" + std::to_string(cc.wpt_n);
+  return get_kernel(d, "conv", opts, name);
+}
+
+// The largest in-sample element offset of t (dims 1..), or -1 when a stride is negative.
+int64_t sample_span(const at::Tensor& t) {
+  int64_t span = 0;
+  for (int64_t i = 1; i < t.dim(); ++i) {
+    if (t.stride(i) < 0) return -1;
+    span += (t.size(i) - 1) * t.stride(i);
+  }
+  return span;
+}
+
+// y = conv(x, w) + bias by conv2d_fwd where it applies (1-D or 2-D, float32/float64, group
+// input channels a multiple of the K step, every index in 32 bits), else an undefined tensor.
+at::Tensor conv_forward_implicit(const at::Tensor& x, const at::Tensor& w, const at::Tensor& bias, const WindowGeom& g,
+                                 int64_t groups) {
+  const at::ScalarType t = x.scalar_type();
+  const int64_t C = x.size(1), OC = w.size(0), CG = C / groups, M = OC / groups;
+  if ((t != at::kFloat && t != at::kDouble) || g.nd > 2 || x.numel() == 0 || OC == 0) return {};
+  if (bias.defined() && bias.scalar_type() != t) return {};
+  Device& d = ocl_device(x);
+  const ConvConfig cc = conv_config(d);
+  if (!cc.implicit || CG % cc.tile_k != 0) return {};
+  // 1-D as 2-D with one input row.
+  const bool one = g.nd == 1;
+  const int64_t H = one ? 1 : x.size(2), W = x.size(one ? 2 : 3), KH = one ? 1 : g.k[0], KW = g.k[g.nd - 1];
+  const int64_t OH = one ? 1 : g.out[0], OW = g.out[g.nd - 1], NB = x.size(0), L = OH * OW;
+  const int64_t MP = (M + 3) / 4 * 4, K = KH * KW * CG;
+  constexpr int64_t kMax = std::numeric_limits<int32_t>::max();
+  const int64_t span = sample_span(x);
+  if (span < 0 || span >= kMax || NB * L >= kMax - cc.tile_n || groups * K * MP >= kMax || H + W + KH * g.dil[0] >= kMax / 4 ||
+      OH * g.stride[0] + OW * g.stride[g.nd - 1] + g.pad[0] + g.pad[g.nd - 1] >= kMax / 4)
+    return {};
+  // The weight as [G][K][MP]: k = (kh * KW + kw) * CG + c, output channels contiguous.
+  std::vector<int64_t> wv{groups, M, CG, KH, KW};
+  const at::Tensor wk = w.reshape(wv).permute({0, 3, 4, 2, 1}).reshape({groups, K, M});
+  at::Tensor wpack = wk.contiguous();
+  if (MP != M) {
+    wpack = at::zeros({groups, K, MP}, w.options());
+    wpack.narrow(2, 0, M).copy_(wk);
+  }
+  std::vector<int64_t> ys{NB, OC};
+  ys.insert(ys.end(), g.out.begin(), g.out.end());
+  at::Tensor y = at::empty(ys, x.options());
+  Kernel& k = conv_kernel(d, t, cc, "conv2d_fwd");
+  const size_t rts_m = cc.tile_m / cc.wpt_m, rts_n = cc.tile_n / cc.wpt_n;
+  const size_t gn = static_cast<size_t>((NB * L + cc.tile_n - 1) / cc.tile_n);
+  const size_t gm = static_cast<size_t>((M + cc.tile_m - 1) / cc.tile_m);
+  auto i32 = [](int64_t v) { return static_cast<cl_int>(v); };
+  launch(d, k, Range(gn * rts_n, gm * rts_m, static_cast<size_t>(groups)), Range(rts_n, rts_m, 1), buf(x), buf(wpack),
+         bias.defined() ? buf(bias) : Buf{}, buf(y), i32(NB), i32(CG), i32(H), i32(W), i32(OH), i32(OW), i32(M),
+         i32(MP), i32(KH), i32(KW), i32(one ? 1 : g.stride[0]), i32(g.stride[g.nd - 1]), i32(one ? 0 : g.pad[0]),
+         i32(g.pad[g.nd - 1]), i32(one ? 1 : g.dil[0]), i32(g.dil[g.nd - 1]), cl_long(x.stride(0)), i32(x.stride(1)),
+         i32(one ? 0 : x.stride(2)), i32(x.stride(one ? 2 : 3)), cl_int(bias.defined()));
+  return y;
+}
+
+// The input gradient of a stride-1 convolution, by conv2d_fwd: the "full" correlation of gy
+// with the weight flipped along its spatial dims and its channel roles swapped within each
+// group, padded by dil * (k - 1) - pad. Undefined where that does not apply (strides,
+// padding beyond the dilated kernel, or what conv_forward_implicit declines).
+at::Tensor conv_input_grad_implicit(const at::Tensor& gy, const at::Tensor& w, const WindowGeom& g, int64_t groups,
+                                    c10::IntArrayRef in) {
+  WindowGeom t = g;
+  for (int64_t i = 0; i < g.nd; ++i) {
+    if (g.stride[i] != 1 || g.dil[i] * (g.k[i] - 1) < g.pad[i]) return {};
+    t.pad[i] = g.dil[i] * (g.k[i] - 1) - g.pad[i];
+    t.out[i] = in[i];
+  }
+  const int64_t m = w.size(0) / groups, cg = w.size(1);
+  std::vector<int64_t> grouped{groups, m, cg}, flipped, swapped{groups * cg, m};
+  for (int64_t i = 0; i < g.nd; ++i) {
+    grouped.push_back(g.k[i]);
+    flipped.push_back(3 + i);
+    swapped.push_back(g.k[i]);
+  }
+  const at::Tensor wt = w.reshape(grouped).flip(flipped).transpose(1, 2).reshape(swapped);
+  return conv_forward_implicit(gy, wt, at::Tensor(), t, groups);
+}
+
 // The input gradient of conv_forward: gy (N, OC, *out) -> (N, C, *in).
 at::Tensor conv_input_grad(const at::Tensor& gy, const at::Tensor& w, const WindowGeom& g, int64_t groups,
                            c10::IntArrayRef in) {
+  if (at::Tensor gi = conv_input_grad_implicit(gy, w, g, groups, in); gi.defined()) return gi;
   const int64_t oc = w.size(0), c = w.size(1) * groups;
   const at::Tensor wt = w.reshape({groups, oc / groups, -1}).transpose(1, 2);  // (G, C/G * taps, OC/G)
   const at::Tensor cols = at::matmul(wt, by_group(gy, groups));
   return col2im(cols, g, in, c);
 }
 
+// The weight gradient by conv2d_bwd_weight where it applies (1-D or 2-D, float32/float64, group
+// input channels a multiple of the column tile, every index in 32 bits), else undefined. The
+// positions (K) are cut into slices, about two work-groups per compute unit in all, whose
+// partial [G][M][taps * CG] sums one reduction adds in w's layout.
+at::Tensor conv_weight_grad_implicit(const at::Tensor& gy, const at::Tensor& x, const at::Tensor& w,
+                                     const WindowGeom& g, int64_t groups) {
+  const at::ScalarType t = x.scalar_type();
+  const int64_t OC = w.size(0), CG = w.size(1), M = OC / groups;
+  if ((t != at::kFloat && t != at::kDouble) || gy.scalar_type() != t || g.nd > 2 || x.numel() == 0 ||
+      gy.numel() == 0)
+    return {};
+  Device& d = ocl_device(x);
+  const ConvConfig cc = conv_config(d);
+  if (!cc.implicit || CG % cc.tile_n != 0) return {};
+  const bool one = g.nd == 1;
+  const int64_t H = one ? 1 : x.size(2), W = x.size(one ? 2 : 3), KH = one ? 1 : g.k[0], KW = g.k[g.nd - 1];
+  const int64_t OH = one ? 1 : g.out[0], OW = g.out[g.nd - 1], NB = x.size(0), R = NB * OH * OW;
+  const int64_t J = KH * KW * CG;
+  constexpr int64_t kMax = std::numeric_limits<int32_t>::max();
+  const int64_t xspan = sample_span(x), gspan = sample_span(gy);
+  if (xspan < 0 || gspan < 0 || xspan >= kMax || gspan >= kMax || R >= kMax / 2 || M * J >= kMax ||
+      H + W + KH * g.dil[0] >= kMax / 4 || OH * g.stride[0] + OW * g.stride[g.nd - 1] >= kMax / 4)
+    return {};
+  // Slices: enough work-groups for about two per compute unit, each slice at least 16 K steps.
+  const int64_t tiles = groups * ((M + cc.tile_m - 1) / cc.tile_m) * (J / cc.tile_n);
+  const int64_t cu = std::max<int64_t>(d.info.compute_units, 1), min_chunk = 16 * cc.tile_k;
+  int64_t S = std::max<int64_t>(1, std::min((2 * cu + tiles - 1) / tiles, (R + min_chunk - 1) / min_chunk));
+  const int64_t chunk = ((R + S - 1) / S + cc.tile_k - 1) / cc.tile_k * cc.tile_k;
+  S = (R + chunk - 1) / chunk;
+  at::Tensor ws = at::empty({S, groups, M, J}, x.options());
+  Kernel& k = conv_kernel(d, t, cc, "conv2d_bwd_weight");
+  const size_t rts_m = cc.tile_m / cc.wpt_m, rts_n = cc.tile_n / cc.wpt_n;
+  const size_t gm = static_cast<size_t>((M + cc.tile_m - 1) / cc.tile_m);
+  auto i32 = [](int64_t v) { return static_cast<cl_int>(v); };
+  launch(d, k, Range(static_cast<size_t>(J / cc.tile_n) * rts_n, gm * rts_m, static_cast<size_t>(groups * S)),
+         Range(rts_n, rts_m, 1), buf(gy), buf(x), buf(ws), i32(NB), i32(CG), i32(H), i32(W), i32(OH), i32(OW),
+         i32(M), i32(KH), i32(KW), i32(one ? 1 : g.stride[0]), i32(g.stride[g.nd - 1]), i32(one ? 0 : g.pad[0]),
+         i32(g.pad[g.nd - 1]), i32(one ? 1 : g.dil[0]), i32(g.dil[g.nd - 1]), cl_long(gy.stride(0)),
+         i32(gy.stride(1)), i32(one ? 0 : gy.stride(2)), i32(gy.stride(one ? 2 : 3)), cl_long(x.stride(0)),
+         i32(x.stride(1)), i32(one ? 0 : x.stride(2)), i32(x.stride(one ? 2 : 3)), i32(S), i32(chunk));
+  // [S][G][M][KH][KW][CG] summed over the slices into w's (G*M, CG, KH, KW) order.
+  const std::array<int64_t, 1> slices{0};
+  const at::Tensor dw = ws.view({S, groups, M, KH, KW, CG}).permute({0, 1, 2, 5, 3, 4}).sum(slices);
+  return dw.reshape(w.sizes());
+}
+
 // The weight gradient of conv_forward: sum over the batch of gy @ columns(x)^T, w's shape.
 at::Tensor conv_weight_grad(const at::Tensor& gy, const at::Tensor& x, const at::Tensor& w, const WindowGeom& g,
                             int64_t groups) {
+  if (at::Tensor gw = conv_weight_grad_implicit(gy, x, w, g, groups); gw.defined()) return gw;
   const at::Tensor cols = im2col(x, g, groups);
   const at::Tensor gw = at::matmul(by_group(gy, groups), cols.transpose(2, 3));
   return gw.sum(0).view(w.sizes());
@@ -121,7 +315,10 @@ at::Tensor convolution_ocl(const at::Tensor& input, const at::Tensor& weight, co
   check_conv_args(input, weight, groups);
   at::Tensor y;
   if (!transposed) {
-    y = conv_forward(input, weight, conv_geom(weight, stride, padding, dilation, input.sizes().slice(2)), groups);
+    const WindowGeom g = conv_geom(weight, stride, padding, dilation, input.sizes().slice(2));
+    y = conv_forward_implicit(input, weight, bias.has_value() ? *bias : at::Tensor(), g, groups);
+    if (y.defined()) return y;
+    y = conv_forward(input, weight, g, groups);
   } else {
     // The input gradient of the convolution (weight: C_in, OC/G, *k) whose output is `input`:
     // over an output of size `out`, that convolution has input.sizes() windows.
@@ -165,7 +362,10 @@ std::tuple<at::Tensor, at::Tensor, at::Tensor> convolution_backward_ocl(
   } else {
     // y = conv_input_grad(x, w): x's gradient is conv_forward(gy, w); w's is the weight gradient
     // of that convolution with the roles of x and gy swapped.
-    if (output_mask[0]) gi = conv_forward(grad_output, weight, g, groups);
+    if (output_mask[0]) {
+      gi = conv_forward_implicit(grad_output, weight, at::Tensor(), g, groups);
+      if (!gi.defined()) gi = conv_forward(grad_output, weight, g, groups);
+    }
     if (output_mask[1]) gw = conv_weight_grad(input, grad_output, weight, g, groups);
   }
   if (output_mask[2]) {

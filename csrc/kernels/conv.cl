@@ -1,0 +1,245 @@
+// Convolutions as implicit GEMMs (ops/conv.cpp): the products read the input's windows in
+// place, with no column matrix in memory. For group g of a 2-D convolution (1-D: one input
+// row), out[b, g*M + m, oh, ow] = sum_k A[k, m] * B[k, n] + bias[g*M + m], with
+//   m: output channel within the group (M of them), n = (b * OH + oh) * OW + ow,
+//   k = (kh * KW + kw) * CG + c: tap-major over the group's CG input channels,
+//   A: the weight, packed by the host as [G][K][MP] (MP = M rounded up to 4, zero-padded),
+//   B[k, n] = x[b, g*CG + c, oh*SH - PH + kh*DH, ow*SW - PW + kw*DW], zero outside the input.
+// CG is a multiple of TILE_K (the host checks), so each K step of TILE_K lies within one
+// tap: its window offset and bounds check hold for all of the step's loads of a work-item,
+// and the work-items walk the taps by counters, without divisions. The tiling follows
+// gemm.cl's gemm_tiled_fwd: a TILE_M x TILE_N output tile per work-group, WPT_M x WPT_N per
+// work-item in 4x4 blocks, the next step's loads in registers while the current one
+// computes, two local buffers and one barrier per step.
+// The weight gradient (conv2d_bwd_weight) is the same tiling over a different product:
+// dW[g*M + m, c, kh, kw] = sum over r = (b, oh, ow) of gy[b, g*M + m, oh, ow] * B[r, (kh, kw, c)],
+// K = NB*OH*OW split into slices whose partial sums the host adds.
+#include "common.clh"
+
+#ifndef DTYPE
+#define DTYPE float  // float or double (storage and accumulation)
+#endif
+#ifndef TILE_M
+#define TILE_M 64  // output channels per work-group
+#endif
+#ifndef TILE_N
+#define TILE_N 64  // output positions per work-group
+#endif
+#ifndef TILE_K
+#define TILE_K 16  // depth of a K step: input channels of one tap
+#endif
+#ifndef WPT_M
+#define WPT_M 8  // output channels per work-item (multiple of 4)
+#endif
+#ifndef WPT_N
+#define WPT_N 4  // output positions per work-item (multiple of 4)
+#endif
+
+#ifndef CAT
+#define CAT_(a, b) a##b
+#define CAT(a, b) CAT_(a, b)
+#endif
+#define V4 CAT(DTYPE, 4)
+#define RTS_M (TILE_M / WPT_M)
+#define RTS_N (TILE_N / WPT_N)
+#define NTHREADS (RTS_M * RTS_N)
+#define A_VECS (TILE_K * TILE_M / (4 * NTHREADS))  // 4-vectors of A a work-item loads per step
+#define B_ROWS (NTHREADS / TILE_N)                 // B rows (depths) loaded side by side
+#define B_ELEMS (TILE_K / B_ROWS)                  // B elements a work-item loads per step
+#if WPT_M % 4 || WPT_N % 4 || NTHREADS % TILE_N || TILE_K % B_ROWS || A_VECS * 4 * NTHREADS != TILE_K * TILE_M
+#error "conv tiles: WPT_M, WPT_N multiples of 4; whole rows of B and whole 4-vectors of A per work-item"
+#endif
+#define LDA (TILE_M + 4)  // local row lengths: 16-byte aligned rows, transposing stores spread over banks
+#define LDB (TILE_N + 4)
+
+// acc += the product of local buffer `cur`'s A [TILE_K][LDA] and B [TILE_K][LDB] tiles: per depth,
+// this work-item's WPT_M values of A and WPT_N of B (4-wide local reads) and their outer product.
+#define CONV_COMPUTE(cur)                                                                       \
+  do {                                                                                          \
+    __local const DTYPE* al = As + (cur) * (TILE_K * LDA) + ty * 4;                             \
+    __local const DTYPE* bl = Bs + (cur) * (TILE_K * LDB) + tx * 4;                             \
+    _Pragma("unroll") for (int k = 0; k < TILE_K; ++k) {                                        \
+      DTYPE ar[WPT_M], br[WPT_N];                                                               \
+      _Pragma("unroll") for (int i = 0; i < WPT_M / 4; ++i) {                                   \
+        const V4 v = *(__local const V4*)(al + k * LDA + i * 4 * RTS_M);                        \
+        ar[4 * i] = v.s0, ar[4 * i + 1] = v.s1, ar[4 * i + 2] = v.s2, ar[4 * i + 3] = v.s3;     \
+      }                                                                                         \
+      _Pragma("unroll") for (int j = 0; j < WPT_N / 4; ++j) {                                   \
+        const V4 v = *(__local const V4*)(bl + k * LDB + j * 4 * RTS_N);                        \
+        br[4 * j] = v.s0, br[4 * j + 1] = v.s1, br[4 * j + 2] = v.s2, br[4 * j + 3] = v.s3;     \
+      }                                                                                         \
+      _Pragma("unroll") for (int i = 0; i < WPT_M; ++i)                                         \
+        _Pragma("unroll") for (int j = 0; j < WPT_N; ++j) acc[i][j] = fma(ar[i], br[j], acc[i][j]); \
+    }                                                                                           \
+  } while (0)
+
+// Local-size (RTS_N, RTS_M, 1); global (ceil(NB*OH*OW / TILE_N) * RTS_N, ceil(M / TILE_M) * RTS_M, G).
+// In-sample input offsets (c * xs_c + ih * xs_h + iw * xs_w) fit in int (the host checks).
+__kernel __attribute__((reqd_work_group_size(RTS_N, RTS_M, 1)))
+void conv2d_fwd(PTR_ARG(DTYPE, x), PTR_ARG(DTYPE, wpack), PTR_ARG(DTYPE, bias), PTR_ARG(DTYPE, out), int NB, int CG,
+                int H, int W, int OH, int OW, int M, int MP, int KH, int KW, int SH, int SW, int PH, int PW, int DH,
+                int DW, long xs_b, int xs_c, int xs_h, int xs_w, int has_bias) {
+  __local V4 As4[2 * TILE_K * LDA / 4];
+  __local V4 Bs4[2 * TILE_K * LDB / 4];
+  __local DTYPE* As = (__local DTYPE*)As4;
+  __local DTYPE* Bs = (__local DTYPE*)Bs4;
+  const int tx = get_local_id(0), ty = get_local_id(1), tid = ty * RTS_N + tx;
+  const int n0 = get_group_id(0) * TILE_N, m0 = get_group_id(1) * TILE_M, g = get_group_id(2);
+  const int L = OH * OW, NT = NB * L, K = KH * KW * CG;
+
+  // This work-item's A vectors: depth a_k + j * (NTHREADS / (TILE_M / 4)), columns a_m..a_m+3.
+  const int a_m = (tid % (TILE_M / 4)) * 4, a_k = tid / (TILE_M / 4);
+  __global const DTYPE* ap = PTR(DTYPE, wpack) + ((long)g * K + a_k) * MP + min(m0 + a_m, MP - 4);
+  const bool a_in = m0 + a_m < MP;
+  // Its B column n and rows b_k + j * B_ROWS; the window origin of output position n.
+  const int b_n = tid % TILE_N, b_k = tid / TILE_N, n = n0 + b_n;
+  const bool n_in = n < NT;
+  const int nb = n_in ? n / L : 0, pos = n_in ? n % L : 0;
+  const int ih0 = (pos / OW) * SH - PH, iw0 = (pos % OW) * SW - PW;
+  __global const DTYPE* xp = PTR(DTYPE, x) + nb * xs_b + (long)(g * CG + b_k) * xs_c;
+
+  DTYPE acc[WPT_M][WPT_N];
+#pragma unroll
+  for (int i = 0; i < WPT_M; ++i)
+#pragma unroll
+    for (int j = 0; j < WPT_N; ++j) acc[i][j] = 0;
+
+  V4 ra[A_VECS];
+  DTYPE rb[B_ELEMS];
+  int kh = 0, kw = 0, c0 = 0;  // the tap and first channel of the step being loaded
+#define CONV_LOAD_STEP()                                                                          \
+  do {                                                                                            \
+    _Pragma("unroll") for (int j = 0; j < A_VECS; ++j) ra[j] =                                    \
+        a_in ? *(__global const V4*)(ap + (long)j * (NTHREADS / (TILE_M / 4)) * MP) : (V4)0;      \
+    const int ih = ih0 + kh * DH, iw = iw0 + kw * DW;                                             \
+    const bool in = n_in && ih >= 0 && ih < H && iw >= 0 && iw < W;                               \
+    __global const DTYPE* p = xp + c0 * xs_c + ih * xs_h + iw * xs_w;                             \
+    _Pragma("unroll") for (int j = 0; j < B_ELEMS; ++j) rb[j] = in ? p[j * B_ROWS * xs_c] : 0;    \
+  } while (0)
+#define CONV_STORE_STEP(buf)                                                                      \
+  do {                                                                                            \
+    _Pragma("unroll") for (int j = 0; j < A_VECS; ++j)                                            \
+        As4[((buf) * TILE_K + a_k + j * (NTHREADS / (TILE_M / 4))) * (LDA / 4) + a_m / 4] = ra[j]; \
+    _Pragma("unroll") for (int j = 0; j < B_ELEMS; ++j)                                           \
+        Bs[((buf) * TILE_K + b_k + j * B_ROWS) * LDB + b_n] = rb[j];                              \
+  } while (0)
+
+  const int steps = K / TILE_K;
+  CONV_LOAD_STEP();
+  CONV_STORE_STEP(0);
+  barrier(CLK_LOCAL_MEM_FENCE);
+  for (int t = 0; t < steps; ++t) {
+    const int cur = t & 1;
+    const bool more = t + 1 < steps;
+    if (more) {  // the next step: the next TILE_K channels, or the next tap
+      ap += TILE_K * MP;
+      c0 += TILE_K;
+      if (c0 == CG) {
+        c0 = 0;
+        if (++kw == KW) kw = 0, ++kh;
+      }
+      CONV_LOAD_STEP();
+    }
+    CONV_COMPUTE(cur);
+    if (more) CONV_STORE_STEP(cur ^ 1);  // the other buffer was last read before the previous barrier
+    barrier(CLK_LOCAL_MEM_FENCE);
+  }
+
+  // Epilogue: column n = n0 + j*4*RTS_N + tx*4 + jj of output row m = m0 + i*4*RTS_M + ty*4 + ii.
+  __global DTYPE* op = PTR(DTYPE, out);
+  const long oc_total = (long)get_num_groups(2) * M;
+  long col_off[WPT_N];  // each column's offset in out (b * OC * L + pos), -1 past the end
+#pragma unroll
+  for (int j = 0; j < WPT_N; ++j) {
+    const int nj = n0 + (j / 4) * 4 * RTS_N + tx * 4 + j % 4;
+    col_off[j] = nj < NT ? (nj / L) * oc_total * L + nj % L : -1;
+  }
+#pragma unroll
+  for (int i = 0; i < WPT_M; ++i) {
+    const int m = m0 + (i / 4) * 4 * RTS_M + ty * 4 + i % 4;
+    if (m >= M) continue;
+    const int oc = g * M + m;
+    const DTYPE bv = has_bias ? PTR(DTYPE, bias)[oc] : 0;
+#pragma unroll
+    for (int j = 0; j < WPT_N; ++j)
+      if (col_off[j] >= 0) op[col_off[j] + (long)oc * L] = acc[i][j] + bv;
+  }
+}
+
+// The weight gradient, slice z % S of K for group z / S: ws[z][m][j] = sum over the slice's
+// positions r = (b, oh, ow) of gy[b, g*M + m, oh, ow] * x[b, g*CG + c, ih, iw], j = (kh * KW + kw)
+// * CG + c (CG is a multiple of TILE_N, so a column tile lies within one tap). Work-item tid
+// loads, per K step, position tid % TILE_K of A's and B's rows (coalesced along the positions)
+// for every RQ-th column. Local-size (RTS_N, RTS_M, 1); global (J / TILE_N * RTS_N,
+// ceil(M / TILE_M) * RTS_M, G * S); `chunk` positions per slice, a multiple of TILE_K.
+#define RQ (NTHREADS / TILE_K)  // columns of A and B loaded side by side
+#if NTHREADS % TILE_K || TILE_M % RQ || TILE_N % RQ
+#error "conv2d_bwd_weight: the work-items must split each step's A and B rows evenly"
+#endif
+__kernel __attribute__((reqd_work_group_size(RTS_N, RTS_M, 1)))
+void conv2d_bwd_weight(PTR_ARG(DTYPE, gy), PTR_ARG(DTYPE, x), PTR_ARG(DTYPE, ws), int NB, int CG, int H, int W,
+                       int OH, int OW, int M, int KH, int KW, int SH, int SW, int PH, int PW, int DH, int DW, long gs_b,
+                       int gs_c, int gs_h, int gs_w, long xs_b, int xs_c, int xs_h, int xs_w, int S, int chunk) {
+  __local V4 As4[2 * TILE_K * LDA / 4];
+  __local V4 Bs4[2 * TILE_K * LDB / 4];
+  __local DTYPE* As = (__local DTYPE*)As4;
+  __local DTYPE* Bs = (__local DTYPE*)Bs4;
+  const int tx = get_local_id(0), ty = get_local_id(1), tid = ty * RTS_N + tx;
+  const int j0 = get_group_id(0) * TILE_N, m0 = get_group_id(1) * TILE_M;
+  const int g = get_group_id(2) / S, s = get_group_id(2) % S;
+  const int L = OH * OW, J = KH * KW * CG, tap = j0 / CG, c0 = j0 % CG;
+  const int dh = (tap / KW) * DH - PH, dw = (tap % KW) * DW - PW;  // the tap's offset from a window origin
+  const int r_first = s * chunk, r_end = min(r_first + chunk, NB * L), rl = tid % TILE_K, q = tid / TILE_K;
+  __global const DTYPE* gp = PTR(DTYPE, gy) + (long)(g * M + m0 + q) * gs_c;
+  __global const DTYPE* xp = PTR(DTYPE, x) + (long)(g * CG + c0 + q) * xs_c;
+
+  DTYPE acc[WPT_M][WPT_N];
+#pragma unroll
+  for (int i = 0; i < WPT_M; ++i)
+#pragma unroll
+    for (int j = 0; j < WPT_N; ++j) acc[i][j] = 0;
+
+  DTYPE ra[TILE_M / RQ], rb[TILE_N / RQ];
+#define WGRAD_LOAD_STEP(r0)                                                                       \
+  do {                                                                                            \
+    const int r = (r0) + rl;                                                                      \
+    const bool r_in = r < r_end;                                                                  \
+    const int b = r_in ? r / L : 0, pos = r_in ? r % L : 0, oh = pos / OW, ow = pos % OW;         \
+    __global const DTYPE* ga = gp + b * gs_b + oh * gs_h + ow * gs_w;                             \
+    _Pragma("unroll") for (int i = 0; i < TILE_M / RQ; ++i) ra[i] =                               \
+        r_in && m0 + q + i * RQ < M ? ga[(long)i * RQ * gs_c] : 0;                                \
+    const int ih = oh * SH + dh, iw = ow * SW + dw;                                               \
+    const bool in = r_in && ih >= 0 && ih < H && iw >= 0 && iw < W;                               \
+    __global const DTYPE* xb = xp + b * xs_b + ih * xs_h + iw * xs_w;                             \
+    _Pragma("unroll") for (int i = 0; i < TILE_N / RQ; ++i) rb[i] = in ? xb[i * RQ * xs_c] : 0;   \
+  } while (0)
+#define WGRAD_STORE_STEP(buf)                                                                     \
+  do {                                                                                            \
+    _Pragma("unroll") for (int i = 0; i < TILE_M / RQ; ++i)                                       \
+        As[((buf) * TILE_K + rl) * LDA + q + i * RQ] = ra[i];                                     \
+    _Pragma("unroll") for (int i = 0; i < TILE_N / RQ; ++i)                                       \
+        Bs[((buf) * TILE_K + rl) * LDB + q + i * RQ] = rb[i];                                     \
+  } while (0)
+
+  const int steps = (r_end - r_first + TILE_K - 1) / TILE_K;
+  WGRAD_LOAD_STEP(r_first);
+  WGRAD_STORE_STEP(0);
+  barrier(CLK_LOCAL_MEM_FENCE);
+  for (int t = 0; t < steps; ++t) {
+    const int cur = t & 1;
+    const bool more = t + 1 < steps;
+    if (more) WGRAD_LOAD_STEP(r_first + (t + 1) * TILE_K);
+    CONV_COMPUTE(cur);
+    if (more) WGRAD_STORE_STEP(cur ^ 1);
+    barrier(CLK_LOCAL_MEM_FENCE);
+  }
+
+  __global DTYPE* out = PTR(DTYPE, ws) + (long)get_group_id(2) * M * J;
+#pragma unroll
+  for (int i = 0; i < WPT_M; ++i) {
+    const int m = m0 + (i / 4) * 4 * RTS_M + ty * 4 + i % 4;
+    if (m >= M) continue;
+#pragma unroll
+    for (int j = 0; j < WPT_N; ++j) out[(long)m * J + j0 + (j / 4) * 4 * RTS_N + tx * 4 + j % 4] = acc[i][j];
+  }
+}

@@ -1,0 +1,133 @@
+"""The convolutions' implicit GEMMs (kernels/conv.cl: conv2d_fwd for the forward and the
+stride-1 input gradient, conv2d_bwd_weight for the weight gradient), the GPU default, forced
+through the tuning entry "conv/forward" on whatever device runs the tests, in the default
+tiles and two others. Compared with the CPU: 1-D and 2-D, strides, paddings, dilations,
+groups, output channels that are not a multiple of 4, transposed convolutions, channels_last
+and strided inputs, float64; shapes the kernels decline (input channels per group not a
+multiple of the K step, 3-D) take the im2col path and must agree too."""
+import warnings
+
+import pytest
+import torch
+import torch.nn.functional as F
+
+from torch_ocl import _C
+
+from .conftest import requires_ocl
+
+pytestmark = requires_ocl
+
+KEY = "conv/forward"
+CONFIGS = ["KERNEL=implicit", "KERNEL=implicit TILE_N=128 WPT_N=8", "KERNEL=implicit TILE_M=32 TILE_N=32 TILE_K=8 WPT_M=4"]
+
+
+@pytest.fixture(params=CONFIGS, ids=["default", "wide", "narrow"])
+def implicit(request):
+    _C._tuning_set(0, KEY, request.param)
+    try:
+        yield request.param
+    finally:
+        _C._tuning_set(0, KEY, "")
+
+
+def _randn(*shape, dtype=torch.float32, seed=0):
+    return torch.randn(*shape, generator=torch.Generator().manual_seed(seed)).to(dtype)
+
+
+def _run(f, x, w, b, dev, **kw):
+    """f's output and the gradients of x, w and b (b may be None) on `dev`, as CPU tensors."""
+    xs, ws = x.to(dev).detach().requires_grad_(), w.to(dev).detach().requires_grad_()
+    bs = b.to(dev).detach().requires_grad_() if b is not None else None
+    y = f(xs, ws, bs, **kw)
+    gy = torch.linspace(-1, 1, y.numel(), dtype=y.dtype).reshape(y.shape).to(dev)
+    (y * gy).sum().backward()
+    return [t.detach().cpu() if t is not None else None for t in (y, xs.grad, ws.grad, bs.grad if bs is not None else None)]
+
+
+def _expected(config, launched, w, groups=1):
+    """`launched` less conv2d_bwd_weight where the weight gradient's column tile (TILE_N of
+    `config`) does not divide the input channels per group (that gradient then takes im2col)."""
+    tile_n = int(config.split("TILE_N=")[1].split()[0]) if "TILE_N=" in config else 64
+    return tuple(k for k in launched if k != "conv2d_bwd_weight" or w.shape[1] % tile_n == 0)
+
+
+def _check(f, x, w, b=None, *, launched=(), **kw):
+    tol = dict(atol=1e-10, rtol=1e-10) if x.dtype == torch.float64 else dict(atol=3e-4, rtol=3e-4)
+    ref = _run(f, x, w, b, "cpu", **kw)
+    torch.ocl._reset_launch_counts()
+    got = _run(f, x, w, b, "ocl", **kw)
+    counts = torch.ocl._launch_counts()
+    for name, r, g in zip(["output", "grad_input", "grad_weight", "grad_bias"], ref, got):
+        if r is not None:
+            torch.testing.assert_close(g, r, **tol, msg=lambda m: f"{name}: {m}")
+    for kernel in launched:
+        assert counts.get(kernel, 0) > 0, f"{kernel} did not run: {counts}"
+
+
+CASES = [  # (x shape, w shape, conv kwargs, the implicit kernels expected to run)
+    ((2, 16, 9, 11), (24, 16, 3, 3), dict(padding=1), ("conv2d_fwd",)),
+    ((2, 64, 9, 11), (32, 64, 3, 3), dict(padding=1), ("conv2d_fwd", "conv2d_bwd_weight")),
+    ((2, 64, 10, 9), (70, 64, 3, 2), dict(stride=(2, 1), padding=(1, 0), dilation=(1, 2)),
+     ("conv2d_fwd", "conv2d_bwd_weight")),
+    ((3, 128, 6, 5), (70, 64, 3, 3), dict(padding=2, dilation=2, groups=2), ("conv2d_fwd", "conv2d_bwd_weight")),
+    ((2, 128, 7, 7), (64, 128, 1, 1), dict(), ("conv2d_fwd", "conv2d_bwd_weight")),
+    ((2, 64, 8, 8), (16, 64, 3, 3), dict(stride=3), ("conv2d_fwd", "conv2d_bwd_weight")),
+    ((2, 64, 5, 5), (8, 64, 5, 5), dict(padding=4), ("conv2d_fwd", "conv2d_bwd_weight")),  # windows mostly padding
+    ((1, 16, 40, 37), (16, 16, 3, 3), dict(padding=1), ("conv2d_fwd",)),  # positions span many tiles
+    ((2, 3, 9, 9), (16, 3, 3, 3), dict(padding=1), ()),  # 3 input channels: im2col
+]
+
+
+@pytest.mark.parametrize("xs, ws, kw, launched", CASES, ids=range(len(CASES)))
+@pytest.mark.parametrize("bias", [True, False])
+def test_conv2d(implicit, xs, ws, kw, launched, bias):
+    b = _randn(ws[0], seed=3) if bias else None
+    w = _randn(*ws, seed=2)
+    _check(F.conv2d, _randn(*xs, seed=1), w, b, launched=_expected(implicit, launched, w), **kw)
+
+
+@pytest.mark.parametrize("kw", [dict(padding=2), dict(stride=3, padding=1, dilation=2)])
+def test_conv1d(implicit, kw):
+    w = _randn(20, 64, 5, seed=2)
+    _check(F.conv1d, _randn(2, 64, 50, seed=1), w, _randn(20, seed=3),
+           launched=_expected(implicit, ("conv2d_fwd", "conv2d_bwd_weight"), w), **kw)
+
+
+@pytest.mark.parametrize("stride", [1, 2])
+def test_conv_transpose2d(implicit, stride):
+    # The transposed convolution's forward is a stride-`stride` convolution's input gradient
+    # (conv2d_fwd at stride 1), its input gradient that convolution's forward.
+    _check(F.conv_transpose2d, _randn(2, 64, 7, 8, seed=1), _randn(64, 16, 3, 3, seed=2), _randn(16, seed=3),
+           launched=("conv2d_fwd",), stride=stride, padding=1)
+
+
+def test_layouts_and_float64(implicit):
+    x = _randn(2, 32, 9, 9, seed=1)
+    _check(F.conv2d, x.to(memory_format=torch.channels_last), _randn(32, 32, 3, 3, seed=2), padding=1,
+           launched=("conv2d_fwd",))
+    _check(F.conv2d, x.double(), _randn(32, 32, 3, 3, dtype=torch.float64, seed=2), _randn(32, dtype=torch.float64),
+           padding=1, launched=("conv2d_fwd",))
+    # A strided view of the input, read in place.
+    xv = _randn(2, 32, 12, 20, seed=4)[:, :, 1::2, ::3]
+    w = _randn(16, 32, 3, 3, seed=5)
+    torch.testing.assert_close(F.conv2d(xv.to("ocl"), w.to("ocl"), padding=1).cpu(), F.conv2d(xv, w, padding=1),
+                               atol=3e-4, rtol=3e-4)
+
+
+def test_declined_shapes_agree(implicit):
+    # 3-D convolutions and odd channel counts per group run on the columns.
+    _check(F.conv3d, _randn(2, 16, 4, 5, 6, seed=1), _randn(8, 16, 3, 3, 3, seed=2), padding=1)
+    _check(F.conv2d, _randn(2, 20, 6, 6, seed=1), _randn(8, 10, 3, 3, seed=2), groups=2, padding=1)
+
+
+def test_invalid_tuning_entry_warns():
+    _C._tuning_set(0, KEY, "KERNEL=implicit WPT_M=3")
+    try:
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            x, w = _randn(1, 16, 5, 5, seed=1), _randn(4, 16, 3, 3, seed=2)
+            torch.testing.assert_close(F.conv2d(x.to("ocl"), w.to("ocl")).cpu(), F.conv2d(x, w), atol=3e-4,
+                                       rtol=3e-4)
+        assert any("conv/forward" in str(c.message) for c in caught), [str(c.message) for c in caught]
+    finally:
+        _C._tuning_set(0, KEY, "")
