@@ -314,8 +314,17 @@ inline IDX_T tap_window(IDX_T r, IDX_T t, IDX_T s, IDX_T p, IDX_T dil, IDX_T out
   return q >= 0 && q % s == 0 && q / s < out ? q / s : -1;
 }
 
-// Its backward, one work-item per input element: for every kernel tap, the window that reads
-// the element at that tap, if any, adds its gradient when its index names the element.
+// First and last (inclusive) undilated windows along one dim that contain input row r:
+// o*s - p <= r < o*s - p + k, within [0, out).
+inline IDX_T first_window(IDX_T r, IDX_T k, IDX_T s, IDX_T p) {
+  const IDX_T q = r + p - k + 1;
+  return q <= 0 ? 0 : (q + s - 1) / s;
+}
+inline IDX_T last_window(IDX_T r, IDX_T s, IDX_T p, IDX_T out) { return min((r + p) / s, out - 1); }
+
+// Its backward, one work-item per input element: every window that contains the element adds
+// its gradient when its index names the element, in window order. Undilated windows containing
+// a row form a range per dim (first_window..last_window); dilated ones are found per kernel tap.
 __kernel void max_pool3d_bwd(PTR_ARG(X_T, gout), PTR_ARG(long, idx), PTR_ARG(X_T, gin), long n, long C, long D,
                              long H, long W, long OD, long OH, long OW, GEOM3, STRIDES5(gs), STRIDES5(is),
                              STRIDES5(rs), int c_fast) {
@@ -326,15 +335,22 @@ __kernel void max_pool3d_bwd(PTR_ARG(X_T, gout), PTR_ARG(long, idx), PTR_ARG(X_T
     position5(i, C, D, H, W, c_fast, &b, &c, &d, &h, &w);
     const IDX_T me = (d * H + h) * W + w;
     ACC s = 0;
-    for (IDX_T td = 0; td < kd; ++td) {
-      const IDX_T od = tap_window(d, td, sd, pd, dd, OD);
-      if (od < 0) continue;
-      for (IDX_T th = 0; th < kh; ++th) {
-        const IDX_T oh = tap_window(h, th, sh, ph, dh, OH);
-        if (oh < 0) continue;
-        for (IDX_T tw = 0; tw < kw; ++tw) {
-          const IDX_T ow = tap_window(w, tw, sw, pw, dw, OW);
-          if (ow >= 0 && ip[AT5(is, b, c, od, oh, ow)] == me) s += LOAD_X(gp, AT5(gs, b, c, od, oh, ow));
+    if (dd == 1 && dh == 1 && dw == 1) {
+      for (IDX_T od = first_window(d, kd, sd, pd); od <= last_window(d, sd, pd, OD); ++od)
+        for (IDX_T oh = first_window(h, kh, sh, ph); oh <= last_window(h, sh, ph, OH); ++oh)
+          for (IDX_T ow = first_window(w, kw, sw, pw); ow <= last_window(w, sw, pw, OW); ++ow)
+            if (ip[AT5(is, b, c, od, oh, ow)] == me) s += LOAD_X(gp, AT5(gs, b, c, od, oh, ow));
+    } else {
+      for (IDX_T td = 0; td < kd; ++td) {
+        const IDX_T od = tap_window(d, td, sd, pd, dd, OD);
+        if (od < 0) continue;
+        for (IDX_T th = 0; th < kh; ++th) {
+          const IDX_T oh = tap_window(h, th, sh, ph, dh, OH);
+          if (oh < 0) continue;
+          for (IDX_T tw = 0; tw < kw; ++tw) {
+            const IDX_T ow = tap_window(w, tw, sw, pw, dw, OW);
+            if (ow >= 0 && ip[AT5(is, b, c, od, oh, ow)] == me) s += LOAD_X(gp, AT5(gs, b, c, od, oh, ow));
+          }
         }
       }
     }
@@ -379,14 +395,6 @@ __kernel void avg_pool3d_fwd(PTR_ARG(X_T, x), PTR_ARG(X_T, out), long n, long C,
   }
 }
 
-// First and last (inclusive) windows along one dim that contain input row r: o*s - p <= r <
-// o*s - p + k, within [0, out).
-inline IDX_T avg_first_window(IDX_T r, IDX_T k, IDX_T s, IDX_T p) {
-  const IDX_T q = r + p - k + 1;
-  return q <= 0 ? 0 : (q + s - 1) / s;
-}
-inline IDX_T avg_last_window(IDX_T r, IDX_T s, IDX_T p, IDX_T out) { return min((r + p) / s, out - 1); }
-
 // Its backward, one work-item per input element: grad_out / divisor (truncated for integers,
 // per window, as the CPU adds it) summed over the windows that contain the element.
 __kernel void avg_pool3d_bwd(PTR_ARG(X_T, gout), PTR_ARG(X_T, gin), long n, long C, long D, long H, long W, long OD,
@@ -398,11 +406,11 @@ __kernel void avg_pool3d_bwd(PTR_ARG(X_T, gout), PTR_ARG(X_T, gin), long n, long
     IDX_T b, c, d, h, w, lo, hi;
     position5(i, C, D, H, W, c_fast, &b, &c, &d, &h, &w);
     ACC s = 0;
-    for (IDX_T od = avg_first_window(d, kd, sd, pd); od <= avg_last_window(d, sd, pd, OD); ++od) {
+    for (IDX_T od = first_window(d, kd, sd, pd); od <= last_window(d, sd, pd, OD); ++od) {
       const IDX_T pad_d = avg_range(od, kd, sd, pd, D, &lo, &hi), in_d = hi - lo;
-      for (IDX_T oh = avg_first_window(h, kh, sh, ph); oh <= avg_last_window(h, sh, ph, OH); ++oh) {
+      for (IDX_T oh = first_window(h, kh, sh, ph); oh <= last_window(h, sh, ph, OH); ++oh) {
         const IDX_T pad_h = avg_range(oh, kh, sh, ph, H, &lo, &hi), in_h = hi - lo;
-        for (IDX_T ow = avg_first_window(w, kw, sw, pw); ow <= avg_last_window(w, sw, pw, OW); ++ow) {
+        for (IDX_T ow = first_window(w, kw, sw, pw); ow <= last_window(w, sw, pw, OW); ++ow) {
           const IDX_T pad_w = avg_range(ow, kw, sw, pw, W, &lo, &hi), in_w = hi - lo;
           const IDX_T div = avg_divisor(pad_d * pad_h * pad_w, in_d, in_h, in_w, count_include_pad, divisor_override);
           s += LOAD_X(gp, AT5(gs, b, c, od, oh, ow)) / (ACC)div;
