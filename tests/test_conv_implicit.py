@@ -131,3 +131,26 @@ def test_invalid_tuning_entry_warns():
         assert any("conv/forward" in str(c.message) for c in caught), [str(c.message) for c in caught]
     finally:
         _C._tuning_set(0, KEY, "")
+
+
+@pytest.mark.parametrize("xs, ws, kw", [
+    ((2, 64, 9, 9), (32, 64, 3, 3), dict(stride=2, padding=1)),
+    ((2, 64, 10, 11), (32, 64, 1, 1), dict(stride=2)),  # three of four phases get no tap: zeros
+    ((2, 64, 10, 11), (32, 64, 3, 2), dict(stride=(3, 2), padding=(1, 0))),
+    ((2, 64, 8, 8), (16, 64, 3, 3), dict(stride=(1, 2), dilation=(2, 1), padding=2)),
+    ((2, 64, 13), (16, 64, 4), dict(stride=3, padding=2)),
+], ids=range(5))
+def test_strided_input_gradient(implicit, xs, ws, kw):
+    # A strided convolution's input gradient runs one conv2d_fwd per phase of the stride and no
+    # col2im (window sum).
+    x, w = _randn(*xs, seed=1), _randn(*ws, seed=2)
+    f = F.conv2d if len(xs) == 4 else F.conv1d
+    ref = _run(f, x, w, None, "cpu", **kw)
+    xo = x.to("ocl").requires_grad_()
+    y = f(xo, w.to("ocl"), **kw)
+    gy = torch.linspace(-1, 1, y.numel()).reshape(y.shape).to("ocl")
+    torch.ocl._reset_launch_counts()
+    (y * gy).sum().backward()
+    counts = torch.ocl._launch_counts()
+    torch.testing.assert_close(xo.grad.cpu(), ref[1], atol=3e-4, rtol=3e-4)
+    assert counts.get("conv2d_fwd", 0) >= 1 and not any("window" in k for k in counts), counts

@@ -74,11 +74,14 @@
   } while (0)
 
 // Local-size (RTS_N, RTS_M, 1); global (ceil(NB*OH*OW / TILE_N) * RTS_N, ceil(M / TILE_M) * RTS_M, G).
-// In-sample input offsets (c * xs_c + ih * xs_h + iw * xs_w) fit in int (the host checks).
+// In-sample input offsets (c * xs_c + ih * xs_h + iw * xs_w) fit in int (the host checks); the
+// output has any strides (os_*). Paddings and dilations may be negative: the strided input
+// gradient's phases (conv.cpp) walk their taps backwards.
 __kernel __attribute__((reqd_work_group_size(RTS_N, RTS_M, 1)))
 void conv2d_fwd(PTR_ARG(DTYPE, x), PTR_ARG(DTYPE, wpack), PTR_ARG(DTYPE, bias), PTR_ARG(DTYPE, out), int NB, int CG,
                 int H, int W, int OH, int OW, int M, int MP, int KH, int KW, int SH, int SW, int PH, int PW, int DH,
-                int DW, long xs_b, int xs_c, int xs_h, int xs_w, int has_bias) {
+                int DW, long xs_b, int xs_c, int xs_h, int xs_w, long os_b, long os_c, long os_h, long os_w,
+                int has_bias) {
   __local V4 As4[2 * TILE_K * LDA / 4];
   __local V4 Bs4[2 * TILE_K * LDB / 4];
   __local DTYPE* As = (__local DTYPE*)As4;
@@ -147,12 +150,11 @@ void conv2d_fwd(PTR_ARG(DTYPE, x), PTR_ARG(DTYPE, wpack), PTR_ARG(DTYPE, bias), 
 
   // Epilogue: column n = n0 + j*4*RTS_N + tx*4 + jj of output row m = m0 + i*4*RTS_M + ty*4 + ii.
   __global DTYPE* op = PTR(DTYPE, out);
-  const long oc_total = (long)get_num_groups(2) * M;
-  long col_off[WPT_N];  // each column's offset in out (b * OC * L + pos), -1 past the end
+  long col_off[WPT_N];  // each column's offset in out (batch and position), -1 past the end
 #pragma unroll
   for (int j = 0; j < WPT_N; ++j) {
-    const int nj = n0 + (j / 4) * 4 * RTS_N + tx * 4 + j % 4;
-    col_off[j] = nj < NT ? (nj / L) * oc_total * L + nj % L : -1;
+    const int nj = n0 + (j / 4) * 4 * RTS_N + tx * 4 + j % 4, p = nj % L;
+    col_off[j] = nj < NT ? (nj / L) * os_b + (p / OW) * os_h + (p % OW) * os_w : -1;
   }
 #pragma unroll
   for (int i = 0; i < WPT_M; ++i) {
@@ -162,7 +164,7 @@ void conv2d_fwd(PTR_ARG(DTYPE, x), PTR_ARG(DTYPE, wpack), PTR_ARG(DTYPE, bias), 
     const DTYPE bv = has_bias ? PTR(DTYPE, bias)[oc] : 0;
 #pragma unroll
     for (int j = 0; j < WPT_N; ++j)
-      if (col_off[j] >= 0) op[col_off[j] + (long)oc * L] = acc[i][j] + bv;
+      if (col_off[j] >= 0) op[col_off[j] + oc * os_c] = acc[i][j] + bv;
   }
 }
 

@@ -8,8 +8,9 @@
 //           input (K strided adds).
 // A transposed convolution is the adjoint of the convolution with the same weight: its
 // forward is that convolution's input gradient and vice versa.
-// On GPUs the forward of 1-D and 2-D float convolutions whose groups have a multiple of 16 input
-// channels skips the columns: kernels/conv.cl's implicit GEMM reads the windows in place.
+// On GPUs, 1-D and 2-D float convolutions whose groups have a multiple of 16 input channels skip
+// the columns: kernels/conv.cl's implicit GEMMs read the windows in place for the forward, the
+// input gradient (per phase of the stride) and the weight gradient.
 #include "../aten/Routing.h"
 #include "../runtime/Tuning.h"
 #include "windows.h"
@@ -23,6 +24,7 @@
 #include <ATen/ops/sum.h>
 #include <ATen/ops/zeros.h>
 #include <c10/util/accumulate.h>
+#include <optional>
 #include <torch/library.h>
 
 namespace torch_ocl {
@@ -166,72 +168,118 @@ int64_t sample_span(const at::Tensor& t) {
   return span;
 }
 
-// y = conv(x, w) + bias by conv2d_fwd where it applies (1-D or 2-D, float32/float64, group
-// input channels a multiple of the K step, every index in 32 bits), else an undefined tensor.
-at::Tensor conv_forward_implicit(const at::Tensor& x, const at::Tensor& w, const at::Tensor& bias, const WindowGeom& g,
-                                 int64_t groups) {
+// A 1-D or 2-D convolution's geometry for conv.cl (1-D: one input row, a one-row kernel).
+// Paddings and dilations may be negative (the strided input gradient's phases).
+struct Geom2d {
+  int64_t H, W, OH, OW, KH, KW, SH, SW, PH, PW, DH, DW;
+};
+Geom2d geom2d(const WindowGeom& g, c10::IntArrayRef in) {
+  if (g.nd == 1) return {1, in[0], 1, g.out[0], 1, g.k[0], 1, g.stride[0], 0, g.pad[0], 1, g.dil[0]};
+  return {in[0], in[1], g.out[0], g.out[1], g.k[0], g.k[1], g.stride[0], g.stride[1],
+          g.pad[0], g.pad[1], g.dil[0], g.dil[1]};
+}
+
+// The tiles conv2d_fwd would run x (N, G * CG, *in) with for M output channels per group, or
+// nullopt where it does not apply: float32/float64 on a device whose configuration says so,
+// CG a multiple of the K step, every index within 32 bits.
+std::optional<ConvConfig> implicit_forward(const at::Tensor& x, int64_t CG, int64_t M, int64_t groups,
+                                           const Geom2d& q) {
   const at::ScalarType t = x.scalar_type();
-  const int64_t C = x.size(1), OC = w.size(0), CG = C / groups, M = OC / groups;
-  if ((t != at::kFloat && t != at::kDouble) || g.nd > 2 || x.numel() == 0 || OC == 0) return {};
-  if (bias.defined() && bias.scalar_type() != t) return {};
-  Device& d = ocl_device(x);
-  const ConvConfig cc = conv_config(d);
-  if (!cc.implicit || CG % cc.tile_k != 0) return {};
-  // 1-D as 2-D with one input row.
-  const bool one = g.nd == 1;
-  const int64_t H = one ? 1 : x.size(2), W = x.size(one ? 2 : 3), KH = one ? 1 : g.k[0], KW = g.k[g.nd - 1];
-  const int64_t OH = one ? 1 : g.out[0], OW = g.out[g.nd - 1], NB = x.size(0), L = OH * OW;
-  const int64_t MP = (M + 3) / 4 * 4, K = KH * KW * CG;
+  if ((t != at::kFloat && t != at::kDouble) || x.dim() > 4 || x.numel() == 0 || M == 0) return std::nullopt;
+  const ConvConfig cc = conv_config(ocl_device(x));
+  if (!cc.implicit || CG % cc.tile_k != 0) return std::nullopt;
   constexpr int64_t kMax = std::numeric_limits<int32_t>::max();
-  const int64_t span = sample_span(x);
-  if (span < 0 || span >= kMax || NB * L >= kMax - cc.tile_n || groups * K * MP >= kMax || H + W + KH * g.dil[0] >= kMax / 4 ||
-      OH * g.stride[0] + OW * g.stride[g.nd - 1] + g.pad[0] + g.pad[g.nd - 1] >= kMax / 4)
-    return {};
-  // The weight as [G][K][MP]: k = (kh * KW + kw) * CG + c, output channels contiguous.
-  std::vector<int64_t> wv{groups, M, CG, KH, KW};
-  const at::Tensor wk = w.reshape(wv).permute({0, 3, 4, 2, 1}).reshape({groups, K, M});
+  const int64_t span = sample_span(x), MP = (M + 3) / 4 * 4;
+  int64_t reach = 0;  // bounds the magnitude of any window row or column the kernel forms
+  for (int64_t v : {q.H, q.W, q.OH * q.SH, q.OW * q.SW, q.PH, q.PW, q.KH * q.DH, q.KW * q.DW}) reach += std::abs(v);
+  if (span < 0 || span >= kMax || x.size(0) * q.OH * q.OW >= kMax - cc.tile_n ||
+      groups * q.KH * q.KW * CG * MP >= kMax || reach >= kMax / 4)
+    return std::nullopt;
+  return cc;
+}
+
+// out (N, G * M, OH, OW, or (N, G * M, OW) for 1-D; any strides) = conv(x, w) + bias by
+// conv2d_fwd with tiles cc. w5 is the weight as a (G, M, CG, KH, KW) view of any strides, packed
+// here as [G][K][MP]: k = (kh * KW + kw) * CG + c, output channels contiguous (MP = M rounded up
+// to 4, zero-padded).
+void run_conv2d_fwd(const ConvConfig& cc, const at::Tensor& x, const at::Tensor& w5, const at::Tensor& bias,
+                    const Geom2d& q, const at::Tensor& out) {
+  const int64_t groups = w5.size(0), M = w5.size(1), CG = w5.size(2), K = q.KH * q.KW * CG, MP = (M + 3) / 4 * 4;
+  const at::Tensor wk = w5.permute({0, 3, 4, 2, 1}).reshape({groups, K, M});
   at::Tensor wpack = wk.contiguous();
   if (MP != M) {
-    wpack = at::zeros({groups, K, MP}, w.options());
+    wpack = at::zeros({groups, K, MP}, wk.options());
     wpack.narrow(2, 0, M).copy_(wk);
   }
-  std::vector<int64_t> ys{NB, OC};
-  ys.insert(ys.end(), g.out.begin(), g.out.end());
-  at::Tensor y = at::empty(ys, x.options());
-  Kernel& k = conv_kernel(d, t, cc, "conv2d_fwd");
+  Device& d = ocl_device(x);
+  Kernel& k = conv_kernel(d, x.scalar_type(), cc, "conv2d_fwd");
+  const int64_t NB = x.size(0), L = q.OH * q.OW;
   const size_t rts_m = cc.tile_m / cc.wpt_m, rts_n = cc.tile_n / cc.wpt_n;
   const size_t gn = static_cast<size_t>((NB * L + cc.tile_n - 1) / cc.tile_n);
   const size_t gm = static_cast<size_t>((M + cc.tile_m - 1) / cc.tile_m);
+  const bool one = x.dim() == 3;  // (N, C, W)
   auto i32 = [](int64_t v) { return static_cast<cl_int>(v); };
   launch(d, k, Range(gn * rts_n, gm * rts_m, static_cast<size_t>(groups)), Range(rts_n, rts_m, 1), buf(x), buf(wpack),
-         bias.defined() ? buf(bias) : Buf{}, buf(y), i32(NB), i32(CG), i32(H), i32(W), i32(OH), i32(OW), i32(M),
-         i32(MP), i32(KH), i32(KW), i32(one ? 1 : g.stride[0]), i32(g.stride[g.nd - 1]), i32(one ? 0 : g.pad[0]),
-         i32(g.pad[g.nd - 1]), i32(one ? 1 : g.dil[0]), i32(g.dil[g.nd - 1]), cl_long(x.stride(0)), i32(x.stride(1)),
-         i32(one ? 0 : x.stride(2)), i32(x.stride(one ? 2 : 3)), cl_int(bias.defined()));
+         bias.defined() ? buf(bias) : Buf{}, buf(out), i32(NB), i32(CG), i32(q.H), i32(q.W), i32(q.OH), i32(q.OW),
+         i32(M), i32(MP), i32(q.KH), i32(q.KW), i32(q.SH), i32(q.SW), i32(q.PH), i32(q.PW), i32(q.DH), i32(q.DW),
+         cl_long(x.stride(0)), i32(x.stride(1)), i32(one ? 0 : x.stride(2)), i32(x.stride(one ? 2 : 3)),
+         cl_long(out.stride(0)), cl_long(out.stride(1)), cl_long(one ? 0 : out.stride(2)),
+         cl_long(out.stride(one ? 2 : 3)), cl_int(bias.defined()));
+}
+
+// y = conv(x, w) + bias by conv2d_fwd where it applies (implicit_forward), else undefined.
+at::Tensor conv_forward_implicit(const at::Tensor& x, const at::Tensor& w, const at::Tensor& bias, const WindowGeom& g,
+                                 int64_t groups) {
+  if (g.nd > 2 || (bias.defined() && bias.scalar_type() != x.scalar_type())) return {};
+  const int64_t OC = w.size(0), CG = x.size(1) / groups, M = OC / groups;
+  const Geom2d q = geom2d(g, x.sizes().slice(2));
+  const auto cc = implicit_forward(x, CG, M, groups, q);
+  if (!cc) return {};
+  std::vector<int64_t> ys{x.size(0), OC};
+  ys.insert(ys.end(), g.out.begin(), g.out.end());
+  at::Tensor y = at::empty(ys, x.options());
+  run_conv2d_fwd(*cc, x, w.reshape({groups, M, CG, q.KH, q.KW}), bias, q, y);
   return y;
 }
 
-// The input gradient of a stride-1 convolution, by conv2d_fwd: the "full" correlation of gy
-// with the weight flipped along its spatial dims and its channel roles swapped within each
-// group, padded by dil * (k - 1) - pad. Undefined where that does not apply (strides,
-// padding beyond the dilated kernel, or what conv_forward_implicit declines).
+// The input gradient by conv2d_fwd where it applies, else undefined. Input rows ih = ph + SH*i
+// (phase ph of SH) get gradient only from the taps kh = kh0 + SH*t, kh0 = (ph + PH) % SH
+// (undilated, or any dilation at stride 1), through grad_output rows
+// oh = i + (ph + PH - kh0 * DH) / SH - t * DH: per phase (ph, pw) a convolution of gy over that
+// subset of taps walked backwards (padding -(ph + PH - kh0 * DH) / SH, dilation -DH), channel roles
+// swapped, written into the strided view of the phase's rows and columns. No multiply-add is
+// wasted on inserted zeros; a phase no tap reaches is zero.
 at::Tensor conv_input_grad_implicit(const at::Tensor& gy, const at::Tensor& w, const WindowGeom& g, int64_t groups,
                                     c10::IntArrayRef in) {
-  WindowGeom t = g;
-  for (int64_t i = 0; i < g.nd; ++i) {
-    if (g.stride[i] != 1 || g.dil[i] * (g.k[i] - 1) < g.pad[i]) return {};
-    t.pad[i] = g.dil[i] * (g.k[i] - 1) - g.pad[i];
-    t.out[i] = in[i];
+  if (g.nd > 2) return {};
+  const int64_t M = w.size(0) / groups, CG = w.size(1);
+  const Geom2d q = geom2d(g, in);
+  if ((q.SH > 1 && q.DH != 1) || (q.SW > 1 && q.DW != 1)) return {};
+  // Whether conv2d_fwd takes gy at all: the phases only shrink this geometry.
+  const Geom2d full{q.OH, q.OW, q.H, q.W, q.KH, q.KW, 1, 1, q.PH + q.KH * q.DH, q.PW + q.KW * q.DW, -q.DH, -q.DW};
+  const at::Tensor gy4 = g.nd == 1 ? gy.unsqueeze(2) : gy;
+  const auto cc = implicit_forward(gy4, M, CG, groups, full);
+  if (!cc) return {};
+  std::vector<int64_t> xs{gy.size(0), groups * CG};
+  xs.insert(xs.end(), in.begin(), in.end());
+  at::Tensor gi = at::empty(xs, gy.options());
+  const at::Tensor gi4 = g.nd == 1 ? gi.unsqueeze(2) : gi;                        // (N, C, H, W)
+  const at::Tensor w5 = w.reshape({groups, M, CG, q.KH, q.KW}).transpose(1, 2);  // (G, CG, M, KH, KW)
+  for (int64_t ph = 0; ph < std::min(q.SH, q.H); ++ph) {
+    for (int64_t pw = 0; pw < std::min(q.SW, q.W); ++pw) {
+      const int64_t kh0 = (ph + q.PH) % q.SH, kw0 = (pw + q.PW) % q.SW;
+      const at::Tensor out = gi4.slice(2, ph, q.H, q.SH).slice(3, pw, q.W, q.SW);
+      if (kh0 >= q.KH || kw0 >= q.KW) {
+        out.zero_();
+        continue;
+      }
+      const at::Tensor wp = w5.slice(3, kh0, q.KH, q.SH).slice(4, kw0, q.KW, q.SW);
+      const Geom2d p{q.OH, q.OW, out.size(2), out.size(3), wp.size(3), wp.size(4), 1, 1,
+                     -(ph + q.PH - kh0 * q.DH) / q.SH, -(pw + q.PW - kw0 * q.DW) / q.SW, -q.DH, -q.DW};
+      run_conv2d_fwd(*cc, gy4, wp, at::Tensor(), p, out);
+    }
   }
-  const int64_t m = w.size(0) / groups, cg = w.size(1);
-  std::vector<int64_t> grouped{groups, m, cg}, flipped, swapped{groups * cg, m};
-  for (int64_t i = 0; i < g.nd; ++i) {
-    grouped.push_back(g.k[i]);
-    flipped.push_back(3 + i);
-    swapped.push_back(g.k[i]);
-  }
-  const at::Tensor wt = w.reshape(grouped).flip(flipped).transpose(1, 2).reshape(swapped);
-  return conv_forward_implicit(gy, wt, at::Tensor(), t, groups);
+  return gi;
 }
 
 // The input gradient of conv_forward: gy (N, OC, *out) -> (N, C, *in).
