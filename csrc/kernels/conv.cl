@@ -116,7 +116,7 @@ void conv2d_fwd(PTR_ARG(DTYPE, x), PTR_ARG(DTYPE, wpack), PTR_ARG(DTYPE, bias), 
         a_in ? *(__global const V4*)(ap + (long)j * (NTHREADS / (TILE_M / 4)) * MP) : (V4)0;      \
     const int ih = ih0 + kh * DH, iw = iw0 + kw * DW;                                             \
     const bool in = n_in && ih >= 0 && ih < H && iw >= 0 && iw < W;                               \
-    __global const DTYPE* p = xp + c0 * xs_c + ih * xs_h + iw * xs_w;                             \
+    __global const DTYPE* p = xp + (in ? c0 * xs_c + ih * xs_h + iw * xs_w : 0);                  \
     _Pragma("unroll") for (int j = 0; j < B_ELEMS; ++j) rb[j] = in ? p[j * B_ROWS * xs_c] : 0;    \
   } while (0)
 #define CONV_STORE_STEP(buf)                                                                      \
@@ -212,7 +212,7 @@ void conv2d_bwd_weight(PTR_ARG(DTYPE, gy), PTR_ARG(DTYPE, x), PTR_ARG(DTYPE, ws)
         r_in && m0 + q + i * RQ < M ? ga[(long)i * RQ * gs_c] : 0;                                \
     const int ih = oh * SH + dh, iw = ow * SW + dw;                                               \
     const bool in = r_in && ih >= 0 && ih < H && iw >= 0 && iw < W;                               \
-    __global const DTYPE* xb = xp + b * xs_b + ih * xs_h + iw * xs_w;                             \
+    __global const DTYPE* xb = xp + b * xs_b + (in ? ih * xs_h + iw * xs_w : 0);                  \
     _Pragma("unroll") for (int i = 0; i < TILE_N / RQ; ++i) rb[i] = in ? xb[i * RQ * xs_c] : 0;   \
   } while (0)
 #define WGRAD_STORE_STEP(buf)                                                                     \
