@@ -182,6 +182,14 @@ def cases(dev, s):
     c["TransformerEncoder 6x512 h8, 32x128 tokens, padding mask, inference"] = lambda: encode(pad)
     gn = torch.nn.GroupNorm(32, 64).to(dev)
     c["GroupNorm 32 groups, 32x64x56², fwd+bwd"] = _fwd_bwd(lambda: gn(fmap), fmap, *gn.parameters())
+    bn = torch.nn.BatchNorm2d(64).to(dev)
+    c["BatchNorm2d training, 32x64x56², fwd+bwd"] = _fwd_bwd(lambda: bn(fmap), fmap, *bn.parameters())
+    # A ResNet basic block: (conv3x3, BatchNorm, ReLU), conv3x3, BatchNorm, the skip, ReLU.
+    block = torch.nn.Sequential(torch.nn.Conv2d(64, 64, 3, padding=1, bias=False), torch.nn.BatchNorm2d(64),
+                                torch.nn.ReLU(), torch.nn.Conv2d(64, 64, 3, padding=1, bias=False),
+                                torch.nn.BatchNorm2d(64)).to(dev)
+    c["ResNet basic block 64ch, 32x64x56², training fwd+bwd"] = _fwd_bwd(lambda: F.relu(block(fmap) + fmap), fmap,
+                                                                          *block.parameters())
     bilstm = torch.nn.LSTM(256, 256, bidirectional=True, batch_first=True).to(dev)
     bseq = _randn(32 // s, 128, 256, dev=dev, seed=33, grad=True)
     c["LSTM 256 bidirectional batch_first, seq 128, batch 32, fwd+bwd"] = _fwd_bwd(

@@ -20,6 +20,17 @@ def _bn_samples(dtype):
         yield Sample((x, None, None, "train"), tag=f"{tag} no affine")
     yield Sample((make((4, 3, 6, 5), dtype, noncontig=True, seed=4), make((3,), pdt, seed=2), None, "train"),
                  tag="noncontig")
+    yield Sample((make((4, 3, 6, 5), dtype, seed=5).to(memory_format=torch.channels_last), make((3,), pdt, seed=2),
+                  make((3,), pdt, seed=3), "train"), tag="channels_last")
+    # Many batch slices per channel (kernels/batch_norm.cl merges their statistics), one element
+    # per row, and a mean far from zero.
+    yield Sample((make((64, 2, 3, 3), dtype, seed=6), make((2,), pdt, seed=2), make((2,), pdt, seed=3), "train"),
+                 tag="many slices")
+    yield Sample((make((300, 3), dtype, seed=7), None, make((3,), pdt, seed=3), "train"), tag="(N, C), long batch")
+    yield Sample((make((8, 3, 7), dtype, seed=8) + 100, make((3,), pdt, seed=2), None, "train"), tag="mean 100")
+    if dtype in HALFS:
+        yield Sample((x, make((c,), dtype, seed=2, low=0.5, high=2), make((c,), dtype, seed=3), "train"),
+                     tag="16-bit parameters and running statistics")
 
 
 def _bn(x, w, b, mode):
