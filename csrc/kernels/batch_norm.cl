@@ -67,7 +67,7 @@ __kernel void bn_partial(PTR_ARG(X_T, x), PTR_ARG(X_T, dy), PTR_ARG(ACC, mean), 
 
 // One work-item per channel. mode 0, training forward: the S partials merged by Chan's formula
 // into the batch's mean and biased variance; saves mean and invstd, updates the running
-// statistics (momentum; the unbiased variance), k1 = invstd * w, k2 = 0, k3 = b - mean * k1.
+// statistics given (momentum; the unbiased variance), k1 = invstd * w, k2 = 0, k3 = b - mean * k1.
 // mode 1, evaluation forward: the same coefficients from the running statistics.
 // mode 2, training backward: sums of dy and dy * (x - mean) from the partials; grad_weight =
 // their second * invstd, grad_bias = the first, and dx = k1 * dy + k2 * x + k3.
@@ -76,7 +76,7 @@ __kernel void bn_partial(PTR_ARG(X_T, x), PTR_ARG(X_T, dy), PTR_ARG(ACC, mean), 
 __kernel void bn_finalize(PTR_ARG(ACC, part), PTR_ARG(ACC, w), PTR_ARG(ACC, b), PTR_ARG(ACC, rmean),
                           PTR_ARG(ACC, rvar), PTR_ARG(ACC, stat), PTR_ARG(ACC, istd), PTR_ARG(ACC, coef),
                           PTR_ARG(ACC, gw), PTR_ARG(ACC, gb), int C, int S, ACC count, ACC eps, ACC momentum, int mode,
-                          int has_w, int has_b, int has_running, int want_gw, int want_gb) {
+                          int has_w, int has_b, int has_rmean, int has_rvar, int want_gw, int want_gb) {
   const int c = (int)get_global_id(0);
   if (c >= C) return;
   __global const ACC* pp = PTR(ACC, part) + (long)c * S * 3;
@@ -99,12 +99,9 @@ __kernel void bn_finalize(PTR_ARG(ACC, part), PTR_ARG(ACC, w), PTR_ARG(ACC, b), 
     invstd = (ACC)1 / sqrt(var + eps);
     PTR(ACC, stat)[c] = mean;
     PTR(ACC, istd)[c] = invstd;
-    if (has_running) {
-      __global ACC* rm = PTR(ACC, rmean);
-      __global ACC* rv = PTR(ACC, rvar);
-      rm[c] = ((ACC)1 - momentum) * rm[c] + momentum * mean;
-      rv[c] = ((ACC)1 - momentum) * rv[c] + momentum * var * count / (count - (ACC)1);
-    }
+    if (has_rmean) PTR(ACC, rmean)[c] = ((ACC)1 - momentum) * PTR(ACC, rmean)[c] + momentum * mean;
+    if (has_rvar)
+      PTR(ACC, rvar)[c] = ((ACC)1 - momentum) * PTR(ACC, rvar)[c] + momentum * var * count / (count - (ACC)1);
   } else if (mode == 1 || mode == 3) {
     mean = PTR(ACC, rmean)[c];
     invstd = (ACC)1 / sqrt(PTR(ACC, rvar)[c] + eps);

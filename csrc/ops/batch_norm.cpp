@@ -97,7 +97,6 @@ std::tuple<at::Tensor, at::Tensor, at::Tensor> native_batch_norm_ocl(
   const auto opts = input.options().dtype(acc);
   const at::Tensor w = as_acc(weight, acc), b = as_acc(bias, acc);
   at::Tensor rm = as_acc(running_mean, acc), rv = as_acc(running_var, acc);
-  const bool running = rm.defined() && rv.defined();
   at::Tensor mean = at::empty({training ? L.C : 0}, opts), invstd = at::empty({training ? L.C : 0}, opts);
   at::Tensor coef = at::empty({3, L.C}, opts);
   const at::Tensor part = training ? L.partial(x, at::Tensor(), at::Tensor()) : at::Tensor();
@@ -105,17 +104,17 @@ std::tuple<at::Tensor, at::Tensor, at::Tensor> native_batch_norm_ocl(
     using T = decltype(v);
     launch(L.d, get_kernel(L.d, "batch_norm", L.opts, "bn_finalize"), Range(static_cast<size_t>(L.C)), Range(),
            part.defined() ? buf(part) : Buf{}, w.defined() ? buf(w) : Buf{}, b.defined() ? buf(b) : Buf{},
-           running ? buf(rm) : Buf{}, running ? buf(rv) : Buf{}, training ? buf(mean) : Buf{},
+           rm.defined() ? buf(rm) : Buf{}, rv.defined() ? buf(rv) : Buf{}, training ? buf(mean) : Buf{},
            training ? buf(invstd) : Buf{}, buf(coef), Buf{}, Buf{}, cl_int(L.C), cl_int(L.S),
            static_cast<T>(per_channel_count(input)), static_cast<T>(eps), static_cast<T>(momentum),
-           cl_int(training ? 0 : 1), cl_int(w.defined()), cl_int(b.defined()), cl_int(training && running), cl_int(0),
-           cl_int(0));
+           cl_int(training ? 0 : 1), cl_int(w.defined()), cl_int(b.defined()), cl_int(training && rm.defined()),
+           cl_int(training && rv.defined()), cl_int(0), cl_int(0));
   };
   if (acc == at::kDouble) go(double{});
   else go(float{});
-  if (training && running) {  // where the running statistics were converted, write them back
-    if (!rm.is_same(*running_mean)) running_mean->copy_(rm);
-    if (!rv.is_same(*running_var)) running_var->copy_(rv);
+  if (training) {  // where the running statistics were converted, write them back
+    if (rm.defined() && !rm.is_same(*running_mean)) running_mean->copy_(rm);
+    if (rv.defined() && !rv.is_same(*running_var)) running_var->copy_(rv);
   }
   at::Tensor y = at::empty_like(x);
   L.affine(x, at::Tensor(), coef, y);
@@ -155,7 +154,7 @@ std::tuple<at::Tensor, at::Tensor, at::Tensor> native_batch_norm_backward_ocl(
            buf(part), w.defined() ? buf(w) : Buf{}, Buf{}, train ? Buf{} : buf(mean), train ? Buf{} : buf(stat2),
            train ? buf(mean) : Buf{}, train ? buf(stat2) : Buf{}, buf(coef), gw.defined() ? buf(gw) : Buf{},
            gb.defined() ? buf(gb) : Buf{}, cl_int(L.C), cl_int(L.S), static_cast<T>(per_channel_count(input)),
-           static_cast<T>(eps), T(0), cl_int(train ? 2 : 3), cl_int(w.defined()), cl_int(0), cl_int(0),
+           static_cast<T>(eps), T(0), cl_int(train ? 2 : 3), cl_int(w.defined()), cl_int(0), cl_int(0), cl_int(0),
            cl_int(gw.defined()), cl_int(gb.defined()));
   };
   if (acc == at::kDouble) go(double{});
