@@ -2,7 +2,8 @@
 builds PoCL programs unoptimized (conftest), and PoCL's optimized build of one barrier layout
 never finished: multi_margin_loss's kernels returned early (an invalid target) and skipped
 elements with `continue` before their group sum, which hung every call. These run in a
-subprocess with TORCH_OCL_BUILD_OPTIONS cleared, against the CPU, with a time limit."""
+subprocess with TORCH_OCL_BUILD_OPTIONS cleared, against the CPU, with a time limit: the margin
+losses, and the barrier kernels of GroupNorm, BatchNorm and the implicit-GEMM convolutions."""
 import os
 import subprocess
 import sys
@@ -48,4 +49,41 @@ print("ok")
 def test_margin_losses_optimized():
     env = dict(os.environ, TORCH_OCL_BUILD_OPTIONS="")
     r = subprocess.run([sys.executable, "-c", CHECK], env=env, capture_output=True, text=True, timeout=150)
+    assert r.returncode == 0 and r.stdout.strip().endswith("ok"), r.stdout + r.stderr
+
+
+NORM_CONV_CHECK = r"""
+import torch
+import torch.nn.functional as F
+import torch_ocl
+g = torch.Generator().manual_seed(0)
+def fwd_bwd(f, *ts):
+    outs = []
+    for dev in ("cpu", "ocl"):
+        xs = [t.detach().to(dev).requires_grad_() for t in ts]
+        y = f(*xs)
+        (y * torch.linspace(-1, 1, y.numel()).reshape(y.shape).to(dev)).sum().backward()
+        outs.append([y] + [x.grad for x in xs])
+    for a, b in zip(outs[1], outs[0]):
+        assert torch.allclose(a.detach().cpu(), b.detach(), atol=2e-4, rtol=2e-4), (a.detach().cpu() - b).abs().max()
+x = torch.randn(4, 32, 9, 7, generator=g)
+w, b = torch.rand(32, generator=g) + 0.5, torch.randn(32, generator=g)
+fwd_bwd(lambda x, w, b: F.group_norm(x, 8, w, b), x, w, b)
+fwd_bwd(lambda x, w, b: F.batch_norm(x, None, None, w, b, training=True), x, w, b)
+rm, rv = torch.randn(32, generator=g), torch.rand(32, generator=g) + 0.5
+fwd_bwd(lambda x, w, b: F.batch_norm(x, rm.to(x.device), rv.to(x.device), w, b, training=False), x, w, b)
+torch_ocl._C._tuning_set(0, "conv/forward", "KERNEL=implicit")
+cx, cw = torch.randn(2, 64, 9, 7, generator=g), torch.randn(16, 64, 3, 3, generator=g) * 0.1
+torch.ocl._reset_launch_counts()
+for kw in (dict(padding=1), dict(stride=2, padding=1)):
+    fwd_bwd(lambda x, w: F.conv2d(x, w, **kw), cx, cw)
+counts = torch.ocl._launch_counts()
+assert counts.get("conv2d_fwd") and counts.get("conv2d_bwd_weight"), counts
+print("ok")
+"""
+
+
+def test_norm_and_conv_kernels_optimized():
+    env = dict(os.environ, TORCH_OCL_BUILD_OPTIONS="")
+    r = subprocess.run([sys.executable, "-c", NORM_CONV_CHECK], env=env, capture_output=True, text=True, timeout=240)
     assert r.returncode == 0 and r.stdout.strip().endswith("ok"), r.stdout + r.stderr
