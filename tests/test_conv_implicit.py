@@ -44,7 +44,7 @@ def _run(f, x, w, b, dev, **kw):
     return [t.detach().cpu() if t is not None else None for t in (y, xs.grad, ws.grad, bs.grad if bs is not None else None)]
 
 
-def _expected(config, launched, w, groups=1):
+def _expected(config, launched, w):
     """`launched` less conv2d_bwd_weight where the weight gradient's column tile (TILE_N of
     `config`) does not divide the input channels per group (that gradient then takes im2col)."""
     tile_n = int(config.split("TILE_N=")[1].split()[0]) if "TILE_N=" in config else 64

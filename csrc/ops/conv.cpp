@@ -179,6 +179,15 @@ Geom2d geom2d(const WindowGeom& g, c10::IntArrayRef in) {
           g.pad[0], g.pad[1], g.dil[0], g.dil[1]};
 }
 
+constexpr int64_t kMaxInt = std::numeric_limits<int32_t>::max();
+
+// A bound on the magnitude of any window row or column conv.cl forms for q.
+int64_t reach(const Geom2d& q) {
+  int64_t r = 0;
+  for (int64_t v : {q.H, q.W, q.OH * q.SH, q.OW * q.SW, q.PH, q.PW, q.KH * q.DH, q.KW * q.DW}) r += std::abs(v);
+  return r;
+}
+
 // The tiles conv2d_fwd would run x (N, G * CG, *in) with for M output channels per group, or
 // nullopt where it does not apply: float32/float64 on a device whose configuration says so,
 // CG a multiple of the K step, every index within 32 bits.
@@ -188,12 +197,9 @@ std::optional<ConvConfig> implicit_forward(const at::Tensor& x, int64_t CG, int6
   if ((t != at::kFloat && t != at::kDouble) || x.dim() > 4 || x.numel() == 0 || M == 0) return std::nullopt;
   const ConvConfig cc = conv_config(ocl_device(x));
   if (!cc.implicit || CG % cc.tile_k != 0) return std::nullopt;
-  constexpr int64_t kMax = std::numeric_limits<int32_t>::max();
   const int64_t span = sample_span(x), MP = (M + 3) / 4 * 4;
-  int64_t reach = 0;  // bounds the magnitude of any window row or column the kernel forms
-  for (int64_t v : {q.H, q.W, q.OH * q.SH, q.OW * q.SW, q.PH, q.PW, q.KH * q.DH, q.KW * q.DW}) reach += std::abs(v);
-  if (span < 0 || span >= kMax || x.size(0) * q.OH * q.OW >= kMax - cc.tile_n ||
-      groups * q.KH * q.KW * CG * MP >= kMax || reach >= kMax / 4)
+  if (span < 0 || span >= kMaxInt || x.size(0) * q.OH * q.OW >= kMaxInt - cc.tile_n ||
+      groups * q.KH * q.KW * CG * MP >= kMaxInt || reach(q) >= kMaxInt / 4)
     return std::nullopt;
   return cc;
 }
@@ -220,7 +226,7 @@ void run_conv2d_fwd(const ConvConfig& cc, const at::Tensor& x, const at::Tensor&
   const bool one = x.dim() == 3;  // (N, C, W)
   auto i32 = [](int64_t v) { return static_cast<cl_int>(v); };
   launch(d, k, Range(gn * rts_n, gm * rts_m, static_cast<size_t>(groups)), Range(rts_n, rts_m, 1), buf(x), buf(wpack),
-         bias.defined() ? buf(bias) : Buf{}, buf(out), i32(NB), i32(CG), i32(q.H), i32(q.W), i32(q.OH), i32(q.OW),
+         buf_or_none(bias), buf(out), i32(NB), i32(CG), i32(q.H), i32(q.W), i32(q.OH), i32(q.OW),
          i32(M), i32(MP), i32(q.KH), i32(q.KW), i32(q.SH), i32(q.SW), i32(q.PH), i32(q.PW), i32(q.DH), i32(q.DW),
          cl_long(x.stride(0)), i32(x.stride(1)), i32(one ? 0 : x.stride(2)), i32(x.stride(one ? 2 : 3)),
          cl_long(out.stride(0)), cl_long(out.stride(1)), cl_long(one ? 0 : out.stride(2)),
@@ -306,14 +312,11 @@ at::Tensor conv_weight_grad_implicit(const at::Tensor& gy, const at::Tensor& x, 
   Device& d = ocl_device(x);
   const ConvConfig cc = conv_config(d);
   if (!cc.implicit || CG % cc.tile_n != 0) return {};
-  const bool one = g.nd == 1;
-  const int64_t H = one ? 1 : x.size(2), W = x.size(one ? 2 : 3), KH = one ? 1 : g.k[0], KW = g.k[g.nd - 1];
-  const int64_t OH = one ? 1 : g.out[0], OW = g.out[g.nd - 1], NB = x.size(0), R = NB * OH * OW;
-  const int64_t J = KH * KW * CG;
-  constexpr int64_t kMax = std::numeric_limits<int32_t>::max();
+  const Geom2d q = geom2d(g, x.sizes().slice(2));
+  const int64_t NB = x.size(0), R = NB * q.OH * q.OW, J = q.KH * q.KW * CG;
   const int64_t xspan = sample_span(x), gspan = sample_span(gy);
-  if (xspan < 0 || gspan < 0 || xspan >= kMax || gspan >= kMax || R >= kMax / 2 || M * J >= kMax ||
-      H + W + KH * g.dil[0] >= kMax / 4 || OH * g.stride[0] + OW * g.stride[g.nd - 1] >= kMax / 4)
+  if (xspan < 0 || gspan < 0 || xspan >= kMaxInt || gspan >= kMaxInt || R >= kMaxInt / 2 || M * J >= kMaxInt ||
+      reach(q) >= kMaxInt / 4)
     return {};
   // Slices: enough work-groups for about two per compute unit, each slice at least 16 K steps.
   const int64_t tiles = groups * ((M + cc.tile_m - 1) / cc.tile_m) * (J / cc.tile_n);
@@ -326,15 +329,16 @@ at::Tensor conv_weight_grad_implicit(const at::Tensor& gy, const at::Tensor& x, 
   const size_t rts_m = cc.tile_m / cc.wpt_m, rts_n = cc.tile_n / cc.wpt_n;
   const size_t gm = static_cast<size_t>((M + cc.tile_m - 1) / cc.tile_m);
   auto i32 = [](int64_t v) { return static_cast<cl_int>(v); };
+  const bool one = g.nd == 1;  // (N, C, W)
   launch(d, k, Range(static_cast<size_t>(J / cc.tile_n) * rts_n, gm * rts_m, static_cast<size_t>(groups * S)),
-         Range(rts_n, rts_m, 1), buf(gy), buf(x), buf(ws), i32(NB), i32(CG), i32(H), i32(W), i32(OH), i32(OW),
-         i32(M), i32(KH), i32(KW), i32(one ? 1 : g.stride[0]), i32(g.stride[g.nd - 1]), i32(one ? 0 : g.pad[0]),
-         i32(g.pad[g.nd - 1]), i32(one ? 1 : g.dil[0]), i32(g.dil[g.nd - 1]), cl_long(gy.stride(0)),
-         i32(gy.stride(1)), i32(one ? 0 : gy.stride(2)), i32(gy.stride(one ? 2 : 3)), cl_long(x.stride(0)),
-         i32(x.stride(1)), i32(one ? 0 : x.stride(2)), i32(x.stride(one ? 2 : 3)), i32(S), i32(chunk));
+         Range(rts_n, rts_m, 1), buf(gy), buf(x), buf(ws), i32(NB), i32(CG), i32(q.H), i32(q.W), i32(q.OH),
+         i32(q.OW), i32(M), i32(q.KH), i32(q.KW), i32(q.SH), i32(q.SW), i32(q.PH), i32(q.PW), i32(q.DH), i32(q.DW),
+         cl_long(gy.stride(0)), i32(gy.stride(1)), i32(one ? 0 : gy.stride(2)), i32(gy.stride(one ? 2 : 3)),
+         cl_long(x.stride(0)), i32(x.stride(1)), i32(one ? 0 : x.stride(2)), i32(x.stride(one ? 2 : 3)), i32(S),
+         i32(chunk));
   // [S][G][M][KH][KW][CG] summed over the slices into w's (G*M, CG, KH, KW) order.
   const std::array<int64_t, 1> slices{0};
-  const at::Tensor dw = ws.view({S, groups, M, KH, KW, CG}).permute({0, 1, 2, 5, 3, 4}).sum(slices);
+  const at::Tensor dw = ws.view({S, groups, M, q.KH, q.KW, CG}).permute({0, 1, 2, 5, 3, 4}).sum(slices);
   return dw.reshape(w.sizes());
 }
 
