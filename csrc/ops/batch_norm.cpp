@@ -16,9 +16,6 @@ namespace {
 
 bool has(const c10::optional<at::Tensor>& t) { return t.has_value() && t->defined(); }
 
-// Elements per channel: what the per-channel statistics average over.
-double per_channel_count(const at::Tensor& input) { return static_cast<double>(input.numel() / input.size(1)); }
-
 void check_bn_args(const at::Tensor& input, const c10::optional<at::Tensor>& weight,
                    const c10::optional<at::Tensor>& bias, const c10::optional<at::Tensor>& running_mean,
                    const c10::optional<at::Tensor>& running_var, bool training) {
@@ -37,17 +34,19 @@ void check_bn_args(const at::Tensor& input, const c10::optional<at::Tensor>& wei
 }
 
 // The batch_norm.cl launches: the statistics, coefficients and affine pass over input viewed
-// as contiguous (N, C, HW).
+// as contiguous (N, C, HW), accumulating in `acc`.
 struct BnLaunch {
   Device& d;
+  at::ScalarType acc;
   std::string opts;
   int64_t N, C, HW;
   int64_t S;  // slices of the batch per channel in bn_partial
   rows::Split rows;  // bn_affine's teams over the N * C rows
   int T;             // bn_partial's team width (its reduction spans the whole work-group)
 
-  BnLaunch(const at::Tensor& x, at::ScalarType acc, const char* op)
-      : d(ocl_device(x)), N(x.size(0)), C(x.size(1)), HW(x.numel() / std::max<int64_t>(x.size(0) * x.size(1), 1)) {
+  BnLaunch(const at::Tensor& x, const char* op)
+      : d(ocl_device(x)), acc(compute_type_for(x.scalar_type())), N(x.size(0)), C(x.size(1)),
+        HW(x.numel() / std::max<int64_t>(x.size(0) * x.size(1), 1)) {
     check_dtype_supported(d, x.scalar_type(), op);
     const rows::Config rc = rows::config(d, rows::kNorm);
     opts = "-DX_KIND=" + std::to_string(storage_kind(x.scalar_type(), op)) +
@@ -60,20 +59,36 @@ struct BnLaunch {
   }
   // Per-channel partials of x (dy undefined) or of dy and dy * (x - mean).
   at::Tensor partial(const at::Tensor& x, const at::Tensor& dy, const at::Tensor& mean) {
-    at::Tensor part = at::empty({C, S, 3}, mean.defined() ? mean.options() : x.options().dtype(acc_of(x)));
+    at::Tensor part = at::empty({C, S, 3}, x.options().dtype(acc));
     launch(d, get_kernel(d, "batch_norm", opts, "bn_partial"), Range(static_cast<size_t>(C * S) * rows::kMaxWG),
-           Range(rows::kMaxWG), buf(x), dy.defined() ? buf(dy) : Buf{}, mean.defined() ? buf(mean) : Buf{}, buf(part),
-           N, cl_int(C), cl_int(HW), cl_int(S), cl_int(T), cl_int(dy.defined()));
+           Range(rows::kMaxWG), buf(x), buf_or_none(dy), buf_or_none(mean), buf(part), N, cl_int(C), cl_int(HW),
+           cl_int(S), cl_int(T), cl_int(dy.defined()));
     return part;
+  }
+  // bn_finalize in `mode` (0-3, see batch_norm.cl); undefined tensors are absent. The running
+  // statistics are updated in mode 0 where given; gw and gb are written where given.
+  void finalize(int mode, const at::Tensor& part, const at::Tensor& w, const at::Tensor& b, const at::Tensor& rmean,
+                const at::Tensor& rvar, const at::Tensor& stat, const at::Tensor& istd, const at::Tensor& coef,
+                const at::Tensor& gw, const at::Tensor& gb, double eps, double momentum) {
+    auto go = [&](auto v) {
+      using V = decltype(v);
+      launch(d, get_kernel(d, "batch_norm", opts, "bn_finalize"), Range(static_cast<size_t>(C)), Range(),
+             buf_or_none(part), buf_or_none(w), buf_or_none(b), buf_or_none(rmean), buf_or_none(rvar),
+             buf_or_none(stat), buf_or_none(istd), buf(coef), buf_or_none(gw), buf_or_none(gb), cl_int(C), cl_int(S),
+             static_cast<V>(N * HW), static_cast<V>(eps), static_cast<V>(momentum), cl_int(mode),
+             cl_int(w.defined()), cl_int(b.defined()), cl_int(mode == 0 && rmean.defined()),
+             cl_int(mode == 0 && rvar.defined()), cl_int(gw.defined()), cl_int(gb.defined()));
+    };
+    if (acc == at::kDouble) go(double{});
+    else go(float{});
   }
   // out = in1 * k1 + in2 * k2 + k3 per channel (coef [3][C]).
   void affine(const at::Tensor& in1, const at::Tensor& in2, const at::Tensor& coef, const at::Tensor& out) {
     const size_t groups = std::min<size_t>(rows.groups, 65536);
     launch(d, get_kernel(d, "batch_norm", opts, "bn_affine"), Range(groups * rows.local), Range(rows.local), buf(in1),
-           in2.defined() ? buf(in2) : Buf{}, buf(coef), buf(out), N * C, cl_int(C), cl_int(HW), cl_int(rows.T),
+           buf_or_none(in2), buf(coef), buf(out), N * C, cl_int(C), cl_int(HW), cl_int(rows.T),
            cl_int(in2.defined()));
   }
-  static at::ScalarType acc_of(const at::Tensor& x) { return compute_type_for(x.scalar_type()); }
 };
 
 // A per-channel parameter or statistic as a contiguous tensor of the accumulation type (itself
@@ -91,27 +106,17 @@ std::tuple<at::Tensor, at::Tensor, at::Tensor> native_batch_norm_ocl(
     const c10::optional<at::Tensor>& running_mean, const c10::optional<at::Tensor>& running_var, bool training,
     double momentum, double eps) {
   check_bn_args(input, weight, bias, running_mean, running_var, training);
-  const at::ScalarType acc = compute_type_for(input.scalar_type());
   const at::Tensor x = input.contiguous();
-  BnLaunch L(x, acc, "native_batch_norm");
-  const auto opts = input.options().dtype(acc);
-  const at::Tensor w = as_acc(weight, acc), b = as_acc(bias, acc);
-  at::Tensor rm = as_acc(running_mean, acc), rv = as_acc(running_var, acc);
+  BnLaunch L(x, "native_batch_norm");
+  const auto opts = input.options().dtype(L.acc);
+  const at::Tensor w = as_acc(weight, L.acc), b = as_acc(bias, L.acc);
+  at::Tensor rm = as_acc(running_mean, L.acc), rv = as_acc(running_var, L.acc);
   at::Tensor mean = at::empty({training ? L.C : 0}, opts), invstd = at::empty({training ? L.C : 0}, opts);
   at::Tensor coef = at::empty({3, L.C}, opts);
   const at::Tensor part = training ? L.partial(x, at::Tensor(), at::Tensor()) : at::Tensor();
-  auto go = [&](auto v) {
-    using T = decltype(v);
-    launch(L.d, get_kernel(L.d, "batch_norm", L.opts, "bn_finalize"), Range(static_cast<size_t>(L.C)), Range(),
-           part.defined() ? buf(part) : Buf{}, w.defined() ? buf(w) : Buf{}, b.defined() ? buf(b) : Buf{},
-           rm.defined() ? buf(rm) : Buf{}, rv.defined() ? buf(rv) : Buf{}, training ? buf(mean) : Buf{},
-           training ? buf(invstd) : Buf{}, buf(coef), Buf{}, Buf{}, cl_int(L.C), cl_int(L.S),
-           static_cast<T>(per_channel_count(input)), static_cast<T>(eps), static_cast<T>(momentum),
-           cl_int(training ? 0 : 1), cl_int(w.defined()), cl_int(b.defined()), cl_int(training && rm.defined()),
-           cl_int(training && rv.defined()), cl_int(0), cl_int(0));
-  };
-  if (acc == at::kDouble) go(double{});
-  else go(float{});
+  const at::Tensor none;
+  L.finalize(training ? 0 : 1, part, w, b, rm, rv, training ? mean : none, training ? invstd : none, coef, none, none,
+             eps, momentum);
   if (training) {  // where the running statistics were converted, write them back
     if (rm.defined() && !rm.is_same(*running_mean)) running_mean->copy_(rm);
     if (rv.defined() && !rv.is_same(*running_var)) running_var->copy_(rv);
@@ -130,7 +135,6 @@ std::tuple<at::Tensor, at::Tensor, at::Tensor> native_batch_norm_backward_ocl(
     const c10::optional<at::Tensor>& running_mean, const c10::optional<at::Tensor>& running_var,
     const c10::optional<at::Tensor>& save_mean, const c10::optional<at::Tensor>& save_invstd, bool train,
     double eps, std::array<bool, 3> output_mask) {
-  const at::ScalarType acc = compute_type_for(input.scalar_type());
   TORCH_CHECK(!train || (has(save_mean) && has(save_invstd)),
               "batch_norm backward in training mode needs the saved statistics");
   TORCH_CHECK(train || (has(running_mean) && has(running_var)),
@@ -139,33 +143,25 @@ std::tuple<at::Tensor, at::Tensor, at::Tensor> native_batch_norm_backward_ocl(
               "batch_norm backward: expected grad_out of the input's shape and dtype ", input.sizes(), " ",
               input.scalar_type(), ", got ", grad_out.sizes(), " ", grad_out.scalar_type());
   const at::Tensor x = input.contiguous(), dy = grad_out.contiguous();
-  BnLaunch L(x, acc, "native_batch_norm_backward");
-  const auto opts = input.options().dtype(acc);
-  const at::Tensor w = as_acc(weight, acc);
-  const at::Tensor mean = train ? as_acc(save_mean, acc) : as_acc(running_mean, acc);
-  const at::Tensor stat2 = train ? as_acc(save_invstd, acc) : as_acc(running_var, acc);
+  BnLaunch L(x, "native_batch_norm_backward");
+  const auto opts = input.options().dtype(L.acc);
+  const at::Tensor w = as_acc(weight, L.acc);
+  // Training: the saved mean and invstd; evaluation: the running mean and variance.
+  const at::Tensor mean = train ? as_acc(save_mean, L.acc) : as_acc(running_mean, L.acc);
+  const at::Tensor stat2 = train ? as_acc(save_invstd, L.acc) : as_acc(running_var, L.acc);
   at::Tensor gw = output_mask[1] ? at::empty({L.C}, opts) : at::Tensor();
   at::Tensor gb = output_mask[2] ? at::empty({L.C}, opts) : at::Tensor();
   at::Tensor coef = at::empty({3, L.C}, opts);
-  const at::Tensor part = L.partial(x, dy, mean);
-  auto go = [&](auto v) {
-    using T = decltype(v);
-    launch(L.d, get_kernel(L.d, "batch_norm", L.opts, "bn_finalize"), Range(static_cast<size_t>(L.C)), Range(),
-           buf(part), w.defined() ? buf(w) : Buf{}, Buf{}, train ? Buf{} : buf(mean), train ? Buf{} : buf(stat2),
-           train ? buf(mean) : Buf{}, train ? buf(stat2) : Buf{}, buf(coef), gw.defined() ? buf(gw) : Buf{},
-           gb.defined() ? buf(gb) : Buf{}, cl_int(L.C), cl_int(L.S), static_cast<T>(per_channel_count(input)),
-           static_cast<T>(eps), T(0), cl_int(train ? 2 : 3), cl_int(w.defined()), cl_int(0), cl_int(0), cl_int(0),
-           cl_int(gw.defined()), cl_int(gb.defined()));
-  };
-  if (acc == at::kDouble) go(double{});
-  else go(float{});
+  const at::Tensor part = L.partial(x, dy, mean), none;
+  if (train) L.finalize(2, part, w, none, none, none, mean, stat2, coef, gw, gb, eps, 0);
+  else L.finalize(3, part, w, none, mean, stat2, none, none, coef, gw, gb, eps, 0);
   at::Tensor gi;
   if (output_mask[0]) {
     gi = at::empty_like(x);
     L.affine(dy, train ? x : at::Tensor(), coef, gi);
     gi = gi.contiguous(input.suggest_memory_format());
   }
-  const at::ScalarType wt = has(weight) ? weight->scalar_type() : acc;
+  const at::ScalarType wt = has(weight) ? weight->scalar_type() : L.acc;
   return {gi, gw.defined() ? gw.to(wt) : gw, gb.defined() ? gb.to(wt) : gb};
 }
 

@@ -42,13 +42,20 @@ bool is_reduced(at::ScalarType t) { return t == at::kHalf || t == at::kBFloat16;
 struct Types {
   at::ScalarType x, w, s;
 };
-// Build options but VEC (norm_forward / norm_backward add it per call), for rows of N elements.
-std::string options(Device& d, const Types& t, const rows::Config& rc, int64_t N, const char* op) {
+// The storage-kind options of norm.cl for t (X_KIND, W_KIND, S_KIND), after checking that the
+// device supports each dtype; *dbl says whether any is double (then ACC is double).
+std::string kind_options(Device& d, const Types& t, const char* op, bool* dbl) {
   for (auto s : {t.x, t.w, t.s}) check_dtype_supported(d, s, op);
   const int xk = storage_kind(t.x, op), wk = storage_kind(t.w, op), sk = storage_kind(t.s, op);
-  const bool dbl = xk == 1 || wk == 1 || sk == 1;
-  return "-DX_KIND=" + std::to_string(xk) + " -DW_KIND=" + std::to_string(wk) + " -DS_KIND=" + std::to_string(sk) +
-         " -DCOLS=" + std::to_string(kCols) + " -DFAN_IN=" + std::to_string(rc.fan_in) +
+  *dbl = xk == 1 || wk == 1 || sk == 1;
+  return "-DX_KIND=" + std::to_string(xk) + " -DW_KIND=" + std::to_string(wk) + " -DS_KIND=" + std::to_string(sk);
+}
+
+// Build options but VEC (norm_forward / norm_backward add it per call), for rows of N elements.
+std::string options(Device& d, const Types& t, const rows::Config& rc, int64_t N, const char* op) {
+  bool dbl = false;
+  const std::string kinds = kind_options(d, t, op, &dbl);
+  return kinds + " -DCOLS=" + std::to_string(kCols) + " -DFAN_IN=" + std::to_string(rc.fan_in) +
          " -DWB_CHUNK=" + std::to_string(kWbChunk) + (rc.prefetch ? " -DBWD_PREFETCH=1" : "") +
          (rc.serial ? " -DSERIAL_ROWS=1" : "") +
          rows::options(rc, dbl, rows::reduce_for(rc, rows::team_width(N, rc.items)));
@@ -83,9 +90,6 @@ std::vector<int64_t> stat_shape(const at::Tensor& input, size_t nd) {
   for (size_t i = s.size() - nd; i < s.size(); ++i) s[i] = 1;
   return s;
 }
-
-// The buffer of t, or none when t is undefined.
-Buf buf_or_none(const at::Tensor& t) { return t.defined() ? buf(t) : Buf{}; }
 
 // Whether the dense row-major tensors (bufs[i] of ts[i], rows of N elements; undefined ones
 // ignored) can be read as aligned 4-element vectors: N % 4 == 0 and 4-element aligned starts.
@@ -413,17 +417,15 @@ std::tuple<at::Tensor, at::Tensor> _weight_norm_interface_backward_ocl(const at:
 // and return gradients and outputs in the input's layout, as the CPU does.
 namespace {
 
-// Build options of the group_norm kernels for teams of T work-items, and the team split for
-// `rows` rows of `len` elements (a team per row, as many rows per work-group as fit).
+// Build options of the group_norm kernels for teams of T work-items over rows of at most
+// max_len elements.
 std::string group_norm_options(Device& d, const Types& t, const rows::Config& rc, int T, int64_t max_len,
                                const char* op) {
-  for (auto s : {t.x, t.w, t.s}) check_dtype_supported(d, s, op);
-  const int xk = storage_kind(t.x, op), wk = storage_kind(t.w, op), sk = storage_kind(t.s, op);
-  const bool dbl = xk == 1 || wk == 1 || sk == 1;
+  bool dbl = false;
+  const std::string kinds = kind_options(d, t, op, &dbl);
   // Indices within a row are 32-bit unless a row (or the stride loop past its end) needs more.
   const bool wide = max_len + rows::kMaxWG >= (int64_t(1) << 32);
-  return "-DX_KIND=" + std::to_string(xk) + " -DW_KIND=" + std::to_string(wk) + " -DS_KIND=" + std::to_string(sk) +
-         (wide ? " -DGN_IDX=ulong" : "") + rows::options(rc, dbl, rows::reduce_for(rc, T));
+  return kinds + (wide ? " -DGN_IDX=ulong" : "") + rows::options(rc, dbl, rows::reduce_for(rc, T));
 }
 
 // Y (and mean, rstd: [N, group]) from X: GroupNormKernel's signature.

@@ -27,6 +27,8 @@ struct LocalMem {
 // The buffer and byte offset of t's first element (storage offset included). A tensor with
 // no storage bytes yields a null buffer (kernels must not touch it; callers skip numel()==0).
 Buf buf(const at::Tensor& t);
+// buf(t), or a null buffer when t is undefined (an optional kernel argument the kernel skips).
+inline Buf buf_or_none(const at::Tensor& t) { return t.defined() ? buf(t) : Buf{}; }
 // Buffer of a raw device pointer (e.g. TensorIterator::data_ptr).
 Buf buf_ptr(const void* p);
 
