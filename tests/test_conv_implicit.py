@@ -114,6 +114,47 @@ def test_layouts_and_float64(implicit):
                                atol=3e-4, rtol=3e-4)
 
 
+def _format(t):
+    if t.is_contiguous():
+        return "contiguous"
+    for mf in (torch.channels_last, torch.channels_last_3d):
+        if t.dim() == (4 if mf == torch.channels_last else 5) and t.is_contiguous(memory_format=mf):
+            return str(mf)
+    return "strided"
+
+
+@pytest.mark.parametrize("kernel", ["implicit", "im2col"])
+@pytest.mark.parametrize("case", ["input", "weight", "neither", "transposed", "3d"])
+def test_memory_formats_match_cpu(kernel, case):
+    # The output and the gradients convolution_backward returns take the CPU's memory format:
+    # channels-last when the input or the weight is (autograd would restride a leaf's gradient,
+    # so the backward is called directly).
+    cl = torch.channels_last_3d if case == "3d" else torch.channels_last
+    x, w = (_randn(2, 32, 4, 6, 5, seed=1), _randn(16, 32, 3, 3, 3, seed=2)) if case == "3d" else \
+        (_randn(2, 32, 7, 6, seed=1), _randn(32 if case == "transposed" else 16, 16 if case == "transposed" else 32,
+                                               3, 3, seed=2))
+    if case in ("input", "transposed", "3d"):
+        x = x.contiguous(memory_format=cl)
+    if case == "weight":
+        w = w.contiguous(memory_format=cl)
+    transposed = case == "transposed"
+    args = ([1] * (x.dim() - 2), [1] * (x.dim() - 2), [1] * (x.dim() - 2), transposed, [0] * (x.dim() - 2), 1)
+    _C._tuning_set(0, KEY, f"KERNEL={kernel}")
+    try:
+        got, ref = [], []
+        for dev, out in (("cpu", ref), ("ocl", got)):
+            xd, wd = x.to(dev), w.to(dev)
+            y = torch.ops.aten.convolution(xd, wd, None, *args)
+            gy = torch.linspace(-1, 1, y.numel()).reshape(y.shape).to(dev).contiguous(memory_format=cl)
+            gi, gw, _ = torch.ops.aten.convolution_backward(gy, xd, wd, None, *args, [True, True, False])
+            out.extend([y, gi, gw])
+        for name, r, g in zip(["output", "grad_input", "grad_weight"], ref, got):
+            assert _format(g) == _format(r), f"{name}: {_format(g)} on ocl, {_format(r)} on the CPU"
+            torch.testing.assert_close(g.cpu(), r, atol=3e-4, rtol=3e-4)
+    finally:
+        _C._tuning_set(0, KEY, "")
+
+
 def test_declined_shapes_agree(implicit):
     # 3-D convolutions and odd channel counts per group run on the columns.
     _check(F.conv3d, _randn(2, 16, 4, 5, 6, seed=1), _randn(8, 16, 3, 3, 3, seed=2), padding=1)

@@ -233,9 +233,10 @@ void run_conv2d_fwd(const ConvConfig& cc, const at::Tensor& x, const at::Tensor&
          cl_long(out.stride(one ? 2 : 3)), cl_int(bias.defined()));
 }
 
-// y = conv(x, w) + bias by conv2d_fwd where it applies (implicit_forward), else undefined.
+// y = conv(x, w) + bias in memory format mf by conv2d_fwd where it applies (implicit_forward),
+// else undefined.
 at::Tensor conv_forward_implicit(const at::Tensor& x, const at::Tensor& w, const at::Tensor& bias, const WindowGeom& g,
-                                 int64_t groups) {
+                                 int64_t groups, at::MemoryFormat mf) {
   if (g.nd > 2 || (bias.defined() && bias.scalar_type() != x.scalar_type())) return {};
   const int64_t OC = w.size(0), CG = x.size(1) / groups, M = OC / groups;
   const Geom2d q = geom2d(g, x.sizes().slice(2));
@@ -243,12 +244,12 @@ at::Tensor conv_forward_implicit(const at::Tensor& x, const at::Tensor& w, const
   if (!cc) return {};
   std::vector<int64_t> ys{x.size(0), OC};
   ys.insert(ys.end(), g.out.begin(), g.out.end());
-  at::Tensor y = at::empty(ys, x.options());
+  at::Tensor y = at::empty(ys, x.options().memory_format(mf));
   run_conv2d_fwd(*cc, x, w.reshape({groups, M, CG, q.KH, q.KW}), bias, q, y);
   return y;
 }
 
-// The input gradient by conv2d_fwd where it applies, else undefined. Input rows ih = ph + SH*i
+// The input gradient in memory format mf by conv2d_fwd where it applies, else undefined. Input rows ih = ph + SH*i
 // (phase ph of SH) get gradient only from the taps kh = kh0 + SH*t, kh0 = (ph + PH) % SH
 // (undilated, or any dilation at stride 1), through grad_output rows
 // oh = i + (ph + PH - kh0 * DH) / SH - t * DH: per phase (ph, pw) a convolution of gy over that
@@ -256,7 +257,7 @@ at::Tensor conv_forward_implicit(const at::Tensor& x, const at::Tensor& w, const
 // swapped, written into the strided view of the phase's rows and columns. No multiply-add is
 // wasted on inserted zeros; a phase no tap reaches is zero.
 at::Tensor conv_input_grad_implicit(const at::Tensor& gy, const at::Tensor& w, const WindowGeom& g, int64_t groups,
-                                    c10::IntArrayRef in) {
+                                    c10::IntArrayRef in, at::MemoryFormat mf) {
   if (g.nd > 2) return {};
   const int64_t M = w.size(0) / groups, CG = w.size(1);
   const Geom2d q = geom2d(g, in);
@@ -268,7 +269,7 @@ at::Tensor conv_input_grad_implicit(const at::Tensor& gy, const at::Tensor& w, c
   if (!cc) return {};
   std::vector<int64_t> xs{gy.size(0), groups * CG};
   xs.insert(xs.end(), in.begin(), in.end());
-  at::Tensor gi = at::empty(xs, gy.options());
+  at::Tensor gi = at::empty(xs, gy.options().memory_format(mf));
   const at::Tensor gi4 = g.nd == 1 ? gi.unsqueeze(2) : gi;                        // (N, C, H, W)
   const at::Tensor w5 = w.reshape({groups, M, CG, q.KH, q.KW}).transpose(1, 2);  // (G, CG, M, KH, KW)
   for (int64_t ph = 0; ph < std::min(q.SH, q.H); ++ph) {
@@ -288,10 +289,11 @@ at::Tensor conv_input_grad_implicit(const at::Tensor& gy, const at::Tensor& w, c
   return gi;
 }
 
-// The input gradient of conv_forward: gy (N, OC, *out) -> (N, C, *in).
+// The input gradient of conv_forward: gy (N, OC, *out) -> (N, C, *in), in memory format mf
+// where conv2d_fwd computes it (else as col2im leaves it).
 at::Tensor conv_input_grad(const at::Tensor& gy, const at::Tensor& w, const WindowGeom& g, int64_t groups,
-                           c10::IntArrayRef in) {
-  if (at::Tensor gi = conv_input_grad_implicit(gy, w, g, groups, in); gi.defined()) return gi;
+                           c10::IntArrayRef in, at::MemoryFormat mf) {
+  if (at::Tensor gi = conv_input_grad_implicit(gy, w, g, groups, in, mf); gi.defined()) return gi;
   const int64_t oc = w.size(0), c = w.size(1) * groups;
   const at::Tensor wt = w.reshape({groups, oc / groups, -1}).transpose(1, 2);  // (G, C/G * taps, OC/G)
   const at::Tensor cols = at::matmul(wt, by_group(gy, groups));
@@ -351,6 +353,15 @@ at::Tensor conv_weight_grad(const at::Tensor& gy, const at::Tensor& x, const at:
   return gw.sum(0).view(w.sizes());
 }
 
+// The memory format of a convolution's output and gradients, as on the CPU and CUDA:
+// channels-last when the input or the weight suggests it (4-D and 5-D), else contiguous.
+at::MemoryFormat conv_memory_format(const at::Tensor& input, const at::Tensor& weight) {
+  if (input.dim() != 4 && input.dim() != 5) return at::MemoryFormat::Contiguous;
+  const at::MemoryFormat cl = input.dim() == 4 ? at::MemoryFormat::ChannelsLast : at::MemoryFormat::ChannelsLast3d;
+  return input.suggest_memory_format() == cl || weight.suggest_memory_format() == cl ? cl
+                                                                                       : at::MemoryFormat::Contiguous;
+}
+
 void check_conv_args(const at::Tensor& input, const at::Tensor& weight, int64_t groups) {
   TORCH_CHECK_NOT_IMPLEMENTED(input.scalar_type() != at::kBool && !at::isComplexType(input.scalar_type()),
                               "\"convolution\" not implemented for '", input.scalar_type(), "'");
@@ -365,10 +376,11 @@ at::Tensor convolution_ocl(const at::Tensor& input, const at::Tensor& weight, co
                            c10::IntArrayRef stride, c10::IntArrayRef padding, c10::IntArrayRef dilation,
                            bool transposed, c10::IntArrayRef output_padding, int64_t groups) {
   check_conv_args(input, weight, groups);
+  const at::MemoryFormat mf = conv_memory_format(input, weight);
   at::Tensor y;
   if (!transposed) {
     const WindowGeom g = conv_geom(weight, stride, padding, dilation, input.sizes().slice(2));
-    y = conv_forward_implicit(input, weight, bias.has_value() ? *bias : at::Tensor(), g, groups);
+    y = conv_forward_implicit(input, weight, bias.has_value() ? *bias : at::Tensor(), g, groups, mf);
     if (y.defined()) return y;
     y = conv_forward(input, weight, g, groups);
   } else {
@@ -387,14 +399,14 @@ at::Tensor convolution_ocl(const at::Tensor& input, const at::Tensor& weight, co
       TORCH_CHECK(out[i] > 0, "convolution: the transposed convolution of input ", input.sizes(),
                   " with these parameters has no output (size ", out[i], " in spatial dim ", i, ")");
     }
-    y = conv_input_grad(input, weight, g, groups, out);
+    y = conv_input_grad(input, weight, g, groups, out, mf);
   }
   if (bias.has_value() && bias->defined()) {
     std::vector<int64_t> bshape(y.dim(), 1);
     bshape[1] = -1;
     y = y + bias->view(bshape);
   }
-  return y.contiguous();
+  return y.contiguous(mf);
 }
 
 // convolution_backward_overrideable(Tensor grad_output, Tensor input, Tensor weight, SymInt[] stride, SymInt[] padding, SymInt[] dilation, bool transposed, SymInt[] output_padding, SymInt groups, bool[3] output_mask) -> (Tensor grad_input, Tensor grad_weight, Tensor grad_bias)
@@ -403,19 +415,20 @@ std::tuple<at::Tensor, at::Tensor, at::Tensor> convolution_backward_ocl(
     c10::IntArrayRef padding, c10::IntArrayRef dilation, bool transposed, c10::IntArrayRef output_padding,
     int64_t groups, std::array<bool, 3> output_mask) {
   check_conv_args(input, weight, groups);
+  const at::MemoryFormat mf = conv_memory_format(input, weight);
   (void)output_padding;  // fixed by the shapes of input and grad_output
   // The convolution (not transposed) in play maps `from` to `to`: its windows run over `from`.
   const at::Tensor& from = transposed ? grad_output : input;
   const WindowGeom g = conv_geom(weight, stride, padding, dilation, from.sizes().slice(2));
   at::Tensor gi, gw, gb;
   if (!transposed) {
-    if (output_mask[0]) gi = conv_input_grad(grad_output, weight, g, groups, input.sizes().slice(2));
+    if (output_mask[0]) gi = conv_input_grad(grad_output, weight, g, groups, input.sizes().slice(2), mf);
     if (output_mask[1]) gw = conv_weight_grad(grad_output, input, weight, g, groups);
   } else {
     // y = conv_input_grad(x, w): x's gradient is conv_forward(gy, w); w's is the weight gradient
     // of that convolution with the roles of x and gy swapped.
     if (output_mask[0]) {
-      gi = conv_forward_implicit(grad_output, weight, at::Tensor(), g, groups);
+      gi = conv_forward_implicit(grad_output, weight, at::Tensor(), g, groups, mf);
       if (!gi.defined()) gi = conv_forward(grad_output, weight, g, groups);
     }
     if (output_mask[1]) gw = conv_weight_grad(input, grad_output, weight, g, groups);
@@ -425,7 +438,7 @@ std::tuple<at::Tensor, at::Tensor, at::Tensor> convolution_backward_ocl(
     for (int64_t i = 2; i < grad_output.dim(); ++i) dims.push_back(i);
     gb = grad_output.sum(dims);
   }
-  return {gi.defined() ? gi.contiguous() : gi, gw.defined() ? gw.contiguous() : gw, gb};
+  return {gi.defined() ? gi.contiguous(mf) : gi, gw.defined() ? gw.contiguous(mf) : gw, gb};
 }
 
 // F.unfold / F.fold on (N, C, H, W) or unbatched (C, H, W) inputs: the window view and its adjoint.
