@@ -75,6 +75,8 @@ CASES = [  # (x shape, w shape, conv kwargs, the implicit kernels expected to ru
     ((2, 64, 5, 5), (8, 64, 5, 5), dict(padding=4), ("conv2d_fwd", "conv2d_bwd_weight")),  # windows mostly padding
     ((1, 16, 40, 37), (16, 16, 3, 3), dict(padding=1), ("conv2d_fwd",)),  # positions span many tiles
     ((2, 3, 9, 9), (16, 3, 3, 3), dict(padding=1), ()),  # 3 input channels: im2col
+    # 128 output channels over many positions: 128x64 tiles unless the entry fixes the tiles
+    ((2, 64, 24, 24), (128, 64, 3, 3), dict(padding=1), ("conv2d_fwd", "conv2d_bwd_weight")),
 ]
 
 
@@ -112,6 +114,35 @@ def test_layouts_and_float64(implicit):
     w = _randn(16, 32, 3, 3, seed=5)
     torch.testing.assert_close(F.conv2d(xv.to("ocl"), w.to("ocl"), padding=1).cpu(), F.conv2d(xv, w, padding=1),
                                atol=3e-4, rtol=3e-4)
+
+
+@pytest.mark.parametrize("case", ["nhwc", "nhwc64", "weight_cl", "offset", "odd_m", "float64", "strided_c",
+                                  "transposed"])
+def test_channel_vector_reads(implicit, case):
+    # Channels-last inputs (and gradients) are read as 4-vectors of channels where the other
+    # strides and the offset are 4-aligned; a misaligned view, a channel stride other than 1 or
+    # an output channel count not a multiple of 4 (the weight gradient) take the scalar reads.
+    # Both must agree with the CPU.
+    cl = torch.channels_last
+    dtype = torch.float64 if case == "float64" else torch.float32
+    if case == "transposed":
+        x = _randn(2, 64, 7, 8, seed=1).contiguous(memory_format=cl)
+        _check(F.conv_transpose2d, x, _randn(64, 16, 3, 3, seed=2), _randn(16, seed=3), stride=2, padding=1,
+               launched=("conv2d_fwd",))
+        return
+    c = 64 if case in ("nhwc64", "odd_m", "float64") else 32
+    m = 30 if case == "odd_m" else 24
+    x = _randn(2, c + (1 if case == "offset" else 0), 7, 9, dtype=dtype, seed=1).contiguous(memory_format=cl)
+    if case == "offset":
+        x = x[:, 1:]  # channels still unit-stride, the data one element past an aligned start
+    if case == "strided_c":
+        x = _randn(2, 9, 7, 2 * c, seed=1).permute(0, 3, 1, 2)[:, ::2]  # channel stride 2
+    w = _randn(m, c, 3, 3, dtype=dtype, seed=2)
+    if case == "weight_cl":
+        w = w.contiguous(memory_format=cl)
+    launched = ("conv2d_fwd", "conv2d_bwd_weight") if c % 64 == 0 else ("conv2d_fwd",)
+    _check(F.conv2d, x, w, _randn(m, dtype=dtype, seed=3), padding=1, stride=(1, 2) if case == "nhwc64" else 1,
+           launched=_expected(implicit, launched, w))
 
 
 def _format(t):

@@ -35,6 +35,10 @@
 #define WPT_N 4  // output positions per work-item (multiple of 4)
 #endif
 
+#ifndef CHANNELS_LAST
+#define CHANNELS_LAST 0  // 1: the inputs' channels are unit-stride with 4-aligned strides: read as 4-vectors
+#endif
+
 #ifndef CAT
 #define CAT_(a, b) a##b
 #define CAT(a, b) CAT_(a, b)
@@ -48,6 +52,16 @@
 #define B_ELEMS (TILE_K / B_ROWS)                  // B elements a work-item loads per step
 #if WPT_M % 4 || WPT_N % 4 || NTHREADS % TILE_N || TILE_K % B_ROWS || A_VECS * 4 * NTHREADS != TILE_K * TILE_M
 #error "conv tiles: WPT_M, WPT_N multiples of 4; whole rows of B and whole 4-vectors of A per work-item"
+#endif
+#if CHANNELS_LAST
+// conv2d_fwd's B as 4-vectors of channels: BV_K per position and step, BV_STEP positions side by
+// side, BV_N positions per work-item.
+#define BV_K (TILE_K / 4)
+#define BV_STEP (NTHREADS / BV_K)
+#define BV_N (TILE_N / BV_STEP)
+#if TILE_K % 4 || NTHREADS % BV_K || TILE_N % BV_STEP
+#error "conv tiles: channel 4-vectors must split a step's B evenly"
+#endif
 #endif
 #define LDA (TILE_M + 4)  // local row lengths: 16-byte aligned rows, transposing stores spread over banks
 #define LDB (TILE_N + 4)
@@ -94,12 +108,29 @@ void conv2d_fwd(PTR_ARG(DTYPE, x), PTR_ARG(DTYPE, wpack), PTR_ARG(DTYPE, bias), 
   const int a_m = (tid % (TILE_M / 4)) * 4, a_k = tid / (TILE_M / 4);
   __global const DTYPE* ap = PTR(DTYPE, wpack) + ((long)g * K + a_k) * MP + min(m0 + a_m, MP - 4);
   const bool a_in = m0 + a_m < MP;
+#if CHANNELS_LAST
+  // Its B columns b_n + j * BV_STEP, channels b_c..b_c+3 (xs_c is 1): each column's window origin.
+  const int b_c = (tid % BV_K) * 4, b_n = tid / BV_K;
+  bool n_in[BV_N];
+  int ih0[BV_N], iw0[BV_N];
+  __global const DTYPE* xp[BV_N];
+#pragma unroll
+  for (int j = 0; j < BV_N; ++j) {
+    const int n = n0 + b_n + j * BV_STEP, nb = n < NT ? n / L : 0, pos = n < NT ? n % L : 0;
+    n_in[j] = n < NT;
+    ih0[j] = (pos / OW) * SH - PH, iw0[j] = (pos % OW) * SW - PW;
+    xp[j] = PTR(DTYPE, x) + nb * xs_b + g * CG + b_c;
+  }
+  V4 rb[BV_N];
+#else
   // Its B column n and rows b_k + j * B_ROWS; the window origin of output position n.
   const int b_n = tid % TILE_N, b_k = tid / TILE_N, n = n0 + b_n;
   const bool n_in = n < NT;
   const int nb = n_in ? n / L : 0, pos = n_in ? n % L : 0;
   const int ih0 = (pos / OW) * SH - PH, iw0 = (pos % OW) * SW - PW;
   __global const DTYPE* xp = PTR(DTYPE, x) + nb * xs_b + (long)(g * CG + b_k) * xs_c;
+  DTYPE rb[B_ELEMS];
+#endif
 
   DTYPE acc[WPT_M][WPT_N];
 #pragma unroll
@@ -108,23 +139,39 @@ void conv2d_fwd(PTR_ARG(DTYPE, x), PTR_ARG(DTYPE, wpack), PTR_ARG(DTYPE, bias), 
     for (int j = 0; j < WPT_N; ++j) acc[i][j] = 0;
 
   V4 ra[A_VECS];
-  DTYPE rb[B_ELEMS];
   int kh = 0, kw = 0, c0 = 0;  // the tap and first channel of the step being loaded
 #define CONV_LOAD_STEP()                                                                          \
   do {                                                                                            \
     _Pragma("unroll") for (int j = 0; j < A_VECS; ++j) ra[j] =                                    \
         a_in ? *(__global const V4*)(ap + (long)j * (NTHREADS / (TILE_M / 4)) * MP) : (V4)0;      \
-    const int ih = ih0 + kh * DH, iw = iw0 + kw * DW;                                             \
-    const bool in = n_in && ih >= 0 && ih < H && iw >= 0 && iw < W;                               \
-    __global const DTYPE* p = xp + (in ? c0 * xs_c + ih * xs_h + iw * xs_w : 0);                  \
-    _Pragma("unroll") for (int j = 0; j < B_ELEMS; ++j) rb[j] = in ? p[j * B_ROWS * xs_c] : 0;    \
+    CONV_LOAD_B();                                                                                \
   } while (0)
+#if CHANNELS_LAST
+#define CONV_LOAD_B()                                                                             \
+  _Pragma("unroll") for (int j = 0; j < BV_N; ++j) {                                              \
+    const int ih = ih0[j] + kh * DH, iw = iw0[j] + kw * DW;                                       \
+    const bool in = n_in[j] && ih >= 0 && ih < H && iw >= 0 && iw < W;                            \
+    rb[j] = in ? *(__global const V4*)(xp[j] + c0 + ih * xs_h + iw * xs_w) : (V4)0;               \
+  }
+#define CONV_STORE_B(buf)                                                                         \
+  _Pragma("unroll") for (int j = 0; j < BV_N; ++j) {                                              \
+    __local DTYPE* bs = Bs + ((buf) * TILE_K + b_c) * LDB + b_n + j * BV_STEP;                    \
+    bs[0] = rb[j].s0, bs[LDB] = rb[j].s1, bs[2 * LDB] = rb[j].s2, bs[3 * LDB] = rb[j].s3;         \
+  }
+#else
+#define CONV_LOAD_B()                                                                             \
+  const int ih = ih0 + kh * DH, iw = iw0 + kw * DW;                                               \
+  const bool in = n_in && ih >= 0 && ih < H && iw >= 0 && iw < W;                                 \
+  __global const DTYPE* p = xp + (in ? c0 * xs_c + ih * xs_h + iw * xs_w : 0);                    \
+  _Pragma("unroll") for (int j = 0; j < B_ELEMS; ++j) rb[j] = in ? p[j * B_ROWS * xs_c] : 0;
+#define CONV_STORE_B(buf)                                                                         \
+  _Pragma("unroll") for (int j = 0; j < B_ELEMS; ++j) Bs[((buf) * TILE_K + b_k + j * B_ROWS) * LDB + b_n] = rb[j];
+#endif
 #define CONV_STORE_STEP(buf)                                                                      \
   do {                                                                                            \
     _Pragma("unroll") for (int j = 0; j < A_VECS; ++j)                                            \
         As4[((buf) * TILE_K + a_k + j * (NTHREADS / (TILE_M / 4))) * (LDA / 4) + a_m / 4] = ra[j]; \
-    _Pragma("unroll") for (int j = 0; j < B_ELEMS; ++j)                                           \
-        Bs[((buf) * TILE_K + b_k + j * B_ROWS) * LDB + b_n] = rb[j];                              \
+    CONV_STORE_B(buf);                                                                            \
   } while (0)
 
   const int steps = K / TILE_K;
@@ -174,9 +221,21 @@ void conv2d_fwd(PTR_ARG(DTYPE, x), PTR_ARG(DTYPE, wpack), PTR_ARG(DTYPE, bias), 
 // loads, per K step, position tid % TILE_K of A's and B's rows (coalesced along the positions)
 // for every RQ-th column. Local-size (RTS_N, RTS_M, 1); global (J / TILE_N * RTS_N,
 // ceil(M / TILE_M) * RTS_M, G * S); `chunk` positions per slice, a multiple of TILE_K.
+// With CHANNELS_LAST (gy's and x's channels unit-stride, M a multiple of 4), each work-item
+// instead loads 4-vectors of channels: A's columns a_c..a_c+3 of rows a_r + j * AV_STEP, B's
+// likewise, AV_R and XV_R rows of each per step.
 #define RQ (NTHREADS / TILE_K)  // columns of A and B loaded side by side
 #if NTHREADS % TILE_K || TILE_M % RQ || TILE_N % RQ
 #error "conv2d_bwd_weight: the work-items must split each step's A and B rows evenly"
+#endif
+#if CHANNELS_LAST
+#define AV_STEP (NTHREADS / (TILE_M / 4))
+#define AV_R (TILE_K / AV_STEP)
+#define XV_STEP (NTHREADS / (TILE_N / 4))
+#define XV_R (TILE_K / XV_STEP)
+#if NTHREADS % (TILE_M / 4) || NTHREADS % (TILE_N / 4) || TILE_K % AV_STEP || TILE_K % XV_STEP
+#error "conv2d_bwd_weight: channel 4-vectors must split each step's A and B rows evenly"
+#endif
 #endif
 __kernel __attribute__((reqd_work_group_size(RTS_N, RTS_M, 1)))
 void conv2d_bwd_weight(PTR_ARG(DTYPE, gy), PTR_ARG(DTYPE, x), PTR_ARG(DTYPE, ws), int NB, int CG, int H, int W,
@@ -201,6 +260,38 @@ void conv2d_bwd_weight(PTR_ARG(DTYPE, gy), PTR_ARG(DTYPE, x), PTR_ARG(DTYPE, ws)
 #pragma unroll
     for (int j = 0; j < WPT_N; ++j) acc[i][j] = 0;
 
+#if CHANNELS_LAST
+  const int a_c = (tid % (TILE_M / 4)) * 4, a_r = tid / (TILE_M / 4);
+  const int x_c = (tid % (TILE_N / 4)) * 4, x_r = tid / (TILE_N / 4);
+  const bool a_in = m0 + a_c < M;  // M is a multiple of 4
+  __global const DTYPE* ga0 = PTR(DTYPE, gy) + g * M + m0 + a_c;
+  __global const DTYPE* xa0 = PTR(DTYPE, x) + g * CG + c0 + x_c;
+  V4 ra[AV_R], rb[XV_R];
+  // Position r's batch, row and column; whether it is in the slice.
+#define WGRAD_POS(r)                                                                              \
+  const bool r_in = (r) < r_end;                                                                  \
+  const int b = r_in ? (r) / L : 0, pos = r_in ? (r) % L : 0, oh = pos / OW, ow = pos % OW
+#define WGRAD_LOAD_STEP(r0)                                                                       \
+  do {                                                                                            \
+    _Pragma("unroll") for (int j = 0; j < AV_R; ++j) {                                            \
+      WGRAD_POS((r0) + a_r + j * AV_STEP);                                                        \
+      ra[j] = r_in && a_in ? *(__global const V4*)(ga0 + b * gs_b + oh * gs_h + ow * gs_w) : (V4)0; \
+    }                                                                                             \
+    _Pragma("unroll") for (int j = 0; j < XV_R; ++j) {                                            \
+      WGRAD_POS((r0) + x_r + j * XV_STEP);                                                        \
+      const int ih = oh * SH + dh, iw = ow * SW + dw;                                             \
+      const bool in = r_in && ih >= 0 && ih < H && iw >= 0 && iw < W;                             \
+      rb[j] = in ? *(__global const V4*)(xa0 + b * xs_b + ih * xs_h + iw * xs_w) : (V4)0;         \
+    }                                                                                             \
+  } while (0)
+#define WGRAD_STORE_STEP(buf)                                                                     \
+  do {                                                                                            \
+    _Pragma("unroll") for (int j = 0; j < AV_R; ++j)                                              \
+        As4[(((buf) * TILE_K + a_r + j * AV_STEP) * LDA + a_c) / 4] = ra[j];                      \
+    _Pragma("unroll") for (int j = 0; j < XV_R; ++j)                                              \
+        Bs4[(((buf) * TILE_K + x_r + j * XV_STEP) * LDB + x_c) / 4] = rb[j];                      \
+  } while (0)
+#else
   DTYPE ra[TILE_M / RQ], rb[TILE_N / RQ];
 #define WGRAD_LOAD_STEP(r0)                                                                       \
   do {                                                                                            \
@@ -222,6 +313,7 @@ void conv2d_bwd_weight(PTR_ARG(DTYPE, gy), PTR_ARG(DTYPE, x), PTR_ARG(DTYPE, ws)
     _Pragma("unroll") for (int i = 0; i < TILE_N / RQ; ++i)                                       \
         Bs[((buf) * TILE_K + rl) * LDB + q + i * RQ] = rb[i];                                     \
   } while (0)
+#endif
 
   const int steps = (r_end - r_first + TILE_K - 1) / TILE_K;
   WGRAD_LOAD_STEP(r_first);
