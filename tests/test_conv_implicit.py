@@ -77,6 +77,7 @@ CASES = [  # (x shape, w shape, conv kwargs, the implicit kernels expected to ru
     ((2, 3, 9, 9), (16, 3, 3, 3), dict(padding=1), ()),  # 3 input channels: im2col
     # 128 output channels over many positions: 128x64 tiles unless the entry fixes the tiles
     ((2, 64, 24, 24), (128, 64, 3, 3), dict(padding=1), ("conv2d_fwd", "conv2d_bwd_weight")),
+    ((2, 64, 10, 10), (128, 64, 1, 1), dict(), ("conv2d_fwd", "conv2d_bwd_weight")),  # sliced weight gradient
 ]
 
 

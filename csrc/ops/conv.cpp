@@ -151,15 +151,19 @@ ConvConfig conv_config(const Device& d) {
   return r;
 }
 
-// The tiles for a product with M output channels per group over N positions (the forward and
-// the input gradient) or N weight columns (the weight gradient, whose position slices keep the
-// work-groups many): cc's where the tuning entry fixed them, else 128x64 tiles of 8x8 per
-// work-item where M fills them and they still number 2.5 per compute unit. On an H200 the
-// 3x3 128->128 forward at 32x28^2 ran 232 -> 201 µs in them, while 256->256 at 14^2 (196 tiles
-// for 132 compute units) went 228 -> 272 and 64-channel layers, half of each tile idle, 1.7x.
-ConvConfig tiles_for(const Device& d, ConvConfig cc, int64_t M, int64_t N, bool sliced) {
-  const int64_t cu = std::max<int64_t>(d.info.compute_units, 1);
-  if (cc.fixed || M % 128 != 0 || (!sliced && 2 * (M / 128) * ((N + 63) / 64) < 5 * cu)) return cc;
+// The tiles for a product with M output channels per group, depth K and N positions (the
+// forward and the input gradient), or with N weight columns (the weight gradient, whose slices
+// of the positions multiply its work-groups): cc's where the tuning entry fixed them, else
+// 128x64 tiles of 8x8 per work-item where they pay. On an H200 (fwd / input grad / weight
+// grad, µs): 3x3 128->128 at 32x28^2 222 / 224 / 395 -> 198 / 198 / 337; they lose where
+// M leaves half of each tile idle (64 channels, 1.6x), where fewer than 2.5 tiles per compute
+// unit are left (3x3 256->256 at 14^2: 227 -> 273 forward), where K is short (the input
+// gradient of 1x1 256->64: 153 -> 185), and for an unsliced weight gradient (3x3 512->512 at
+// 7^2, 288 tiles: 322 -> 344); a sliced one gains (256->256: 396 -> 338).
+ConvConfig tiles_for(const Device& d, ConvConfig cc, int64_t M, int64_t K, int64_t N, bool weight_grad) {
+  const int64_t cu = std::max<int64_t>(d.info.compute_units, 1), tiles = (M / 128) * ((N + 63) / 64);
+  if (cc.fixed || M % 128 != 0) return cc;
+  if (weight_grad ? tiles >= 2 * cu : (K < 256 || 2 * tiles < 5 * cu)) return cc;
   ConvConfig big = cc;
   big.tile_m = 128, big.tile_n = 64, big.wpt_m = 8, big.wpt_n = 8;
   return conv_config_error(d, big).empty() ? big : cc;
@@ -230,7 +234,7 @@ std::optional<ConvConfig> implicit_forward(const at::Tensor& x, int64_t CG, int6
   const at::ScalarType t = x.scalar_type();
   if ((t != at::kFloat && t != at::kDouble) || x.dim() > 4 || x.numel() == 0 || M == 0) return std::nullopt;
   Device& d = ocl_device(x);
-  const ConvConfig cc = tiles_for(d, conv_config(d), M, x.size(0) * q.OH * q.OW, false);
+  const ConvConfig cc = tiles_for(d, conv_config(d), M, q.KH * q.KW * CG, x.size(0) * q.OH * q.OW, false);
   if (!cc.implicit || CG % cc.tile_k != 0) return std::nullopt;
   const int64_t span = sample_span(x), MP = (M + 3) / 4 * 4;
   if (span < 0 || span >= kMaxInt || x.size(0) * q.OH * q.OW >= kMaxInt - cc.tile_n ||
@@ -349,7 +353,7 @@ at::Tensor conv_weight_grad_implicit(const at::Tensor& gy, const at::Tensor& x, 
       gy.numel() == 0)
     return {};
   Device& d = ocl_device(x);
-  const ConvConfig cc = tiles_for(d, conv_config(d), M, 0, true);
+  const ConvConfig cc = tiles_for(d, conv_config(d), M, 0, g.taps() * CG, true);
   if (!cc.implicit || CG % cc.tile_n != 0) return {};
   const Geom2d q = geom2d(g, x.sizes().slice(2));
   const int64_t NB = x.size(0), R = NB * q.OH * q.OW, J = q.KH * q.KW * CG;
