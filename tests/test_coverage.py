@@ -1,9 +1,11 @@
-"""Every op registered for PrivateUse1 has a case in tests/cases.py (or a test named below), and
-every op registered for SparsePrivateUse1 is exercised by a test in tests/test_sparse.py."""
+"""Every op registered for PrivateUse1 has a case in tests/cases.py (or a test named below), every
+op registered for SparsePrivateUse1 is exercised by a test in tests/test_sparse.py, and every op
+registered for SparseCsrPrivateUse1 by one in tests/test_sparse_csr.py."""
 import torch
 
 from .cases import all_cases
 from .test_sparse import COVERED as SPARSE_COVERED
+from .test_sparse_csr import COVERED as CSR_COVERED
 
 # Registrations exercised by the runtime tests rather than by an OpCase, with where.
 COVERED_ELSEWHERE = {
@@ -29,7 +31,7 @@ def registered_ops(key="PrivateUse1"):
 
 
 def test_every_registered_op_has_a_case():
-    covered = set(SPARSE_COVERED)  # dense-layout ops that make sparse tensors (_to_sparse)
+    covered = set(SPARSE_COVERED) | set(CSR_COVERED)  # dense-layout ops that make sparse tensors
     for c in all_cases():
         covered.update(c.covers)
     missing = [op for op in registered_ops() if op not in covered and op not in COVERED_ELSEWHERE]
@@ -43,7 +45,7 @@ def test_cases_name_registered_ops():
 
 
 def test_every_sparse_op_is_tested():
-    missing = [op for op in registered_ops("SparsePrivateUse1") if op not in SPARSE_COVERED]
+    missing = [op for op in registered_ops("SparsePrivateUse1") if op not in SPARSE_COVERED and op not in CSR_COVERED]
     assert not missing, f"ops registered for SparsePrivateUse1 that no test in tests/test_sparse.py @covers: {missing}"
 
 
@@ -51,3 +53,14 @@ def test_sparse_tests_name_registered_ops():
     regs = set(registered_ops("SparsePrivateUse1")) | set(registered_ops())
     stale = sorted(op for op in SPARSE_COVERED if op not in regs)
     assert not stale, f"tests/test_sparse.py claims to cover ops that are not registered: {stale}"
+
+
+def test_every_compressed_sparse_op_is_tested():
+    missing = [op for op in registered_ops("SparseCsrPrivateUse1") if op not in CSR_COVERED]
+    assert not missing, f"ops registered for SparseCsrPrivateUse1 that no test in tests/test_sparse_csr.py @covers: {missing}"
+
+
+def test_compressed_sparse_tests_name_registered_ops():
+    regs = set(registered_ops("SparseCsrPrivateUse1")) | set(registered_ops())
+    stale = sorted(op for op in CSR_COVERED if op not in regs)
+    assert not stale, f"tests/test_sparse_csr.py claims to cover ops that are not registered: {stale}"

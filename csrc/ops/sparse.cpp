@@ -1,7 +1,8 @@
 // Sparse COO tensors on ocl (SparsePrivateUse1): creation, metadata, conversion, coalesce,
-// arithmetic, sparse_mask and sparse @ dense, composed from dense device ops (no kernels of its
-// own) and ATen's device-agnostic sparse functions, all registered under a device guard.
-// Only coalesce, sparse * sparse and dense -> sparse read a count back to the host, as on CUDA.
+// arithmetic, zero-preserving unary math, shape ops, sums, sparse @ dense, sparse @ sparse and bmm,
+// composed from dense device ops (no kernels of its own) and ATen's device-agnostic sparse
+// functions, all registered under a device guard. Only coalesce, sparse * sparse, sparse @ sparse,
+// index_select and dense -> sparse read a count back to the host, as on CUDA.
 #include <ATen/SparseTensorImpl.h>
 #include <ATen/core/Tensor.h>
 #include <ATen/native/SparseTensorUtils.h>
@@ -11,45 +12,97 @@
 #include <ATen/ops/_dimV_native.h>
 #include <ATen/ops/_indices_native.h>
 #include <ATen/ops/_nnz_native.h>
+#include <ATen/ops/_sparse_broadcast_to_native.h>
 #include <ATen/ops/_sparse_coo_tensor_with_dims_and_tensors.h>
 #include <ATen/ops/_sparse_coo_tensor_with_dims_and_tensors_native.h>
 #include <ATen/ops/_sparse_coo_tensor_with_dims_native.h>
+#include <ATen/ops/_sparse_mask_projection_native.h>
+#include <ATen/ops/_sparse_sparse_matmul_native.h>
+#include <ATen/ops/_sparse_sum_backward_native.h>
 #include <ATen/ops/_to_dense_native.h>
 #include <ATen/ops/_to_sparse_native.h>
 #include <ATen/ops/_values_native.h>
+#include <ATen/ops/abs_native.h>
 #include <ATen/ops/add_native.h>
+#include <ATen/ops/any_native.h>
+#include <ATen/ops/arange.h>
+#include <ATen/ops/arange_native.h>
+#include <ATen/ops/argmax_native.h>
+#include <ATen/ops/asin_native.h>
+#include <ATen/ops/atan_native.h>
+#include <ATen/ops/bmm_native.h>
 #include <ATen/ops/cat.h>
+#include <ATen/ops/cat_native.h>
+#include <ATen/ops/ceil_native.h>
 #include <ATen/ops/clone_native.h>
+#include <ATen/ops/conj_physical_native.h>
 #include <ATen/ops/copy_native.h>
 #include <ATen/ops/copy_sparse_to_sparse_native.h>
+#include <ATen/ops/cumsum_native.h>
+#include <ATen/ops/deg2rad_native.h>
 #include <ATen/ops/dense_dim_native.h>
 #include <ATen/ops/div_native.h>
 #include <ATen/ops/empty.h>
 #include <ATen/ops/empty_like_native.h>
 #include <ATen/ops/empty_native.h>
+#include <ATen/ops/erf_native.h>
+#include <ATen/ops/erfinv_native.h>
+#include <ATen/ops/expm1_native.h>
+#include <ATen/ops/floor_divide_native.h>
+#include <ATen/ops/floor_native.h>
+#include <ATen/ops/frac_native.h>
 #include <ATen/ops/index_add.h>
 #include <ATen/ops/index_select.h>
+#include <ATen/ops/index_select_native.h>
 #include <ATen/ops/indices_native.h>
 #include <ATen/ops/is_coalesced_native.h>
+#include <ATen/ops/isinf_native.h>
+#include <ATen/ops/isnan_native.h>
+#include <ATen/ops/isneginf_native.h>
+#include <ATen/ops/isposinf_native.h>
+#include <ATen/ops/log1p_native.h>
 #include <ATen/ops/mm_native.h>
 #include <ATen/ops/mul.h>
 #include <ATen/ops/mul_native.h>
+#include <ATen/ops/mv_native.h>
+#include <ATen/ops/nan_to_num_native.h>
+#include <ATen/ops/narrow_copy_native.h>
+#include <ATen/ops/native_norm_native.h>
 #include <ATen/ops/neg_native.h>
 #include <ATen/ops/nonzero.h>
+#include <ATen/ops/norm_native.h>
+#include <ATen/ops/permute_native.h>
 #include <ATen/ops/pow_native.h>
+#include <ATen/ops/rad2deg_native.h>
+#include <ATen/ops/relu_native.h>
 #include <ATen/ops/resize_as_sparse_native.h>
+#include <ATen/ops/round_native.h>
 #include <ATen/ops/searchsorted.h>
+#include <ATen/ops/sgn_native.h>
+#include <ATen/ops/sign_native.h>
+#include <ATen/ops/signbit_native.h>
+#include <ATen/ops/sin_native.h>
+#include <ATen/ops/sinh_native.h>
 #include <ATen/ops/sort.h>
 #include <ATen/ops/sparse_dim_native.h>
 #include <ATen/ops/sparse_resize_and_clear_native.h>
 #include <ATen/ops/sparse_resize_native.h>
+#include <ATen/ops/sqrt_native.h>
+#include <ATen/ops/stack.h>
+#include <ATen/ops/stack_native.h>
 #include <ATen/ops/sub_native.h>
 #include <ATen/ops/sum_native.h>
+#include <ATen/ops/tan_native.h>
+#include <ATen/ops/tanh_native.h>
+#include <ATen/ops/threshold_backward_native.h>
+#include <ATen/ops/trunc_native.h>
 #include <ATen/ops/unique_consecutive.h>
+#include <ATen/ops/unsqueeze_native.h>
 #include <ATen/ops/values_native.h>
 #include <ATen/ops/where.h>
 #include <ATen/ops/zero_native.h>
 #include <ATen/ops/zeros.h>
+#include <ATen/ops/zeros_like.h>
 #include <ATen/ops/zeros_native.h>
 #include <c10/core/DeviceGuard.h>
 #include <torch/library.h>
@@ -291,6 +344,32 @@ Tensor sparse_mask_ocl(const Tensor& self, const Tensor& mask) {
   return set_sparse(out, mask.sparse_dim(), mask.sizes(), mask._indices(), values, mask.is_coalesced());
 }
 
+// _sparse_mask_projection(Tensor self, Tensor mask, bool accumulate_matches=False) -> Tensor
+// self on its own entries, kept where mask has an entry too and zeroed elsewhere; with
+// accumulate_matches, scaled by how many entries mask has there. A binary search of mask's sorted
+// keys (no coalesce, no host read). The backward of sparse @ sparse uses it.
+Tensor _sparse_mask_projection_ocl(const Tensor& self, const Tensor& mask, bool accumulate_matches) {
+  check_same_device("_sparse_mask_projection", {self, mask});
+  TORCH_CHECK(mask.sizes().equals(self.sizes()), "_sparse_mask_projection(): operands have incompatible sizes; self "
+              "has size ", self.sizes(), " but mask has size ", mask.sizes());
+  Tensor values;
+  if (self.numel() == 0 || self._nnz() == 0 || mask._nnz() == 0) {
+    values = at::zeros_like(self._values());
+  } else {
+    TORCH_CHECK(self.sparse_dim() == mask.sparse_dim(), "_sparse_mask_projection(): the number of sparse dimensions "
+                "of self and mask differ: ", self.sparse_dim(), " and ", mask.sparse_dim());
+    const Tensor mask_keys = std::get<0>(at::sort(flat_keys(mask._indices(), mask.sizes()), false, 0, false));
+    const Tensor keys = flat_keys(self._indices(), self.sizes()).contiguous();
+    Tensor matches = at::searchsorted(mask_keys, keys, false, /*right=*/true).sub_(at::searchsorted(mask_keys, keys));
+    if (!accumulate_matches) matches = matches.clamp_max_(1);
+    std::vector<int64_t> shape(self._values().dim(), 1);
+    shape[0] = matches.numel();
+    values = self._values().mul(matches.view(shape).to(self.scalar_type()));
+  }
+  Tensor out = at::empty({0}, self.options());
+  return set_sparse(out, self.sparse_dim(), self.sizes(), self._indices().clone(), values, self.is_coalesced());
+}
+
 // ---- addmm ------------------------------------------------------------------------------------
 // out = beta * t + alpha * (sparse @ dense) for t of exactly [rows, cols]: each entry's row of
 // dense, scaled by its value, index_add_-ed into its output row.
@@ -349,20 +428,226 @@ Tensor& addmm__ocl(Tensor& self, const Tensor& mat1, const Tensor& mat2, const c
 
 // ---- dense -> sparse (dense-layout overloads, registered for PrivateUse1) ----------------------
 // _to_sparse(Tensor self, *, Layout? layout=None, int[1]? blocksize=None, int? dense_dim=None) -> Tensor
-// ATen's dense_to_sparse is nonzero, unique_dim and index: all device ops here. The compressed
-// layouts have no ocl kernels.
+// ATen's dense_to_sparse is nonzero, unique_dim and index: all device ops here; for CSR and CSC
+// it goes through _to_sparse_csr/_to_sparse_csc (sparse_csr.cpp). The blocked layouts have no ocl
+// kernels.
 Tensor _to_sparse_ocl(const Tensor& self, std::optional<at::Layout> layout, at::OptionalIntArrayRef blocksize,
                       std::optional<int64_t> dense_dim) {
   const at::Layout to = layout.value_or(at::kSparse);
-  TORCH_CHECK_NOT_IMPLEMENTED(to != at::kSparseCsr && to != at::kSparseCsc && to != at::kSparseBsr &&
-                                  to != at::kSparseBsc,
-                              "torch_ocl: to_sparse(layout=", to, ") is not supported on ocl; only torch.sparse_coo");
+  TORCH_CHECK_NOT_IMPLEMENTED(to != at::kSparseBsr && to != at::kSparseBsc, "torch_ocl: to_sparse(layout=", to,
+                              ") is not supported on ocl; only torch.sparse_coo, torch.sparse_csr and torch.sparse_csc");
   return at::native::dense_to_sparse(self, layout, blocksize, dense_dim);
 }
 
 // _to_sparse.sparse_dim(Tensor self, int sparse_dim) -> Tensor
 Tensor _to_sparse_sparse_dim_ocl(const Tensor& self, int64_t sparse_dim) {
   return at::native::dense_to_sparse(self, sparse_dim);
+}
+
+// ---- shared: runs laid end to end ----------------------------------------------------------------
+// For runs of lengths `counts` (int64 [n]) laid end to end over `total` slots: the run each slot
+// belongs to and its position within that run (both int64 [total]). Empty runs own no slot.
+std::pair<Tensor, Tensor> expand_runs(const Tensor& counts, int64_t total) {
+  const Tensor ends = counts.cumsum(0);
+  const Tensor slots = at::arange(total, counts.options());
+  const Tensor owner = at::searchsorted(ends, slots, /*out_int32=*/false, /*right=*/true);
+  return {owner, slots.sub((ends.sub(counts)).index_select(0, owner))};
+}
+
+// The row of each entry in the dense tensor viewed flat over the sparse dims `dims` only.
+Tensor flat_keys_over(const Tensor& indices, at::IntArrayRef sizes, const std::vector<int64_t>& dims) {
+  Tensor keys = at::zeros({indices.size(1)}, indices.options().dtype(at::kLong));
+  for (int64_t d : dims) keys.mul_(sizes[d]).add_(indices.select(0, d));
+  return keys;
+}
+
+// ---- index_select -----------------------------------------------------------------------------
+// index_select(Tensor self, int dim, Tensor index) -> Tensor
+// Along a sparse dim: every entry is repeated once per position of index that names its
+// coordinate (a binary search of the sorted index), so the result's nnz is a host read, as on
+// CUDA; the same read carries the bounds check. Along a dense dim: the values' index_select
+// (after a bounds check read back, so a bad index raises the CPU's error here).
+Tensor index_select_ocl(const Tensor& self, int64_t dim, const Tensor& index) {
+  check_same_device("index_select", {self, index});
+  dim = at::maybe_wrap_dim(dim, self.dim());
+  TORCH_CHECK_INDEX(index.dim() == 1 && index.scalar_type() == at::kLong && index.layout() == at::kStrided,
+                    "index_select() argument index must be 1-D strided (non-sparse) long-tensor.");
+  const int64_t size = self.size(dim), sparse_dim = self.sparse_dim(), n = index.size(0);
+  std::vector<int64_t> sizes = self.sizes().vec();
+  sizes[dim] = n;
+  if (dim >= sparse_dim) {  // no wrapping of negative indices here, as on the CPU
+    const int64_t vdim = dim - sparse_dim + 1;
+    if (n > 0) {  // one host read for the bounds, so the error is the CPU's and is raised here
+      const Tensor bad = index.lt(0).logical_or_(index.ge(size));
+      const Tensor first_bad = index.index_select(0, bad.to(at::kInt).argmax().reshape({1}));
+      const Tensor packed = at::cat({bad.any().to(at::kLong).reshape({1}), first_bad}).cpu();
+      const int64_t* p = packed.const_data_ptr<int64_t>();
+      TORCH_CHECK(p[0] == 0, "index ", p[1], " is out of bounds for dimension ", vdim, " with size ", size);
+    }
+    const Tensor values = self._values().index_select(vdim, index);
+    Tensor out = at::empty({0}, self.options());
+    return set_sparse(out, sparse_dim, sizes, self._indices().clone(), values, self.is_coalesced());
+  }
+  const Tensor wrapped = at::where(index.lt(0), index.add(size), index);
+  const Tensor indices = self._indices(), values = self._values();
+  Tensor counts, lo;
+  int64_t total = 0;
+  if (n > 0) {
+    const Tensor bad = wrapped.lt(0).logical_or_(wrapped.ge(size));
+    const auto [sorted, perm] = at::sort(wrapped, /*stable=*/true, 0, false);
+    const Tensor key = indices.select(0, dim).contiguous();
+    lo = at::searchsorted(sorted, key);
+    counts = at::searchsorted(sorted, key, false, /*right=*/true).sub_(lo);
+    const Tensor first_bad = index.index_select(0, bad.to(at::kInt).argmax().reshape({1}));
+    const Tensor packed = at::cat({bad.any().to(at::kLong).reshape({1}), first_bad, counts.sum().reshape({1})}).cpu();
+    const int64_t* p = packed.const_data_ptr<int64_t>();
+    TORCH_CHECK_INDEX(p[0] == 0, "index_select(): index contains ", p[1], " that is out of range for tensor of size ",
+                      self.sizes(), " at dimension ", dim);
+    total = p[2];
+    if (total > 0) {
+      const auto [owner, pos] = expand_runs(counts, total);
+      Tensor new_indices = indices.index_select(1, owner);
+      new_indices.select(0, dim).copy_(perm.index_select(0, lo.index_select(0, owner).add_(pos)));
+      Tensor out = at::empty({0}, self.options());
+      return set_sparse(out, sparse_dim, sizes, new_indices, values.index_select(0, owner), total < 2);
+    }
+  }
+  std::vector<int64_t> vshape = values.sizes().vec();
+  vshape[0] = 0;
+  Tensor out = at::empty({0}, self.options());
+  return set_sparse(out, sparse_dim, sizes, at::empty({sparse_dim, 0}, indices.options()),
+                    at::empty(vshape, values.options()), true);
+}
+
+// ---- the backward of torch.sparse.sum ----------------------------------------------------------
+// _sparse_sum_backward(Tensor grad, Tensor self, int[] dim) -> Tensor
+// As ATen's CPU kernel: the gradient has self's (coalesced) entries; each takes grad's value at
+// its kept sparse coordinates (a binary search of grad's sorted keys, zero where grad has none),
+// broadcast over the summed dense dims.
+Tensor _sparse_sum_backward_ocl(const Tensor& grad_, const Tensor& input_, at::IntArrayRef dims_to_sum) {
+  check_same_device("_sparse_sum_backward", {grad_, input_});
+  const Tensor input = input_.coalesce();
+  const int64_t input_dim = input.dim(), sparse_dim = input.sparse_dim();
+  std::vector<bool> summed(input_dim, false);
+  for (int64_t d : dims_to_sum) summed[at::maybe_wrap_dim(d, input_dim)] = true;
+  std::vector<int64_t> kept_sparse, summed_dense;  // summed_dense: dims of the values (1 + dense dim)
+  int64_t n_summed_sparse = 0;
+  for (int64_t d = 0; d < input_dim; ++d) {
+    if (summed[d]) {
+      if (d < sparse_dim) ++n_summed_sparse;
+      else summed_dense.push_back(d + 1 - sparse_dim);
+    } else if (d < sparse_dim) {
+      kept_sparse.push_back(d);
+    }
+  }
+  const Tensor indices = input._indices(), values = input._values();
+  const auto make = [&](const Tensor& grad_values, const at::TensorOptions& opts) {
+    return at::_sparse_coo_tensor_with_dims_and_tensors(sparse_dim, input.dense_dim(), input.sizes(), indices.clone(),
+                                                        grad_values, opts, /*is_coalesced=*/true);
+  };
+  if (n_summed_sparse == sparse_dim) {
+    TORCH_CHECK(!grad_.is_sparse(), "_sparse_sum_backward_cpu: expected grad_ Tensor to be dense since all sparse dims "
+                "are summed");
+    Tensor g = grad_;
+    for (int64_t d : summed_dense) g = g.unsqueeze(d - 1);  // grad has no nnz dim
+    return make(g.expand(values.sizes()).contiguous(), input.options().dtype(grad_.dtype()));
+  }
+  TORCH_CHECK(grad_.is_sparse(), "_sparse_sum_backward_cpu: expected grad_ Tensor to be sparse, but got dense");
+  const Tensor grad = grad_.coalesce();
+  Tensor gv;  // grad's values at input's entries: [nnz, *grad dense sizes]
+  if (n_summed_sparse == 0) {
+    gv = grad._values();
+  } else if (grad._nnz() == 0) {  // no entries at all, as on the CPU
+    std::vector<int64_t> shape = values.sizes().vec();
+    shape[0] = 0;
+    return at::_sparse_coo_tensor_with_dims_and_tensors(sparse_dim, input.dense_dim(), input.sizes(),
+                                                        at::empty({sparse_dim, 0}, indices.options()),
+                                                        at::empty(shape, grad._values().options()), grad.options(),
+                                                        /*is_coalesced=*/true);
+  } else {
+    gv = values_at(grad, flat_keys_over(indices, input.sizes(), kept_sparse)).first;
+  }
+  for (int64_t d : summed_dense) gv = gv.unsqueeze(d);
+  return make(gv.expand(values.sizes()).contiguous(), grad.options());
+}
+
+// ---- sparse @ sparse ----------------------------------------------------------------------------
+// _sparse_sparse_matmul(Tensor self, Tensor other) -> Tensor
+// Every entry (i, k) of self meets the run of other's row k (other coalesced: its rows sorted);
+// the products, laid end to end (their count is a host read, as on CUDA), are coalesced into
+// the result (a second read), which keeps every (i, j) that some product reaches.
+Tensor _sparse_sparse_matmul_ocl(const Tensor& mat1, const Tensor& mat2) {
+  check_same_device("_sparse_sparse_matmul", {mat1, mat2});
+  TORCH_CHECK(mat1.dim() == 2, "sparse_sparse_matmul: expected a 2-D self, got ", mat1.dim(), "-D");
+  TORCH_CHECK(mat2.dim() == 2, "sparse_sparse_matmul: expected a 2-D other, got ", mat2.dim(), "-D");
+  TORCH_CHECK(mat1.dense_dim() == 0, "sparse_sparse_matmul_cpu: scalar values expected, got ", mat1.dense_dim(),
+              "D values");
+  TORCH_CHECK(mat2.dense_dim() == 0, "sparse_sparse_matmul_cpu: scalar values expected, got ", mat2.dense_dim(),
+              "D values");
+  TORCH_CHECK(mat1.size(1) == mat2.size(0), "mat1 and mat2 shapes cannot be multiplied (", mat1.size(0), "x",
+              mat1.size(1), " and ", mat2.size(0), "x", mat2.size(1), ")");
+  TORCH_CHECK(mat1.scalar_type() == mat2.scalar_type(), "mat1 dtype ", mat1.scalar_type(), " does not match mat2 dtype ",
+              mat2.scalar_type());
+  TORCH_CHECK_NOT_IMPLEMENTED(mat1.scalar_type() == at::kFloat || mat1.scalar_type() == at::kDouble,
+                              "\"sparse_matmul\" not implemented for '", c10::toString(mat1.scalar_type()), "'");
+  const std::array<int64_t, 2> sizes{mat1.size(0), mat2.size(1)};
+  Tensor out = at::empty({0}, mat1.options());
+  const auto empty_result = [&] {
+    return set_sparse(out, 2, sizes, at::empty({2, 0}, mat1._indices().options()),
+                      at::empty({0}, mat1._values().options()), true);
+  };
+  if (mat1._nnz() == 0 || mat2._nnz() == 0) return empty_result();
+  const Tensor a = mat1.coalesce(), b = mat2.coalesce();
+  const Tensor b_rows = b._indices().select(0, 0).contiguous(), k = a._indices().select(0, 1).contiguous();
+  const Tensor lo = at::searchsorted(b_rows, k);
+  const Tensor counts = at::searchsorted(b_rows, k, false, /*right=*/true).sub_(lo);
+  const int64_t total = counts.sum().item<int64_t>();
+  if (total == 0) return empty_result();
+  const auto [owner, pos] = expand_runs(counts, total);
+  const Tensor from_b = lo.index_select(0, owner).add_(pos);
+  const Tensor indices = at::stack({a._indices().select(0, 0).index_select(0, owner),
+                                    b._indices().select(0, 1).index_select(0, from_b)});
+  const Tensor values = a._values().index_select(0, owner).mul_(b._values().index_select(0, from_b));
+  set_sparse(out, 2, sizes, indices, values, false);
+  return out.coalesce();
+}
+
+// ---- bmm ----------------------------------------------------------------------------------------
+// bmm.out(Tensor self, Tensor mat2, *, Tensor(a!) out) -> Tensor(a!)
+// A 3-D sparse self (batch, rows, inner) times a dense batch: each entry's row of its batch's
+// mat2 matrix, scaled by its value, index_add_-ed into its output row.
+Tensor& bmm_out_ocl(const Tensor& self, const Tensor& mat2, Tensor& out) {
+  TORCH_CHECK(!mat2.is_sparse(), "bmm_sparse: Tensor 'mat2' must be dense");
+  check_same_device("bmm", {self, mat2, out});
+  TORCH_CHECK(self.dense_dim() == 0, "bmm_sparse: Tensor 'self' must have 0 dense dims, but has ", self.dense_dim());
+  TORCH_CHECK(self.sparse_dim() == 3, "bmm_sparse: Tensor 'self' must have 3 sparse dims, but has ",
+              self.sparse_dim());
+  TORCH_CHECK(mat2.dim() == 3, "bmm_sparse: Tensor 'mat2' must have 3 dims, but has ", mat2.dim());
+  TORCH_CHECK(self.size(0) == mat2.size(0), "bmm_sparse: 'self.size(0)' and 'mat2.size(0)' must match");
+  TORCH_CHECK(self.size(2) == mat2.size(1), "bmm_sparse: 'self.size(2)' and 'mat2.size(1)' must match");
+  const auto dtype = self.scalar_type();
+  TORCH_CHECK_NOT_IMPLEMENTED(at::isIntegralType(dtype, /*includeBool=*/false) || dtype == at::kFloat ||
+                                  dtype == at::kDouble,
+                              "\"bmm_sparse_dense\" not implemented for '", c10::toString(dtype), "'");
+  TORCH_CHECK(mat2.scalar_type() == dtype && out.scalar_type() == dtype, "expected scalar type ", dtype,
+              " but found ", mat2.scalar_type() != dtype ? mat2.scalar_type() : out.scalar_type());
+  const int64_t B = self.size(0), I = self.size(1), J = self.size(2), K = mat2.size(2);
+  Tensor work = at::zeros({B, I, K}, mat2.options());
+  if (self._nnz() > 0 && K > 0) {
+    const Tensor idx = self._indices();
+    const Tensor rows_in = idx.select(0, 0).mul(J).add_(idx.select(0, 2));
+    const Tensor rows_out = idx.select(0, 0).mul(I).add_(idx.select(0, 1));
+    const Tensor terms = mat2.reshape({B * J, K}).index_select(0, rows_in).mul_(self._values().unsqueeze(1));
+    work.view({B * I, K}).index_add_(0, rows_out, terms);
+  }
+  if (!out.sizes().equals(work.sizes())) out.resize_(work.sizes());
+  return out.copy_(work);
+}
+
+// bmm(Tensor self, Tensor mat2) -> Tensor
+Tensor bmm_ocl(const Tensor& self, const Tensor& mat2) {
+  Tensor out = at::empty({0}, mat2.options());
+  return bmm_out_ocl(self, mat2, out);
 }
 
 // The overloads of ATen's functions that the schemas below take.
@@ -375,12 +660,19 @@ using ModeOutFn = Tensor& (*)(const Tensor&, const Tensor&, std::optional<c10::s
 using ToSparseFn = Tensor (*)(const Tensor&, std::optional<at::Layout>, at::OptionalIntArrayRef,
                               std::optional<int64_t>);
 using ToSparseDimFn = Tensor (*)(const Tensor&, int64_t);
+using NormFn = Tensor (*)(const Tensor&, const c10::Scalar&);
+using NormDimFn = Tensor (*)(const Tensor&, const std::optional<c10::Scalar>&, at::IntArrayRef, bool,
+                             std::optional<at::ScalarType>);
 
 }  // namespace
 
 // Registers fn (a function, or its overload of type Sig) to run under OnItsDevice.
 #define SPARSE_IMPL(m, name, fn) m.impl(name, &OnItsDevice<decltype(&fn), &fn>::call)
 #define SPARSE_IMPL_AS(m, name, Sig, fn) m.impl(name, &OnItsDevice<Sig, &fn>::call)
+#define SPARSE_UNARY(m, op)                                    \
+  SPARSE_IMPL(m, #op, at::native::op##_sparse);                \
+  SPARSE_IMPL(m, #op "_", at::native::op##_sparse_);           \
+  SPARSE_IMPL(m, #op ".out", at::native::op##_sparse_out)
 
 TORCH_LIBRARY_IMPL(aten, SparsePrivateUse1, m) {
   // ATen's own, device-agnostic: metadata of the SparseTensorImpl, creation, clone and copy
@@ -433,14 +725,73 @@ TORCH_LIBRARY_IMPL(aten, SparsePrivateUse1, m) {
   SPARSE_IMPL(m, "sum.dim_IntList", at::native::sum_sparse_coo);
   SPARSE_IMPL(m, "mm", at::native::_sparse_mm);
   SPARSE_IMPL(m, "mm.out", at::native::_sparse_mm_out);
+  // Zero-preserving unary math: ATen applies the dense op to the values of the coalesced input.
+  SPARSE_UNARY(m, abs);
+  SPARSE_UNARY(m, asin);
+  SPARSE_UNARY(m, atan);
+  SPARSE_UNARY(m, ceil);
+  SPARSE_UNARY(m, deg2rad);
+  SPARSE_UNARY(m, rad2deg);
+  SPARSE_UNARY(m, erf);
+  SPARSE_UNARY(m, erfinv);
+  SPARSE_UNARY(m, expm1);
+  SPARSE_UNARY(m, floor);
+  SPARSE_UNARY(m, frac);
+  SPARSE_UNARY(m, log1p);
+  SPARSE_UNARY(m, round);
+  SPARSE_UNARY(m, sign);
+  SPARSE_UNARY(m, sgn);
+  SPARSE_UNARY(m, sin);
+  SPARSE_UNARY(m, sinh);
+  SPARSE_UNARY(m, sqrt);
+  SPARSE_UNARY(m, tan);
+  SPARSE_UNARY(m, tanh);
+  SPARSE_UNARY(m, trunc);
+  SPARSE_IMPL(m, "relu", at::native::relu_sparse);
+  SPARSE_IMPL(m, "relu_", at::native::relu_sparse_);
+  SPARSE_IMPL(m, "threshold_backward", at::native::threshold_backward_sparse);
+  SPARSE_IMPL(m, "threshold_backward.grad_input", at::native::threshold_backward_sparse_out);
+  SPARSE_IMPL(m, "signbit", at::native::signbit_sparse);
+  SPARSE_IMPL(m, "signbit.out", at::native::signbit_sparse_out);
+  SPARSE_IMPL(m, "isneginf", at::native::isneginf_sparse);
+  SPARSE_IMPL(m, "isneginf.out", at::native::isneginf_sparse_out);
+  SPARSE_IMPL(m, "isposinf", at::native::isposinf_sparse);
+  SPARSE_IMPL(m, "isposinf.out", at::native::isposinf_sparse_out);
+  SPARSE_IMPL(m, "isnan", at::native::isnan_sparse);
+  SPARSE_IMPL(m, "isinf", at::native::isinf_sparse);
+  SPARSE_IMPL(m, "nan_to_num", at::native::nan_to_num_sparse);
+  SPARSE_IMPL(m, "nan_to_num_", at::native::nan_to_num_sparse_);
+  SPARSE_IMPL(m, "nan_to_num.out", at::native::nan_to_num_sparse_out);
+  SPARSE_IMPL(m, "conj_physical.out", at::native::conj_physical_out_sparse);
+  SPARSE_IMPL(m, "floor_divide", at::native::floor_divide_sparse);
+  SPARSE_IMPL(m, "floor_divide_.Tensor", at::native::floor_divide_sparse_);
+  SPARSE_IMPL(m, "floor_divide.out", at::native::floor_divide_out_sparse_zerodim);
+  // Shapes, reductions and products composed of the ops above.
+  SPARSE_IMPL(m, "cat", at::native::cat_sparse);
+  SPARSE_IMPL(m, "unsqueeze", at::native::unsqueeze_sparse);
+  SPARSE_IMPL(m, "permute", at::native::permute_sparse_coo);
+  SPARSE_IMPL(m, "narrow_copy", at::native::narrow_copy_sparse);
+  SPARSE_IMPL(m, "_sparse_broadcast_to", at::native::sparse_broadcast_to);
+  SPARSE_IMPL(m, "any", at::native::any_sparse);
+  SPARSE_IMPL_AS(m, "native_norm", NormFn, at::native::norm_sparse);
+  SPARSE_IMPL_AS(m, "native_norm.ScalarOpt_dim_dtype", NormDimFn, at::native::norm_sparse);
+  SPARSE_IMPL(m, "norm.ScalarOpt_dim_dtype", at::native::sparse_dtype_norm);
+  SPARSE_IMPL(m, "norm.ScalarOpt_dim", at::native::sparse_norm);
+  SPARSE_IMPL(m, "mv", at::native::mv_sparse);
   // Ours: the kernels ATen keeps per device.
   SPARSE_IMPL(m, "_coalesce", _coalesce_ocl);
   SPARSE_IMPL(m, "add.out", add_out_ocl);
   SPARSE_IMPL(m, "mul.out", mul_out_ocl);
   SPARSE_IMPL(m, "sparse_mask", sparse_mask_ocl);
+  SPARSE_IMPL(m, "_sparse_mask_projection", _sparse_mask_projection_ocl);
   SPARSE_IMPL(m, "addmm", addmm_ocl);
   SPARSE_IMPL(m, "addmm_", addmm__ocl);
   SPARSE_IMPL(m, "addmm.out", addmm_out_ocl);
+  SPARSE_IMPL(m, "index_select", index_select_ocl);
+  SPARSE_IMPL(m, "_sparse_sum_backward", _sparse_sum_backward_ocl);
+  SPARSE_IMPL(m, "_sparse_sparse_matmul", _sparse_sparse_matmul_ocl);
+  SPARSE_IMPL(m, "bmm", bmm_ocl);
+  SPARSE_IMPL(m, "bmm.out", bmm_out_ocl);
 }
 
 // Dense inputs that produce sparse tensors dispatch to the dense key.
