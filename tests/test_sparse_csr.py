@@ -207,7 +207,7 @@ def test_repr_matches_cpu():
 
 # ---- math ---------------------------------------------------------------------------------------
 
-UNARY = ["abs", "asin", "atan", "ceil", "deg2rad", "rad2deg", "erf", "erfinv", "expm1", "floor", "frac", "log1p",
+UNARY = ["abs", "asin", "atan", "asinh", "atanh", "ceil", "deg2rad", "rad2deg", "erf", "erfinv", "expm1", "floor", "frac", "log1p",
          "neg", "round", "sgn", "sign", "sin", "sinh", "sqrt", "tan", "tanh", "trunc"]
 
 

@@ -411,6 +411,9 @@ EW_UNARY_FLOAT(tan, "tan(a)")
 EW_UNARY_FLOAT(asin, "asin(a)")
 EW_UNARY_FLOAT(acos, "acos(a)")
 EW_UNARY_FLOAT(atan, "atan(a)")
+EW_UNARY_FLOAT(asinh, "asinh(a)")
+EW_UNARY_FLOAT(acosh, "acosh(a)")
+EW_UNARY_FLOAT(atanh, "atanh(a)")
 EW_UNARY_FLOAT_CX(sinh, "sinh(a)", "cx_sinh(a)")
 EW_UNARY_FLOAT_CX(cosh, "cosh(a)", "cx_cosh(a)")
 EW_UNARY_FLOAT_CX(tanh, "ew_tanh(a)", "cx_tanh(a)")
@@ -1099,6 +1102,9 @@ TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
   OCL_IMPL(m, "asin.out", asin_out_ocl);
   OCL_IMPL(m, "acos.out", acos_out_ocl);
   OCL_IMPL(m, "atan.out", atan_out_ocl);
+  OCL_IMPL(m, "asinh.out", asinh_out_ocl);
+  OCL_IMPL(m, "acosh.out", acosh_out_ocl);
+  OCL_IMPL(m, "atanh.out", atanh_out_ocl);
   m.impl("sinh.out", sinh_out_ocl);
   m.impl("cosh.out", cosh_out_ocl);
   m.impl("tanh.out", tanh_out_ocl);

@@ -29,6 +29,8 @@
 #include <ATen/ops/arange_native.h>
 #include <ATen/ops/argmax_native.h>
 #include <ATen/ops/asin_native.h>
+#include <ATen/ops/asinh_native.h>
+#include <ATen/ops/atanh_native.h>
 #include <ATen/ops/atan_native.h>
 #include <ATen/ops/bmm_native.h>
 #include <ATen/ops/cat.h>
@@ -106,47 +108,15 @@
 #include <ATen/ops/zeros_native.h>
 #include <c10/core/DeviceGuard.h>
 #include <torch/library.h>
+#include "sparse.h"
 #include <array>
 
 namespace torch_ocl {
 namespace {
 using at::Tensor;
+using sparse::check_same_device;
 using at::sparse::alias_into_sparse;
 using at::sparse::get_sparse_impl;
-
-// Mixed-device calls reach these kernels (a CPU sparse tensor with an ocl dense one still
-// dispatches to SparsePrivateUse1), so every kernel checks its operands' devices first.
-void check_same_device(const char* op, std::initializer_list<std::reference_wrapper<const Tensor>> ts) {
-  const Tensor& first = ts.begin()->get();
-  for (const Tensor& t : ts)
-    TORCH_CHECK(t.device() == first.device(), "Expected all tensors to be on the same device, but found at least two "
-                "devices, ", first.device(), " and ", t.device(), "! (when checking arguments for ", op, ")");
-}
-
-// ATen's generated CPU/CUDA registrations run each kernel under a device guard; a plain m.impl
-// does not, and a new SparseTensorImpl puts its placeholder indices and values on the *current*
-// device (then asserts its real ones are on that device), so on ocl:1 it would fail. Every
-// registration below runs with the current device set to the op's first ocl tensor's, or to
-// its ocl device option.
-void guard_to(c10::OptionalDeviceGuard& g, const Tensor& t) {
-  if (!g.current_device() && t.defined() && t.device().is_privateuseone()) g.reset_device(t.device());
-}
-void guard_to(c10::OptionalDeviceGuard& g, const std::optional<at::Device>& d) {
-  if (!g.current_device() && d.has_value() && d->is_privateuseone()) g.reset_device(*d);
-}
-template <class T>
-void guard_to(c10::OptionalDeviceGuard&, const T&) {}
-
-template <class Fn, Fn fn>
-struct OnItsDevice;
-template <class R, class... A, R (*fn)(A...)>
-struct OnItsDevice<R (*)(A...), fn> {
-  static R call(A... args) {
-    c10::OptionalDeviceGuard guard;
-    (guard_to(guard, args), ...);
-    return fn(std::forward<A>(args)...);
-  }
-};
 
 // The row of each entry of a sparse tensor in its dense counterpart viewed as
 // [prod(sizes[:sparse_dim]), *dense sizes]: the entries' indices flattened row-major (int64 [nnz]).
@@ -666,9 +636,6 @@ using NormDimFn = Tensor (*)(const Tensor&, const std::optional<c10::Scalar>&, a
 
 }  // namespace
 
-// Registers fn (a function, or its overload of type Sig) to run under OnItsDevice.
-#define SPARSE_IMPL(m, name, fn) m.impl(name, &OnItsDevice<decltype(&fn), &fn>::call)
-#define SPARSE_IMPL_AS(m, name, Sig, fn) m.impl(name, &OnItsDevice<Sig, &fn>::call)
 #define SPARSE_UNARY(m, op)                                    \
   SPARSE_IMPL(m, #op, at::native::op##_sparse);                \
   SPARSE_IMPL(m, #op "_", at::native::op##_sparse_);           \
@@ -729,6 +696,8 @@ TORCH_LIBRARY_IMPL(aten, SparsePrivateUse1, m) {
   SPARSE_UNARY(m, abs);
   SPARSE_UNARY(m, asin);
   SPARSE_UNARY(m, atan);
+  SPARSE_UNARY(m, asinh);
+  SPARSE_UNARY(m, atanh);
   SPARSE_UNARY(m, ceil);
   SPARSE_UNARY(m, deg2rad);
   SPARSE_UNARY(m, rad2deg);

@@ -1,7 +1,7 @@
 // Sparse compressed tensors on ocl (SparseCsrPrivateUse1): CSR and CSC creation, metadata,
 // conversions to and from dense and COO, unary math, add, mul, sum and CSR/CSC @ dense. Composed
 // from dense device ops and ATen's device-agnostic compressed-layout functions, each run under a
-// device guard (OnItsDevice, as in sparse.cpp). Unbatched (2-D) matrices for the products; BSR
+// device guard (OnItsDevice, sparse.h). Unbatched (2-D) matrices for the products; BSR
 // and BSC have no registrations, so they raise NotImplementedError naming the op.
 #include <ATen/SparseCsrTensorImpl.h>
 #include <ATen/SparseCsrTensorUtils.h>
@@ -21,6 +21,8 @@
 #include <ATen/ops/addmm_native.h>
 #include <ATen/ops/arange.h>
 #include <ATen/ops/asin_native.h>
+#include <ATen/ops/asinh_native.h>
+#include <ATen/ops/atanh_native.h>
 #include <ATen/ops/atan_native.h>
 #include <ATen/ops/ccol_indices_native.h>
 #include <ATen/ops/ceil_native.h>
@@ -74,39 +76,12 @@
 #include <ATen/ops/zeros.h>
 #include <c10/core/DeviceGuard.h>
 #include <torch/library.h>
+#include "sparse.h"
 
 namespace torch_ocl {
 namespace {
 using at::Tensor;
-
-void check_same_device(const char* op, std::initializer_list<std::reference_wrapper<const Tensor>> ts) {
-  const Tensor& first = ts.begin()->get();
-  for (const Tensor& t : ts)
-    TORCH_CHECK(t.device() == first.device(), "Expected all tensors to be on the same device, but found at least two "
-                "devices, ", first.device(), " and ", t.device(), "! (when checking arguments for ", op, ")");
-}
-
-// Runs fn with the current device set to its first ocl tensor's (see sparse.cpp: a new
-// SparseCsrTensorImpl's members start on the current device).
-void guard_to(c10::OptionalDeviceGuard& g, const Tensor& t) {
-  if (!g.current_device() && t.defined() && t.device().is_privateuseone()) g.reset_device(t.device());
-}
-void guard_to(c10::OptionalDeviceGuard& g, const std::optional<at::Device>& d) {
-  if (!g.current_device() && d.has_value() && d->is_privateuseone()) g.reset_device(*d);
-}
-template <class T>
-void guard_to(c10::OptionalDeviceGuard&, const T&) {}
-
-template <class Fn, Fn fn>
-struct OnItsDevice;
-template <class R, class... A, R (*fn)(A...)>
-struct OnItsDevice<R (*)(A...), fn> {
-  static R call(A... args) {
-    c10::OptionalDeviceGuard guard;
-    (guard_to(guard, args), ...);
-    return fn(std::forward<A>(args)...);
-  }
-};
+using sparse::check_same_device;
 
 // ---- index conversions (dense tensors; registered for PrivateUse1) ------------------------------
 // _convert_indices_from_coo_to_csr.out(Tensor self, int size, *, bool out_int32=False, Tensor(a!) out) -> Tensor(a!)
@@ -301,44 +276,44 @@ Tensor _to_sparse_blocked_ocl(const Tensor& self, at::IntArrayRef, std::optional
 using FillFn = Tensor& (*)(Tensor&, const c10::Scalar&);
 }  // namespace
 
-#define CSR_IMPL(m, name, fn) m.impl(name, &OnItsDevice<decltype(&fn), &fn>::call)
-#define CSR_IMPL_AS(m, name, Sig, fn) m.impl(name, &OnItsDevice<Sig, &fn>::call)
 #define CSR_UNARY(m, op)                                   \
-  CSR_IMPL(m, #op, at::native::op##_sparse_csr);           \
-  CSR_IMPL(m, #op "_", at::native::op##_sparse_csr_);      \
-  CSR_IMPL(m, #op ".out", at::native::op##_sparse_csr_out)
+  SPARSE_IMPL(m, #op, at::native::op##_sparse_csr);           \
+  SPARSE_IMPL(m, #op "_", at::native::op##_sparse_csr_);      \
+  SPARSE_IMPL(m, #op ".out", at::native::op##_sparse_csr_out)
 
 TORCH_LIBRARY_IMPL(aten, SparseCsrPrivateUse1, m) {
   // ATen's own, device-agnostic: metadata, creation, copies and conversions (composed of the
   // index conversions below and dense device ops), values-wise math, and wrappers that
   // redispatch to addmm.out / add.out.
-  CSR_IMPL(m, "sparse_dim", at::native::sparse_dim_sparse_csr);
-  CSR_IMPL(m, "dense_dim", at::native::dense_dim_sparse_csr);
-  CSR_IMPL(m, "_nnz", at::native::_nnz_sparse_csr);
-  CSR_IMPL(m, "values", at::native::values_sparse_csr);
-  CSR_IMPL(m, "crow_indices", at::native::crow_indices_sparse_csr);
-  CSR_IMPL(m, "col_indices", at::native::col_indices_sparse_csr);
-  CSR_IMPL(m, "ccol_indices", at::native::ccol_indices_sparse_csr);
-  CSR_IMPL(m, "row_indices", at::native::row_indices_sparse_csr);
-  CSR_IMPL(m, "empty.memory_format", at::native::empty_sparse_compressed);
-  CSR_IMPL(m, "empty_like", at::native::empty_like_sparse_csr);
-  CSR_IMPL(m, "resize_", at::native::resize_sparse_csr_);
-  CSR_IMPL(m, "resize_as_sparse_", at::native::resize_as_sparse_compressed_);
-  CSR_IMPL(m, "clone", at::native::clone_sparse_compressed);
-  CSR_IMPL(m, "copy_", at::native::copy_sparse_compressed_);
-  CSR_IMPL(m, "zero_", at::native::zero_sparse_csr_);
-  CSR_IMPL_AS(m, "fill_.Scalar", FillFn, at::native::fill_sparse_csr_);
-  CSR_IMPL(m, "normal_", at::native::normal_sparse_csr_);
-  CSR_IMPL(m, "_to_dense", at::native::sparse_compressed_to_dense);
-  CSR_IMPL_AS(m, "_to_sparse", Tensor (*)(const Tensor&, std::optional<at::Layout>, at::OptionalIntArrayRef,
+  SPARSE_IMPL(m, "sparse_dim", at::native::sparse_dim_sparse_csr);
+  SPARSE_IMPL(m, "dense_dim", at::native::dense_dim_sparse_csr);
+  SPARSE_IMPL(m, "_nnz", at::native::_nnz_sparse_csr);
+  SPARSE_IMPL(m, "values", at::native::values_sparse_csr);
+  SPARSE_IMPL(m, "crow_indices", at::native::crow_indices_sparse_csr);
+  SPARSE_IMPL(m, "col_indices", at::native::col_indices_sparse_csr);
+  SPARSE_IMPL(m, "ccol_indices", at::native::ccol_indices_sparse_csr);
+  SPARSE_IMPL(m, "row_indices", at::native::row_indices_sparse_csr);
+  SPARSE_IMPL(m, "empty.memory_format", at::native::empty_sparse_compressed);
+  SPARSE_IMPL(m, "empty_like", at::native::empty_like_sparse_csr);
+  SPARSE_IMPL(m, "resize_", at::native::resize_sparse_csr_);
+  SPARSE_IMPL(m, "resize_as_sparse_", at::native::resize_as_sparse_compressed_);
+  SPARSE_IMPL(m, "clone", at::native::clone_sparse_compressed);
+  SPARSE_IMPL(m, "copy_", at::native::copy_sparse_compressed_);
+  SPARSE_IMPL(m, "zero_", at::native::zero_sparse_csr_);
+  SPARSE_IMPL_AS(m, "fill_.Scalar", FillFn, at::native::fill_sparse_csr_);
+  SPARSE_IMPL(m, "normal_", at::native::normal_sparse_csr_);
+  SPARSE_IMPL(m, "_to_dense", at::native::sparse_compressed_to_dense);
+  SPARSE_IMPL_AS(m, "_to_sparse", Tensor (*)(const Tensor&, std::optional<at::Layout>, at::OptionalIntArrayRef,
                                           std::optional<int64_t>),
               at::native::sparse_compressed_to_sparse);
-  CSR_IMPL_AS(m, "_to_sparse.sparse_dim", Tensor (*)(const Tensor&, int64_t), at::native::sparse_compressed_to_sparse);
-  CSR_IMPL(m, "_to_sparse_csr", _to_sparse_csr_compressed_ocl);
-  CSR_IMPL(m, "_to_sparse_csc", _to_sparse_csc_compressed_ocl);
+  SPARSE_IMPL_AS(m, "_to_sparse.sparse_dim", Tensor (*)(const Tensor&, int64_t), at::native::sparse_compressed_to_sparse);
+  SPARSE_IMPL(m, "_to_sparse_csr", _to_sparse_csr_compressed_ocl);
+  SPARSE_IMPL(m, "_to_sparse_csc", _to_sparse_csc_compressed_ocl);
   CSR_UNARY(m, abs);
   CSR_UNARY(m, asin);
   CSR_UNARY(m, atan);
+  CSR_UNARY(m, asinh);
+  CSR_UNARY(m, atanh);
   CSR_UNARY(m, ceil);
   CSR_UNARY(m, deg2rad);
   CSR_UNARY(m, rad2deg);
@@ -358,49 +333,49 @@ TORCH_LIBRARY_IMPL(aten, SparseCsrPrivateUse1, m) {
   CSR_UNARY(m, tan);
   CSR_UNARY(m, tanh);
   CSR_UNARY(m, trunc);
-  CSR_IMPL(m, "relu", at::native::relu_sparse_csr);
-  CSR_IMPL(m, "relu_", at::native::relu_sparse_csr_);
-  CSR_IMPL(m, "threshold_backward", at::native::threshold_backward_sparse_compressed);
-  CSR_IMPL(m, "threshold_backward.grad_input", at::native::threshold_backward_sparse_compressed_out);
-  CSR_IMPL(m, "signbit", at::native::signbit_sparse_csr);
-  CSR_IMPL(m, "signbit.out", at::native::signbit_sparse_csr_out);
-  CSR_IMPL(m, "isposinf", at::native::isposinf_sparse_csr);
-  CSR_IMPL(m, "isposinf.out", at::native::isposinf_sparse_csr_out);
-  CSR_IMPL(m, "isneginf", at::native::isneginf_sparse_csr);
-  CSR_IMPL(m, "isneginf.out", at::native::isneginf_sparse_csr_out);
-  CSR_IMPL(m, "isnan", at::native::isnan_sparse_csr);
-  CSR_IMPL(m, "isinf", at::native::isinf_sparse_csr);
-  CSR_IMPL(m, "mul.Tensor", at::native::mul_sparse_csr);
-  CSR_IMPL(m, "mul_.Tensor", at::native::mul_sparse_csr_);
-  CSR_IMPL(m, "mul.out", at::native::mul_out_sparse_csr);
-  CSR_IMPL(m, "mul.Scalar", at::native::mul_scalar_sparse_csr);
-  CSR_IMPL(m, "mul_.Scalar", at::native::mul__scalar_sparse_csr);
-  CSR_IMPL(m, "add.Tensor", at::native::add_sparse_csr);
-  CSR_IMPL(m, "add_.Tensor", at::native::add_sparse_csr_);
-  CSR_IMPL(m, "sum", at::native::sum_csr);
-  CSR_IMPL(m, "addmm", at::native::addmm_sparse_compressed_dense);
-  CSR_IMPL(m, "mm", at::native::_sparse_csr_mm);
+  SPARSE_IMPL(m, "relu", at::native::relu_sparse_csr);
+  SPARSE_IMPL(m, "relu_", at::native::relu_sparse_csr_);
+  SPARSE_IMPL(m, "threshold_backward", at::native::threshold_backward_sparse_compressed);
+  SPARSE_IMPL(m, "threshold_backward.grad_input", at::native::threshold_backward_sparse_compressed_out);
+  SPARSE_IMPL(m, "signbit", at::native::signbit_sparse_csr);
+  SPARSE_IMPL(m, "signbit.out", at::native::signbit_sparse_csr_out);
+  SPARSE_IMPL(m, "isposinf", at::native::isposinf_sparse_csr);
+  SPARSE_IMPL(m, "isposinf.out", at::native::isposinf_sparse_csr_out);
+  SPARSE_IMPL(m, "isneginf", at::native::isneginf_sparse_csr);
+  SPARSE_IMPL(m, "isneginf.out", at::native::isneginf_sparse_csr_out);
+  SPARSE_IMPL(m, "isnan", at::native::isnan_sparse_csr);
+  SPARSE_IMPL(m, "isinf", at::native::isinf_sparse_csr);
+  SPARSE_IMPL(m, "mul.Tensor", at::native::mul_sparse_csr);
+  SPARSE_IMPL(m, "mul_.Tensor", at::native::mul_sparse_csr_);
+  SPARSE_IMPL(m, "mul.out", at::native::mul_out_sparse_csr);
+  SPARSE_IMPL(m, "mul.Scalar", at::native::mul_scalar_sparse_csr);
+  SPARSE_IMPL(m, "mul_.Scalar", at::native::mul__scalar_sparse_csr);
+  SPARSE_IMPL(m, "add.Tensor", at::native::add_sparse_csr);
+  SPARSE_IMPL(m, "add_.Tensor", at::native::add_sparse_csr_);
+  SPARSE_IMPL(m, "sum", at::native::sum_csr);
+  SPARSE_IMPL(m, "addmm", at::native::addmm_sparse_compressed_dense);
+  SPARSE_IMPL(m, "mm", at::native::_sparse_csr_mm);
   // Ours.
-  CSR_IMPL(m, "add.out", add_out_ocl);
-  CSR_IMPL(m, "addmm.out", addmm_out_ocl);
+  SPARSE_IMPL(m, "add.out", add_out_ocl);
+  SPARSE_IMPL(m, "addmm.out", addmm_out_ocl);
 }
 
 // COO -> compressed (ATen's, through _convert_indices_from_coo_to_csr).
 TORCH_LIBRARY_IMPL(aten, SparsePrivateUse1, m) {
-  CSR_IMPL(m, "_to_sparse_csr", at::native::coo_to_sparse_csr);
-  CSR_IMPL(m, "_to_sparse_csc", at::native::coo_to_sparse_csc);
+  SPARSE_IMPL(m, "_to_sparse_csr", at::native::coo_to_sparse_csr);
+  SPARSE_IMPL(m, "_to_sparse_csc", at::native::coo_to_sparse_csc);
 }
 
 // Dense -> compressed, and the index conversions the layouts are built from.
 TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
-  CSR_IMPL(m, "_to_sparse_csr", _to_sparse_csr_dense_ocl);
-  CSR_IMPL(m, "_to_sparse_csc", _to_sparse_csc_dense_ocl);
-  CSR_IMPL(m, "_to_sparse_bsr", _to_sparse_blocked_ocl);
-  CSR_IMPL(m, "_to_sparse_bsc", _to_sparse_blocked_ocl);
-  CSR_IMPL(m, "_convert_indices_from_coo_to_csr", _convert_indices_from_coo_to_csr_ocl);
-  CSR_IMPL(m, "_convert_indices_from_coo_to_csr.out", _convert_indices_from_coo_to_csr_out_ocl);
-  CSR_IMPL(m, "_convert_indices_from_csr_to_coo", _convert_indices_from_csr_to_coo_ocl);
-  CSR_IMPL(m, "_convert_indices_from_csr_to_coo.out", _convert_indices_from_csr_to_coo_out_ocl);
+  SPARSE_IMPL(m, "_to_sparse_csr", _to_sparse_csr_dense_ocl);
+  SPARSE_IMPL(m, "_to_sparse_csc", _to_sparse_csc_dense_ocl);
+  SPARSE_IMPL(m, "_to_sparse_bsr", _to_sparse_blocked_ocl);
+  SPARSE_IMPL(m, "_to_sparse_bsc", _to_sparse_blocked_ocl);
+  SPARSE_IMPL(m, "_convert_indices_from_coo_to_csr", _convert_indices_from_coo_to_csr_ocl);
+  SPARSE_IMPL(m, "_convert_indices_from_coo_to_csr.out", _convert_indices_from_coo_to_csr_out_ocl);
+  SPARSE_IMPL(m, "_convert_indices_from_csr_to_coo", _convert_indices_from_csr_to_coo_ocl);
+  SPARSE_IMPL(m, "_convert_indices_from_csr_to_coo.out", _convert_indices_from_csr_to_coo_out_ocl);
 }
 
 }  // namespace torch_ocl

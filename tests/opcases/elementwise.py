@@ -160,7 +160,9 @@ UNARY_FLOAT = {
     "reciprocal": (torch.reciprocal, dict(low=0.2, high=3.0)),
     "sin": (torch.sin, {}), "cos": (torch.cos, {}), "tan": (torch.tan, dict(low=-1.4, high=1.4)),
     "asin": (torch.asin, dict(low=-0.95, high=0.95)), "acos": (torch.acos, dict(low=-0.95, high=0.95)),
-    "atan": (torch.atan, {}), "sinh": (torch.sinh, {}), "cosh": (torch.cosh, {}), "tanh": (torch.tanh, {}),
+    "atan": (torch.atan, {}), "asinh": (torch.asinh, dict(low=-5.0, high=5.0)),
+    "acosh": (torch.acosh, dict(low=1.05, high=6.0)), "atanh": (torch.atanh, dict(low=-0.95, high=0.95)),
+    "sinh": (torch.sinh, {}), "cosh": (torch.cosh, {}), "tanh": (torch.tanh, {}),
     "sigmoid": (torch.sigmoid, {}), "erf": (torch.erf, {}), "erfc": (torch.erfc, {}),
     "erfinv": (torch.erfinv, dict(low=-0.98, high=0.98)),
     "lgamma": (torch.lgamma, dict(low=0.05, high=8.0)), "sinc": (torch.sinc, {}),
@@ -182,7 +184,7 @@ def _unary_float_specials(x):
                            torch.tanh, torch.erf, torch.erfinv, torch.atan, torch.expm1, torch.log1p, torch.sign,
                            torch.abs, torch.floor, torch.ceil, torch.round, torch.trunc, torch.frac, torch.isnan,
                            torch.isposinf, torch.isneginf, torch.isinf, torch.isfinite, torch.nan_to_num,
-                           torch.relu, torch.logit, torch.neg)]
+                           torch.relu, torch.logit, torch.neg, torch.asinh, torch.acosh, torch.atanh)]
 
 
 def _gamma_specials(dtype):
