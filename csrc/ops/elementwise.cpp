@@ -1004,6 +1004,21 @@ at::Tensor& gcd_out_ocl(const at::Tensor& self, const at::Tensor& other, at::Ten
   return out;
 }
 
+// lcm.out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)
+// |a / gcd(a, b) * b| (0 where the gcd is 0), formed in 64 bits and then narrowed, as the CPU's
+// int-promoted arithmetic does for the narrow types.
+at::Tensor& lcm_out_ocl(const at::Tensor& self, const at::Tensor& other, at::Tensor& out) {
+  static const PointwiseSpec s{
+      "lcm", "CT x = a < (CT)0 ? (CT)(-a) : a; CT y = b < (CT)0 ? (CT)(-b) : b; "
+             "while (x != (CT)0) { CT t = x; x = (CT)(y % x); y = t; } "
+             "long l = y == (CT)0 ? 0L : (long)(a / y) * (long)b; r0 = (CT)(l < 0L ? -l : l);"};
+  at::TensorIterator iter;
+  iter.build_binary_op(out, self, other);
+  check_kind("lcm_cpu", iter.common_dtype(), kIntegral);
+  pointwise(iter, s);
+  return out;
+}
+
 // nextafter.out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)
 // float16 / bfloat16 step their own 16-bit patterns (the compute type is float).
 at::Tensor& nextafter_out_ocl(const at::Tensor& self, const at::Tensor& other, at::Tensor& out) {
@@ -1055,6 +1070,7 @@ TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
   m.impl("add.out", add_out_ocl);
   OCL_IMPL(m, "linalg_cross.out", linalg_cross_out_ocl);
   OCL_IMPL(m, "gcd.out", gcd_out_ocl);
+  OCL_IMPL(m, "lcm.out", lcm_out_ocl);
   OCL_IMPL(m, "nextafter.out", nextafter_out_ocl);
   OCL_IMPL(m, "frexp.Tensor_out", frexp_out_ocl);
   OCL_IMPL(m, "polygamma.out", polygamma_out_ocl);

@@ -386,23 +386,25 @@ at::Tensor index_select_ocl(const at::Tensor& self, int64_t dim, const at::Tenso
   return index_select_out_ocl(self, dim, index, out);
 }
 
-// index_add.out(Tensor self, int dim, Tensor index, Tensor source, *, Scalar alpha=1, Tensor(a!) out) -> Tensor(a!)
-at::Tensor& index_add_out_ocl(const at::Tensor& self, int64_t dim, const at::Tensor& index_in,
-                              const at::Tensor& source_in, const c10::Scalar& alpha, at::Tensor& out) {
+// out = self with source's slices along dim reduced into the slices `index` names: index_add
+// (op kSum, scaled by alpha) and index_reduce (prod, mean, amax, amin, with or without self's
+// values). One key per (outer, index entry) and segment_reduce, as scatter does.
+at::Tensor& index_accumulate(const at::Tensor& self, int64_t dim, const at::Tensor& index_in,
+                             const at::Tensor& source_in, Reduce op, bool include_self, const c10::Scalar& alpha,
+                             at::Tensor& out, const char* name) {
   dim = at::maybe_wrap_dim(dim, self.dim());
-  check_index_vector(index_in, "index_add");
+  check_index_vector(index_in, name);
   const int64_t nidx = index_in.numel();
   TORCH_CHECK(self.dim() == 0 || source_in.dim() == 0 || self.dim() == source_in.dim(),
-              "index_add_(): self and source must have same number of dimensions");
+              name, "_(): self and source must have same number of dimensions");
   TORCH_CHECK(source_in.dim() == 0 ? nidx == 1 : source_in.size(dim) == nidx,
-              "index_add_(): Number of indices (", nidx, ") should be equal to source.size(dim) (",
+              name, "_(): Number of indices (", nidx, ") should be equal to source.size(dim) (",
               source_in.dim() == 0 ? 1 : source_in.size(dim), ")");
   for (int64_t i = 0; i < self.dim() && source_in.dim() > 0; ++i)
     if (i != dim)
-      TORCH_CHECK(self.size(i) == source_in.size(i), "index_add_(): self and source must have the same size at dim ",
-                  i);
+      TORCH_CHECK(self.size(i) == source_in.size(i), name, "_(): self and source must have the same size at dim ", i);
   TORCH_CHECK(self.scalar_type() == source_in.scalar_type(),
-              "index_add_(): self (", self.scalar_type(), ") and source (", source_in.scalar_type(),
+              name, "_(): self (", self.scalar_type(), ") and source (", source_in.scalar_type(),
               ") must have the same scalar type");
   at::native::resize_output(out, self.sizes());
   if (!out.is_same(self)) {
@@ -411,7 +413,7 @@ at::Tensor& index_add_out_ocl(const at::Tensor& self, int64_t dim, const at::Ten
   }
   if (nidx == 0 || out.numel() == 0) return out;
   Device& d = ocl_device(self);
-  check_dtype_supported(d, self.scalar_type(), "index_add");
+  check_dtype_supported(d, self.scalar_type(), name);
   at::Tensor source = on_device_of(source_in, self).contiguous();
   if (source.storage().is_alias_of(out.storage())) source = source.clone();
   at::Tensor index = on_device_of(index_in, self).contiguous();
@@ -425,9 +427,24 @@ at::Tensor& index_add_out_ocl(const at::Tensor& self, int64_t dim, const at::Ten
   at::Tensor srcoff = at::empty({units}, keys.options());
   launch(d, get_kernel(d, "index", kPlainOpts, "index_add_keys"), grid_stride(units), Range(kWG), buf(keys),
          buf(srcoff), buf(index), idx32(index), outer, nout, nidx, inner, d.error_buf);
-  segment_reduce(d, res, source, keys, srcoff, inner, 1, 1, kSum, true, alpha, 0, /*atomic_ok=*/true);
+  segment_reduce(d, res, source, keys, srcoff, inner, 1, 1, op, include_self, alpha, 0, /*atomic_ok=*/true);
   finish_out(out, res);
   return out;
+}
+
+// index_add.out(Tensor self, int dim, Tensor index, Tensor source, *, Scalar alpha=1, Tensor(a!) out) -> Tensor(a!)
+at::Tensor& index_add_out_ocl(const at::Tensor& self, int64_t dim, const at::Tensor& index, const at::Tensor& source,
+                              const c10::Scalar& alpha, at::Tensor& out) {
+  return index_accumulate(self, dim, index, source, kSum, true, alpha, out, "index_add");
+}
+
+// index_reduce.out(Tensor self, int dim, Tensor index, Tensor source, str reduce, *, bool include_self=True, Tensor(a!) out) -> Tensor(a!)
+at::Tensor& index_reduce_out_ocl(const at::Tensor& self, int64_t dim, const at::Tensor& index,
+                                 const at::Tensor& source, c10::string_view reduce, bool include_self,
+                                 at::Tensor& out) {
+  TORCH_CHECK(reduce == "prod" || reduce == "mean" || reduce == "amax" || reduce == "amin",
+              "index_reduce(): Expected reduce to be one of prod, mean, amax or amin but got ", reduce, ".");
+  return index_accumulate(self, dim, index, source, parse_reduce(reduce, true), include_self, 1, out, "index_reduce");
 }
 
 // ---- advanced indexing --------------------------------------------------------------------
@@ -1062,6 +1079,7 @@ TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
   m.impl("scatter_add.out", scatter_add_out_ocl);  // complex too (by parts)
   OCL_IMPL(m, "scatter_reduce.two_out", scatter_reduce_two_out_ocl);
   OCL_IMPL(m, "index_add.out", index_add_out_ocl);
+  OCL_IMPL(m, "index_reduce.out", index_reduce_out_ocl);
   m.impl("index.Tensor_out", index_tensor_out_ocl);  // data movement: complex too
   m.impl("_index_put_impl_", index_put_impl_ocl);  // complex too (accumulate: by parts)
   m.impl("index_copy.out", index_copy_out_ocl);  // complex too (index_put_)

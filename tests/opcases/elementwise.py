@@ -710,6 +710,16 @@ def _gcd_forms(a, b):
     return torch.gcd(a, b), c, o
 
 
+def _lcm_samples(dtype):
+    # Products that fit the dtype (the CPU's overflow is C++'s undefined behaviour).
+    yield from binary_samples(dtype, low=-30 if dtype != torch.uint8 else 0, high=60, scalars=(6,))
+    vals, other = [0, 0, 1, 12, 7, 10, 9], [0, 5, 0, 18, 7, 4, 1]
+    if dtype != torch.uint8:
+        vals += [-12, -7, -4]
+        other += [18, -21, -6]
+    yield Sample((torch.tensor(vals, dtype=dtype), torch.tensor(other, dtype=dtype)), tag="special values")
+
+
 def _nextafter_samples(dtype):
     yield from binary_samples(dtype, scalars=())
     tiny = torch.finfo(dtype).tiny
@@ -812,6 +822,9 @@ CASES += [
     OpCase("gcd", ["aten::gcd.out"], torch.gcd, _gcd_samples, dtypes=INTS),
     OpCase("gcd_forms", ["aten::gcd.out"], _gcd_forms, _gcd_samples, dtypes=(torch.int64,)),
     OpCase("gcd_float_raises", ["aten::gcd.out"], torch.gcd, lambda dt: binary_samples(dt, scalars=()),
+           dtypes=(torch.float32, torch.bool)),
+    OpCase("lcm", ["aten::lcm.out"], torch.lcm, _lcm_samples, dtypes=INTS),
+    OpCase("lcm_float_raises", ["aten::lcm.out"], torch.lcm, lambda dt: binary_samples(dt, scalars=()),
            dtypes=(torch.float32, torch.bool)),
     OpCase("nextafter", ["aten::nextafter.out"], torch.nextafter, _nextafter_samples, dtypes=FLOATS + HALFS,
            atol=0, rtol=0),

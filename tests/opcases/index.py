@@ -138,6 +138,18 @@ def _index_add(x, d, i, s):
             torch.index_add(x, d, i, s, alpha=alpha, out=out))
 
 
+def _index_reduce(x, d, i, s):
+    # Every reduction with and without self's values, in place and out=.
+    res = []
+    for reduce in ("prod", "mean", "amax", "amin"):
+        for include_self in (True, False):
+            res.append(torch.index_reduce(x, d, i, s, reduce, include_self=include_self))
+    y, out = x.clone(), torch.empty(0, dtype=x.dtype, device=x.device)
+    res.append(y.index_reduce_(d, i, s, "amax", include_self=False))
+    res.append(torch.index_reduce(x, d, i, s, "mean", out=out))
+    return tuple(res)
+
+
 # ---- advanced indexing ----------------------------------------------------------------------
 def _index_samples(dtype):
     x = make((5, 6, 7), dtype)
@@ -396,6 +408,8 @@ CASES = [
     OpCase("scatter_reduce_grad", [], _scatter_reduce_grad, lambda t: _same_shape(_dup_samples(t, False)), dtypes=FLOAT, grad=True),
     OpCase("index_add", ["aten::index_add.out"], _index_add, _index_add_samples, dtypes=FLOATS + INTS + HALFS,
            grad=True),
+    OpCase("index_reduce", ["aten::index_reduce.out"], _index_reduce, _index_add_samples,
+           dtypes=FLOATS + (torch.int64, torch.int32, torch.bfloat16), grad=True),
     OpCase("index", ["aten::index.Tensor_out"], _index, _index_samples, dtypes=IDX_DTYPES, grad=True),
     OpCase("index_put", ["aten::_index_put_impl_"], _index_put, _index_put_samples, dtypes=IDX_DTYPES),
     OpCase("index_put_accumulate", [], _index_put_accumulate, _index_put_acc_samples,
