@@ -9,6 +9,7 @@ python bench/bench_native_ops.py [--devices ocl,cuda] [--ops ctc,grid_sample,...
 --small (the default where the OpenCL device is a CPU) divides the problem sizes for PoCL.
 """
 import argparse
+import copy
 import json
 import os
 import sys
@@ -190,6 +191,12 @@ def cases(dev, s):
                                 torch.nn.BatchNorm2d(64)).to(dev)
     c["ResNet basic block 64ch, 32x64x56², training fwd+bwd"] = _fwd_bwd(lambda: F.relu(block(fmap) + fmap), fmap,
                                                                           *block.parameters())
+    # The same block in channels_last, as torchvision's training recipes run it.
+    cl = torch.channels_last
+    block_cl = copy.deepcopy(block).to(memory_format=cl)
+    fmap_cl = fmap.detach().contiguous(memory_format=cl).requires_grad_()
+    c["ResNet basic block 64ch channels_last, training fwd+bwd"] = _fwd_bwd(
+        lambda: F.relu(block_cl(fmap_cl) + fmap_cl), fmap_cl, *block_cl.parameters())
     bilstm = torch.nn.LSTM(256, 256, bidirectional=True, batch_first=True).to(dev)
     bseq = _randn(32 // s, 128, 256, dev=dev, seed=33, grad=True)
     c["LSTM 256 bidirectional batch_first, seq 128, batch 32, fwd+bwd"] = _fwd_bwd(
