@@ -636,3 +636,30 @@ def test_kernel_checked_indices_raise_the_cpus_error(call, message):
         call("ocl")
         torch.ocl.synchronize()
     assert torch.ones(2, device="ocl").sum().item() == 2
+
+
+@pytest.mark.parametrize("case", ["channels_last", "channels_last_3d", "(N, L, C)"])
+def test_batch_norm_keeps_the_cpus_memory_format(case):
+    # Channels-innermost inputs are normalized in place (batch_norm.cl's _cl kernels); the output
+    # and the input gradient take the CPU's memory format (contiguous for a transposed (N, L, C)).
+    g = torch.Generator().manual_seed(0)
+    if case == "(N, L, C)":
+        x = torch.randn(4, 9, 70, generator=g).transpose(1, 2)
+    else:
+        mf = torch.channels_last if case == "channels_last" else torch.channels_last_3d
+        x = torch.randn(*((4, 70, 5, 6) if case == "channels_last" else (2, 5, 3, 4, 6)), generator=g)
+        x = x.contiguous(memory_format=mf)
+    c = x.shape[1]
+    w, b = torch.rand(c, generator=g) + 0.5, torch.randn(c, generator=g)
+    res = {}
+    for dev in ("cpu", "ocl"):
+        xd, wd, bd = x.to(dev), w.to(dev), b.to(dev)
+        y, mean, invstd = torch.ops.aten.native_batch_norm(xd, wd, bd, None, None, True, 0.1, 1e-5)
+        gy = torch.randn(y.shape, generator=torch.Generator().manual_seed(1)).to(dev)
+        gy = gy.contiguous(memory_format=torch.channels_last) if y.dim() == 4 else gy
+        gi, gw, gb = torch.ops.aten.native_batch_norm_backward(gy, xd, wd, None, None, mean, invstd, True, 1e-5,
+                                                                [True, True, True])
+        res[dev] = (y, gi, gw, gb)
+    for name, r, o in zip(("output", "grad_input", "grad_weight", "grad_bias"), res["cpu"], res["ocl"]):
+        assert o.stride() == r.stride(), f"{name}: strides {o.stride()} on ocl, {r.stride()} on the CPU"
+        torch.testing.assert_close(o.cpu(), r, atol=1e-4, rtol=1e-4)

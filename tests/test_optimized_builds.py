@@ -72,6 +72,11 @@ fwd_bwd(lambda x, w, b: F.group_norm(x, 8, w, b), x, w, b)
 fwd_bwd(lambda x, w, b: F.batch_norm(x, None, None, w, b, training=True), x, w, b)
 rm, rv = torch.randn(32, generator=g), torch.rand(32, generator=g) + 0.5
 fwd_bwd(lambda x, w, b: F.batch_norm(x, rm.to(x.device), rv.to(x.device), w, b, training=False), x, w, b)
+# channels-last BatchNorm (bn_partial_cl, bn_affine_cl); a gradient in the input's layout
+xc = torch.randn(4, 70, 5, 6, generator=g).contiguous(memory_format=torch.channels_last)
+wc, bc = torch.rand(70, generator=g) + 0.5, torch.randn(70, generator=g)
+fwd_bwd(lambda x, w, b: F.batch_norm(x, None, None, w, b, training=True), xc, wc, bc)
+fwd_bwd(lambda x, w, b: F.batch_norm(x, None, None, w, b, training=True).movedim(1, -1).contiguous(), xc, wc, bc)
 torch_ocl._C._tuning_set(0, "conv/forward", "KERNEL=implicit")
 cx, cw = torch.randn(2, 64, 9, 7, generator=g), torch.randn(16, 64, 3, 3, generator=g) * 0.1
 torch.ocl._reset_launch_counts()

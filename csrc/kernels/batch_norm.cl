@@ -3,6 +3,8 @@
 // their combination per channel into three coefficients (bn_finalize), and one pass over the
 // elements, out = in1 * k1[c] + in2 * k2[c] + k3[c] (bn_affine). A team of T consecutive
 // work-items shares a row (n, c) of HW elements and walks it with stride T (rows.clh's teams).
+// Channels-last data has its own partial and affine kernels (bn_partial_cl, bn_affine_cl, at the
+// end), feeding the same bn_finalize.
 #ifndef X_KIND
 #define X_KIND 0  // storage kind of input, grad and output: 0 float, 1 double, 2 half, 3 bfloat16
 #endif
@@ -144,5 +146,83 @@ __kernel void bn_affine(PTR_ARG(X_T, in1), PTR_ARG(X_T, in2), PTR_ARG(ACC, coef)
       if (has_in2) v += LOAD_X(bp, row + h) * k2;
       STORE_X(op, row + h, v);
     }
+  }
+}
+
+// ---- channels-last data ----------------------------------------------------------------------
+// Rows of C channels (row r = n * HW + hw, element r * C + c: channels_last, or an (N, L, C)
+// tensor seen as (N, C, L)). Work-groups of LX x LY work-items: LX consecutive channels, so a
+// row's channels are read coalesced, by LY lanes of rows (LY a power of two).
+
+// The sum over the LY lanes of each channel's v (every work-item gets its channel's total);
+// work-item l is lane l / LX of channel l % LX.
+inline ACC lanes_sum(ACC v, __local ACC* red, int LX, int LY) {
+  const int lx = (int)get_local_id(0) % LX, ly = (int)get_local_id(0) / LX;
+  red[ly * LX + lx] = v;
+  barrier(CLK_LOCAL_MEM_FENCE);
+  for (int st = LY / 2; st > 0; st >>= 1) {
+    if (ly < st) red[ly * LX + lx] += red[(ly + st) * LX + lx];
+    barrier(CLK_LOCAL_MEM_FENCE);
+  }
+  const ACC total = red[lx];
+  barrier(CLK_LOCAL_MEM_FENCE);  // red is reused by the next call
+  return total;
+}
+
+// bn_partial for channels-last data: work-group cb * S + s (1-D, LX * LY work-items) takes
+// channels cb * LX.. and rows R * s / S .. R * (s + 1) / S; the same partials as bn_partial,
+// part[(c * S + s) * 3 + 0..2].
+__kernel void bn_partial_cl(PTR_ARG(X_T, x), PTR_ARG(X_T, dy), PTR_ARG(ACC, mean), PTR_ARG(ACC, part), long R, int C,
+                            int S, int backward, int LX) {
+  __global const X_T* xp = PTR(X_T, x);
+  __global const X_T* gp = PTR(X_T, dy);
+  __local ACC red[MAX_WG];
+  const int LY = (int)get_local_size(0) / LX, ly = (int)get_local_id(0) / LX, s = (int)get_group_id(0) % S;
+  const int c = (int)(get_group_id(0) / S) * LX + (int)get_local_id(0) % LX;
+  const bool in = c < C;
+  const long r0 = R * s / S, r1 = R * (s + 1) / S;
+  // Every barrier (in lanes_sum) is reached unconditionally: PoCL's optimized builds corrupt
+  // memory with barriers inside the branch of a uniform condition.
+  ACC a = 0, b = 0, mu = 0;
+  if (backward) {
+    mu = in ? PTR(ACC, mean)[c] : (ACC)0;
+    for (long r = r0 + ly; in && r < r1; r += LY) {
+      const ACC g = LOAD_X(gp, r * C + c);
+      a += g;
+      b += g * (LOAD_X(xp, r * C + c) - mu);
+    }
+  } else {
+    for (long r = r0 + ly; in && r < r1; r += LY) a += LOAD_X(xp, r * C + c);
+  }
+  const ACC count = (ACC)(r1 - r0), sum_a = lanes_sum(a, red, LX, LY);
+  if (!backward) {
+    mu = count > 0 ? sum_a / count : (ACC)0;
+    for (long r = r0 + ly; in && r < r1; r += LY) {
+      const ACC d = LOAD_X(xp, r * C + c) - mu;
+      b += d * d;
+    }
+  }
+  const ACC sum_b = lanes_sum(b, red, LX, LY);
+  if (ly == 0 && in) {
+    __global ACC* o = PTR(ACC, part) + ((long)c * S + s) * 3;
+    o[0] = backward ? sum_a : count, o[1] = backward ? sum_b : mu, o[2] = backward ? (ACC)0 : sum_b;
+  }
+}
+
+// bn_affine for channels-last data: out = in1 * k1[c] + in2 * k2[c] + k3[c], work-item (c, lane)
+// walking the rows with the grid's stride.
+__kernel void bn_affine_cl(PTR_ARG(X_T, in1), PTR_ARG(X_T, in2), PTR_ARG(ACC, coef), PTR_ARG(X_T, out), long R,
+                           int C, int has_in2) {
+  const int c = (int)get_global_id(0);
+  if (c >= C) return;
+  __global const X_T* ap = PTR(X_T, in1);
+  __global const X_T* bp = PTR(X_T, in2);
+  __global X_T* op = PTR(X_T, out);
+  __global const ACC* k = PTR(ACC, coef);
+  const ACC k1 = k[c], k2 = k[C + c], k3 = k[2 * C + c];
+  for (long r = get_global_id(1); r < R; r += get_global_size(1)) {
+    ACC v = LOAD_X(ap, r * C + c) * k1 + k3;
+    if (has_in2) v += LOAD_X(bp, r * C + c) * k2;
+    STORE_X(op, r * C + c, v);
   }
 }

@@ -33,20 +33,33 @@ void check_bn_args(const at::Tensor& input, const c10::optional<at::Tensor>& wei
               "running_mean and running_var must be defined in evaluation mode");
 }
 
+// Whether x's channels are its innermost dim over a dense row-major rest (channels_last,
+// channels_last_3d, or an (N, L, C) tensor seen as (N, C, L)): rows of C channels, which
+// batch_norm.cl's _cl kernels read in place.
+bool channels_innermost(const at::Tensor& x) {
+  if (x.dim() < 3 || x.is_contiguous()) return false;
+  std::vector<int64_t> perm{0};
+  for (int64_t i = 2; i < x.dim(); ++i) perm.push_back(i);
+  perm.push_back(1);
+  return x.permute(perm).is_contiguous();
+}
+
 // The batch_norm.cl launches: the statistics, coefficients and affine pass over input viewed
-// as contiguous (N, C, HW), accumulating in `acc`.
+// as contiguous (N, C, HW), or, channels_last, as N * HW rows of C channels; accumulating in `acc`.
 struct BnLaunch {
   Device& d;
   at::ScalarType acc;
   std::string opts;
   int64_t N, C, HW;
-  int64_t S;  // slices of the batch per channel in bn_partial
+  bool channels_last;
+  int64_t S;  // slices of the batch (channels_last: of the rows) per channel in bn_partial
   rows::Split rows;  // bn_affine's teams over the N * C rows
   int T;             // bn_partial's team width (its reduction spans the whole work-group)
+  int64_t LX;        // channels_last: channels per work-group (LX x kMaxWG / LX work-items)
 
   BnLaunch(const at::Tensor& x, const char* op)
       : d(ocl_device(x)), acc(compute_type_for(x.scalar_type())), N(x.size(0)), C(x.size(1)),
-        HW(x.numel() / std::max<int64_t>(x.size(0) * x.size(1), 1)) {
+        HW(x.numel() / std::max<int64_t>(x.size(0) * x.size(1), 1)), channels_last(channels_innermost(x)) {
     check_dtype_supported(d, x.scalar_type(), op);
     const rows::Config rc = rows::config(d, rows::kNorm);
     opts = "-DX_KIND=" + std::to_string(storage_kind(x.scalar_type(), op)) +
@@ -56,10 +69,22 @@ struct BnLaunch {
     S = std::max<int64_t>(1, std::min<int64_t>((4 * cu + C - 1) / std::max<int64_t>(C, 1), N));
     T = rows::team_width(HW, 1);
     rows = rows::split(N * C, HW, rc.items, true, N * C);
+    LX = C <= 32 ? 32 : 64;
+    if (channels_last) {  // slices of at least four rows per lane
+      const int64_t blocks = (C + LX - 1) / LX, ly = rows::kMaxWG / LX;
+      S = std::max<int64_t>(1, std::min<int64_t>((4 * cu + blocks - 1) / blocks, N * HW / (4 * ly)));
+    }
   }
-  // Per-channel partials of x (dy undefined) or of dy and dy * (x - mean).
+  // Per-channel partials of x (dy undefined) or of dy and dy * (x - mean); dy in x's layout.
   at::Tensor partial(const at::Tensor& x, const at::Tensor& dy, const at::Tensor& mean) {
     at::Tensor part = at::empty({C, S, 3}, x.options().dtype(acc));
+    if (channels_last) {
+      launch(d, get_kernel(d, "batch_norm", opts, "bn_partial_cl"),
+             Range(static_cast<size_t>((C + LX - 1) / LX * S) * rows::kMaxWG), Range(rows::kMaxWG), buf(x),
+             buf_or_none(dy), buf_or_none(mean), buf(part), N * HW, cl_int(C), cl_int(S), cl_int(dy.defined()),
+             cl_int(LX));
+      return part;
+    }
     launch(d, get_kernel(d, "batch_norm", opts, "bn_partial"), Range(static_cast<size_t>(C * S) * rows::kMaxWG),
            Range(rows::kMaxWG), buf(x), buf_or_none(dy), buf_or_none(mean), buf(part), N, cl_int(C), cl_int(HW),
            cl_int(S), cl_int(T), cl_int(dy.defined()));
@@ -82,8 +107,18 @@ struct BnLaunch {
     if (acc == at::kDouble) go(double{});
     else go(float{});
   }
-  // out = in1 * k1 + in2 * k2 + k3 per channel (coef [3][C]).
+  // out = in1 * k1 + in2 * k2 + k3 per channel (coef [3][C]); all three in x's layout.
   void affine(const at::Tensor& in1, const at::Tensor& in2, const at::Tensor& coef, const at::Tensor& out) {
+    if (channels_last) {  // about eight work-groups per compute unit
+      const int64_t blocks = (C + LX - 1) / LX, ly = rows::kMaxWG / LX, R = N * HW;
+      const int64_t gy = std::max<int64_t>(1, std::min<int64_t>((8 * std::max<int64_t>(d.info.compute_units, 1) +
+                                                                  blocks - 1) / blocks, (R + ly - 1) / ly));
+      launch(d, get_kernel(d, "batch_norm", opts, "bn_affine_cl"),
+             Range(static_cast<size_t>(blocks * LX), static_cast<size_t>(gy * ly)),
+             Range(static_cast<size_t>(LX), static_cast<size_t>(ly)), buf(in1), buf_or_none(in2), buf(coef), buf(out),
+             R, cl_int(C), cl_int(in2.defined()));
+      return;
+    }
     const size_t groups = std::min<size_t>(rows.groups, 65536);
     launch(d, get_kernel(d, "batch_norm", opts, "bn_affine"), Range(groups * rows.local), Range(rows.local), buf(in1),
            buf_or_none(in2), buf(coef), buf(out), N * C, cl_int(C), cl_int(HW), cl_int(rows.T),
@@ -100,13 +135,13 @@ at::Tensor as_acc(const c10::optional<at::Tensor>& t, at::ScalarType acc) {
 // native_batch_norm(Tensor input, Tensor? weight, Tensor? bias, Tensor? running_mean, Tensor? running_var, bool training, float momentum, float eps) -> (Tensor, Tensor, Tensor)
 // Training: bn_partial, bn_finalize (saving mean and invstd, updating the running statistics)
 // and bn_affine; evaluation: bn_finalize from the running statistics and bn_affine. The output
-// keeps the input's memory format, as on the CPU.
+// keeps the input's memory format, as on the CPU; channels-last inputs are read in place.
 std::tuple<at::Tensor, at::Tensor, at::Tensor> native_batch_norm_ocl(
     const at::Tensor& input, const c10::optional<at::Tensor>& weight, const c10::optional<at::Tensor>& bias,
     const c10::optional<at::Tensor>& running_mean, const c10::optional<at::Tensor>& running_var, bool training,
     double momentum, double eps) {
   check_bn_args(input, weight, bias, running_mean, running_var, training);
-  const at::Tensor x = input.contiguous();
+  const at::Tensor x = channels_innermost(input) ? input : input.contiguous();
   BnLaunch L(x, "native_batch_norm");
   const auto opts = input.options().dtype(L.acc);
   const at::Tensor w = as_acc(weight, L.acc), b = as_acc(bias, L.acc);
@@ -121,9 +156,9 @@ std::tuple<at::Tensor, at::Tensor, at::Tensor> native_batch_norm_ocl(
     if (rm.defined() && !rm.is_same(*running_mean)) running_mean->copy_(rm);
     if (rv.defined() && !rv.is_same(*running_var)) running_var->copy_(rv);
   }
-  at::Tensor y = at::empty_like(x);
+  at::Tensor y = at::empty_like(x);  // x's layout
   L.affine(x, at::Tensor(), coef, y);
-  y = y.contiguous(input.suggest_memory_format());
+  y = y.contiguous(input.suggest_memory_format());  // an (N, L, C) input's output is contiguous, as on the CPU
   return {y, mean, invstd};
 }
 
@@ -142,8 +177,9 @@ std::tuple<at::Tensor, at::Tensor, at::Tensor> native_batch_norm_backward_ocl(
   TORCH_CHECK(grad_out.sizes() == input.sizes() && grad_out.scalar_type() == input.scalar_type(),
               "batch_norm backward: expected grad_out of the input's shape and dtype ", input.sizes(), " ",
               input.scalar_type(), ", got ", grad_out.sizes(), " ", grad_out.scalar_type());
-  const at::Tensor x = input.contiguous(), dy = grad_out.contiguous();
+  const at::Tensor x = channels_innermost(input) ? input : input.contiguous();
   BnLaunch L(x, "native_batch_norm_backward");
+  const at::Tensor dy = grad_out.strides() == x.strides() ? grad_out : at::empty_like(x).copy_(grad_out);
   const auto opts = input.options().dtype(L.acc);
   const at::Tensor w = as_acc(weight, L.acc);
   // Training: the saved mean and invstd; evaluation: the running mean and variance.
@@ -157,7 +193,7 @@ std::tuple<at::Tensor, at::Tensor, at::Tensor> native_batch_norm_backward_ocl(
   else L.finalize(3, part, w, none, mean, stat2, none, none, coef, gw, gb, eps, 0);
   at::Tensor gi;
   if (output_mask[0]) {
-    gi = at::empty_like(x);
+    gi = at::empty_like(x);  // x's layout
     L.affine(dy, train ? x : at::Tensor(), coef, gi);
     gi = gi.contiguous(input.suggest_memory_format());
   }

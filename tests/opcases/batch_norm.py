@@ -22,6 +22,21 @@ def _bn_samples(dtype):
                  tag="noncontig")
     yield Sample((make((4, 3, 6, 5), dtype, seed=5).to(memory_format=torch.channels_last), make((3,), pdt, seed=2),
                   make((3,), pdt, seed=3), "train"), tag="channels_last")
+    # Channels-innermost inputs, read in place (bn_partial_cl, bn_affine_cl): channels_last and
+    # channels_last_3d, an (N, L, C) tensor seen as (N, C, L), two channel blocks with a partial
+    # one, many rows; "grad in layout" gives the backward a gradient in the input's layout (an
+    # autograd graph's usual case), the others a contiguous one, which it copies.
+    cl_inputs = [((4, 70, 5, 6), torch.channels_last, "channels_last, 70 channels"),
+                 ((2, 5, 3, 4, 6), torch.channels_last_3d, "channels_last_3d"),
+                 ((16, 5, 24, 24), torch.channels_last, "channels_last, many rows")]
+    for shape, mf, tag in cl_inputs:
+        x, c = make(shape, dtype, seed=9).contiguous(memory_format=mf), shape[1]
+        w, b = make((c,), pdt, seed=2, low=0.5, high=2), make((c,), pdt, seed=3)
+        for mode in ("train", "eval", "train, grad in layout"):
+            yield Sample((x, w, b, mode), tag=f"{tag} {mode}")
+    nlc = make((4, 9, 70), dtype, seed=10).transpose(1, 2)
+    yield Sample((nlc, make((70,), pdt, seed=2), None, "train"), tag="(N, L, C) as (N, C, L)")
+    yield Sample((nlc, None, None, "train, grad in layout"), tag="(N, L, C) as (N, C, L), grad in layout")
     # Many batch slices per channel (kernels/batch_norm.cl merges their statistics), one element
     # per row, and a mean far from zero.
     yield Sample((make((64, 2, 3, 3), dtype, seed=6), make((2,), pdt, seed=2), make((2,), pdt, seed=3), "train"),
@@ -38,6 +53,8 @@ def _bn(x, w, b, mode):
     c = x.shape[1]
     if mode == "train, no running stats":
         return (F.batch_norm(x, None, None, w, b, training=True, momentum=0.1, eps=1e-5),)
+    if mode == "train, grad in layout":  # the output seen channels-innermost: its gradient comes back so
+        return (F.batch_norm(x, None, None, w, b, training=True, momentum=0.1, eps=1e-5).movedim(1, -1),)
     rm = torch.linspace(-1, 1, c, dtype=pdt, device=x.device)
     rv = torch.linspace(0.5, 2, c, dtype=pdt, device=x.device)
     y = F.batch_norm(x, rm, rv, w, b, training=mode == "train", momentum=0.3, eps=1e-3)
