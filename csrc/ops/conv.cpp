@@ -104,6 +104,7 @@ struct ConvConfig {
   bool implicit = false;
   bool fixed = false;  // the tiles come from the tuning entry
   int tile_m = 64, tile_n = 64, tile_k = 16, wpt_m = 8, wpt_n = 4;
+  int slice_groups = 2;  // work-groups per compute unit the weight gradient's slices aim for
   int threads() const { return (tile_m / wpt_m) * (tile_n / wpt_n); }
 };
 
@@ -134,6 +135,11 @@ ConvConfig conv_config(const Device& d) {
       if (key == "KERNEL") {
         if (value != "implicit" && value != "im2col") err = "KERNEL must be implicit or im2col";
         r.implicit = value == "implicit";
+        continue;
+      }
+      if (key == "SLICE_GROUPS") {
+        if (!tuning::parse_int(key, value, &r.slice_groups, &err)) break;
+        if (r.slice_groups < 1 || r.slice_groups > 64) err = "SLICE_GROUPS must be in 1..64";
         continue;
       }
       int* field = key == "TILE_M" ? &r.tile_m : key == "TILE_N" ? &r.tile_n : key == "TILE_K" ? &r.tile_k
@@ -361,10 +367,12 @@ at::Tensor conv_weight_grad_implicit(const at::Tensor& gy, const at::Tensor& x, 
   if (xspan < 0 || gspan < 0 || xspan >= kMaxInt || gspan >= kMaxInt || R >= kMaxInt / 2 || M * J >= kMaxInt ||
       reach(q) >= kMaxInt / 4)
     return {};
-  // Slices: enough work-groups for about two per compute unit, each slice at least 16 K steps.
+  // Slices: enough work-groups for about slice_groups per compute unit, each slice at least 16 K
+  // steps.
   const int64_t tiles = groups * ((M + cc.tile_m - 1) / cc.tile_m) * (J / cc.tile_n);
   const int64_t cu = std::max<int64_t>(d.info.compute_units, 1), min_chunk = 16 * cc.tile_k;
-  int64_t S = std::max<int64_t>(1, std::min((2 * cu + tiles - 1) / tiles, (R + min_chunk - 1) / min_chunk));
+  int64_t S = std::max<int64_t>(1, std::min((cc.slice_groups * cu + tiles - 1) / tiles,
+                                            (R + min_chunk - 1) / min_chunk));
   const int64_t chunk = ((R + S - 1) / S + cc.tile_k - 1) / cc.tile_k * cc.tile_k;
   S = (R + chunk - 1) / chunk;
   at::Tensor ws = at::empty({S, groups, M, J}, x.options());
