@@ -193,8 +193,21 @@ def test_declined_shapes_agree(implicit):
     _check(F.conv2d, _randn(2, 20, 6, 6, seed=1), _randn(8, 10, 3, 3, seed=2), groups=2, padding=1)
 
 
-def test_invalid_tuning_entry_warns():
-    _C._tuning_set(0, KEY, "KERNEL=implicit WPT_M=3")
+@pytest.mark.parametrize("slice_groups", [1, 64])
+def test_weight_gradient_slices(slice_groups):
+    # SLICE_GROUPS sets how many slices of the positions the weight gradient sums: one, or as
+    # many as the 16-step minimum allows.
+    _C._tuning_set(0, KEY, f"KERNEL=implicit SLICE_GROUPS={slice_groups}")
+    try:
+        _check(F.conv2d, _randn(3, 64, 11, 13, seed=1), _randn(32, 64, 3, 3, seed=2), padding=1,
+               launched=("conv2d_bwd_weight",))
+    finally:
+        _C._tuning_set(0, KEY, "")
+
+
+@pytest.mark.parametrize("entry", ["KERNEL=implicit WPT_M=3", "KERNEL=implicit SLICE_GROUPS=0"])
+def test_invalid_tuning_entry_warns(entry):
+    _C._tuning_set(0, KEY, entry)
     try:
         with warnings.catch_warnings(record=True) as caught:
             warnings.simplefilter("always")
