@@ -187,6 +187,14 @@ def test_memory_formats_match_cpu(kernel, case):
         _C._tuning_set(0, KEY, "")
 
 
+def test_strided_bias(implicit):
+    # A bias that is a strided view on the device (conv2d_fwd reads it contiguous).
+    x, w = _randn(2, 16, 7, 7, seed=1), _randn(8, 16, 3, 3, seed=2)
+    b = _randn(16, seed=3).to("ocl")[::2]
+    torch.testing.assert_close(F.conv2d(x.to("ocl"), w.to("ocl"), b, padding=1).cpu(),
+                               F.conv2d(x, w, b.cpu(), padding=1), atol=3e-4, rtol=3e-4)
+
+
 def test_declined_shapes_agree(implicit):
     # 3-D convolutions and odd channel counts per group run on the columns.
     _check(F.conv3d, _randn(2, 16, 4, 5, 6, seed=1), _randn(8, 16, 3, 3, 3, seed=2), padding=1)

@@ -39,6 +39,10 @@
 #define CHANNELS_LAST 0  // 1: the inputs' channels are unit-stride with 4-aligned strides: read as 4-vectors
 #endif
 
+#ifndef OUT_VEC
+#define OUT_VEC 0  // 1: conv2d_fwd stores runs of 4 output channels as vectors (channels-last outputs)
+#endif
+
 #ifndef CAT
 #define CAT_(a, b) a##b
 #define CAT(a, b) CAT_(a, b)
@@ -203,6 +207,21 @@ void conv2d_fwd(PTR_ARG(DTYPE, x), PTR_ARG(DTYPE, wpack), PTR_ARG(DTYPE, bias), 
     const int nj = n0 + (j / 4) * 4 * RTS_N + tx * 4 + j % 4, p = nj % L;
     col_off[j] = nj < NT ? (nj / L) * os_b + (p / OW) * os_h + (p % OW) * os_w : -1;
   }
+#if OUT_VEC
+  // Output channels unit-stride, M a multiple of 4 and the other strides 4-aligned (the host
+  // checks): each run of 4 channels is stored as one vector.
+#pragma unroll
+  for (int i = 0; i < WPT_M; i += 4) {
+    const int m = m0 + (i / 4) * 4 * RTS_M + ty * 4;
+    if (m >= M) continue;
+    const int oc = g * M + m;
+    const V4 bv = has_bias ? *(__global const V4*)(PTR(DTYPE, bias) + oc) : (V4)0;
+#pragma unroll
+    for (int j = 0; j < WPT_N; ++j)
+      if (col_off[j] >= 0)
+        *(__global V4*)(op + col_off[j] + oc) = (V4)(acc[i][j], acc[i + 1][j], acc[i + 2][j], acc[i + 3][j]) + bv;
+  }
+#else
 #pragma unroll
   for (int i = 0; i < WPT_M; ++i) {
     const int m = m0 + (i / 4) * 4 * RTS_M + ty * 4 + i % 4;
@@ -213,6 +232,7 @@ void conv2d_fwd(PTR_ARG(DTYPE, x), PTR_ARG(DTYPE, wpack), PTR_ARG(DTYPE, bias), 
     for (int j = 0; j < WPT_N; ++j)
       if (col_off[j] >= 0) op[col_off[j] + oc * os_c] = acc[i][j] + bv;
   }
+#endif
 }
 
 // The weight gradient, slice z % S of K for group z / S: ws[z][m][j] = sum over the slice's

@@ -180,13 +180,15 @@ ConvConfig tiles_for(const Device& d, ConvConfig cc, int64_t M, int64_t K, int64
 }
 
 // conv.cl's kernel `name` for dtype t and tiles cc; channels_last: its inputs are read as
-// 4-vectors of channels (channel_vectors).
-Kernel& conv_kernel(Device& d, at::ScalarType t, const ConvConfig& cc, const char* name, bool channels_last) {
+// 4-vectors of channels (channel_vectors); out_vec: conv2d_fwd stores 4-vectors of channels.
+Kernel& conv_kernel(Device& d, at::ScalarType t, const ConvConfig& cc, const char* name, bool channels_last,
+                    bool out_vec = false) {
   check_dtype_supported(d, t, "convolution");
   const std::string opts = std::string("-DDTYPE=") + (t == at::kDouble ? "double" : "float") +
                            " -DTILE_M=" + std::to_string(cc.tile_m) + " -DTILE_N=" + std::to_string(cc.tile_n) +
                            " -DTILE_K=" + std::to_string(cc.tile_k) + " -DWPT_M=" + std::to_string(cc.wpt_m) +
-                           " -DWPT_N=" + std::to_string(cc.wpt_n) + " -DCHANNELS_LAST=" + (channels_last ? "1" : "0");
+                           " -DWPT_N=" + std::to_string(cc.wpt_n) + " -DCHANNELS_LAST=" + (channels_last ? "1" : "0") +
+                           " -DOUT_VEC=" + (out_vec ? "1" : "0");
   return get_kernel(d, "conv", opts, name);
 }
 
@@ -253,7 +255,7 @@ std::optional<ConvConfig> implicit_forward(const at::Tensor& x, int64_t CG, int6
   return cc;
 }
 
-// out (N, G * M, OH, OW, or (N, G * M, OW) for 1-D; any strides) = conv(x, w) + bias by
+// out (N, G * M, OH, OW, or (N, G * M, OW) for 1-D; any strides) = conv(x, w) + bias (contiguous) by
 // conv2d_fwd with tiles cc. w5 is the weight as a (G, M, CG, KH, KW) view of any strides, packed
 // here as [G][K][MP]: k = (kh * KW + kw) * CG + c, output channels contiguous (MP = M rounded up
 // to 4, zero-padded).
@@ -269,7 +271,10 @@ void run_conv2d_fwd(const ConvConfig& cc, const at::Tensor& x, const at::Tensor&
   Device& d = ocl_device(x);
   // B's rows are channels (TILE_K per step), its columns positions.
   const bool cl = channel_vectors(x) && vectors_split(cc, cc.tile_n, cc.tile_k);
-  Kernel& k = conv_kernel(d, x.scalar_type(), cc, "conv2d_fwd", cl);
+  // Output runs of 4 channels as vectors: unit channel stride, M % 4 == 0, aligned (the bias too).
+  const bool out_vec = M % 4 == 0 && channel_vectors(out) &&
+                       (!bias.defined() || buf(bias).offset % (4 * bias.element_size()) == 0);
+  Kernel& k = conv_kernel(d, x.scalar_type(), cc, "conv2d_fwd", cl, out_vec);
   const int64_t NB = x.size(0), L = q.OH * q.OW;
   const size_t rts_m = cc.tile_m / cc.wpt_m, rts_n = cc.tile_n / cc.wpt_n;
   const size_t gn = static_cast<size_t>((NB * L + cc.tile_n - 1) / cc.tile_n);
@@ -296,7 +301,7 @@ at::Tensor conv_forward_implicit(const at::Tensor& x, const at::Tensor& w, const
   std::vector<int64_t> ys{x.size(0), OC};
   ys.insert(ys.end(), g.out.begin(), g.out.end());
   at::Tensor y = at::empty(ys, x.options().memory_format(mf));
-  run_conv2d_fwd(*cc, x, w.reshape({groups, M, CG, q.KH, q.KW}), bias, q, y);
+  run_conv2d_fwd(*cc, x, w.reshape({groups, M, CG, q.KH, q.KW}), bias.defined() ? bias.contiguous() : bias, q, y);
   return y;
 }
 
