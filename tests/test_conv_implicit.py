@@ -46,9 +46,11 @@ def _run(f, x, w, b, dev, **kw):
 
 def _expected(config, launched, w):
     """`launched` less conv2d_bwd_weight where the weight gradient's column tile (TILE_N of
-    `config`) does not divide the input channels per group (that gradient then takes im2col)."""
-    tile_n = int(config.split("TILE_N=")[1].split()[0]) if "TILE_N=" in config else 64
-    return tuple(k for k in launched if k != "conv2d_bwd_weight" or w.shape[1] % tile_n == 0)
+    `config`; without tile keys 64, or 32 or 16 for groups of that many channels) does not divide
+    the input channels per group (that gradient then takes im2col)."""
+    if "TILE_N=" in config:
+        return tuple(k for k in launched if k != "conv2d_bwd_weight" or w.shape[1] % int(config.split("TILE_N=")[1].split()[0]) == 0)
+    return tuple(k for k in launched if k != "conv2d_bwd_weight" or w.shape[1] % 16 == 0)
 
 
 def _check(f, x, w, b=None, *, launched=(), **kw):
@@ -65,7 +67,7 @@ def _check(f, x, w, b=None, *, launched=(), **kw):
 
 
 CASES = [  # (x shape, w shape, conv kwargs, the implicit kernels expected to run)
-    ((2, 16, 9, 11), (24, 16, 3, 3), dict(padding=1), ("conv2d_fwd",)),
+    ((2, 16, 9, 11), (24, 16, 3, 3), dict(padding=1), ("conv2d_fwd", "conv2d_bwd_weight")),  # 16-column tiles
     ((2, 64, 9, 11), (32, 64, 3, 3), dict(padding=1), ("conv2d_fwd", "conv2d_bwd_weight")),
     ((2, 64, 10, 9), (70, 64, 3, 2), dict(stride=(2, 1), padding=(1, 0), dilation=(1, 2)),
      ("conv2d_fwd", "conv2d_bwd_weight")),
@@ -73,7 +75,7 @@ CASES = [  # (x shape, w shape, conv kwargs, the implicit kernels expected to ru
     ((2, 128, 7, 7), (64, 128, 1, 1), dict(), ("conv2d_fwd", "conv2d_bwd_weight")),
     ((2, 64, 8, 8), (16, 64, 3, 3), dict(stride=3), ("conv2d_fwd", "conv2d_bwd_weight")),
     ((2, 64, 5, 5), (8, 64, 5, 5), dict(padding=4), ("conv2d_fwd", "conv2d_bwd_weight")),  # windows mostly padding
-    ((1, 16, 40, 37), (16, 16, 3, 3), dict(padding=1), ("conv2d_fwd",)),  # positions span many tiles
+    ((1, 16, 40, 37), (16, 16, 3, 3), dict(padding=1), ("conv2d_fwd", "conv2d_bwd_weight")),  # many tiles
     ((2, 3, 9, 9), (16, 3, 3, 3), dict(padding=1), ()),  # 3 input channels: im2col
     # 128 output channels over many positions: 128x64 tiles unless the entry fixes the tiles
     ((2, 64, 24, 24), (128, 64, 3, 3), dict(padding=1), ("conv2d_fwd", "conv2d_bwd_weight")),
@@ -141,7 +143,7 @@ def test_channel_vector_reads(implicit, case):
     w = _randn(m, c, 3, 3, dtype=dtype, seed=2)
     if case == "weight_cl":
         w = w.contiguous(memory_format=cl)
-    launched = ("conv2d_fwd", "conv2d_bwd_weight") if c % 64 == 0 else ("conv2d_fwd",)
+    launched = ("conv2d_fwd", "conv2d_bwd_weight")
     _check(F.conv2d, x, w, _randn(m, dtype=dtype, seed=3), padding=1, stride=(1, 2) if case == "nhwc64" else 1,
            launched=_expected(implicit, launched, w))
 

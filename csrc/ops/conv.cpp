@@ -368,7 +368,15 @@ at::Tensor conv_weight_grad_implicit(const at::Tensor& gy, const at::Tensor& x, 
       gy.numel() == 0)
     return {};
   Device& d = ocl_device(x);
-  const ConvConfig cc = tiles_for(d, conv_config(d), M, 0, g.taps() * CG, true);
+  ConvConfig cc = tiles_for(d, conv_config(d), M, 0, g.taps() * CG, true);
+  // A column tile lies within one tap: groups of 16 or 32 input channels take narrower ones
+  // (32 or 16 columns, 4 per work-item) unless the tuning entry fixed the tiles.
+  for (const int narrow : {32, 16}) {
+    if (cc.fixed || CG % cc.tile_n == 0 || CG % narrow != 0 || narrow >= cc.tile_n) continue;
+    ConvConfig c = cc;
+    c.tile_n = narrow, c.wpt_n = 4;
+    if (conv_config_error(d, c).empty()) cc = c;
+  }
   if (!cc.implicit || CG % cc.tile_n != 0) return {};
   const Geom2d q = geom2d(g, x.sizes().slice(2));
   const int64_t NB = x.size(0), R = NB * q.OH * q.OW, J = q.KH * q.KW * CG;
