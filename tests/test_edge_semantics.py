@@ -730,3 +730,42 @@ def test_group_norm_channels_last_far_from_zero_is_accurate():
     assert "group_norm_cl_affine" in torch.ocl._launch_counts()
     assert y.is_contiguous(memory_format=torch.channels_last)
     torch.testing.assert_close(y.cpu().double(), ref, atol=1e-4, rtol=1e-4)
+
+
+@pytest.mark.parametrize("params", ["weight and bias", "frozen weight", "weight only", "input only"])
+def test_group_norm_autograd_reads_channels_last_in_place(params):
+    # F.group_norm's AutogradPrivateUse1 node (norm.cpp: GroupNormFunction) hands the backward the
+    # input and a gradient in its layout as they are: the backward launches only the
+    # channels-innermost kernels (ATen's formula would copy both to NCHW first). "frozen weight":
+    # a weight that needs no gradient before a bias that does (needs_input_grad's indices).
+    # Gradients and their strides are the CPU's; create_graph goes through ATen's composite and
+    # matches the CPU's second derivative. (A bias without a weight fails the backward on the CPU
+    # in torch 2.13, "tensor does not have a device", and on ocl alike.)
+    g = torch.Generator().manual_seed(0)
+    x = torch.randn(3, 12, 5, 7, generator=g).contiguous(memory_format=torch.channels_last)
+    w = torch.rand(12, generator=g) + 0.5 if params != "input only" else None
+    b = torch.randn(12, generator=g) if params in ("weight and bias", "frozen weight") else None
+    gy = torch.randn(3, 5, 7, 12, generator=g)  # y.movedim(1, -1)'s gradient: x's layout
+    res = {}
+    for dev in ("cpu", "ocl"):
+        xd = x.to(dev).requires_grad_()
+        wd = None if w is None else w.to(dev).requires_grad_(params != "frozen weight")
+        bd = None if b is None else b.to(dev).requires_grad_()
+        leaves = [t for t in (xd, wd, bd) if t is not None and t.requires_grad]
+        y = F.group_norm(xd, 4, wd, bd).movedim(1, -1)
+        if dev == "ocl":
+            torch.ocl.synchronize()
+            torch.ocl._reset_launch_counts()
+        grads = torch.autograd.grad(y, leaves, gy.to(dev))
+        if dev == "ocl":
+            ran = set(torch.ocl._launch_counts())
+            expected = {"group_norm_cl_bwd_part", "group_norm_cl_bwd_coef", "group_norm_cl_bwd_dx"}
+            assert expected <= ran <= expected | {"group_norm_bwd_wb"}, ran
+            assert ("group_norm_bwd_wb" in ran) == (len(leaves) > 1), ran
+        y = F.group_norm(xd, 4, wd, bd)
+        (gx,) = torch.autograd.grad((y * y * y).sum(), xd, create_graph=True)
+        (ggx,) = torch.autograd.grad(gx.square().sum(), xd)
+        res[dev] = list(grads) + [gx, ggx]
+    for i, (r, o) in enumerate(zip(res["cpu"], res["ocl"])):
+        assert o.stride() == r.stride(), f"output {i}: strides {o.stride()} on ocl, {r.stride()} on the CPU"
+        torch.testing.assert_close(o.detach().cpu(), r.detach(), atol=1e-4, rtol=1e-4)

@@ -19,6 +19,10 @@
 #include <ATen/ops/linalg_vector_norm.h>
 #include <ATen/native/group_norm.h>
 #include <ATen/native/cpu/mixed_data_type.h>
+#include <ATen/FuncTorchTLS.h>
+#include <ATen/ops/group_norm_native.h>
+#include <ATen/ops/native_group_norm.h>
+#include <ATen/ops/native_group_norm_backward.h>
 #include <ATen/ops/native_group_norm_native.h>
 #include <ATen/ops/native_group_norm_backward_native.h>
 #include <ATen/ops/mul.h>
@@ -27,6 +31,8 @@
 #include <ATen/ops/empty_like.h>
 #include <ATen/ops/full.h>
 #include <ATen/ops/zeros.h>
+#include <torch/csrc/autograd/autograd.h>
+#include <torch/csrc/autograd/custom_function.h>
 #include <torch/library.h>
 
 #include <algorithm>
@@ -420,7 +426,9 @@ std::tuple<at::Tensor, at::Tensor> _weight_norm_interface_backward_ocl(const at:
 // (torch 2.11-2.13), so channels-innermost inputs (channels_last, channels_last_3d) skip ATen's
 // wrappers: the registered functions repeat their checks and allocations in the input's layout
 // and the stubs run the group_norm_cl_* kernels on the data in place. Other layouts pass through
-// contiguous copies. Outputs and gradients come back in the CPU's layout.
+// contiguous copies. Outputs and gradients come back in the CPU's layout. ATen's autograd formula
+// copies grad_output and input to contiguous NCHW before the backward on non-CPU devices, so
+// F.group_norm (aten::group_norm) has an AutogradPrivateUse1 node of its own for such inputs.
 namespace {
 
 // Whether x's channels are its innermost dim over a dense row-major rest (channels_last,
@@ -652,6 +660,83 @@ std::tuple<at::Tensor, at::Tensor, at::Tensor> native_group_norm_backward_ocl(
   if (dx.defined()) dx = dx.contiguous(input.suggest_memory_format());
   return {dx, dw, db};
 }
+
+namespace {
+
+std::optional<at::Tensor> opt(const at::Tensor& t) { return t.defined() ? std::optional<at::Tensor>(t) : std::nullopt; }
+
+// F.group_norm's autograd node for channels-innermost inputs. ATen's formula for
+// native_group_norm passes grad_output and input through .contiguous() on every device but the
+// CPU and XPU (full-size copies before the backward); this node hands both over as they are, so
+// native_group_norm_backward_ocl reads them in place. create_graph takes ATen's composite.
+struct GroupNormFunction : public torch::autograd::Function<GroupNormFunction> {
+  // weight and bias as optionals: an undefined Tensor argument is not accepted by apply().
+  static at::Tensor forward(torch::autograd::AutogradContext* ctx, const at::Tensor& input,
+                            const std::optional<at::Tensor>& weight, const std::optional<at::Tensor>& bias,
+                            int64_t group, double eps) {
+    at::AutoDispatchBelowADInplaceOrView below;
+    const int64_t N = input.size(0), C = input.size(1), HxW = input.numel() / (N * C);
+    auto [y, mean, rstd] = at::native_group_norm(input, weight, bias, N, C, HxW, group, eps);
+    ctx->save_for_backward({input, weight.value_or(at::Tensor()), bias.value_or(at::Tensor()), mean, rstd});
+    ctx->saved_data["group"] = group;
+    ctx->saved_data["eps"] = eps;
+    return y;
+  }
+
+  static torch::autograd::variable_list backward(torch::autograd::AutogradContext* ctx,
+                                                 torch::autograd::variable_list grads) {
+    const auto saved = ctx->get_saved_variables();
+    const at::Tensor &input = saved[0], &weight = saved[1], &bias = saved[2];
+    const int64_t group = ctx->saved_data["group"].toInt();
+    const double eps = ctx->saved_data["eps"].toDouble();
+    // needs_input_grad counts the tensor arguments that were given: input, weight, bias.
+    const bool need_x = ctx->needs_input_grad(0), need_w = weight.defined() && ctx->needs_input_grad(1);
+    const bool need_b = bias.defined() && ctx->needs_input_grad(weight.defined() ? 2 : 1);
+    const std::array<bool, 3> mask{need_x, need_w, need_b};
+    torch::autograd::variable_list out{at::Tensor(), at::Tensor(), at::Tensor(), at::Tensor(), at::Tensor()};
+    if (at::GradMode::is_enabled()) {
+      // create_graph=True: a gradient that is itself differentiable, from ATen's composite.
+      const at::Tensor y = at::native::group_norm(input, group, opt(weight), opt(bias), eps, true);
+      std::vector<at::Tensor> ins;
+      for (int i = 0; i < 3; ++i)
+        if (mask[i]) ins.push_back(saved[i]);
+      if (ins.empty()) return out;
+      const auto g = torch::autograd::grad({y}, ins, {grads[0]}, /*retain_graph=*/true, /*create_graph=*/true,
+                                           /*allow_unused=*/true);
+      for (int i = 0, j = 0; i < 3; ++i)
+        if (mask[i]) out[i] = g[j++];
+      return out;
+    }
+    const int64_t N = input.size(0), C = input.size(1), HxW = input.numel() / (N * C);
+    auto [dx, dw, db] = at::native_group_norm_backward(grads[0], input, saved[3], saved[4], opt(weight), N, C, HxW,
+                                                       group, mask);
+    out[0] = dx, out[1] = dw, out[2] = db;
+    return out;
+  }
+};
+
+}  // namespace
+
+// group_norm(Tensor input, int num_groups, Tensor? weight=None, Tensor? bias=None, float eps=1e-05, bool cudnn_enabled=True) -> Tensor
+// The AutogradPrivateUse1 kernel: GroupNormFunction for non-empty channels-innermost inputs
+// that need a gradient (and no forward AD or functorch transform); otherwise ATen's composite,
+// with autograd recording its ops, exactly as without this override.
+at::Tensor group_norm_autograd_ocl(const at::Tensor& input, int64_t num_groups, const std::optional<at::Tensor>& weight,
+                                   const std::optional<at::Tensor>& bias, double eps, bool cudnn_enabled) {
+  const at::Tensor w = weight.has_value() ? *weight : at::Tensor(), b = bias.has_value() ? *bias : at::Tensor();
+  bool node = at::GradMode::is_enabled() && input.numel() > 0 && channels_innermost(input) &&
+              at::functorch::functorchTLSAccessor() == nullptr;
+  bool grad = false;
+  for (const at::Tensor* t : {&input, &w, &b}) {
+    if (!t->defined()) continue;
+    grad = grad || t->requires_grad();
+    node = node && !t->_fw_grad(/*level=*/0).defined();
+  }
+  if (!(node && grad)) return at::native::group_norm(input, num_groups, weight, bias, eps, cudnn_enabled);
+  return GroupNormFunction::apply(input, opt(w), opt(b), num_groups, eps);
+}
+
+TORCH_LIBRARY_IMPL(aten, AutogradPrivateUse1, m) { m.impl("group_norm", group_norm_autograd_ocl); }
 
 TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
   OCL_IMPL(m, "native_layer_norm", native_layer_norm_ocl);
