@@ -661,5 +661,111 @@ def test_batch_norm_keeps_the_cpus_memory_format(case):
                                                                 [True, True, True])
         res[dev] = (y, gi, gw, gb)
     for name, r, o in zip(("output", "grad_input", "grad_weight", "grad_bias"), res["cpu"], res["ocl"]):
+        if r is None:
+            assert o is None, name
+            continue
         assert o.stride() == r.stride(), f"{name}: strides {o.stride()} on ocl, {r.stride()} on the CPU"
         torch.testing.assert_close(o.cpu(), r, atol=1e-4, rtol=1e-4)
+
+
+@pytest.mark.parametrize("case", ["channels_last", "channels_last_3d", "contiguous grad", "no affine", "(N, L, C)"])
+def test_group_norm_keeps_the_cpus_memory_format(case):
+    # Channels-innermost inputs are normalized in place (norm.cl's group_norm_cl_* kernels, which
+    # must run, the NCHW kernels not); the output and the input gradient take the CPU's strides
+    # (channels_last(_3d) kept), mean, rstd and the parameter grads its values. The CPU's
+    # native_group_norm refuses a transposed (N, L, C) input, which ocl reads in place: compared
+    # with the CPU's answer for the same values, contiguous.
+    g = torch.Generator().manual_seed(0)
+    shape, mf, groups = ((2, 12, 3, 4, 5), torch.channels_last_3d, 4) if case == "channels_last_3d" \
+        else ((4, 70, 5, 6), torch.channels_last, 7)
+    if case == "(N, L, C)":
+        x, groups = torch.randn(4, 9, 70, generator=g).transpose(1, 2), 7
+    else:
+        x = torch.randn(*shape, generator=g).contiguous(memory_format=mf)
+    N, C, HW = x.shape[0], x.shape[1], x[0, 0].numel()
+    w, b = (None, None) if case == "no affine" else (torch.rand(C, generator=g) + 0.5, torch.randn(C, generator=g))
+    gy = torch.randn(x.shape, generator=torch.Generator().manual_seed(1))
+    if case != "contiguous grad":
+        gy = gy.movedim(1, -1).contiguous().movedim(-1, 1)  # x's layout
+    res = {}
+    for dev in ("cpu", "ocl"):
+        xd = x.contiguous() if dev == "cpu" and case == "(N, L, C)" else x
+        # The CPU's backward reads grad_out as if it had x's layout (a contiguous one gives wrong
+        # values, torch 2.13; autograd always passes it so): it gets the same values in x's layout.
+        gyd = gy.contiguous(memory_format=torch.contiguous_format if case == "(N, L, C)" else mf) if dev == "cpu" else gy
+        xd, wd, bd, gyd = (t if t is None else t.to(dev) for t in (xd, w, b, gyd))
+        if dev == "ocl":
+            torch.ocl._reset_launch_counts()
+        y, mean, rstd = torch.ops.aten.native_group_norm(xd, wd, bd, N, C, HW, groups, 1e-5)
+        gi, gw, gb = torch.ops.aten.native_group_norm_backward(gyd, xd, mean, rstd, wd, N, C, HW, groups,
+                                                               [True, w is not None, b is not None])
+        res[dev] = (y, mean, rstd, gi, gw, gb)
+    ran = set(torch.ocl._launch_counts())
+    assert {"group_norm_cl_part", "group_norm_cl_stats", "group_norm_cl_affine", "group_norm_cl_bwd_part",
+            "group_norm_cl_bwd_coef", "group_norm_cl_bwd_dx"} <= ran, ran
+    assert ("group_norm_bwd_wb" in ran) == (w is not None), ran
+    assert not {"group_norm_fwd", "group_norm_bwd_sums", "group_norm_bwd_dx"} & ran, ran
+    if case != "(N, L, C)":
+        assert res["cpu"][0].is_contiguous(memory_format=mf) and not res["cpu"][0].is_contiguous()
+    names = ("output", "mean", "rstd", "grad_input", "grad_weight", "grad_bias")
+    for name, r, o in zip(names, res["cpu"], res["ocl"]):
+        if r is None:
+            assert o is None, name
+            continue
+        assert o.stride() == r.stride(), f"{name}: strides {o.stride()} on ocl, {r.stride()} on the CPU"
+        assert o.dtype == r.dtype, name
+        torch.testing.assert_close(o.cpu(), r, atol=1e-4, rtol=1e-4)
+
+
+def test_group_norm_channels_last_far_from_zero_is_accurate():
+    # group_norm_cl_affine centres x on the group mean before scaling, as the NCHW kernel: with a
+    # mean of 100 the float32 result stays within 1e-4 of a float64 reference (torch 2.13's CPU
+    # channels-last kernel computes x * scale + shift and is off by about 3e-3 here).
+    g = torch.Generator().manual_seed(0)
+    x = (torch.randn(2, 8, 7, 5, generator=g) + 100).contiguous(memory_format=torch.channels_last)
+    w, b = torch.rand(8, generator=g) + 0.5, torch.randn(8, generator=g)
+    ref = F.group_norm(x.double().contiguous(), 4, w.double(), b.double(), eps=1e-5)
+    torch.ocl._reset_launch_counts()
+    y = F.group_norm(x.to("ocl"), 4, w.to("ocl"), b.to("ocl"), eps=1e-5)
+    assert "group_norm_cl_affine" in torch.ocl._launch_counts()
+    assert y.is_contiguous(memory_format=torch.channels_last)
+    torch.testing.assert_close(y.cpu().double(), ref, atol=1e-4, rtol=1e-4)
+
+
+@pytest.mark.parametrize("params", ["weight and bias", "frozen weight", "weight only", "input only"])
+def test_group_norm_autograd_reads_channels_last_in_place(params):
+    # F.group_norm's AutogradPrivateUse1 node (norm.cpp: GroupNormFunction) hands the backward the
+    # input and a gradient in its layout as they are: the backward launches only the
+    # channels-innermost kernels (ATen's formula would copy both to NCHW first). "frozen weight":
+    # a weight that needs no gradient before a bias that does (needs_input_grad's indices).
+    # Gradients and their strides are the CPU's; create_graph goes through ATen's composite and
+    # matches the CPU's second derivative. (A bias without a weight fails the backward on the CPU
+    # in torch 2.13, "tensor does not have a device", and on ocl alike.)
+    g = torch.Generator().manual_seed(0)
+    x = torch.randn(3, 12, 5, 7, generator=g).contiguous(memory_format=torch.channels_last)
+    w = torch.rand(12, generator=g) + 0.5 if params != "input only" else None
+    b = torch.randn(12, generator=g) if params in ("weight and bias", "frozen weight") else None
+    gy = torch.randn(3, 5, 7, 12, generator=g)  # y.movedim(1, -1)'s gradient: x's layout
+    res = {}
+    for dev in ("cpu", "ocl"):
+        xd = x.to(dev).requires_grad_()
+        wd = None if w is None else w.to(dev).requires_grad_(params != "frozen weight")
+        bd = None if b is None else b.to(dev).requires_grad_()
+        leaves = [t for t in (xd, wd, bd) if t is not None and t.requires_grad]
+        y = F.group_norm(xd, 4, wd, bd).movedim(1, -1)
+        if dev == "ocl":
+            torch.ocl.synchronize()
+            torch.ocl._reset_launch_counts()
+        grads = torch.autograd.grad(y, leaves, gy.to(dev))
+        if dev == "ocl":
+            ran = set(torch.ocl._launch_counts())
+            expected = {"group_norm_cl_bwd_part", "group_norm_cl_bwd_coef", "group_norm_cl_bwd_dx"}
+            assert expected <= ran <= expected | {"group_norm_bwd_wb"}, ran
+            assert ("group_norm_bwd_wb" in ran) == (len(leaves) > 1), ran
+        y = F.group_norm(xd, 4, wd, bd)
+        (gx,) = torch.autograd.grad((y * y * y).sum(), xd, create_graph=True)
+        (ggx,) = torch.autograd.grad(gx.square().sum(), xd)
+        res[dev] = list(grads) + [gx, ggx]
+    for i, (r, o) in enumerate(zip(res["cpu"], res["ocl"])):
+        assert o.stride() == r.stride(), f"output {i}: strides {o.stride()} on ocl, {r.stride()} on the CPU"
+        torch.testing.assert_close(o.detach().cpu(), r.detach(), atol=1e-4, rtol=1e-4)

@@ -3,7 +3,8 @@ builds PoCL programs unoptimized (conftest), and PoCL's optimized build of one b
 never finished: multi_margin_loss's kernels returned early (an invalid target) and skipped
 elements with `continue` before their group sum, which hung every call. These run in a
 subprocess with TORCH_OCL_BUILD_OPTIONS cleared, against the CPU, with a time limit: the margin
-losses, and the barrier kernels of GroupNorm, BatchNorm and the implicit-GEMM convolutions."""
+losses, and the barrier kernels of GroupNorm (NCHW and channels-last), BatchNorm and the
+implicit-GEMM convolutions."""
 import os
 import subprocess
 import sys
@@ -77,6 +78,18 @@ xc = torch.randn(4, 70, 5, 6, generator=g).contiguous(memory_format=torch.channe
 wc, bc = torch.rand(70, generator=g) + 0.5, torch.randn(70, generator=g)
 fwd_bwd(lambda x, w, b: F.batch_norm(x, None, None, w, b, training=True), xc, wc, bc)
 fwd_bwd(lambda x, w, b: F.batch_norm(x, None, None, w, b, training=True).movedim(1, -1).contiguous(), xc, wc, bc)
+# channels-last GroupNorm (group_norm_cl_*): 70 channels in 7 groups, a gradient in the input's
+# layout, channels_last_3d, and many positions per sample (sliced partials; 256 here, where the
+# CPU's own float32 sums stay within the tolerance)
+torch.ocl._reset_launch_counts()
+fwd_bwd(lambda x, w, b: F.group_norm(x, 7, w, b), xc, wc, bc)
+fwd_bwd(lambda x, w, b: F.group_norm(x, 7, w, b).movedim(1, -1).contiguous(), xc, wc, bc)
+x3 = torch.randn(2, 12, 3, 4, 5, generator=g).contiguous(memory_format=torch.channels_last_3d)
+fwd_bwd(lambda x, w, b: F.group_norm(x, 4, w, b), x3, wc[:12], bc[:12])
+xl = torch.randn(1, 20, 16, 16, generator=g).contiguous(memory_format=torch.channels_last)
+fwd_bwd(lambda x, w, b: F.group_norm(x, 5, w, b).movedim(1, -1).contiguous(), xl, wc[:20], bc[:20])
+counts = torch.ocl._launch_counts()
+assert all(counts.get("group_norm_cl_" + k) for k in ("part", "stats", "affine", "bwd_part", "bwd_coef", "bwd_dx")), counts
 torch_ocl._C._tuning_set(0, "conv/forward", "KERNEL=implicit")
 cx, cw = torch.randn(2, 64, 9, 7, generator=g), torch.randn(16, 64, 3, 3, generator=g) * 0.1
 torch.ocl._reset_launch_counts()

@@ -723,3 +723,225 @@ __kernel void group_norm_bwd_wb(PTR_ARG(ACC, ds_), PTR_ARG(ACC, db_), PTR_ARG(S_
   if (want_w) STORE_W(PTR(W_T, dw), c, sw);
   if (want_b) STORE_W(PTR(W_T, dbias), c, sb);
 }
+
+// ---- GroupNorm over channels-innermost data (channels_last, channels_last_3d) ----------------
+// Element (n, hw, c) at (n * HW + hw) * C + c: N * HW rows of C channels, group g = c / D. The
+// element passes run on work-groups of LX consecutive channels (so a row's channels are read
+// coalesced) by LY lanes of rows. Per (n, g) statistics come from per-(n, slice, channel)
+// partials, merged by a team per row (n, g) as in the kernels above (row = n * G + g, the
+// index of the saved mean and rstd); per (n, c) coefficients then drive a pass over the elements.
+// Forward: group_norm_cl_part, group_norm_cl_stats, group_norm_cl_affine. Backward:
+// group_norm_cl_bwd_part, group_norm_cl_bwd_coef, group_norm_cl_bwd_dx, then group_norm_bwd_wb
+// on the (n, c) sums that group_norm_cl_bwd_coef writes. Every barrier is reached
+// unconditionally: PoCL's optimized builds mis-compile barriers inside branches, even of
+// uniform conditions.
+
+// The sums over the LY lanes (a power of two) of each channel's (a, b); every work-item gets its
+// channel's totals. Work-item l is lane l / LX of channel l % LX. Call from every work-item.
+inline Part gn_lanes_sum(ACC a, ACC b, __local Part* red, int LX, int LY) {
+  const int lx = (int)get_local_id(0) % LX, ly = (int)get_local_id(0) / LX;
+  red[ly * LX + lx] = part3(a, b, 0);
+  barrier(CLK_LOCAL_MEM_FENCE);
+  for (int st = LY / 2; st > 0; st >>= 1) {
+    if (ly < st) red[ly * LX + lx] = combine(red[ly * LX + lx], red[(ly + st) * LX + lx], OP_SUM, 2);
+    barrier(CLK_LOCAL_MEM_FENCE);
+  }
+  const Part total = red[lx];
+  barrier(CLK_LOCAL_MEM_FENCE);  // red is reused by the next call
+  return total;
+}
+
+// The element block of (1-D) work-group (n * CB + cb) * S + s, CB = ceil(C / LX): sample n,
+// channel c = cb * LX + local id % LX, positions [HW * s / S, HW * (s + 1) / S) in lanes of LY.
+typedef struct {
+  long n, r0, r1;
+  int c, s, ly, LY;
+} GnBlock;
+
+inline GnBlock gn_block(long HW, int C, int S, int LX) {
+  GnBlock k;
+  const long wg = (long)get_group_id(0), CB = (C + LX - 1) / LX;
+  k.s = (int)(wg % S);
+  k.n = wg / S / CB;
+  k.c = (int)(wg / S % CB) * LX + (int)get_local_id(0) % LX;
+  k.LY = (int)get_local_size(0) / LX;
+  k.ly = (int)get_local_id(0) / LX;
+  k.r0 = HW * k.s / S;
+  k.r1 = HW * (k.s + 1) / S;
+  return k;
+}
+
+// Forward, first launch: per (n, s, c) the mean and the sum of squared deviations from it over
+// the block's positions (exact two-pass), part[2 * ((n * S + s) * C + c) + 0, 1].
+__kernel void group_norm_cl_part(PTR_ARG(X_T, x), PTR_ARG(ACC, part), long HW, int C, int S, int LX) {
+  __global const X_T* xp = PTR(X_T, x);
+  __local Part red[MAX_WG];
+  const GnBlock k = gn_block(HW, C, S, LX);
+  const bool in = k.c < C;
+  const long base = k.n * HW;
+  ACC a = 0;
+  for (long r = k.r0 + k.ly; in && r < k.r1; r += k.LY) a += LOAD_X(xp, (base + r) * C + k.c);
+  const ACC count = (ACC)(k.r1 - k.r0), total = gn_lanes_sum(a, 0, red, LX, k.LY).x;
+  const ACC mu = count > 0 ? total / count : (ACC)0;
+  ACC m2 = 0;
+  for (long r = k.r0 + k.ly; in && r < k.r1; r += k.LY) {
+    const ACC d = LOAD_X(xp, (base + r) * C + k.c) - mu;
+    m2 += d * d;
+  }
+  m2 = gn_lanes_sum(m2, 0, red, LX, k.LY).x;
+  if (k.ly == 0 && in) {
+    __global ACC* o = PTR(ACC, part) + 2 * ((k.n * S + k.s) * C + k.c);
+    o[0] = mu, o[1] = m2;
+  }
+}
+
+// Forward, second launch: per row (n, g), a team of T merges the group's D * S partials (Chan's
+// formula; slice s holds HW * (s + 1) / S - HW * s / S positions), saves mean and rstd, and
+// writes y's coefficients of the group's channels, coef = [scale | mean | b] (each N * C, scale
+// rstd * w[c]): y = (x - mean) * scale + b, x centred as in group_norm_fwd (x * scale + shift
+// loses digits when the mean is far from 0).
+__kernel void group_norm_cl_stats(PTR_ARG(ACC, part), PTR_ARG(W_T, w), PTR_ARG(W_T, b), PTR_ARG(S_T, mean),
+                                  PTR_ARG(S_T, rstd), PTR_ARG(ACC, coef), long rows, long HW, int C, int D, int S,
+                                  ACC eps, int T, int has_w, int has_b) {
+  __global const ACC* pp = PTR(ACC, part);
+  __global W_T* wp = PTR(W_T, w);
+  __global W_T* bp = PTR(W_T, b);
+  __global ACC* kp = PTR(ACC, coef);
+  __local Part red[ROW_RED_SLOTS];
+  ROW_XCHG_DECL;
+  const int lid = (int)get_local_id(0), t = lid % T;
+  const long row = (long)get_group_id(0) * ((int)get_local_size(0) / T) + lid / T;
+  const bool active = row < rows;
+  const int G = C / D;
+  const long n = active ? row / G : 0;
+  const int c0 = active ? (int)(row % G) * D : 0;
+  Part st = part3(0, 0, 0);
+  for (long e = t; e < (active ? (long)D * S : 0); e += T) {
+    const int s = (int)(e / D), c = c0 + (int)(e % D);
+    __global const ACC* q = pp + 2 * ((n * S + s) * C + c);
+    st = combine(st, part3((ACC)(HW * (s + 1) / S - HW * s / S), q[0], q[1]), OP_WELFORD, 3);
+  }
+  st = team_reduce(st, OP_WELFORD, 3, t, T, 1, red, ROW_XCHG);
+  if (!active) return;
+  const ACC mu = st.y, r = (ACC)1 / sqrt(st.z / st.x + eps);
+  if (t == 0) {
+    STORE_S(PTR(S_T, mean), row, mu);
+    STORE_S(PTR(S_T, rstd), row, r);
+  }
+  const long NC = rows * D;
+  for (int j = t; j < D; j += T) {
+    const int c = c0 + j;
+    const ACC scale = has_w ? r * LOAD_W(wp, c) : r;
+    kp[n * C + c] = scale;
+    kp[NC + n * C + c] = mu;
+    kp[2 * NC + n * C + c] = has_b ? LOAD_W(bp, c) : (ACC)0;
+  }
+}
+
+// The element passes run 3-D: (channel, lanes of positions, sample), work-item (c, lane, n)
+// walking sample n's positions with the grid's stride; coef holds per-(n, c) values, N * C each.
+
+// Forward, last launch: y = (x - mean) * scale + b per (n, c).
+__kernel void group_norm_cl_affine(PTR_ARG(X_T, x), PTR_ARG(ACC, coef), PTR_ARG(X_T, y), long HW, int C) {
+  const int c = (int)get_global_id(0);
+  if (c >= C) return;
+  __global const X_T* xp = PTR(X_T, x);
+  __global X_T* yp = PTR(X_T, y);
+  __global const ACC* kp = PTR(ACC, coef);
+  const long n = (long)get_global_id(2), NC = (long)get_global_size(2) * C, nc = n * C + c;
+  const ACC scale = kp[nc], mu = kp[NC + nc], shift = kp[2 * NC + nc];
+  for (long r = get_global_id(1); r < HW; r += get_global_size(1)) {
+    const long i = (n * HW + r) * C + c;
+    STORE_X(yp, i, (LOAD_X(xp, i) - mu) * scale + shift);
+  }
+}
+
+// Backward, first launch: per (n, s, c) the sums of dy * x and dy over the block's positions,
+// part[2 * ((n * S + s) * C + c) + 0, 1].
+__kernel void group_norm_cl_bwd_part(PTR_ARG(X_T, dy), PTR_ARG(X_T, x), PTR_ARG(ACC, part), long HW, int C, int S,
+                                     int LX) {
+  __global const X_T* gp = PTR(X_T, dy);
+  __global const X_T* xp = PTR(X_T, x);
+  __local Part red[MAX_WG];
+  const GnBlock k = gn_block(HW, C, S, LX);
+  const bool in = k.c < C;
+  const long base = k.n * HW;
+  ACC sdx = 0, sd = 0;
+  for (long r = k.r0 + k.ly; in && r < k.r1; r += k.LY) {
+    const long i = (base + r) * C + k.c;
+    const ACC g = LOAD_X(gp, i);
+    sdx += g * LOAD_X(xp, i);
+    sd += g;
+  }
+  const Part p = gn_lanes_sum(sdx, sd, red, LX, k.LY);
+  if (k.ly == 0 && in) {
+    __global ACC* o = PTR(ACC, part) + 2 * ((k.n * S + k.s) * C + k.c);
+    o[0] = p.x, o[1] = p.y;
+  }
+}
+
+// Backward, second launch: per row (n, g), a team sums the partials of each of the group's
+// channels into ds[n * C + c] = sum dy * x and db[n * C + c] = sum dy (group_norm_bwd_wb's
+// input), then writes grad_input's coefficients (group_norm_bwd_dx's formula): dx = a * dy +
+// q * (x - mean) + off, coef = [a | q | mean | off], each N * C.
+__kernel void group_norm_cl_bwd_coef(PTR_ARG(ACC, part), PTR_ARG(S_T, mean), PTR_ARG(S_T, rstd), PTR_ARG(W_T, w),
+                                     PTR_ARG(ACC, ds), PTR_ARG(ACC, db), PTR_ARG(ACC, coef), long rows, long HW,
+                                     int C, int D, int S, int T, int has_w) {
+  __global const ACC* pp = PTR(ACC, part);
+  __global W_T* wp = PTR(W_T, w);
+  __global ACC* dsp = PTR(ACC, ds);
+  __global ACC* dbp = PTR(ACC, db);
+  __global ACC* kp = PTR(ACC, coef);
+  __local Part red[ROW_RED_SLOTS];
+  ROW_XCHG_DECL;
+  const int lid = (int)get_local_id(0), t = lid % T;
+  const long row = (long)get_group_id(0) * ((int)get_local_size(0) / T) + lid / T;
+  const bool active = row < rows;
+  const int G = C / D;
+  const long n = active ? row / G : 0;
+  const int c0 = active ? (int)(row % G) * D : 0;
+  ACC sg = 0, bg = 0;
+  for (int j = t; j < (active ? D : 0); j += T) {
+    const int c = c0 + j;
+    ACC a = 0, b = 0;
+    for (int s = 0; s < S; ++s) {
+      __global const ACC* q = pp + 2 * ((n * S + s) * C + c);
+      a += q[0], b += q[1];
+    }
+    dsp[n * C + c] = a, dbp[n * C + c] = b;
+    const ACC wc = has_w ? LOAD_W(wp, c) : (ACC)1;
+    sg += a * wc;
+    bg += b * wc;
+  }
+  const Part p = team_reduce(part3(sg, bg, 0), OP_SUM, 2, t, T, 1, red, ROW_XCHG);
+  if (!active) return;
+  const ACC L = (ACC)D * (ACC)HW;
+  const ACC mu = LOAD_S(PTR(S_T, mean), row), r = LOAD_S(PTR(S_T, rstd), row);
+  const ACC q = -r * r * r * (p.x - mu * p.y) / L;
+  const ACC off = -r * p.y / L;
+  const long NC = rows * D;
+  for (int j = t; j < D; j += T) {
+    const long nc = n * C + c0 + j;
+    kp[nc] = has_w ? r * LOAD_W(wp, c0 + j) : r;
+    kp[NC + nc] = q;
+    kp[2 * NC + nc] = mu;
+    kp[3 * NC + nc] = off;
+  }
+}
+
+// Backward, third launch: dx = a * dy + q * (x - mean) + off per (n, c).
+__kernel void group_norm_cl_bwd_dx(PTR_ARG(X_T, dy), PTR_ARG(X_T, x), PTR_ARG(ACC, coef), PTR_ARG(X_T, dx), long HW,
+                                   int C) {
+  const int c = (int)get_global_id(0);
+  if (c >= C) return;
+  __global const X_T* gp = PTR(X_T, dy);
+  __global const X_T* xp = PTR(X_T, x);
+  __global X_T* op = PTR(X_T, dx);
+  __global const ACC* kp = PTR(ACC, coef);
+  const long n = (long)get_global_id(2), NC = (long)get_global_size(2) * C, nc = n * C + c;
+  const ACC a = kp[nc], q = kp[NC + nc], mu = kp[2 * NC + nc], off = kp[3 * NC + nc];
+  for (long r = get_global_id(1); r < HW; r += get_global_size(1)) {
+    const long i = (n * HW + r) * C + c;
+    STORE_X(op, i, a * LOAD_X(gp, i) + q * (LOAD_X(xp, i) - mu) + off);
+  }
+}

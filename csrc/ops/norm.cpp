@@ -7,6 +7,8 @@
 // serial kernels instead, a work-item per block of whole rows.
 // _weight_norm_interface (+ backward) is composed of device reductions (linalg_vector_norm,
 // sum) and pointwise kernels (aten/Pointwise.h); it launches nothing from norm.cl.
+// native_group_norm (+ backward) takes contiguous NCHW data, or channels-innermost data
+// (channels_last, channels_last_3d) in place: see "GroupNorm:" below.
 #include "../aten/Routing.h"
 #include "../aten/Pointwise.h"
 #include "../runtime/Launch.h"
@@ -16,6 +18,11 @@
 #include <ATen/ops/abs.h>
 #include <ATen/ops/linalg_vector_norm.h>
 #include <ATen/native/group_norm.h>
+#include <ATen/native/cpu/mixed_data_type.h>
+#include <ATen/FuncTorchTLS.h>
+#include <ATen/ops/group_norm_native.h>
+#include <ATen/ops/native_group_norm.h>
+#include <ATen/ops/native_group_norm_backward.h>
 #include <ATen/ops/native_group_norm_native.h>
 #include <ATen/ops/native_group_norm_backward_native.h>
 #include <ATen/ops/mul.h>
@@ -24,10 +31,13 @@
 #include <ATen/ops/empty_like.h>
 #include <ATen/ops/full.h>
 #include <ATen/ops/zeros.h>
+#include <torch/csrc/autograd/autograd.h>
+#include <torch/csrc/autograd/custom_function.h>
 #include <torch/library.h>
 
 #include <algorithm>
 #include <limits>
+#include <vector>
 
 namespace torch_ocl {
 namespace {
@@ -413,9 +423,45 @@ std::tuple<at::Tensor, at::Tensor> _weight_norm_interface_backward_ocl(const at:
 // allocation, mixed-dtype rules and empty-input answers, as on the CPU) call the GroupNormKernel
 // and GroupNormBackwardKernel stubs, registered for PrivateUse1 below, which run kernels/norm.cl's
 // group_norm kernels on contiguous NCHW data. ATen requires contiguous tensors of non-CPU devices
-// (torch 2.11-2.13), so the registered wrappers pass channels_last ones through contiguous copies
-// and return gradients and outputs in the input's layout, as the CPU does.
+// (torch 2.11-2.13), so channels-innermost inputs (channels_last, channels_last_3d) skip ATen's
+// wrappers: the registered functions repeat their checks and allocations in the input's layout
+// and the stubs run the group_norm_cl_* kernels on the data in place. Other layouts pass through
+// contiguous copies. Outputs and gradients come back in the CPU's layout. ATen's autograd formula
+// copies grad_output and input to contiguous NCHW before the backward on non-CPU devices, so
+// F.group_norm (aten::group_norm) has an AutogradPrivateUse1 node of its own for such inputs.
 namespace {
+
+// Whether x's channels are its innermost dim over a dense row-major rest (channels_last,
+// channels_last_3d, or an (N, L, C) tensor seen as (N, C, L)): N * HW rows of C channels, which
+// the group_norm_cl_* kernels read in place. (batch_norm.cpp routes its _cl kernels the same way.)
+bool channels_innermost(const at::Tensor& x) {
+  if (x.dim() < 3 || x.is_contiguous()) return false;
+  std::vector<int64_t> perm{0};
+  for (int64_t i = 2; i < x.dim(); ++i) perm.push_back(i);
+  perm.push_back(1);
+  return x.permute(perm).is_contiguous();
+}
+
+// The channels-innermost launches' geometry: LX consecutive channels by LY = kMaxWG / LX lanes of
+// positions per work-group, S slices of each sample's positions in the partial-sum kernels (about
+// four work-groups per compute unit in all, at least four positions per lane), and GY lanes of
+// work-groups over the positions in the element passes (about eight per compute unit).
+struct GnClGrid {
+  int64_t LX, LY, CB, S, GY;
+  GnClGrid(const Device& d, int64_t N, int64_t C, int64_t HxW) {
+    LX = std::min<int64_t>(rows::next_pow2(C), 64);
+    LY = rows::kMaxWG / LX;
+    CB = (C + LX - 1) / LX;
+    const int64_t cu = std::max<int64_t>(d.info.compute_units, 1), blocks = std::max<int64_t>(N * CB, 1);
+    S = std::max<int64_t>(1, std::min<int64_t>((4 * cu + blocks - 1) / blocks, HxW / (4 * LY)));
+    GY = std::max<int64_t>(1, std::min<int64_t>((8 * cu + blocks - 1) / blocks, (HxW + LY - 1) / LY));
+  }
+  Range part_global(int64_t N) const { return Range(static_cast<size_t>(N * CB * S * rows::kMaxWG)); }
+  Range pass_global(int64_t N) const {
+    return Range(static_cast<size_t>(CB * LX), static_cast<size_t>(GY * LY), static_cast<size_t>(N));
+  }
+  Range pass_local() const { return Range(static_cast<size_t>(LX), static_cast<size_t>(LY), 1); }
+};
 
 // Build options of the group_norm kernels for teams of T work-items over rows of at most
 // max_len elements.
@@ -437,11 +483,32 @@ void group_norm_kernel_ocl(const at::Tensor& X, const at::Tensor& gamma, const a
     return;
   }
   Device& d = ocl_device(X);
-  TORCH_INTERNAL_ASSERT(X.is_contiguous() && Y.is_contiguous());
+  const bool cl = channels_innermost(X);
+  TORCH_INTERNAL_ASSERT(cl ? Y.strides() == X.strides() : X.is_contiguous() && Y.is_contiguous());
   const at::ScalarType wt = gamma.defined() ? gamma.scalar_type() : beta.defined() ? beta.scalar_type() : X.scalar_type();
   const Types types{X.scalar_type(), wt, mean.scalar_type()};
   const rows::Config rc = rows::config(d, rows::kNorm);
   const int64_t D = C / group, rows_n = N * group, L = D * HxW;
+  if (cl) {  // per-(n, slice, c) partials, per-(n, g) statistics and per-(n, c) coefficients, y
+    const GnClGrid grid(d, N, C, HxW);
+    const at::ScalarType acc = types.x == at::kDouble || types.w == at::kDouble ? at::kDouble : at::kFloat;
+    const at::Tensor part = at::empty({N, grid.S, C, 2}, X.options().dtype(acc));
+    const at::Tensor coef = at::empty({3, N, C}, X.options().dtype(acc));
+    const rows::Split g = rows::split(rows_n, D * grid.S, rc.items, true, rows_n);
+    const std::string opts = group_norm_options(d, types, rc, g.T, L, "native_group_norm");
+    launch(d, get_kernel(d, "norm", opts, "group_norm_cl_part"), grid.part_global(N), Range(rows::kMaxWG), buf(X),
+           buf(part), HxW, cl_int(C), cl_int(grid.S), cl_int(grid.LX));
+    auto stats = [&](auto e) {
+      launch(d, get_kernel(d, "norm", opts, "group_norm_cl_stats"), Range(g.groups * g.local), Range(g.local),
+             buf(part), buf_or_none(gamma), buf_or_none(beta), buf(mean), buf(rstd), buf(coef), rows_n, HxW,
+             cl_int(C), cl_int(D), cl_int(grid.S), e, cl_int(g.T), cl_int(gamma.defined()), cl_int(beta.defined()));
+    };
+    if (acc == at::kDouble) stats(eps);
+    else stats(static_cast<float>(eps));
+    launch(d, get_kernel(d, "norm", opts, "group_norm_cl_affine"), grid.pass_global(N), grid.pass_local(), buf(X),
+           buf(coef), buf(Y), HxW, cl_int(C));
+    return;
+  }
   const rows::Split g = rows::split(rows_n, L, rc.items, true, rows_n);
   Kernel& k = get_kernel(d, "norm", group_norm_options(d, types, rc, g.T, L, "native_group_norm"), "group_norm_fwd");
   auto go = [&](auto e) {
@@ -463,7 +530,9 @@ void group_norm_backward_kernel_ocl(const at::Tensor& dY, const at::Tensor& X, c
   // no elements, so grad_bias 0 and grad_weight 0 * rstd, which is NaN for HxW == 0 (the CPU's).
   const bool want_wb = (dgamma.defined() || dbeta.defined()) && C > 0;
   Device& d = ocl_device(X);
-  TORCH_INTERNAL_ASSERT(X.is_contiguous() && dY.is_contiguous() && (!dX.defined() || dX.is_contiguous()));
+  const bool cl = channels_innermost(X) && X.numel() > 0;
+  TORCH_INTERNAL_ASSERT(cl ? dY.strides() == X.strides() && (!dX.defined() || dX.strides() == X.strides())
+                           : X.is_contiguous() && dY.is_contiguous() && (!dX.defined() || dX.is_contiguous()));
   const at::ScalarType wt = gamma.defined() ? gamma.scalar_type() : dgamma.defined() ? dgamma.scalar_type()
                           : dbeta.defined() ? dbeta.scalar_type() : X.scalar_type();
   const Types types{X.scalar_type(), wt, rstd.scalar_type()};
@@ -472,13 +541,27 @@ void group_norm_backward_kernel_ocl(const at::Tensor& dY, const at::Tensor& X, c
   const int64_t D = C / group, L = D * HxW;
   const at::Tensor ds = at::empty({N, C}, X.options().dtype(acc)), db = at::empty({N, C}, X.options().dtype(acc));
   const rows::Split gs = rows::split(N * C, HxW, rc.items, true, N * C);
-  if (N * C > 0) {
+  if (cl) {  // per-(n, slice, c) partials, then ds/db and dX's (n, c) coefficients per (n, g), then dX
+    const GnClGrid grid(d, N, C, HxW);
+    const at::Tensor part = at::empty({N, grid.S, C, 2}, X.options().dtype(acc));
+    const at::Tensor coef = at::empty({4, N, C}, X.options().dtype(acc));
+    const rows::Split g = rows::split(N * group, D, rc.items, true, N * group);
+    const std::string opts = group_norm_options(d, types, rc, g.T, L, "native_group_norm_backward");
+    launch(d, get_kernel(d, "norm", opts, "group_norm_cl_bwd_part"), grid.part_global(N), Range(rows::kMaxWG),
+           buf(dY), buf(X), buf(part), HxW, cl_int(C), cl_int(grid.S), cl_int(grid.LX));
+    launch(d, get_kernel(d, "norm", opts, "group_norm_cl_bwd_coef"), Range(g.groups * g.local), Range(g.local),
+           buf(part), buf(mean), buf(rstd), buf_or_none(gamma), buf(ds), buf(db), buf(coef), N * group, HxW,
+           cl_int(C), cl_int(D), cl_int(grid.S), cl_int(g.T), cl_int(gamma.defined()));
+    if (dX.defined())
+      launch(d, get_kernel(d, "norm", opts, "group_norm_cl_bwd_dx"), grid.pass_global(N), grid.pass_local(), buf(dY),
+             buf(X), buf(coef), buf(dX), HxW, cl_int(C));
+  } else if (N * C > 0) {
     Kernel& sums = get_kernel(d, "norm", group_norm_options(d, types, rc, gs.T, L, "native_group_norm_backward"),
                               "group_norm_bwd_sums");
     launch(d, sums, Range(gs.groups * gs.local), Range(gs.local), buf(dY), buf(X), buf(ds), buf(db), N * C, HxW,
            cl_int(gs.T));
   }
-  if (dX.defined() && X.numel() > 0) {
+  if (dX.defined() && X.numel() > 0 && !cl) {
     const rows::Split gx = rows::split(N * group, L, rc.items, true, N * group);
     Kernel& k = get_kernel(d, "norm", group_norm_options(d, types, rc, gx.T, L, "native_group_norm_backward"),
                            "group_norm_bwd_dx");
@@ -496,25 +579,164 @@ void group_norm_backward_kernel_ocl(const at::Tensor& dY, const at::Tensor& X, c
 
 }  // namespace
 
+namespace {
+
+// Whether the channels-innermost path takes input: laid out so, non-empty, and N, C, HxW its own.
+bool group_norm_in_place(const at::Tensor& input, int64_t N, int64_t C, int64_t HxW) {
+  return input.numel() > 0 && channels_innermost(input) && input.size(0) == N && input.size(1) == C &&
+         input.numel() == N * C * HxW;
+}
+
+// ATen's check_group_norm_inputs (not exported), with its messages.
+void check_group_norm_inputs(const at::Tensor& input, const at::Tensor& weight, const at::Tensor& bias, int64_t C,
+                             int64_t group) {
+  TORCH_CHECK(group > 0, "Expected num groups to be greater than 0, got ", group);
+  TORCH_CHECK(C % group == 0, "Expected number of channels in input to be divisible by ",
+              "num_groups, but got input of shape ", input.sizes(), " and num_groups=", group);
+  TORCH_CHECK(!weight.defined() || (weight.dim() == 1 && weight.numel() == C),
+              "Expected weight to be a vector of size equal to the number of ",
+              "channels in input, but got weight of shape ", weight.sizes(), " and input of shape ", input.sizes());
+  TORCH_CHECK(!bias.defined() || (bias.dim() == 1 && bias.numel() == C),
+              "Expected bias to be a vector of size equal to the number of ",
+              "channels in input, but got bias of shape ", bias.sizes(), " and input of shape ", input.sizes());
+}
+
+}  // namespace
+
 // native_group_norm(Tensor input, Tensor? weight, Tensor? bias, SymInt N, SymInt C, SymInt HxW, int group, float eps) -> (Tensor, Tensor, Tensor)
+// Channels-innermost inputs: ATen's checks and allocations (output in the input's layout,
+// statistics in the parameters' dtype when mixed), then the stub on the data in place.
 std::tuple<at::Tensor, at::Tensor, at::Tensor> native_group_norm_ocl(const at::Tensor& input,
                                                                      const std::optional<at::Tensor>& weight,
                                                                      const std::optional<at::Tensor>& bias, int64_t N,
                                                                      int64_t C, int64_t HxW, int64_t group, double eps) {
-  auto [y, mean, rstd] = at::native::native_group_norm(input.contiguous(), weight, bias, N, C, HxW, group, eps);
+  if (!group_norm_in_place(input, N, C, HxW)) {
+    auto [y, mean, rstd] = at::native::native_group_norm(input.contiguous(), weight, bias, N, C, HxW, group, eps);
+    return {y.contiguous(input.suggest_memory_format()), mean, rstd};
+  }
+  const at::Tensor gamma = weight.has_value() && weight->defined() ? weight->contiguous() : at::Tensor();
+  const at::Tensor beta = bias.has_value() && bias->defined() ? bias->contiguous() : at::Tensor();
+  check_group_norm_inputs(input, gamma, beta, C, group);
+  const bool mixed = at::native::is_mixed_type(input, gamma, beta);
+  if (mixed) at::native::check_mixed_data_type(input, gamma, beta);
+  const auto stat_options = input.options().dtype(at::native::param_scalar_type(input, mixed));
+  at::Tensor y = at::empty_like(input);  // the input's strides
+  at::Tensor mean = at::empty({N, group}, stat_options), rstd = at::empty({N, group}, stat_options);
+  group_norm_kernel_ocl(input, gamma, beta, N, C, HxW, group, eps, y, mean, rstd);
+  // channels_last(_3d) outputs stay so, as on the CPU; an (N, L, C) input's comes back contiguous.
   return {y.contiguous(input.suggest_memory_format()), mean, rstd};
 }
 
 // native_group_norm_backward(Tensor grad_out, Tensor input, Tensor mean, Tensor rstd, Tensor? weight, SymInt N, SymInt C, SymInt HxW, int group, bool[3] output_mask) -> (Tensor, Tensor, Tensor)
+// Channels-innermost inputs are read in place, grad_out too when it has their strides
+// (otherwise it is copied into the input's layout).
 std::tuple<at::Tensor, at::Tensor, at::Tensor> native_group_norm_backward_ocl(
     const at::Tensor& grad_out, const at::Tensor& input, const at::Tensor& mean, const at::Tensor& rstd,
     const std::optional<at::Tensor>& weight, int64_t N, int64_t C, int64_t HxW, int64_t group,
     std::array<bool, 3> output_mask) {
-  auto [dx, dw, db] = at::native::native_group_norm_backward(grad_out.contiguous(), input.contiguous(), mean, rstd,
-                                                             weight, N, C, HxW, group, output_mask);
+  // Parameter grads without a weight: ATen's (and the CPU's) error, from its own function.
+  const bool has_w = weight.has_value() && weight->defined();
+  if (!group_norm_in_place(input, N, C, HxW) || (!has_w && (output_mask[1] || output_mask[2]))) {
+    auto [dx, dw, db] = at::native::native_group_norm_backward(grad_out.contiguous(), input.contiguous(), mean, rstd,
+                                                               weight, N, C, HxW, group, output_mask);
+    if (dx.defined()) dx = dx.contiguous(input.suggest_memory_format());
+    return {dx, dw, db};
+  }
+  TORCH_CHECK(input.scalar_type() == grad_out.scalar_type(), "Expected scalar types of X and dY are same.");
+  TORCH_CHECK(grad_out.sizes() == input.sizes(), "native_group_norm_backward: expected grad_out of the input's shape ",
+              input.sizes(), ", got ", grad_out.sizes());
+  TORCH_CHECK(mean.numel() == N * group && rstd.numel() == N * group,
+              "native_group_norm_backward: expected mean and rstd of N * group = ", N * group, " elements, got ",
+              mean.numel(), " and ", rstd.numel());
+  const bool mixed = at::native::is_mixed_type(input, mean, rstd);
+  if (mixed) at::native::check_mixed_data_type(input, mean, rstd);
+  const at::Tensor gamma = weight.has_value() && weight->defined() ? weight->contiguous() : at::Tensor();
+  const at::Tensor dy = grad_out.strides() == input.strides() ? grad_out : at::empty_like(input).copy_(grad_out);
+  const auto dparam_options = gamma.defined() ? gamma.options() : input.options();
+  at::Tensor dx = output_mask[0] ? at::empty_like(input) : at::Tensor();  // the input's strides
+  at::Tensor dw = output_mask[1] ? at::empty({C}, dparam_options) : at::Tensor();
+  at::Tensor db = output_mask[2] ? at::empty({C}, dparam_options) : at::Tensor();
+  group_norm_backward_kernel_ocl(dy, input, mean.contiguous(), rstd.contiguous(), gamma, N, C, HxW, group, dx, dw, db);
   if (dx.defined()) dx = dx.contiguous(input.suggest_memory_format());
   return {dx, dw, db};
 }
+
+namespace {
+
+std::optional<at::Tensor> opt(const at::Tensor& t) { return t.defined() ? std::optional<at::Tensor>(t) : std::nullopt; }
+
+// F.group_norm's autograd node for channels-innermost inputs. ATen's formula for
+// native_group_norm passes grad_output and input through .contiguous() on every device but the
+// CPU and XPU (full-size copies before the backward); this node hands both over as they are, so
+// native_group_norm_backward_ocl reads them in place. create_graph takes ATen's composite.
+struct GroupNormFunction : public torch::autograd::Function<GroupNormFunction> {
+  // weight and bias as optionals: an undefined Tensor argument is not accepted by apply().
+  static at::Tensor forward(torch::autograd::AutogradContext* ctx, const at::Tensor& input,
+                            const std::optional<at::Tensor>& weight, const std::optional<at::Tensor>& bias,
+                            int64_t group, double eps) {
+    at::AutoDispatchBelowADInplaceOrView below;
+    const int64_t N = input.size(0), C = input.size(1), HxW = input.numel() / (N * C);
+    auto [y, mean, rstd] = at::native_group_norm(input, weight, bias, N, C, HxW, group, eps);
+    ctx->save_for_backward({input, weight.value_or(at::Tensor()), bias.value_or(at::Tensor()), mean, rstd});
+    ctx->saved_data["group"] = group;
+    ctx->saved_data["eps"] = eps;
+    return y;
+  }
+
+  static torch::autograd::variable_list backward(torch::autograd::AutogradContext* ctx,
+                                                 torch::autograd::variable_list grads) {
+    const auto saved = ctx->get_saved_variables();
+    const at::Tensor &input = saved[0], &weight = saved[1], &bias = saved[2];
+    const int64_t group = ctx->saved_data["group"].toInt();
+    const double eps = ctx->saved_data["eps"].toDouble();
+    // needs_input_grad counts the tensor arguments that were given: input, weight, bias.
+    const bool need_x = ctx->needs_input_grad(0), need_w = weight.defined() && ctx->needs_input_grad(1);
+    const bool need_b = bias.defined() && ctx->needs_input_grad(weight.defined() ? 2 : 1);
+    const std::array<bool, 3> mask{need_x, need_w, need_b};
+    torch::autograd::variable_list out{at::Tensor(), at::Tensor(), at::Tensor(), at::Tensor(), at::Tensor()};
+    if (at::GradMode::is_enabled()) {
+      // create_graph=True: a gradient that is itself differentiable, from ATen's composite.
+      const at::Tensor y = at::native::group_norm(input, group, opt(weight), opt(bias), eps, true);
+      std::vector<at::Tensor> ins;
+      for (int i = 0; i < 3; ++i)
+        if (mask[i]) ins.push_back(saved[i]);
+      if (ins.empty()) return out;
+      const auto g = torch::autograd::grad({y}, ins, {grads[0]}, /*retain_graph=*/true, /*create_graph=*/true,
+                                           /*allow_unused=*/true);
+      for (int i = 0, j = 0; i < 3; ++i)
+        if (mask[i]) out[i] = g[j++];
+      return out;
+    }
+    const int64_t N = input.size(0), C = input.size(1), HxW = input.numel() / (N * C);
+    auto [dx, dw, db] = at::native_group_norm_backward(grads[0], input, saved[3], saved[4], opt(weight), N, C, HxW,
+                                                       group, mask);
+    out[0] = dx, out[1] = dw, out[2] = db;
+    return out;
+  }
+};
+
+}  // namespace
+
+// group_norm(Tensor input, int num_groups, Tensor? weight=None, Tensor? bias=None, float eps=1e-05, bool cudnn_enabled=True) -> Tensor
+// The AutogradPrivateUse1 kernel: GroupNormFunction for non-empty channels-innermost inputs
+// that need a gradient (and no forward AD or functorch transform); otherwise ATen's composite,
+// with autograd recording its ops, exactly as without this override.
+at::Tensor group_norm_autograd_ocl(const at::Tensor& input, int64_t num_groups, const std::optional<at::Tensor>& weight,
+                                   const std::optional<at::Tensor>& bias, double eps, bool cudnn_enabled) {
+  const at::Tensor w = weight.has_value() ? *weight : at::Tensor(), b = bias.has_value() ? *bias : at::Tensor();
+  bool node = at::GradMode::is_enabled() && input.numel() > 0 && channels_innermost(input) &&
+              at::functorch::functorchTLSAccessor() == nullptr;
+  bool grad = false;
+  for (const at::Tensor* t : {&input, &w, &b}) {
+    if (!t->defined()) continue;
+    grad = grad || t->requires_grad();
+    node = node && !t->_fw_grad(/*level=*/0).defined();
+  }
+  if (!(node && grad)) return at::native::group_norm(input, num_groups, weight, bias, eps, cudnn_enabled);
+  return GroupNormFunction::apply(input, opt(w), opt(b), num_groups, eps);
+}
+
+TORCH_LIBRARY_IMPL(aten, AutogradPrivateUse1, m) { m.impl("group_norm", group_norm_autograd_ocl); }
 
 TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
   OCL_IMPL(m, "native_layer_norm", native_layer_norm_ocl);

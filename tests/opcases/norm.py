@@ -157,13 +157,37 @@ def _group_norm_samples(dtype):
     yield Sample((make((2, 4, 3, 3), dtype).to(memory_format=torch.channels_last), 2, make((4,), dtype),
                   make((4,), dtype)), tag="channels_last")
     yield Sample((make((2, 6, 17), dtype) + 100, 3, make((6,), dtype), make((6,), dtype)), tag="mean far from 0")
+    # Channels-innermost inputs, read in place (norm.cl's group_norm_cl_* kernels): channels_last
+    # and channels_last_3d, groups of a non-power-of-two number of channels, several channel
+    # blocks with a partial one (70 and 160 channels), many positions per sample (slices merged by
+    # Chan's formula), no affine parameters, weight only. "grad in layout" hands the backward a
+    # gradient in the input's layout (an autograd graph's usual case; the others get a
+    # contiguous one, which it copies). The small ones come first: the 16-bit case keeps only
+    # inputs under 1000 elements.
+    cl_inputs = [((2, 6, 3, 4), 3, torch.channels_last, "affine"), ((2, 12, 2, 3, 2), 4, torch.channels_last_3d, "affine"),
+                 ((2, 6, 5, 3), 2, torch.channels_last, "none"), ((4, 70, 5, 6), 7, torch.channels_last, "affine"),
+                 ((2, 160, 4, 4), 32, torch.channels_last, "weight"), ((1, 20, 32, 32), 5, torch.channels_last, "affine"),
+                 ((3, 9, 5, 4, 6), 3, torch.channels_last_3d, "affine"), ((2, 96, 9, 9), 1, torch.channels_last, "affine")]
+    for i, (shape, groups, mf, params) in enumerate(cl_inputs):
+        x, c = make(shape, dtype, seed=30 + i).contiguous(memory_format=mf), shape[1]
+        w = make((c,), dtype, seed=40 + i, low=0.5, high=2) if params != "none" else None
+        b = make((c,), dtype, seed=50 + i) if params == "affine" else None
+        tag = f"{mf} {shape} in {groups} groups, {params}"
+        yield Sample((x, groups, w, b), tag=tag)
+        yield Sample((x, groups, w, b), {"grad_in_layout": True}, tag=tag + ", grad in layout")
+    # (A channels_last mean far from 0 is in test_edge_semantics.py, against a float64 reference:
+    # the CPU's channels-last kernel loses digits there that the ocl kernel keeps.)
     if dtype in (torch.float16, torch.bfloat16):
         yield Sample((make((2, 4, 5), dtype), 2, make((4,), torch.float32), make((4,), torch.float32)),
                      tag="float weight and bias (mixed)")
+        x = make((2, 6, 3, 4), dtype, seed=61).contiguous(memory_format=torch.channels_last)
+        yield Sample((x, 3, make((6,), torch.float32), make((6,), torch.float32)), {"grad_in_layout": True},
+                     tag="channels_last, float weight and bias (mixed)")
 
 
-def _group_norm(x, groups, w, b):
-    return F.group_norm(x, groups, w, b, eps=1e-5)
+def _group_norm(x, groups, w, b, grad_in_layout=False):
+    y = F.group_norm(x, groups, w, b, eps=1e-5)
+    return y.movedim(1, -1) if grad_in_layout else y  # its gradient comes back in x's layout
 
 
 CASES += [
