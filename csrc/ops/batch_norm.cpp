@@ -33,17 +33,6 @@ void check_bn_args(const at::Tensor& input, const c10::optional<at::Tensor>& wei
               "running_mean and running_var must be defined in evaluation mode");
 }
 
-// Whether x's channels are its innermost dim over a dense row-major rest (channels_last,
-// channels_last_3d, or an (N, L, C) tensor seen as (N, C, L)): rows of C channels, which
-// batch_norm.cl's _cl kernels read in place.
-bool channels_innermost(const at::Tensor& x) {
-  if (x.dim() < 3 || x.is_contiguous()) return false;
-  std::vector<int64_t> perm{0};
-  for (int64_t i = 2; i < x.dim(); ++i) perm.push_back(i);
-  perm.push_back(1);
-  return x.permute(perm).is_contiguous();
-}
-
 // The batch_norm.cl launches: the statistics, coefficients and affine pass over input viewed
 // as contiguous (N, C, HW), or, channels_last, as N * HW rows of C channels; accumulating in `acc`.
 struct BnLaunch {
@@ -59,7 +48,7 @@ struct BnLaunch {
 
   BnLaunch(const at::Tensor& x, const char* op)
       : d(ocl_device(x)), acc(compute_type_for(x.scalar_type())), N(x.size(0)), C(x.size(1)),
-        HW(x.numel() / std::max<int64_t>(x.size(0) * x.size(1), 1)), channels_last(channels_innermost(x)) {
+        HW(x.numel() / std::max<int64_t>(x.size(0) * x.size(1), 1)), channels_last(rows::channels_innermost(x)) {
     check_dtype_supported(d, x.scalar_type(), op);
     const rows::Config rc = rows::config(d, rows::kNorm);
     opts = "-DX_KIND=" + std::to_string(storage_kind(x.scalar_type(), op)) +
@@ -141,7 +130,7 @@ std::tuple<at::Tensor, at::Tensor, at::Tensor> native_batch_norm_ocl(
     const c10::optional<at::Tensor>& running_mean, const c10::optional<at::Tensor>& running_var, bool training,
     double momentum, double eps) {
   check_bn_args(input, weight, bias, running_mean, running_var, training);
-  const at::Tensor x = channels_innermost(input) ? input : input.contiguous();
+  const at::Tensor x = rows::channels_innermost(input) ? input : input.contiguous();
   BnLaunch L(x, "native_batch_norm");
   const auto opts = input.options().dtype(L.acc);
   const at::Tensor w = as_acc(weight, L.acc), b = as_acc(bias, L.acc);
@@ -177,7 +166,7 @@ std::tuple<at::Tensor, at::Tensor, at::Tensor> native_batch_norm_backward_ocl(
   TORCH_CHECK(grad_out.sizes() == input.sizes() && grad_out.scalar_type() == input.scalar_type(),
               "batch_norm backward: expected grad_out of the input's shape and dtype ", input.sizes(), " ",
               input.scalar_type(), ", got ", grad_out.sizes(), " ", grad_out.scalar_type());
-  const at::Tensor x = channels_innermost(input) ? input : input.contiguous();
+  const at::Tensor x = rows::channels_innermost(input) ? input : input.contiguous();
   BnLaunch L(x, "native_batch_norm_backward");
   const at::Tensor dy = grad_out.strides() == x.strides() ? grad_out : at::empty_like(x).copy_(grad_out);
   const auto opts = input.options().dtype(L.acc);

@@ -431,17 +431,6 @@ std::tuple<at::Tensor, at::Tensor> _weight_norm_interface_backward_ocl(const at:
 // F.group_norm (aten::group_norm) has an AutogradPrivateUse1 node of its own for such inputs.
 namespace {
 
-// Whether x's channels are its innermost dim over a dense row-major rest (channels_last,
-// channels_last_3d, or an (N, L, C) tensor seen as (N, C, L)): N * HW rows of C channels, which
-// the group_norm_cl_* kernels read in place. (batch_norm.cpp routes its _cl kernels the same way.)
-bool channels_innermost(const at::Tensor& x) {
-  if (x.dim() < 3 || x.is_contiguous()) return false;
-  std::vector<int64_t> perm{0};
-  for (int64_t i = 2; i < x.dim(); ++i) perm.push_back(i);
-  perm.push_back(1);
-  return x.permute(perm).is_contiguous();
-}
-
 // The channels-innermost launches' geometry: LX consecutive channels by LY = kMaxWG / LX lanes of
 // positions per work-group, S slices of each sample's positions in the partial-sum kernels (about
 // four work-groups per compute unit in all, at least four positions per lane), and GY lanes of
@@ -483,7 +472,7 @@ void group_norm_kernel_ocl(const at::Tensor& X, const at::Tensor& gamma, const a
     return;
   }
   Device& d = ocl_device(X);
-  const bool cl = channels_innermost(X);
+  const bool cl = rows::channels_innermost(X);
   TORCH_INTERNAL_ASSERT(cl ? Y.strides() == X.strides() : X.is_contiguous() && Y.is_contiguous());
   const at::ScalarType wt = gamma.defined() ? gamma.scalar_type() : beta.defined() ? beta.scalar_type() : X.scalar_type();
   const Types types{X.scalar_type(), wt, mean.scalar_type()};
@@ -530,7 +519,7 @@ void group_norm_backward_kernel_ocl(const at::Tensor& dY, const at::Tensor& X, c
   // no elements, so grad_bias 0 and grad_weight 0 * rstd, which is NaN for HxW == 0 (the CPU's).
   const bool want_wb = (dgamma.defined() || dbeta.defined()) && C > 0;
   Device& d = ocl_device(X);
-  const bool cl = channels_innermost(X) && X.numel() > 0;
+  const bool cl = rows::channels_innermost(X) && X.numel() > 0;
   TORCH_INTERNAL_ASSERT(cl ? dY.strides() == X.strides() && (!dX.defined() || dX.strides() == X.strides())
                            : X.is_contiguous() && dY.is_contiguous() && (!dX.defined() || dX.is_contiguous()));
   const at::ScalarType wt = gamma.defined() ? gamma.scalar_type() : dgamma.defined() ? dgamma.scalar_type()
@@ -583,7 +572,7 @@ namespace {
 
 // Whether the channels-innermost path takes input: laid out so, non-empty, and N, C, HxW its own.
 bool group_norm_in_place(const at::Tensor& input, int64_t N, int64_t C, int64_t HxW) {
-  return input.numel() > 0 && channels_innermost(input) && input.size(0) == N && input.size(1) == C &&
+  return input.numel() > 0 && rows::channels_innermost(input) && input.size(0) == N && input.size(1) == C &&
          input.numel() == N * C * HxW;
 }
 
@@ -724,7 +713,7 @@ struct GroupNormFunction : public torch::autograd::Function<GroupNormFunction> {
 at::Tensor group_norm_autograd_ocl(const at::Tensor& input, int64_t num_groups, const std::optional<at::Tensor>& weight,
                                    const std::optional<at::Tensor>& bias, double eps, bool cudnn_enabled) {
   const at::Tensor w = weight.has_value() ? *weight : at::Tensor(), b = bias.has_value() ? *bias : at::Tensor();
-  bool node = at::GradMode::is_enabled() && input.numel() > 0 && channels_innermost(input) &&
+  bool node = at::GradMode::is_enabled() && input.numel() > 0 && rows::channels_innermost(input) &&
               at::functorch::functorchTLSAccessor() == nullptr;
   bool grad = false;
   for (const at::Tensor* t : {&input, &w, &b}) {

@@ -7,6 +7,7 @@
 // three can be tuned apart.
 #pragma once
 #include "../runtime/Tuning.h"
+#include <ATen/core/Tensor.h>
 
 #include <algorithm>
 #include <cstdint>
@@ -19,6 +20,17 @@
 namespace torch_ocl::rows {
 
 constexpr int kMaxWG = 256;  // MAX_WG of kernels/rows.clh: the largest work-group a row kernel launches
+
+// Whether x's channels are its innermost dim over a dense row-major rest (channels_last,
+// channels_last_3d, or an (N, L, C) tensor seen as (N, C, L)): N * HW rows of C channels, which
+// the channels-last kernels of batch_norm.cl and norm.cl (GroupNorm) read in place.
+inline bool channels_innermost(const at::Tensor& x) {
+  if (x.dim() < 3 || x.is_contiguous()) return false;
+  std::vector<int64_t> perm{0};
+  for (int64_t i = 2; i < x.dim(); ++i) perm.push_back(i);
+  perm.push_back(1);
+  return x.permute(perm).is_contiguous();
+}
 
 inline int64_t next_pow2(int64_t v) {
   int64_t p = 1;
