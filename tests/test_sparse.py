@@ -19,15 +19,21 @@ INVARIANTS_WARNING = "Sparse invariant checks are implicitly disabled"
 pytestmark = [requires_ocl, pytest.mark.filterwarnings(f"ignore:{INVARIANTS_WARNING}")]
 
 DEV = "ocl"
-COVERED = {}  # "aten::op.overload" -> names of the tests that exercise it
+def coverage_registry():
+    """A dict "aten::op.overload" -> names of the tests that exercise it, and the decorator
+    `covers(*ops)` that fills it (tests/test_coverage.py checks it against the registrations)."""
+    covered = {}
+
+    def covers(*ops):
+        def mark(fn):
+            for op in ops:
+                covered.setdefault(op, []).append(fn.__name__)
+            return fn
+        return mark
+    return covered, covers
 
 
-def covers(*ops):
-    def mark(fn):
-        for op in ops:
-            COVERED.setdefault(op, []).append(fn.__name__)
-        return fn
-    return mark
+COVERED, covers = coverage_registry()
 
 
 @pytest.fixture(autouse=True)

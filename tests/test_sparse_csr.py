@@ -7,28 +7,14 @@ import torch
 
 from .conftest import requires_ocl
 from .test_autoload import ok, run_py
-from .test_sparse import DEV, INVARIANTS_WARNING, assert_dense_close, quietly, same_error
+from .test_sparse import _all_native  # noqa: F401  (autouse: every op here runs natively)
+from .test_sparse import DEV, INVARIANTS_WARNING, assert_dense_close, coverage_registry, quietly, same_error
 
 pytestmark = [requires_ocl, pytest.mark.filterwarnings(f"ignore:{INVARIANTS_WARNING}"),
               pytest.mark.filterwarnings("ignore:Sparse CSR tensor support is in beta"),
               pytest.mark.filterwarnings("ignore:Sparse CSC tensor support is in beta")]
 
-COVERED = {}  # "aten::op.overload" -> names of the tests that exercise it
-
-
-def covers(*ops):
-    def mark(fn):
-        for op in ops:
-            COVERED.setdefault(op, []).append(fn.__name__)
-        return fn
-    return mark
-
-
-@pytest.fixture(autouse=True)
-def _all_native():
-    """Every op here runs natively: a CPU fallback would hide a missing kernel."""
-    with torch.ocl._no_fallback():
-        yield
+COVERED, covers = coverage_registry()
 
 
 TOL = {torch.float32: (1e-5, 1.3e-5), torch.float64: (1e-7, 1e-7)}
