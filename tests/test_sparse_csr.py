@@ -403,6 +403,8 @@ def test_mm_errors_like_cpu():
     same_error(lambda p, q: p @ q, a.long(), a.t().long().to_sparse_csr())  # integers
     same_error(lambda p, q: p @ q, torch.ones(2, 3), a)  # dense @ sparse, inner sizes
     same_error(lambda s, p, q: torch.addmm(s, p, q), a, a, torch.ones(5, 5))  # CSR self with a dense factor
+    same_error(lambda p, q: p @ q, a, a.t().to_sparse())  # CSR @ COO
+    same_error(lambda p, q: p @ q, a.t().to_sparse(), a)  # COO @ CSR
     torch.ones(2, device=DEV).add_(1).cpu()
 
 
@@ -444,7 +446,13 @@ def test_sum_dim(tag, x):
         assert_dense_close(got.to_dense(), want)
         assert_compressed_close(torch.sum(d, (0,), keepdim=True, dtype=torch.float64),
                                 torch.sum(c, (0,), keepdim=True, dtype=torch.float64))
+        assert_compressed_close(torch.sum(d, (1,), keepdim=True, dtype=torch.int32),  # int64, as on the CPU
+                                torch.sum(c, (1,), keepdim=True, dtype=torch.int32))
+        if c._nnz():  # no dims: all of them
+            assert_compressed_close(d.sum((), keepdim=True), c.sum((), keepdim=True))
     c = y.to_sparse_csr()
+    c32 = torch.sparse_csr_tensor(c.crow_indices().int(), c.col_indices().int(), c.values(), c.shape)
+    assert_compressed_close(c32.to(DEV).sum(1, keepdim=True), c32.sum(1, keepdim=True))  # int32 indices stay
     same_error(lambda t: t.sum(0), c)  # keepdim=False: not on the CPU either
     same_error(lambda t: t.sum(0, keepdim=True), c.bool())
     same_error(lambda t: t.sum(0, keepdim=True), y.to_sparse_csc())  # only CSR

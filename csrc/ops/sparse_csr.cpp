@@ -194,10 +194,9 @@ Tensor& addmm_compressed_into(Tensor& out, const Tensor& t, const Tensor& mat1, 
                               const c10::Scalar& beta, const c10::Scalar& alpha) {
   const bool sparse1 = at::sparse_csr::is_sparse_compressed(mat1), sparse2 = at::sparse_csr::is_sparse_compressed(mat2);
   const bool sparse_out = at::sparse_csr::is_sparse_compressed(out);
-  TORCH_CHECK_NOT_IMPLEMENTED(!out.is_sparse() && !t.is_sparse() && !mat1.is_sparse() && !mat2.is_sparse(),
-                              "torch_ocl: addmm on ocl does not mix sparse COO and CSR/CSC operands; got ",
-                              t.layout(), " + ", mat1.layout(), " @ ", mat2.layout(), " into ", out.layout());
-  TORCH_CHECK(sparse_out == at::sparse_csr::is_sparse_compressed(t) && (!sparse_out || (sparse1 && sparse2)),
+  // COO operands, a compressed t or out with a dense factor: the CPU raises a RuntimeError too.
+  TORCH_CHECK(!out.is_sparse() && !t.is_sparse() && !mat1.is_sparse() && !mat2.is_sparse() &&
+                  sparse_out == at::sparse_csr::is_sparse_compressed(t) && (!sparse_out || (sparse1 && sparse2)),
               "addmm: computation on ocl is not implemented for ", t.layout(), " + ", mat1.layout(), " @ ",
               mat2.layout(), " into ", out.layout());
   check_same_device("addmm", {t, mat1, mat2, out});
@@ -339,20 +338,25 @@ Tensor _sparse_csr_sum_ocl(const Tensor& self, at::IntArrayRef dims, bool keepdi
   TORCH_CHECK(keepdim, "reduction operations on CSR tensors with keepdim=False is unsupported");
   TORCH_CHECK_NOT_IMPLEMENTED(self.scalar_type() != at::kBool, "\"_sparse_csr_sum_cpu\" not implemented for 'Bool'");
   const Triples s = triples(self, "sum");
-  std::array<bool, 2> summed{false, false};
+  std::array<bool, 2> summed{dims.empty(), dims.empty()};  // no dims: all of them, as for sum
   for (int64_t d : dims) {
     d = at::maybe_wrap_dim(d, 2);
     TORCH_CHECK(!summed[d], "dim ", d, " appears multiple times in the list of dims");
     summed[d] = true;
   }
-  const auto out_type = dtype.value_or(at::isIntegralType(self.scalar_type(), /*includeBool=*/true)
-                                           ? at::kLong : self.scalar_type());
+  // Integers sum to int64 even when another integer dtype is asked for, as on the CPU.
+  const auto asked = dtype.value_or(self.scalar_type());
+  const auto out_type = at::isIntegralType(asked, /*includeBool=*/true) ? at::kLong : asked;
   const std::array<int64_t, 2> sizes{summed[0] ? 1 : self.size(0), summed[1] ? 1 : self.size(1)};
   const Tensor rows = summed[0] ? at::zeros_like(s.rows) : s.rows, cols = summed[1] ? at::zeros_like(s.cols) : s.cols;
   const Tensor coo = at::_sparse_coo_tensor_with_dims_and_tensors(
       2, 0, sizes, at::stack({rows, cols}), s.values.to(out_type), self.options().dtype(out_type).layout(at::kSparse),
       false);
-  return coo.coalesce().to_sparse_csr();
+  const Tensor r = coo.coalesce().to_sparse_csr();
+  const auto index_type = self.crow_indices().scalar_type();  // int32 indices stay int32, as on the CPU
+  if (index_type == at::kLong) return r;
+  return at::_sparse_compressed_tensor_unsafe(r.crow_indices().to(index_type), r.col_indices().to(index_type),
+                                              r.values(), r.sizes(), r.options());
 }
 
 // _to_sparse_csr(Tensor self, int? dense_dim=None) -> Tensor, for a compressed self
