@@ -425,6 +425,16 @@ def test_mul_dense_and_sparse_mask(dtype):
         assert_compressed_close(y.to(DEV).sparse_mask(k.to(DEV)), y.sparse_mask(k))  # in CSC order
         other = (x * 2 + 1).to_sparse_csr()  # a sparse self: its values where the mask has entries
         assert_compressed_close(other.to(DEV).sparse_mask(d), other.sparse_mask(c))
+    x = torch.randn(4, 3, 2, generator=g, dtype=dtype)  # hybrid: (2,) values per entry
+    x[x[..., 0].abs() < 0.5] = 0
+    y = torch.randn(3, 4, 2, generator=g, dtype=dtype).transpose(0, 1)  # non-contiguous
+    for to in (lambda t: t.to_sparse_csr(dense_dim=1), lambda t: t.to_sparse_csc(dense_dim=1)):
+        m = to(x)
+        assert_compressed_close(y.to(DEV).sparse_mask(m.to(DEV)), y.sparse_mask(m))
+    m = x.to_sparse_csr(dense_dim=1)
+    assert_compressed_close((y * 2).to_sparse_csr(dense_dim=1).to(DEV).sparse_mask(m.to(DEV)),
+                            (y * 2).to_sparse_csr(dense_dim=1).sparse_mask(m))
+    assert_dense_close((m.to(DEV) * y.to(DEV)).to_dense(), (m * y).to_dense())
     c = SAMPLES[0][1].to_sparse_csr()
     same_error(lambda p, q: p * q, c, torch.ones(1, 5))  # no broadcasting, on the CPU either
     same_error(lambda p, q: p.sparse_mask(q), torch.ones(4, 4), c)

@@ -158,11 +158,13 @@ Tensor _to_sparse_csc_dense_ocl(const Tensor& self, std::optional<int64_t> dense
 struct Triples {
   Tensor rows, cols, values;
 };
-Triples triples(const Tensor& m, const char* op) {
+// With hybrid, values of any dense dims ([nnz, *dense sizes]) are accepted.
+Triples triples(const Tensor& m, const char* op, bool hybrid = false) {
   TORCH_CHECK_NOT_IMPLEMENTED(m.layout() == at::kSparseCsr || m.layout() == at::kSparseCsc, "torch_ocl: ", op,
                               " of a ", m.layout(), " tensor is not supported on ocl; only CSR and CSC");
-  TORCH_CHECK_NOT_IMPLEMENTED(m.dim() == 2 && m.dense_dim() == 0, "torch_ocl: ", op, " of a batched or hybrid ",
-                              m.layout(), " tensor is not supported on ocl; only 2-D matrices with scalar values");
+  TORCH_CHECK_NOT_IMPLEMENTED(m.dim() == 2 + m.dense_dim() && (hybrid || m.dense_dim() == 0), "torch_ocl: ", op,
+                              " of a batched", hybrid ? "" : " or hybrid", " ", m.layout(),
+                              " tensor is not supported on ocl; only 2-D matrices", hybrid ? "" : " with scalar values");
   const bool csr = m.layout() == at::kSparseCsr;
   const Tensor compressed = csr ? m.crow_indices() : m.ccol_indices();
   const Tensor plain = csr ? m.col_indices() : m.row_indices();
@@ -306,7 +308,8 @@ Tensor& add_out_ocl(const Tensor& self, const Tensor& other, const c10::Scalar& 
 
 // sparse_mask(Tensor self, Tensor mask) -> Tensor, for a compressed mask
 // self's values at mask's entries, in mask's layout and order: a gather from a dense self, or
-// COO sparse_mask (a binary search, no host read) for a sparse one. CSR * dense uses it.
+// COO sparse_mask (a binary search, no host read) for a sparse one. CSR * dense uses it. Hybrid
+// masks are served; batched ones are not.
 Tensor sparse_mask_ocl(const Tensor& self, const Tensor& mask) {
   TORCH_CHECK(at::sparse_csr::is_sparse_compressed(mask), "sparse_mask_sparse_compressed expects mask to have sparse "
               "compressed layout, got ", mask.layout());
@@ -315,14 +318,20 @@ Tensor sparse_mask_ocl(const Tensor& self, const Tensor& mask) {
               self.sizes(), " but mask has size ", mask.sizes());
   if (self.is_same(mask)) return self;
   if (!mask.numel() || !mask._nnz()) return mask.clone().to(self.device(), self.scalar_type());
-  const Triples s = triples(mask, "sparse_mask");
+  const Triples s = triples(mask, "sparse_mask", /*hybrid=*/true);
   Tensor values;
-  if (self.layout() == at::kStrided) {
-    values = self.reshape({-1}).index_select(0, s.rows.mul(self.size(1)).add_(s.cols));
+  if (self.layout() == at::kStrided) {  // self viewed as [rows * cols, *dense sizes]
+    std::vector<int64_t> flat = self.sizes().slice(1).vec();
+    flat[0] = -1;
+    values = self.reshape(flat).index_select(0, s.rows.mul(self.size(1)).add_(s.cols));
   } else {  // mask's entries, in its order, as an uncoalesced COO mask
     const Tensor entries = at::_sparse_coo_tensor_with_dims_and_tensors(
-        2, 0, mask.sizes(), at::stack({s.rows, s.cols}), s.values, mask.options().layout(at::kSparse), false);
-    values = (self.is_sparse() ? self : as_coo(self, "sparse_mask")).sparse_mask(entries)._values();
+        2, mask.dense_dim(), mask.sizes(), at::stack({s.rows, s.cols}), s.values, mask.options().layout(at::kSparse),
+        false);
+    TORCH_CHECK_NOT_IMPLEMENTED(self.dense_dim() == mask.dense_dim(), "torch_ocl: sparse_mask of a ", self.layout(),
+                                " self with ", self.dense_dim(), " dense dims and a mask with ", mask.dense_dim(),
+                                " is not supported on ocl");
+    values = (self.is_sparse() ? self : self.to_sparse(2)).sparse_mask(entries)._values();
   }
   const auto [compressed, plain] = at::sparse_csr::getCompressedPlainIndices(mask);
   return at::_sparse_compressed_tensor_unsafe(compressed.clone(), plain.clone(), values, mask.sizes(),
