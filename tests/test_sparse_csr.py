@@ -107,8 +107,9 @@ def test_conversions(tag, x):
         coo = d.to_sparse()
         assert coo.layout == torch.sparse_coo and coo.device.type == DEV
         assert torch.equal(coo.cpu().to_dense(), x) and torch.equal(d.to_sparse(2).cpu().to_dense(), x)
-        for other, (_, to_other) in LAYOUTS.items():  # CSR <-> CSC
+        for other, (other_layout, to_other) in LAYOUTS.items():  # CSR <-> CSC
             assert_compressed_close(to_other(d), to_other(to(x)))
+            assert_compressed_close(d.to_sparse(layout=other_layout), to(x).to_sparse(layout=other_layout))
 
 
 @covers("aten::_convert_indices_from_coo_to_csr", "aten::_convert_indices_from_coo_to_csr.out",
@@ -391,6 +392,18 @@ def test_dense_at_sparse_and_csc_at_dense(dtype):
             out = torch.empty(0, dtype=dtype, device=DEV)
             torch.addmm(t.to(DEV), left.to(DEV), da, out=out)
             assert_dense_close(out, torch.addmm(t, left, a))
+
+
+def test_sparse_at_sparse_gradients():
+    """Through CSR @ CSR, a CSC transpose and its conversion back (to_sparse(layout=) in backward)."""
+    x = SAMPLES[0][1]
+    grads = []
+    for dev in ("cpu", DEV):
+        a = x.to_sparse_csr().to(dev).requires_grad_()
+        (a @ a.t().to_sparse_csr()).to_dense().pow(2).sum().backward()
+        grads.append(a.grad)
+    assert grads[1].layout == grads[0].layout == torch.sparse_csr
+    assert_dense_close(grads[1].to_dense(), grads[0].to_dense())
 
 
 def test_mm_errors_like_cpu():

@@ -385,6 +385,20 @@ Tensor _to_sparse_csc_compressed_ocl(const Tensor& self, std::optional<int64_t> 
   return self.to_sparse().to_sparse_csc(dense_dim);
 }
 
+// _to_sparse(Tensor self, *, Layout? layout=None, int[1]? blocksize=None, int? dense_dim=None) -> Tensor,
+// for a compressed self. ATen's flips CSR <-> CSC with a per-device stub (flatten_indices), so
+// those two go through the functions above; the rest is ATen's.
+using ToSparseFn = Tensor (*)(const Tensor&, std::optional<at::Layout>, at::OptionalIntArrayRef,
+                              std::optional<int64_t>);
+Tensor _to_sparse_compressed_ocl(const Tensor& self, std::optional<at::Layout> layout,
+                                 at::OptionalIntArrayRef blocksize, std::optional<int64_t> dense_dim) {
+  const at::Layout to = layout.value_or(at::kSparse);
+  if (!blocksize.has_value() && to != self.layout() && (to == at::kSparseCsr || to == at::kSparseCsc))
+    return to == at::kSparseCsr ? _to_sparse_csr_compressed_ocl(self, dense_dim)
+                                : _to_sparse_csc_compressed_ocl(self, dense_dim);
+  return static_cast<ToSparseFn>(at::native::sparse_compressed_to_sparse)(self, layout, blocksize, dense_dim);
+}
+
 // _to_sparse_bsr(Tensor self, int[2] blocksize, int? dense_dim=None) -> Tensor (and _bsc): refused,
 // rather than left to the CPU fallback.
 Tensor _to_sparse_blocked_ocl(const Tensor& self, at::IntArrayRef, std::optional<int64_t>) {
@@ -423,9 +437,7 @@ TORCH_LIBRARY_IMPL(aten, SparseCsrPrivateUse1, m) {
   SPARSE_IMPL_AS(m, "fill_.Scalar", FillFn, at::native::fill_sparse_csr_);
   SPARSE_IMPL(m, "normal_", at::native::normal_sparse_csr_);
   SPARSE_IMPL(m, "_to_dense", at::native::sparse_compressed_to_dense);
-  SPARSE_IMPL_AS(m, "_to_sparse", Tensor (*)(const Tensor&, std::optional<at::Layout>, at::OptionalIntArrayRef,
-                                          std::optional<int64_t>),
-              at::native::sparse_compressed_to_sparse);
+  SPARSE_IMPL(m, "_to_sparse", _to_sparse_compressed_ocl);
   SPARSE_IMPL_AS(m, "_to_sparse.sparse_dim", Tensor (*)(const Tensor&, int64_t), at::native::sparse_compressed_to_sparse);
   SPARSE_IMPL(m, "_to_sparse_csr", _to_sparse_csr_compressed_ocl);
   SPARSE_IMPL(m, "_to_sparse_csc", _to_sparse_csc_compressed_ocl);
