@@ -394,16 +394,26 @@ def test_dense_at_sparse_and_csc_at_dense(dtype):
             assert_dense_close(out, torch.addmm(t, left, a))
 
 
-def test_sparse_at_sparse_gradients():
-    """Through CSR @ CSR, a CSC transpose and its conversion back (to_sparse(layout=) in backward)."""
-    x = SAMPLES[0][1]
-    grads = []
-    for dev in ("cpu", DEV):
-        a = x.to_sparse_csr().to(dev).requires_grad_()
-        (a @ a.t().to_sparse_csr()).to_dense().pow(2).sum().backward()
-        grads.append(a.grad)
-    assert grads[1].layout == grads[0].layout == torch.sparse_csr
-    assert_dense_close(grads[1].to_dense(), grads[0].to_dense())
+def test_product_gradients():
+    """CSR @ CSR (through a CSC transpose and its conversion back: to_sparse(layout=) in backward),
+    dense @ CSR and CSR * dense: the gradients match the CPU's (the CPU has none for the dense
+    factor of CSR * dense: autograd refuses the CSR gradient it gets there)."""
+    x = SAMPLES[0][1]  # (4, 5)
+    g = torch.Generator().manual_seed(2)
+    cases = (("csr@csr", None, lambda a, d: (a @ a.t().to_sparse_csr()).to_dense().pow(2).sum()),
+             ("dense@csr", torch.randn(3, 4, generator=g), lambda a, d: (d @ a).pow(2).sum()),
+             ("csr*dense", torch.randn(4, 5, generator=g), lambda a, d: (a * d.detach()).to_dense().pow(2).sum()))
+    for name, dense, loss in cases:
+        grads = []
+        for dev in ("cpu", DEV):
+            a = x.to_sparse_csr().to(dev).requires_grad_()
+            d = None if dense is None else dense.clone().to(dev).requires_grad_()  # a leaf on both
+            loss(a, d).backward()
+            grads.append([a.grad] + ([] if d is None or d.grad is None else [d.grad]))
+        assert len(grads[1]) == len(grads[0]) == (2 if name == "dense@csr" else 1), name
+        for got, want in zip(grads[1], grads[0]):
+            assert got is not None and got.layout == want.layout, name
+            assert_dense_close(got.to_dense(), want.to_dense())
 
 
 def test_mm_errors_like_cpu():
