@@ -107,8 +107,9 @@ def test_conversions(tag, x):
         coo = d.to_sparse()
         assert coo.layout == torch.sparse_coo and coo.device.type == DEV
         assert torch.equal(coo.cpu().to_dense(), x) and torch.equal(d.to_sparse(2).cpu().to_dense(), x)
-        for other, (_, to_other) in LAYOUTS.items():  # CSR <-> CSC
+        for other, (other_layout, to_other) in LAYOUTS.items():  # CSR <-> CSC
             assert_compressed_close(to_other(d), to_other(to(x)))
+            assert_compressed_close(d.to_sparse(layout=other_layout), to(x).to_sparse(layout=other_layout))
 
 
 @covers("aten::_convert_indices_from_coo_to_csr", "aten::_convert_indices_from_coo_to_csr.out",
@@ -311,14 +312,208 @@ def test_mm_addmm(dtype, layout):
         assert_dense_close(torch.addmm(nan.to(DEV), da, m.to(DEV), beta=0), torch.addmm(nan, a, m, beta=0))
 
 
+def assert_same_entries(actual, expected):
+    """actual (on ocl) has expected's (CPU) entries, explicit zeros included, in any order within a
+    row: the CPU's CSR @ CSR (MKL) leaves the column indices of a row unsorted, ocl sorts them."""
+    assert actual.device.type == DEV and actual.layout == expected.layout
+    assert actual.shape == expected.shape and actual.dtype == expected.dtype
+    compressed = torch.Tensor.crow_indices if expected.layout == torch.sparse_csr else torch.Tensor.ccol_indices
+    assert torch.equal(compressed(actual).cpu(), compressed(expected))
+    def entries(t):  # a fresh COO tensor is uncoalesced, so coalesce() sorts it
+        c = t.to_sparse()
+        return torch.sparse_coo_tensor(c._indices(), c._values(), c.shape).coalesce()
+    a, e = entries(actual.cpu()), entries(expected)
+    assert torch.equal(a.indices(), e.indices()), (a.indices(), e.indices())
+    torch.testing.assert_close(a.values(), e.values(), atol=TOL[e.dtype][0], rtol=TOL[e.dtype][1])
+
+
+def sparse_right(x, cols, seed, dtype):
+    """A CPU dense (x.shape[1], cols) matrix with zeros, whose products with x cancel in places."""
+    g = torch.Generator().manual_seed(seed)
+    y = torch.randn(x.shape[1], cols, generator=g, dtype=torch.float64)
+    y[y.abs() < 0.6] = 0
+    if x.shape[1] > 1 and cols > 1:
+        y[-1] = 0  # an empty row
+    return y.to(dtype)
+
+
+@covers("aten::mm", "aten::addmm", "aten::addmm.out")
+@pytest.mark.parametrize("dtype", [torch.float32, torch.float64])
+def test_sparse_at_sparse(dtype):
+    g = torch.Generator().manual_seed(5)
+    for tag, x in dense_samples(dtype):
+        y = sparse_right(x, 4, 7, dtype)
+        for (l1, to1), (l2, to2) in ((LAYOUTS["csr"], LAYOUTS["csr"]), (LAYOUTS["csr"], LAYOUTS["csc"]),
+                                     (LAYOUTS["csc"], LAYOUTS["csc"]), (LAYOUTS["csc"], LAYOUTS["csr"])):
+            a, b = to1(x), to2(y)
+            da, db = a.to(DEV), b.to(DEV)
+            want = a @ b
+            assert want.layout == torch.sparse_csr
+            assert_same_entries(da @ db, want)  # entries that cancel to 0 stay, as on the CPU
+            if (l1, l2) != (torch.sparse_csr, torch.sparse_csc):  # the CPU refuses that one
+                got = torch.sparse.mm(da, db)  # (the CPU's CSC @ CSC here has no entries: wrong, so
+                assert got.layout == torch.sparse.mm(a, b).layout  # compare with the dense product)
+                assert_dense_close(got.to_dense(), x.double().mm(y.double()).to(dtype))
+        a, b = x.to_sparse_csr(), y.to_sparse_csr()
+        da, db = a.to(DEV), b.to(DEV)
+        t = torch.randn(x.shape[0], 4, generator=g, dtype=torch.float64).to(dtype)
+        t[t.abs() < 1] = 0
+        st = t.to_sparse_csr()  # entries where the product has none, too
+        for beta, alpha in ((1, 1), (0.5, -2), (0, 3)):
+            assert_same_entries(torch.addmm(st.to(DEV), da, db, beta=beta, alpha=alpha),
+                                torch.addmm(st, a, b, beta=beta, alpha=alpha))
+            got = torch.addmm(t.to(DEV), da, db, beta=beta, alpha=alpha)  # dense self: dense result
+            assert got.layout == torch.strided
+            assert_dense_close(got, torch.addmm(t, a, b, beta=beta, alpha=alpha))
+        empty = torch.zeros(x.shape[0], x.shape[1], dtype=dtype).to_sparse_csr()
+        for beta in (0, 2):  # a factor without entries: beta * self (nothing when beta is 0)
+            assert_same_entries(torch.addmm(st.to(DEV), empty.to(DEV), db, beta=beta),
+                                torch.addmm(st, empty, b, beta=beta))
+
+
+@covers("aten::mm", "aten::addmm", "aten::addmm.out")
+@pytest.mark.parametrize("dtype", [torch.float32, torch.float64])
+def test_dense_at_sparse_and_csc_at_dense(dtype):
+    g = torch.Generator().manual_seed(9)
+    for tag, x in dense_samples(dtype):
+        for layout, (_, to) in LAYOUTS.items():
+            a = to(x)
+            da = a.to(DEV)
+            left = torch.randn(x.shape[0], 3, generator=g, dtype=dtype).t()  # non-contiguous (3, rows)
+            right = torch.randn(3, x.shape[1], generator=g, dtype=dtype).t()  # non-contiguous (cols, 3)
+            for got, want in ((left.to(DEV) @ da, left @ a), (da @ right.to(DEV), a @ right),
+                              (left.contiguous().to(DEV) @ da, left.contiguous() @ a)):
+                assert got.layout == torch.strided and got.is_contiguous()
+                assert_dense_close(got, want)
+            t = torch.randn(3, x.shape[1], generator=g, dtype=dtype)
+            assert_dense_close(torch.addmm(t.to(DEV), left.to(DEV), da, beta=0.5, alpha=2),
+                               torch.addmm(t, left, a, beta=0.5, alpha=2))
+            assert_dense_close(torch.addmm(t[:1].to(DEV), left.to(DEV), da), torch.addmm(t[:1], left, a))
+            out = torch.empty(0, dtype=dtype, device=DEV)
+            torch.addmm(t.to(DEV), left.to(DEV), da, out=out)
+            assert_dense_close(out, torch.addmm(t, left, a))
+
+
+def test_product_gradients():
+    """CSR @ CSR (through a CSC transpose and its conversion back: to_sparse(layout=) in backward),
+    dense @ CSR and CSR * dense: the gradients match the CPU's (the CPU has none for the dense
+    factor of CSR * dense: autograd refuses the CSR gradient it gets there)."""
+    x = SAMPLES[0][1]  # (4, 5)
+    g = torch.Generator().manual_seed(2)
+    cases = (("csr@csr", None, lambda a, d: (a @ a.t().to_sparse_csr()).to_dense().pow(2).sum()),
+             ("dense@csr", torch.randn(3, 4, generator=g), lambda a, d: (d @ a).pow(2).sum()),
+             ("csr*dense", torch.randn(4, 5, generator=g), lambda a, d: (a * d.detach()).to_dense().pow(2).sum()))
+    for name, dense, loss in cases:
+        grads = []
+        for dev in ("cpu", DEV):
+            a = x.to_sparse_csr().to(dev).requires_grad_()
+            d = None if dense is None else dense.clone().to(dev).requires_grad_()  # a leaf on both
+            loss(a, d).backward()
+            grads.append([a.grad] + ([] if d is None or d.grad is None else [d.grad]))
+        assert len(grads[1]) == len(grads[0]) == (2 if name == "dense@csr" else 1), name
+        for got, want in zip(grads[1], grads[0]):
+            assert got is not None and got.layout == want.layout, name
+            assert_dense_close(got.to_dense(), want.to_dense())
+
+
 def test_mm_errors_like_cpu():
     a = SAMPLES[0][1].to_sparse_csr()
     same_error(lambda p, q: p @ q, a, torch.ones(4, 2))  # inner sizes
     same_error(lambda p, q: p @ q, a, torch.ones(5, 2, dtype=torch.float64))  # dtypes
     same_error(lambda p, q: p @ q, a.long(), torch.ones(5, 2, dtype=torch.int64))  # not for integers on the CPU
-    with pytest.raises(NotImplementedError, match="one CSR/CSC matrix and a dense one"):  # the CPU has it (MKL)
-        a.to(DEV) @ a.t().to(DEV)
+    same_error(lambda p, q: p @ q, a, a)  # inner sizes, sparse @ sparse
+    same_error(lambda p, q: p @ q, a, a.t().double().to_sparse_csr())  # dtypes
+    same_error(lambda p, q: p @ q, a.long(), a.t().long().to_sparse_csr())  # integers
+    same_error(lambda p, q: p @ q, torch.ones(2, 3), a)  # dense @ sparse, inner sizes
+    same_error(lambda s, p, q: torch.addmm(s, p, q), a, a, torch.ones(5, 5))  # CSR self with a dense factor
+    same_error(lambda p, q: p @ q, a, a.t().to_sparse())  # CSR @ COO
+    same_error(lambda p, q: p @ q, a.t().to_sparse(), a)  # COO @ CSR
     torch.ones(2, device=DEV).add_(1).cpu()
+
+
+@covers("aten::sparse_mask", "aten::mul.Tensor", "aten::mul_.Tensor", "aten::mul.out")
+@pytest.mark.parametrize("dtype", [torch.float32, torch.float64])
+def test_mul_dense_and_sparse_mask(dtype):
+    g = torch.Generator().manual_seed(11)
+    for tag, x in dense_samples(dtype):
+        c = x.to_sparse_csr()
+        d = c.to(DEV)
+        y = torch.randn(x.shape[1], x.shape[0], generator=g, dtype=dtype).t()  # non-contiguous
+        assert_compressed_close(d * y.to(DEV), c * y)
+        assert_compressed_close(y.to(DEV) * d, y * c)
+        assert_compressed_close(d.clone().mul_(y.to(DEV)), c.clone().mul_(y))
+        assert_compressed_close(d * y.double().to(DEV), c * y.double())  # promotes
+        assert_compressed_close(y.to(DEV).sparse_mask(d), y.sparse_mask(c))
+        k = x.to_sparse_csc()
+        assert_compressed_close(y.to(DEV).sparse_mask(k.to(DEV)), y.sparse_mask(k))  # in CSC order
+        other = (x * 2 + 1).to_sparse_csr()  # a sparse self: its values where the mask has entries
+        assert_compressed_close(other.to(DEV).sparse_mask(d), other.sparse_mask(c))
+    x = torch.randn(4, 3, 2, generator=g, dtype=dtype)  # hybrid: (2,) values per entry
+    x[x[..., 0].abs() < 0.5] = 0
+    y = torch.randn(3, 4, 2, generator=g, dtype=dtype).transpose(0, 1)  # non-contiguous
+    for to in (lambda t: t.to_sparse_csr(dense_dim=1), lambda t: t.to_sparse_csc(dense_dim=1)):
+        m = to(x)
+        assert_compressed_close(y.to(DEV).sparse_mask(m.to(DEV)), y.sparse_mask(m))
+    m = x.to_sparse_csr(dense_dim=1)
+    assert_compressed_close((y * 2).to_sparse_csr(dense_dim=1).to(DEV).sparse_mask(m.to(DEV)),
+                            (y * 2).to_sparse_csr(dense_dim=1).sparse_mask(m))
+    assert_dense_close((m.to(DEV) * y.to(DEV)).to_dense(), (m * y).to_dense())
+    c = SAMPLES[0][1].to_sparse_csr()
+    same_error(lambda p, q: p * q, c, torch.ones(1, 5))  # no broadcasting, on the CPU either
+    same_error(lambda p, q: p.sparse_mask(q), torch.ones(4, 4), c)
+
+
+@covers("aten::sum.dim_IntList", "aten::_sparse_csr_sum.dim_dtype")
+@pytest.mark.parametrize("tag, x", SAMPLES, ids=IDS)
+def test_sum_dim(tag, x):
+    y = x.clone()
+    if y.numel():
+        y[0, 0], y[-1, -1] = 1.5, -1.5  # a column that sums to zero keeps its entry
+    for src in (y, y.double(), y.int(), y.long()):
+        c = src.to_sparse_csr()
+        d = c.to(DEV)
+        for dims in ((0,), (1,), (-1,)):
+            assert_compressed_close(d.sum(dims, keepdim=True), c.sum(dims, keepdim=True))
+        got, want = d.sum((0, 1), keepdim=True), src.sum((0, 1), keepdim=True)  # (the CPU's CSR result has
+        assert got.layout == torch.sparse_csr and got.dtype == want.dtype       # 0-D values when nnz is 0)
+        assert_dense_close(got.to_dense(), want)
+        assert_compressed_close(torch.sum(d, (0,), keepdim=True, dtype=torch.float64),
+                                torch.sum(c, (0,), keepdim=True, dtype=torch.float64))
+        assert_compressed_close(torch.sum(d, (1,), keepdim=True, dtype=torch.int32),  # int64, as on the CPU
+                                torch.sum(c, (1,), keepdim=True, dtype=torch.int32))
+        if c._nnz():  # no dims: all of them
+            assert_compressed_close(d.sum((), keepdim=True), c.sum((), keepdim=True))
+    c = y.to_sparse_csr()
+    c32 = torch.sparse_csr_tensor(c.crow_indices().int(), c.col_indices().int(), c.values(), c.shape)
+    assert_compressed_close(c32.to(DEV).sum(1, keepdim=True), c32.sum(1, keepdim=True))  # int32 indices stay
+    same_error(lambda t: t.sum(0), c)  # keepdim=False: not on the CPU either
+    same_error(lambda t: t.sum(0, keepdim=True), c.bool())
+    same_error(lambda t: t.sum(0, keepdim=True), y.to_sparse_csc())  # only CSR
+    same_error(lambda t: t.sum(2, keepdim=True), c)
+
+
+@covers("aten::select.int")
+@pytest.mark.parametrize("tag, x", SAMPLES, ids=IDS)
+def test_select(tag, x):
+    """ATen's select: a row of CSR (a column of CSC) is a view of the values; across the other dim it
+    is one only when the entries it picks are evenly spaced, else select raises, on the CPU too."""
+    for layout, (_, to) in LAYOUTS.items():
+        c = to(x)
+        d = c.to(DEV)
+        for dim in (0, 1, -1):
+            for i in sorted({0, x.shape[dim] - 1, -1}):
+                try:
+                    want = c.select(dim, i)
+                except (RuntimeError, IndexError):
+                    same_error(lambda t: t.select(dim, i), c)
+                    continue
+                got = d.select(dim, i)
+                assert got.layout == want.layout and got.device.type == DEV
+                assert torch.equal(got.cpu().to_dense(), want.to_dense())
+        if x.shape[0]:
+            same_error(lambda t: t.select(0, x.shape[0]), c)
+    if x.shape[0]:
+        assert torch.equal(x.to_sparse_csr().to(DEV)[0].cpu().to_dense(), x[0])
 
 
 MULTI_DEVICE = """
@@ -333,7 +528,9 @@ MULTI_DEVICE = """
     m = torch.ones(3, 2, device=dev)
     made = [c, x.to(dev).to_sparse_csr(), x.to(dev).to_sparse_csc(), c + c, c * 2, c.abs(), c @ m, c.to_sparse(),
             x.to_sparse().to(dev).to_sparse_csr(), torch.empty((2, 2), layout=torch.sparse_csr, device=dev),
-            torch.sparse_csr_tensor([0, 1], [0], [1.], (1, 1), device=dev), c.to_dense(), c.clone()]
+            torch.sparse_csr_tensor([0, 1], [0], [1.], (1, 1), device=dev), c.to_dense(), c.clone(),
+            c @ c.t().to_sparse_csr(), torch.ones(2, 2, device=dev) @ c, c.to_sparse_csc() @ m, c * x.to(dev), c.sum(0, keepdim=True), c[1],
+            x.to(dev).sparse_mask(c)]
     devs = {str(t.device) for t in made} | {str(t.values().device) for t in made if t.layout != torch.strided
                                             and t.layout != torch.sparse_coo}
     print("devices", sorted(devs))

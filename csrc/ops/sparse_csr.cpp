@@ -1,15 +1,22 @@
 // Sparse compressed tensors on ocl (SparseCsrPrivateUse1): CSR and CSC creation, metadata,
-// conversions to and from dense and COO, unary math, add, mul, sum and CSR/CSC @ dense. Composed
-// from dense device ops and ATen's device-agnostic compressed-layout functions, each run under a
-// device guard (OnItsDevice, sparse.h). Unbatched (2-D) matrices for the products; BSR
-// and BSC have no registrations, so they raise NotImplementedError naming the op.
+// conversions to and from dense and COO, unary math, add, mul (by a scalar, a dense or a CSR
+// tensor), sparse_mask, sum (all, or over dims), select, and products of CSR/CSC with dense or
+// CSR/CSC matrices. Composed from dense device ops, COO ops and ATen's device-agnostic
+// compressed-layout functions, each run under a device guard (OnItsDevice, sparse.h). Unbatched
+// (2-D) matrices for the products; BSR and BSC have no registrations, so they raise
+// NotImplementedError naming the op.
 #include <ATen/SparseCsrTensorImpl.h>
 #include <ATen/SparseCsrTensorUtils.h>
+#include <ATen/WrapDimUtils.h>
 #include <ATen/core/Tensor.h>
 #include <ATen/ops/_convert_indices_from_coo_to_csr_native.h>
 #include <ATen/ops/_convert_indices_from_csr_to_coo.h>
 #include <ATen/ops/_convert_indices_from_csr_to_coo_native.h>
 #include <ATen/ops/_nnz_native.h>
+#include <ATen/ops/_sparse_coo_tensor_with_dims_and_tensors.h>
+#include <ATen/ops/_sparse_compressed_tensor_unsafe.h>
+#include <ATen/ops/_sparse_csr_sum_native.h>
+#include <ATen/ops/_sparse_sparse_matmul.h>
 #include <ATen/ops/_to_dense_native.h>
 #include <ATen/ops/_to_sparse_csc_native.h>
 #include <ATen/ops/_to_sparse_bsc_native.h>
@@ -58,6 +65,8 @@
 #include <ATen/ops/round_native.h>
 #include <ATen/ops/row_indices_native.h>
 #include <ATen/ops/searchsorted.h>
+#include <ATen/ops/select_native.h>
+#include <ATen/ops/sparse_mask_native.h>
 #include <ATen/ops/sgn_native.h>
 #include <ATen/ops/sign_native.h>
 #include <ATen/ops/signbit_native.h>
@@ -74,6 +83,7 @@
 #include <ATen/ops/values_native.h>
 #include <ATen/ops/zero_native.h>
 #include <ATen/ops/zeros.h>
+#include <ATen/ops/zeros_like.h>
 #include <c10/core/DeviceGuard.h>
 #include <torch/library.h>
 #include "sparse.h"
@@ -148,11 +158,13 @@ Tensor _to_sparse_csc_dense_ocl(const Tensor& self, std::optional<int64_t> dense
 struct Triples {
   Tensor rows, cols, values;
 };
-Triples triples(const Tensor& m, const char* op) {
+// With hybrid, values of any dense dims ([nnz, *dense sizes]) are accepted.
+Triples triples(const Tensor& m, const char* op, bool hybrid = false) {
   TORCH_CHECK_NOT_IMPLEMENTED(m.layout() == at::kSparseCsr || m.layout() == at::kSparseCsc, "torch_ocl: ", op,
                               " of a ", m.layout(), " tensor is not supported on ocl; only CSR and CSC");
-  TORCH_CHECK_NOT_IMPLEMENTED(m.dim() == 2 && m.dense_dim() == 0, "torch_ocl: ", op, " of a batched or hybrid ",
-                              m.layout(), " tensor is not supported on ocl; only 2-D matrices with scalar values");
+  TORCH_CHECK_NOT_IMPLEMENTED(m.dim() == 2 + m.dense_dim() && (hybrid || m.dense_dim() == 0), "torch_ocl: ", op,
+                              " of a batched", hybrid ? "" : " or hybrid", " ", m.layout(),
+                              " tensor is not supported on ocl; only 2-D matrices", hybrid ? "" : " with scalar values");
   const bool csr = m.layout() == at::kSparseCsr;
   const Tensor compressed = csr ? m.crow_indices() : m.ccol_indices();
   const Tensor plain = csr ? m.col_indices() : m.row_indices();
@@ -160,14 +172,35 @@ Triples triples(const Tensor& m, const char* op) {
   return {idx.select(0, 0), idx.select(0, 1), m.values()};
 }
 
-// out = beta * t + alpha * (mat1 @ mat2), t of exactly out's shape, one of mat1/mat2 compressed.
+// An unbatched CSR or CSC matrix with scalar values as a (coalesced) COO matrix.
+Tensor as_coo(const Tensor& m, const char* op) {
+  TORCH_CHECK_NOT_IMPLEMENTED(m.dim() == 2 && m.dense_dim() == 0, "torch_ocl: ", op, " of a batched or hybrid ",
+                              m.layout(), " tensor is not supported on ocl; only 2-D matrices with scalar values");
+  return m.to_sparse();
+}
+
+// Makes compressed `out` the compressed tensor r (of out's layout), its values in out's dtype.
+Tensor& set_compressed(Tensor& out, const Tensor& r) {
+  const auto [compressed, plain] = at::sparse_csr::getCompressedPlainIndices(r);
+  at::sparse_csr::get_sparse_csr_impl(out)->set_member_tensors(compressed, plain, r.values().to(out.scalar_type()),
+                                                               r.sizes());
+  return out;
+}
+
+// out = beta * t + alpha * (mat1 @ mat2), t of exactly out's shape, mat1 or mat2 (or both) compressed.
+// compressed @ compressed goes through COO sparse @ sparse (two host reads of counts); into a
+// compressed out (and t) it keeps, as on the CPU, every entry of t and every entry some product
+// reaches (zero or not), and when a factor has no entries it is beta * t (no entries at all when
+// beta is 0). Any mix of CSR and CSC is served (the CPU's MKL path refuses some of them).
 Tensor& addmm_compressed_into(Tensor& out, const Tensor& t, const Tensor& mat1, const Tensor& mat2,
                               const c10::Scalar& beta, const c10::Scalar& alpha) {
   const bool sparse1 = at::sparse_csr::is_sparse_compressed(mat1), sparse2 = at::sparse_csr::is_sparse_compressed(mat2);
-  TORCH_CHECK_NOT_IMPLEMENTED(sparse1 != sparse2 && !out.is_sparse() && !at::sparse_csr::is_sparse_compressed(out) &&
-                                  !t.is_sparse() && !at::sparse_csr::is_sparse_compressed(t),
-                              "torch_ocl: addmm on ocl takes one CSR/CSC matrix and a dense one, with a dense self "
-                              "and out; got ", mat1.layout(), " @ ", mat2.layout(), " into ", out.layout());
+  const bool sparse_out = at::sparse_csr::is_sparse_compressed(out);
+  // COO operands, a compressed t or out with a dense factor: the CPU raises a RuntimeError too.
+  TORCH_CHECK(!out.is_sparse() && !t.is_sparse() && !mat1.is_sparse() && !mat2.is_sparse() &&
+                  sparse_out == at::sparse_csr::is_sparse_compressed(t) && (!sparse_out || (sparse1 && sparse2)),
+              "addmm: computation on ocl is not implemented for ", t.layout(), " + ", mat1.layout(), " @ ",
+              mat2.layout(), " into ", out.layout());
   check_same_device("addmm", {t, mat1, mat2, out});
   TORCH_CHECK(mat1.dim() == 2 && mat2.dim() == 2, "addmm: 2-D matrices expected, got ", mat1.dim(), "D and ",
               mat2.dim(), "D tensors");
@@ -178,13 +211,38 @@ Tensor& addmm_compressed_into(Tensor& out, const Tensor& t, const Tensor& mat1, 
               "expected scalar type ", dtype, " but found ",
               mat2.scalar_type() != dtype ? mat2.scalar_type() : t.scalar_type() != dtype ? t.scalar_type()
                                                                                           : out.scalar_type());
-  TORCH_CHECK_NOT_IMPLEMENTED(dtype == at::kFloat || dtype == at::kDouble,
-                              "\"addmm_out_sparse_csr_impl_mkl\" not implemented for '", c10::toString(dtype), "'");
+  TORCH_CHECK_NOT_IMPLEMENTED(dtype == at::kFloat || dtype == at::kDouble, sparse1 && sparse2
+                              ? "\"addmm_out_sparse_csr_impl_mkl_sparse\" not implemented for '"
+                              : "\"addmm_out_sparse_csr_impl_mkl\" not implemented for '", c10::toString(dtype), "'");
   const int64_t rows = mat1.size(0), cols = mat2.size(1);
+  if (sparse1 && sparse2) {
+    const Tensor a = as_coo(mat1, "addmm"), b = as_coo(mat2, "addmm");
+    const bool zero = a._nnz() == 0 || b._nnz() == 0;
+    if (sparse_out) {
+      Tensor sum;
+      if (zero) {
+        sum = beta.equal(0) ? at::zeros({rows, cols}, a.options()) : at::mul(as_coo(t, "addmm"), beta);
+      } else {
+        Tensor tc = as_coo(t, "addmm");
+        if (beta.equal(0)) {  // t's entries stay, zeroed (NaN included)
+          tc = at::_sparse_coo_tensor_with_dims_and_tensors(2, 0, tc.sizes(), tc._indices(),
+                                                            at::zeros_like(tc._values()), tc.options(), true);
+        } else {
+          tc = at::mul(tc, beta);
+        }
+        sum = at::add(tc, at::_sparse_sparse_matmul(a, b), alpha).coalesce();
+      }
+      return set_compressed(out, out.layout() == at::kSparseCsr ? sum.to_sparse_csr() : sum.to_sparse_csc());
+    }
+    Tensor work = beta.equal(0) ? at::zeros({rows, cols}, mat2.options().layout(at::kStrided)) : at::mul(t, beta);
+    if (!zero) work = at::add(work, at::_sparse_sparse_matmul(a, b), alpha);
+    if (!out.sizes().equals(work.sizes())) out.resize_(work.sizes());
+    return out.copy_(work);
+  }
   const Triples s = triples(sparse1 ? mat1 : mat2, "addmm");
   const bool any = s.values.numel() > 0;
   // beta == 0 ignores t (NaN included), as on the CPU.
-  Tensor work = beta.equal(0) ? at::zeros({rows, cols}, mat2.options().dtype(dtype)) : at::mul(t, beta);
+  Tensor work = beta.equal(0) ? at::zeros({rows, cols}, (sparse1 ? mat2 : mat1).options()) : at::mul(t, beta);
   if (any && rows > 0 && cols > 0) {
     if (sparse1) {  // row i of the product gains v * mat2[k, :] for entry (i, k)
       work.index_add_(0, s.rows, mat2.index_select(0, s.cols).mul_(s.values.unsqueeze(1)), alpha);
@@ -248,6 +306,68 @@ Tensor& add_out_ocl(const Tensor& self, const Tensor& other, const c10::Scalar& 
   return out.copy_(work);
 }
 
+// sparse_mask(Tensor self, Tensor mask) -> Tensor, for a compressed mask
+// self's values at mask's entries, in mask's layout and order: a gather from a dense self, or
+// COO sparse_mask (a binary search, no host read) for a sparse one. CSR * dense uses it. Hybrid
+// masks are served; batched ones are not.
+Tensor sparse_mask_ocl(const Tensor& self, const Tensor& mask) {
+  TORCH_CHECK(at::sparse_csr::is_sparse_compressed(mask), "sparse_mask_sparse_compressed expects mask to have sparse "
+              "compressed layout, got ", mask.layout());
+  check_same_device("sparse_mask", {self, mask});
+  TORCH_CHECK(mask.sizes().equals(self.sizes()), "sparse_mask(): operands have incompatible sizes; self has size ",
+              self.sizes(), " but mask has size ", mask.sizes());
+  if (self.is_same(mask)) return self;
+  if (!mask.numel() || !mask._nnz()) return mask.clone().to(self.device(), self.scalar_type());
+  const Triples s = triples(mask, "sparse_mask", /*hybrid=*/true);
+  Tensor values;
+  if (self.layout() == at::kStrided) {  // self viewed as [rows * cols, *dense sizes]
+    std::vector<int64_t> flat = self.sizes().slice(1).vec();
+    flat[0] = -1;
+    values = self.reshape(flat).index_select(0, s.rows.mul(self.size(1)).add_(s.cols));
+  } else {  // mask's entries, in its order, as an uncoalesced COO mask
+    const Tensor entries = at::_sparse_coo_tensor_with_dims_and_tensors(
+        2, mask.dense_dim(), mask.sizes(), at::stack({s.rows, s.cols}), s.values, mask.options().layout(at::kSparse),
+        false);
+    TORCH_CHECK_NOT_IMPLEMENTED(self.dense_dim() == mask.dense_dim(), "torch_ocl: sparse_mask of a ", self.layout(),
+                                " self with ", self.dense_dim(), " dense dims and a mask with ", mask.dense_dim(),
+                                " is not supported on ocl");
+    values = (self.is_sparse() ? self : self.to_sparse(2)).sparse_mask(entries)._values();
+  }
+  const auto [compressed, plain] = at::sparse_csr::getCompressedPlainIndices(mask);
+  return at::_sparse_compressed_tensor_unsafe(compressed.clone(), plain.clone(), values, mask.sizes(),
+                                              values.options().layout(mask.layout()));
+}
+
+// _sparse_csr_sum.dim_dtype(Tensor self, int[1] dim, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor
+// A CSR matrix summed over rows and/or columns, kept as a CSR matrix with a size-1 dim: the
+// entries moved to row (or column) 0 and coalesced (a host read of the count, as for COO). As on
+// the CPU, a row or column with entries keeps one entry, zero or not.
+Tensor _sparse_csr_sum_ocl(const Tensor& self, at::IntArrayRef dims, bool keepdim,
+                           std::optional<at::ScalarType> dtype) {
+  TORCH_CHECK(keepdim, "reduction operations on CSR tensors with keepdim=False is unsupported");
+  TORCH_CHECK_NOT_IMPLEMENTED(self.scalar_type() != at::kBool, "\"_sparse_csr_sum_cpu\" not implemented for 'Bool'");
+  const Triples s = triples(self, "sum");
+  std::array<bool, 2> summed{dims.empty(), dims.empty()};  // no dims: all of them, as for sum
+  for (int64_t d : dims) {
+    d = at::maybe_wrap_dim(d, 2);
+    TORCH_CHECK(!summed[d], "dim ", d, " appears multiple times in the list of dims");
+    summed[d] = true;
+  }
+  // Integers sum to int64 even when another integer dtype is asked for, as on the CPU.
+  const auto asked = dtype.value_or(self.scalar_type());
+  const auto out_type = at::isIntegralType(asked, /*includeBool=*/true) ? at::kLong : asked;
+  const std::array<int64_t, 2> sizes{summed[0] ? 1 : self.size(0), summed[1] ? 1 : self.size(1)};
+  const Tensor rows = summed[0] ? at::zeros_like(s.rows) : s.rows, cols = summed[1] ? at::zeros_like(s.cols) : s.cols;
+  const Tensor coo = at::_sparse_coo_tensor_with_dims_and_tensors(
+      2, 0, sizes, at::stack({rows, cols}), s.values.to(out_type), self.options().dtype(out_type).layout(at::kSparse),
+      false);
+  const Tensor r = coo.coalesce().to_sparse_csr();
+  const auto index_type = self.crow_indices().scalar_type();  // int32 indices stay int32, as on the CPU
+  if (index_type == at::kLong) return r;
+  return at::_sparse_compressed_tensor_unsafe(r.crow_indices().to(index_type), r.col_indices().to(index_type),
+                                              r.values(), r.sizes(), r.options());
+}
+
 // _to_sparse_csr(Tensor self, int? dense_dim=None) -> Tensor, for a compressed self
 // CSR <-> CSC: ATen's flip uses a per-device stub, so this goes through COO (whose coalesce reads
 // the nnz back, as for COO).
@@ -263,6 +383,20 @@ Tensor _to_sparse_csc_compressed_ocl(const Tensor& self, std::optional<int64_t> 
   TORCH_CHECK_NOT_IMPLEMENTED(self.layout() == at::kSparseCsr && self.dim() == 2, "torch_ocl: to_sparse_csc of a ",
                               self.dim(), "-D ", self.layout(), " tensor is not supported on ocl");
   return self.to_sparse().to_sparse_csc(dense_dim);
+}
+
+// _to_sparse(Tensor self, *, Layout? layout=None, int[1]? blocksize=None, int? dense_dim=None) -> Tensor,
+// for a compressed self. ATen's flips CSR <-> CSC with a per-device stub (flatten_indices), so
+// those two go through the functions above; the rest is ATen's.
+using ToSparseFn = Tensor (*)(const Tensor&, std::optional<at::Layout>, at::OptionalIntArrayRef,
+                              std::optional<int64_t>);
+Tensor _to_sparse_compressed_ocl(const Tensor& self, std::optional<at::Layout> layout,
+                                 at::OptionalIntArrayRef blocksize, std::optional<int64_t> dense_dim) {
+  const at::Layout to = layout.value_or(at::kSparse);
+  if (!blocksize.has_value() && to != self.layout() && (to == at::kSparseCsr || to == at::kSparseCsc))
+    return to == at::kSparseCsr ? _to_sparse_csr_compressed_ocl(self, dense_dim)
+                                : _to_sparse_csc_compressed_ocl(self, dense_dim);
+  return static_cast<ToSparseFn>(at::native::sparse_compressed_to_sparse)(self, layout, blocksize, dense_dim);
 }
 
 // _to_sparse_bsr(Tensor self, int[2] blocksize, int? dense_dim=None) -> Tensor (and _bsc): refused,
@@ -303,9 +437,7 @@ TORCH_LIBRARY_IMPL(aten, SparseCsrPrivateUse1, m) {
   SPARSE_IMPL_AS(m, "fill_.Scalar", FillFn, at::native::fill_sparse_csr_);
   SPARSE_IMPL(m, "normal_", at::native::normal_sparse_csr_);
   SPARSE_IMPL(m, "_to_dense", at::native::sparse_compressed_to_dense);
-  SPARSE_IMPL_AS(m, "_to_sparse", Tensor (*)(const Tensor&, std::optional<at::Layout>, at::OptionalIntArrayRef,
-                                          std::optional<int64_t>),
-              at::native::sparse_compressed_to_sparse);
+  SPARSE_IMPL(m, "_to_sparse", _to_sparse_compressed_ocl);
   SPARSE_IMPL_AS(m, "_to_sparse.sparse_dim", Tensor (*)(const Tensor&, int64_t), at::native::sparse_compressed_to_sparse);
   SPARSE_IMPL(m, "_to_sparse_csr", _to_sparse_csr_compressed_ocl);
   SPARSE_IMPL(m, "_to_sparse_csc", _to_sparse_csc_compressed_ocl);
@@ -353,11 +485,15 @@ TORCH_LIBRARY_IMPL(aten, SparseCsrPrivateUse1, m) {
   SPARSE_IMPL(m, "add.Tensor", at::native::add_sparse_csr);
   SPARSE_IMPL(m, "add_.Tensor", at::native::add_sparse_csr_);
   SPARSE_IMPL(m, "sum", at::native::sum_csr);
+  SPARSE_IMPL(m, "sum.dim_IntList", at::native::sum_sparse_compressed);
+  SPARSE_IMPL(m, "select.int", at::native::select_sparse_csr);
   SPARSE_IMPL(m, "addmm", at::native::addmm_sparse_compressed_dense);
   SPARSE_IMPL(m, "mm", at::native::_sparse_csr_mm);
   // Ours.
   SPARSE_IMPL(m, "add.out", add_out_ocl);
   SPARSE_IMPL(m, "addmm.out", addmm_out_ocl);
+  SPARSE_IMPL(m, "sparse_mask", sparse_mask_ocl);
+  SPARSE_IMPL(m, "_sparse_csr_sum.dim_dtype", _sparse_csr_sum_ocl);
 }
 
 // COO -> compressed (ATen's, through _convert_indices_from_coo_to_csr).
