@@ -152,22 +152,8 @@ __kernel void bn_affine(PTR_ARG(X_T, in1), PTR_ARG(X_T, in2), PTR_ARG(ACC, coef)
 // ---- channels-last data ----------------------------------------------------------------------
 // Rows of C channels (row r = n * HW + hw, element r * C + c: channels_last, or an (N, L, C)
 // tensor seen as (N, C, L)). Work-groups of LX x LY work-items: LX consecutive channels, so a
-// row's channels are read coalesced, by LY lanes of rows (LY a power of two).
-
-// The sum over the LY lanes of each channel's v (every work-item gets its channel's total);
-// work-item l is lane l / LX of channel l % LX.
-inline ACC lanes_sum(ACC v, __local ACC* red, int LX, int LY) {
-  const int lx = (int)get_local_id(0) % LX, ly = (int)get_local_id(0) / LX;
-  red[ly * LX + lx] = v;
-  barrier(CLK_LOCAL_MEM_FENCE);
-  for (int st = LY / 2; st > 0; st >>= 1) {
-    if (ly < st) red[ly * LX + lx] += red[(ly + st) * LX + lx];
-    barrier(CLK_LOCAL_MEM_FENCE);
-  }
-  const ACC total = red[lx];
-  barrier(CLK_LOCAL_MEM_FENCE);  // red is reused by the next call
-  return total;
-}
+// row's channels are read coalesced, by LY lanes of rows (LY a power of two; rows.clh's
+// lanes_sum adds over them).
 
 // bn_partial for channels-last data: work-group cb * S + s (1-D, LX * LY work-items) takes
 // channels cb * LX.. and rows R * s / S .. R * (s + 1) / S; the same partials as bn_partial,
@@ -176,7 +162,7 @@ __kernel void bn_partial_cl(PTR_ARG(X_T, x), PTR_ARG(X_T, dy), PTR_ARG(ACC, mean
                             int S, int backward, int LX) {
   __global const X_T* xp = PTR(X_T, x);
   __global const X_T* gp = PTR(X_T, dy);
-  __local ACC red[MAX_WG];
+  __local Part red[MAX_WG];
   const int LY = (int)get_local_size(0) / LX, ly = (int)get_local_id(0) / LX, s = (int)get_group_id(0) % S;
   const int c = (int)(get_group_id(0) / S) * LX + (int)get_local_id(0) % LX;
   const bool in = c < C;
@@ -194,7 +180,7 @@ __kernel void bn_partial_cl(PTR_ARG(X_T, x), PTR_ARG(X_T, dy), PTR_ARG(ACC, mean
   } else {
     for (long r = r0 + ly; in && r < r1; r += LY) a += LOAD_X(xp, r * C + c);
   }
-  const ACC count = (ACC)(r1 - r0), sum_a = lanes_sum(a, red, LX, LY);
+  const ACC count = (ACC)(r1 - r0), sum_a = lanes_sum(a, 0, red, LX, LY).x;
   if (!backward) {
     mu = count > 0 ? sum_a / count : (ACC)0;
     for (long r = r0 + ly; in && r < r1; r += LY) {
@@ -202,7 +188,7 @@ __kernel void bn_partial_cl(PTR_ARG(X_T, x), PTR_ARG(X_T, dy), PTR_ARG(ACC, mean
       b += d * d;
     }
   }
-  const ACC sum_b = lanes_sum(b, red, LX, LY);
+  const ACC sum_b = lanes_sum(b, 0, red, LX, LY).x;
   if (ly == 0 && in) {
     __global ACC* o = PTR(ACC, part) + ((long)c * S + s) * 3;
     o[0] = backward ? sum_a : count, o[1] = backward ? sum_b : mu, o[2] = backward ? (ACC)0 : sum_b;

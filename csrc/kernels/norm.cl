@@ -736,21 +736,6 @@ __kernel void group_norm_bwd_wb(PTR_ARG(ACC, ds_), PTR_ARG(ACC, db_), PTR_ARG(S_
 // unconditionally: PoCL's optimized builds mis-compile barriers inside branches, even of
 // uniform conditions.
 
-// The sums over the LY lanes (a power of two) of each channel's (a, b); every work-item gets its
-// channel's totals. Work-item l is lane l / LX of channel l % LX. Call from every work-item.
-inline Part gn_lanes_sum(ACC a, ACC b, __local Part* red, int LX, int LY) {
-  const int lx = (int)get_local_id(0) % LX, ly = (int)get_local_id(0) / LX;
-  red[ly * LX + lx] = part3(a, b, 0);
-  barrier(CLK_LOCAL_MEM_FENCE);
-  for (int st = LY / 2; st > 0; st >>= 1) {
-    if (ly < st) red[ly * LX + lx] = combine(red[ly * LX + lx], red[(ly + st) * LX + lx], OP_SUM, 2);
-    barrier(CLK_LOCAL_MEM_FENCE);
-  }
-  const Part total = red[lx];
-  barrier(CLK_LOCAL_MEM_FENCE);  // red is reused by the next call
-  return total;
-}
-
 // The element block of (1-D) work-group (n * CB + cb) * S + s, CB = ceil(C / LX): sample n,
 // channel c = cb * LX + local id % LX, positions [HW * s / S, HW * (s + 1) / S) in lanes of LY.
 typedef struct {
@@ -781,14 +766,14 @@ __kernel void group_norm_cl_part(PTR_ARG(X_T, x), PTR_ARG(ACC, part), long HW, i
   const long base = k.n * HW;
   ACC a = 0;
   for (long r = k.r0 + k.ly; in && r < k.r1; r += k.LY) a += LOAD_X(xp, (base + r) * C + k.c);
-  const ACC count = (ACC)(k.r1 - k.r0), total = gn_lanes_sum(a, 0, red, LX, k.LY).x;
+  const ACC count = (ACC)(k.r1 - k.r0), total = lanes_sum(a, 0, red, LX, k.LY).x;
   const ACC mu = count > 0 ? total / count : (ACC)0;
   ACC m2 = 0;
   for (long r = k.r0 + k.ly; in && r < k.r1; r += k.LY) {
     const ACC d = LOAD_X(xp, (base + r) * C + k.c) - mu;
     m2 += d * d;
   }
-  m2 = gn_lanes_sum(m2, 0, red, LX, k.LY).x;
+  m2 = lanes_sum(m2, 0, red, LX, k.LY).x;
   if (k.ly == 0 && in) {
     __global ACC* o = PTR(ACC, part) + 2 * ((k.n * S + k.s) * C + k.c);
     o[0] = mu, o[1] = m2;
@@ -873,7 +858,7 @@ __kernel void group_norm_cl_bwd_part(PTR_ARG(X_T, dy), PTR_ARG(X_T, x), PTR_ARG(
     sdx += g * LOAD_X(xp, i);
     sd += g;
   }
-  const Part p = gn_lanes_sum(sdx, sd, red, LX, k.LY);
+  const Part p = lanes_sum(sdx, sd, red, LX, k.LY);
   if (k.ly == 0 && in) {
     __global ACC* o = PTR(ACC, part) + 2 * ((k.n * S + k.s) * C + k.c);
     o[0] = p.x, o[1] = p.y;
