@@ -991,32 +991,34 @@ at::Tensor& linalg_cross_out_ocl(const at::Tensor& self, const at::Tensor& other
 
 // ---- gcd, nextafter, frexp, polygamma ------------------------------------------------------
 
-// gcd.out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)
-// Euclid's algorithm on |a|, |b| (gcd(0, 0) = 0), integers only as on the CPU.
-at::Tensor& gcd_out_ocl(const at::Tensor& self, const at::Tensor& other, at::Tensor& out) {
-  static const PointwiseSpec s{
-      "gcd", "CT x = a < (CT)0 ? (CT)(-a) : a; CT y = b < (CT)0 ? (CT)(-b) : b; "
-             "while (x != (CT)0) { CT t = x; x = (CT)(y % x); y = t; } r0 = y;"};
+// out = s(self, other) over integers only, as the CPU's kernel `cpu_name` (its error names it).
+at::Tensor& integer_binary(const at::Tensor& self, const at::Tensor& other, at::Tensor& out, const PointwiseSpec& s,
+                           const char* cpu_name) {
   at::TensorIterator iter;
   iter.build_binary_op(out, self, other);
-  check_kind("gcd_cpu", iter.common_dtype(), kIntegral);
+  check_kind(cpu_name, iter.common_dtype(), kIntegral);
   pointwise(iter, s);
   return out;
+}
+
+// Euclid's algorithm on |a|, |b|: leaves gcd(a, b) in y (gcd(0, 0) = 0).
+#define EW_EUCLID                                                                        \
+  "CT x = a < (CT)0 ? (CT)(-a) : a; CT y = b < (CT)0 ? (CT)(-b) : b; "                   \
+  "while (x != (CT)0) { CT t = x; x = (CT)(y % x); y = t; } "
+
+// gcd.out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)
+at::Tensor& gcd_out_ocl(const at::Tensor& self, const at::Tensor& other, at::Tensor& out) {
+  static const PointwiseSpec s{"gcd", EW_EUCLID "r0 = y;"};
+  return integer_binary(self, other, out, s, "gcd_cpu");
 }
 
 // lcm.out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)
 // |a / gcd(a, b) * b| (0 where the gcd is 0), formed in 64 bits and then narrowed, as the CPU's
 // int-promoted arithmetic does for the narrow types.
 at::Tensor& lcm_out_ocl(const at::Tensor& self, const at::Tensor& other, at::Tensor& out) {
-  static const PointwiseSpec s{
-      "lcm", "CT x = a < (CT)0 ? (CT)(-a) : a; CT y = b < (CT)0 ? (CT)(-b) : b; "
-             "while (x != (CT)0) { CT t = x; x = (CT)(y % x); y = t; } "
-             "long l = y == (CT)0 ? 0L : (long)(a / y) * (long)b; r0 = (CT)(l < 0L ? -l : l);"};
-  at::TensorIterator iter;
-  iter.build_binary_op(out, self, other);
-  check_kind("lcm_cpu", iter.common_dtype(), kIntegral);
-  pointwise(iter, s);
-  return out;
+  static const PointwiseSpec s{"lcm", EW_EUCLID
+                               "long l = y == (CT)0 ? 0L : (long)(a / y) * (long)b; r0 = (CT)(l < 0L ? -l : l);"};
+  return integer_binary(self, other, out, s, "lcm_cpu");
 }
 
 // nextafter.out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)
