@@ -158,13 +158,18 @@ Tensor _to_sparse_csc_dense_ocl(const Tensor& self, std::optional<int64_t> dense
 struct Triples {
   Tensor rows, cols, values;
 };
+// That compressed m is one matrix (unbatched), with scalar values unless hybrid ones are allowed.
+void check_matrix(const Tensor& m, const char* op, bool hybrid) {
+  TORCH_CHECK_NOT_IMPLEMENTED(m.dim() == 2 + m.dense_dim() && (hybrid || m.dense_dim() == 0), "torch_ocl: ", op,
+                              " of a batched", hybrid ? "" : " or hybrid", " ", m.layout(),
+                              " tensor is not supported on ocl; only 2-D matrices", hybrid ? "" : " with scalar values");
+}
+
 // With hybrid, values of any dense dims ([nnz, *dense sizes]) are accepted.
 Triples triples(const Tensor& m, const char* op, bool hybrid = false) {
   TORCH_CHECK_NOT_IMPLEMENTED(m.layout() == at::kSparseCsr || m.layout() == at::kSparseCsc, "torch_ocl: ", op,
                               " of a ", m.layout(), " tensor is not supported on ocl; only CSR and CSC");
-  TORCH_CHECK_NOT_IMPLEMENTED(m.dim() == 2 + m.dense_dim() && (hybrid || m.dense_dim() == 0), "torch_ocl: ", op,
-                              " of a batched", hybrid ? "" : " or hybrid", " ", m.layout(),
-                              " tensor is not supported on ocl; only 2-D matrices", hybrid ? "" : " with scalar values");
+  check_matrix(m, op, hybrid);
   const bool csr = m.layout() == at::kSparseCsr;
   const Tensor compressed = csr ? m.crow_indices() : m.ccol_indices();
   const Tensor plain = csr ? m.col_indices() : m.row_indices();
@@ -174,8 +179,7 @@ Triples triples(const Tensor& m, const char* op, bool hybrid = false) {
 
 // An unbatched CSR or CSC matrix with scalar values as a (coalesced) COO matrix.
 Tensor as_coo(const Tensor& m, const char* op) {
-  TORCH_CHECK_NOT_IMPLEMENTED(m.dim() == 2 && m.dense_dim() == 0, "torch_ocl: ", op, " of a batched or hybrid ",
-                              m.layout(), " tensor is not supported on ocl; only 2-D matrices with scalar values");
+  check_matrix(m, op, /*hybrid=*/false);
   return m.to_sparse();
 }
 
