@@ -53,15 +53,17 @@ struct BnLaunch {
     const rows::Config rc = rows::config(d, rows::kNorm);
     opts = "-DX_KIND=" + std::to_string(storage_kind(x.scalar_type(), op)) +
            rows::options(rc, acc == at::kDouble, rows::reduce_for(rc, rows::kMaxWG));
-    // About four work-groups per compute unit in all, each slice at least one row.
-    const int64_t cu = std::max<int64_t>(d.info.compute_units, 1);
-    S = std::max<int64_t>(1, std::min<int64_t>((4 * cu + C - 1) / std::max<int64_t>(C, 1), N));
     T = rows::team_width(HW, 1);
     rows = rows::split(N * C, HW, rc.items, true, N * C);
     LX = C <= 32 ? 32 : 64;
-    if (channels_last) {  // slices of at least four rows per lane
+    // About four work-groups per compute unit in all, each slice at least one sample
+    // (channels_last: four rows per lane).
+    const int64_t cu = std::max<int64_t>(d.info.compute_units, 1);
+    if (channels_last) {
       const int64_t blocks = (C + LX - 1) / LX, ly = rows::kMaxWG / LX;
       S = std::max<int64_t>(1, std::min<int64_t>((4 * cu + blocks - 1) / blocks, N * HW / (4 * ly)));
+    } else {
+      S = std::max<int64_t>(1, std::min<int64_t>((4 * cu + C - 1) / std::max<int64_t>(C, 1), N));
     }
   }
   // Per-channel partials of x (dy undefined) or of dy and dy * (x - mean); dy in x's layout.
