@@ -16,6 +16,7 @@
 #include "../aten/Routing.h"
 #include "../runtime/Tuning.h"
 #include "windows.h"
+#include "winograd.h"
 
 #include "../runtime/Launch.h"
 #include <ATen/TensorOperators.h>
@@ -307,6 +308,21 @@ at::Tensor conv_forward_implicit(const at::Tensor& x, const at::Tensor& w, const
   return y;
 }
 
+// Whether winograd.h serves g's geometry: 2-D, 3x3, stride 1, undilated, one group.
+bool winograd_geometry(const WindowGeom& g, int64_t groups) {
+  return g.nd == 2 && groups == 1 && g.k == std::vector<int64_t>{3, 3} && g.stride == std::vector<int64_t>{1, 1} &&
+         g.dil == std::vector<int64_t>{1, 1};
+}
+
+// y = conv(x, w) + bias in memory format mf on the device's own kernels (Winograd, else
+// conv2d_fwd) where one applies, else undefined.
+at::Tensor conv_forward_native(const at::Tensor& x, const at::Tensor& w, const at::Tensor& bias, const WindowGeom& g,
+                               int64_t groups, at::MemoryFormat mf) {
+  if (winograd_geometry(g, groups))
+    if (at::Tensor y = winograd_forward(x, w, bias, g.pad[0], g.pad[1], mf); y.defined()) return y;
+  return conv_forward_implicit(x, w, bias, g, groups, mf);
+}
+
 // The input gradient in memory format mf by conv2d_fwd where it applies, else undefined. Input rows ih = ph + SH*i
 // (phase ph of SH) get gradient only from the taps kh = kh0 + SH*t, kh0 = (ph + PH) % SH
 // (undilated, or any dilation at stride 1), through grad_output rows
@@ -351,6 +367,9 @@ at::Tensor conv_input_grad_implicit(const at::Tensor& gy, const at::Tensor& w, c
 // where conv2d_fwd computes it (else as col2im leaves it).
 at::Tensor conv_input_grad(const at::Tensor& gy, const at::Tensor& w, const WindowGeom& g, int64_t groups,
                            c10::IntArrayRef in, at::MemoryFormat mf) {
+  if (winograd_geometry(g, groups) && gy.dim() == 4 && gy.size(2) == in[0] + 2 * g.pad[0] - 2 &&
+      gy.size(3) == in[1] + 2 * g.pad[1] - 2)
+    if (at::Tensor gi = winograd_input_grad(gy, w, in[0], in[1], g.pad[0], g.pad[1], mf); gi.defined()) return gi;
   if (at::Tensor gi = conv_input_grad_implicit(gy, w, g, groups, in, mf); gi.defined()) return gi;
   const int64_t oc = w.size(0), c = w.size(1) * groups;
   const at::Tensor wt = w.reshape({groups, oc / groups, -1}).transpose(1, 2);  // (G, C/G * taps, OC/G)
@@ -418,6 +437,8 @@ at::Tensor conv_weight_grad_implicit(const at::Tensor& gy, const at::Tensor& x, 
 // The weight gradient of conv_forward: sum over the batch of gy @ columns(x)^T, w's shape.
 at::Tensor conv_weight_grad(const at::Tensor& gy, const at::Tensor& x, const at::Tensor& w, const WindowGeom& g,
                             int64_t groups) {
+  if (winograd_geometry(g, groups))
+    if (at::Tensor gw = winograd_weight_grad(gy, x, g.pad[0], g.pad[1]); gw.defined()) return gw.view(w.sizes());
   if (at::Tensor gw = conv_weight_grad_implicit(gy, x, w, g, groups); gw.defined()) return gw;
   const at::Tensor cols = im2col(x, g, groups);
   const at::Tensor gw = at::matmul(by_group(gy, groups), cols.transpose(2, 3));
@@ -451,7 +472,7 @@ at::Tensor convolution_ocl(const at::Tensor& input, const at::Tensor& weight, co
   at::Tensor y;
   if (!transposed) {
     const WindowGeom g = conv_geom(weight, stride, padding, dilation, input.sizes().slice(2));
-    y = conv_forward_implicit(input, weight, bias.has_value() ? *bias : at::Tensor(), g, groups, mf);
+    y = conv_forward_native(input, weight, bias.has_value() ? *bias : at::Tensor(), g, groups, mf);
     if (y.defined()) return y;
     y = conv_forward(input, weight, g, groups);
   } else {
@@ -499,7 +520,7 @@ std::tuple<at::Tensor, at::Tensor, at::Tensor> convolution_backward_ocl(
     // y = conv_input_grad(x, w): x's gradient is conv_forward(gy, w); w's is the weight gradient
     // of that convolution with the roles of x and gy swapped.
     if (output_mask[0]) {
-      gi = conv_forward_implicit(grad_output, weight, at::Tensor(), g, groups, mf);
+      gi = conv_forward_native(grad_output, weight, at::Tensor(), g, groups, mf);
       if (!gi.defined()) gi = conv_forward(grad_output, weight, g, groups);
     }
     if (output_mask[1]) gw = conv_weight_grad(input, grad_output, weight, g, groups);
