@@ -3,8 +3,8 @@ builds PoCL programs unoptimized (conftest), and PoCL's optimized build of one b
 never finished: multi_margin_loss's kernels returned early (an invalid target) and skipped
 elements with `continue` before their group sum, which hung every call. These run in a
 subprocess with TORCH_OCL_BUILD_OPTIONS cleared, against the CPU, with a time limit: the margin
-losses, and the barrier kernels of GroupNorm (NCHW and channels-last), BatchNorm and the
-implicit-GEMM convolutions."""
+losses, and the barrier kernels of GroupNorm (NCHW and channels-last), BatchNorm, the
+implicit-GEMM convolutions and the depthwise weight gradient."""
 import os
 import subprocess
 import sys
@@ -97,6 +97,10 @@ for kw in (dict(padding=1), dict(stride=2, padding=1)):
     fwd_bwd(lambda x, w: F.conv2d(x, w, **kw), cx, cw)
 counts = torch.ocl._launch_counts()
 assert counts.get("conv2d_fwd") and counts.get("conv2d_bwd_weight"), counts
+# depthwise convolutions (depthwise_conv_bwd_weight: a group sum per tap)
+torch.ocl._reset_launch_counts()
+fwd_bwd(lambda x, w: F.conv2d(x, w, groups=64, padding=2, stride=2), cx, torch.randn(64, 1, 5, 5, generator=g))
+assert torch.ocl._launch_counts().get("depthwise_conv_bwd_weight"), torch.ocl._launch_counts()
 print("ok")
 """
 

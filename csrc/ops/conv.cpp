@@ -16,6 +16,7 @@
 #include "../aten/Routing.h"
 #include "../runtime/Tuning.h"
 #include "windows.h"
+#include "depthwise_conv.h"
 #include "winograd.h"
 
 #include "../runtime/Launch.h"
@@ -314,12 +315,13 @@ bool winograd_geometry(const WindowGeom& g, int64_t groups) {
          g.dil == std::vector<int64_t>{1, 1};
 }
 
-// y = conv(x, w) + bias in memory format mf on the device's own kernels (Winograd, else
-// conv2d_fwd) where one applies, else undefined.
+// y = conv(x, w) + bias in memory format mf on the device's own kernels (Winograd, depthwise,
+// else conv2d_fwd) where one applies, else undefined.
 at::Tensor conv_forward_native(const at::Tensor& x, const at::Tensor& w, const at::Tensor& bias, const WindowGeom& g,
                                int64_t groups, at::MemoryFormat mf) {
   if (winograd_geometry(g, groups))
     if (at::Tensor y = winograd_forward(x, w, bias, g.pad[0], g.pad[1], mf); y.defined()) return y;
+  if (at::Tensor y = depthwise_conv_forward(x, w, bias, g, groups, mf); y.defined()) return y;
   return conv_forward_implicit(x, w, bias, g, groups, mf);
 }
 
@@ -370,6 +372,7 @@ at::Tensor conv_input_grad(const at::Tensor& gy, const at::Tensor& w, const Wind
   if (winograd_geometry(g, groups) && gy.dim() == 4 && gy.size(2) == in[0] + 2 * g.pad[0] - 2 &&
       gy.size(3) == in[1] + 2 * g.pad[1] - 2)
     if (at::Tensor gi = winograd_input_grad(gy, w, in[0], in[1], g.pad[0], g.pad[1], mf); gi.defined()) return gi;
+  if (at::Tensor gi = depthwise_conv_input_grad(gy, w, g, groups, in, mf); gi.defined()) return gi;
   if (at::Tensor gi = conv_input_grad_implicit(gy, w, g, groups, in, mf); gi.defined()) return gi;
   const int64_t oc = w.size(0), c = w.size(1) * groups;
   const at::Tensor wt = w.reshape({groups, oc / groups, -1}).transpose(1, 2);  // (G, C/G * taps, OC/G)
@@ -439,6 +442,7 @@ at::Tensor conv_weight_grad(const at::Tensor& gy, const at::Tensor& x, const at:
                             int64_t groups) {
   if (winograd_geometry(g, groups))
     if (at::Tensor gw = winograd_weight_grad(gy, x, g.pad[0], g.pad[1]); gw.defined()) return gw.view(w.sizes());
+  if (at::Tensor gw = depthwise_conv_weight_grad(gy, x, w, g, groups); gw.defined()) return gw;
   if (at::Tensor gw = conv_weight_grad_implicit(gy, x, w, g, groups); gw.defined()) return gw;
   const at::Tensor cols = im2col(x, g, groups);
   const at::Tensor gw = at::matmul(by_group(gy, groups), cols.transpose(2, 3));

@@ -1,0 +1,125 @@
+// Depthwise convolutions for csrc/ops/depthwise_conv.cpp: groups == input channels, each input
+// channel c convolved with its own MULT filters (output channels c * MULT .. c * MULT + MULT - 1).
+// A product has one input channel, so there is no GEMM to hand it to: each output is a short
+// sum over the filter taps, read straight from global memory (neighbouring work-items share
+// their windows through the caches). Any stride, padding and dilation; tensors through their
+// strides (NCHW, channels-last or views). KH and KW are build options, so the tap loops
+// unroll and the weight gradient keeps one accumulator per tap in registers.
+#include "common.clh"
+
+#ifndef DTYPE
+#define DTYPE float  // float or double (the host declines other dtypes)
+#endif
+#define ACC DTYPE
+#ifndef KH
+#define KH 3  // filter rows
+#endif
+#ifndef KW
+#define KW 3  // filter columns
+#endif
+#ifndef WG
+#define WG 128  // work-items of a weight-gradient work-group
+#endif
+
+// The geometry every kernel takes: C input channels with MULT filters each, input H x W,
+// output OH x OW, stride, padding and dilation per dim.
+#define DW_GEOM                                                                                  \
+  int C, int MULT, int H, int W, int OH, int OW, int SH, int SW, int PH, int PW, int DH, int DWL
+// A tensor's (sample, channel, row, column) strides.
+#define DW_STRIDES(t) long t##_n, long t##_c, long t##_h, long t##_w
+
+// out[n][o][oh][ow] = sum over taps of x[n][o / MULT][oh*SH - PH + kh*DH][ow*SW - PW + kw*DWL] *
+// w[o][kh][kw] (+ bias[o]). NDRange (OH * OW, C * MULT, N): work-items along a plane's positions.
+__kernel void depthwise_conv_fwd(PTR_ARG(DTYPE, x), DW_STRIDES(x), PTR_ARG(DTYPE, w), long w_o, long w_h, long w_w,
+                                 PTR_ARG(DTYPE, bias), int use_bias, PTR_ARG(DTYPE, out), DW_STRIDES(o), DW_GEOM) {
+  const int pos = get_global_id(0), o = get_global_id(1), n = get_global_id(2);
+  if (pos >= OH * OW) return;
+  const int oh = pos / OW, ow = pos - oh * OW;
+  __global const DTYPE* X = PTR(DTYPE, x) + n * x_n + (o / MULT) * x_c;
+  __global const DTYPE* Wt = PTR(DTYPE, w) + o * w_o;
+  const int ih0 = oh * SH - PH, iw0 = ow * SW - PW;
+  ACC acc = 0;
+#pragma unroll
+  for (int kh = 0; kh < KH; ++kh) {
+    const int ih = ih0 + kh * DH;
+    if (ih < 0 || ih >= H) continue;
+#pragma unroll
+    for (int kw = 0; kw < KW; ++kw) {
+      const int iw = iw0 + kw * DWL;
+      if (iw >= 0 && iw < W) acc += (ACC)X[ih * x_h + iw * x_w] * (ACC)Wt[kh * w_h + kw * w_w];
+    }
+  }
+  if (use_bias) acc += (ACC)PTR(DTYPE, bias)[o];
+  PTR(DTYPE, out)[n * o_n + o * o_c + oh * o_h + ow * o_w] = (DTYPE)acc;
+}
+
+// gx[n][c][ih][iw] = sum over the channel's MULT outputs o and the taps that reach (ih, iw),
+// i.e. oh = (ih + PH - kh*DH) / SH whole and in range (likewise ow), of gy[n][o][oh][ow] *
+// w[o][kh][kw]. NDRange (H * W, C, N).
+__kernel void depthwise_conv_bwd_input(PTR_ARG(DTYPE, gy), DW_STRIDES(g), PTR_ARG(DTYPE, w), long w_o, long w_h,
+                                       long w_w, PTR_ARG(DTYPE, gx), DW_STRIDES(i), DW_GEOM) {
+  const int pos = get_global_id(0), c = get_global_id(1), n = get_global_id(2);
+  if (pos >= H * W) return;
+  const int ih = pos / W, iw = pos - ih * W;
+  ACC acc = 0;
+  for (int r = 0; r < MULT; ++r) {
+    const int o = c * MULT + r;
+    __global const DTYPE* G = PTR(DTYPE, gy) + n * g_n + o * g_c;
+    __global const DTYPE* Wt = PTR(DTYPE, w) + o * w_o;
+#pragma unroll
+    for (int kh = 0; kh < KH; ++kh) {
+      const int th = ih + PH - kh * DH;
+      if (th < 0 || th % SH != 0 || th / SH >= OH) continue;
+#pragma unroll
+      for (int kw = 0; kw < KW; ++kw) {
+        const int tw = iw + PW - kw * DWL;
+        if (tw >= 0 && tw % SW == 0 && tw / SW < OW)
+          acc += (ACC)G[(th / SH) * g_h + (tw / SW) * g_w] * (ACC)Wt[kh * w_h + kw * w_w];
+      }
+    }
+  }
+  PTR(DTYPE, gx)[n * i_n + c * i_c + ih * i_h + iw * i_w] = (DTYPE)acc;
+}
+
+// The weight gradient's partial sums: work-group (s, o) adds gy[n][o][oh][ow] * x[n][o / MULT]
+// [window tap] over the positions [s * chunk, (s + 1) * chunk) of all N * OH * OW, one
+// accumulator per tap, and stores part[s][o][kh][kw] (the host sums the slices). NDRange
+// (S * WG, C * MULT), local (WG, 1). Every work-item reaches every barrier.
+__kernel __attribute__((reqd_work_group_size(WG, 1, 1)))
+void depthwise_conv_bwd_weight(PTR_ARG(DTYPE, gy), DW_STRIDES(g), PTR_ARG(DTYPE, x), DW_STRIDES(x),
+                               PTR_ARG(ACC, part), int N, int chunk, DW_GEOM) {
+  __local ACC red[WG];
+  const int lid = get_local_id(0), s = get_group_id(0), o = get_global_id(1), OC = get_global_size(1);
+  const long positions = (long)N * OH * OW, end = min(positions, (long)(s + 1) * chunk);
+  ACC acc[KH * KW];
+#pragma unroll
+  for (int t = 0; t < KH * KW; ++t) acc[t] = 0;
+  for (long p = (long)s * chunk + lid; p < end; p += WG) {
+    const int n = p / (OH * OW), r = p - (long)n * OH * OW, oh = r / OW, ow = r - oh * OW;
+    const ACC g = PTR(DTYPE, gy)[n * g_n + o * g_c + oh * g_h + ow * g_w];
+    __global const DTYPE* X = PTR(DTYPE, x) + n * x_n + (o / MULT) * x_c;
+    const int ih0 = oh * SH - PH, iw0 = ow * SW - PW;
+#pragma unroll
+    for (int kh = 0; kh < KH; ++kh) {
+      const int ih = ih0 + kh * DH;
+      const bool row = ih >= 0 && ih < H;
+#pragma unroll
+      for (int kw = 0; kw < KW; ++kw) {
+        const int iw = iw0 + kw * DWL;
+        if (row && iw >= 0 && iw < W) acc[kh * KW + kw] += g * (ACC)X[ih * x_h + iw * x_w];
+      }
+    }
+  }
+  __global ACC* P = PTR(ACC, part) + ((long)s * OC + o) * (KH * KW);
+#pragma unroll
+  for (int t = 0; t < KH * KW; ++t) {
+    red[lid] = acc[t];
+    barrier(CLK_LOCAL_MEM_FENCE);
+    for (int step = WG / 2; step > 0; step >>= 1) {
+      if (lid < step) red[lid] += red[lid + step];
+      barrier(CLK_LOCAL_MEM_FENCE);
+    }
+    if (lid == 0) P[t] = red[0];
+    barrier(CLK_LOCAL_MEM_FENCE);
+  }
+}

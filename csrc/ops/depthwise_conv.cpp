@@ -1,0 +1,113 @@
+// Depthwise convolutions: see depthwise_conv.h and kernels/depthwise_conv.cl. The forward and
+// the input gradient compute one element per work-item; the weight gradient sums each filter's
+// taps over slices of the positions (about four work-groups per compute unit in all), and the
+// slices' partial sums are added after.
+#include "depthwise_conv.h"
+
+#include "../runtime/Launch.h"
+#include <ATen/ops/empty.h>
+#include <ATen/ops/sum.h>
+#include <algorithm>
+#include <limits>
+
+namespace torch_ocl {
+namespace {
+
+constexpr int64_t kMaxTaps = 64;          // accumulators per weight-gradient work-item
+constexpr int64_t kMaxGrid = 65535;       // work-groups along NDRange dims 1 and 2
+constexpr int64_t kWeightGroup = 128;     // the kernel's WG
+constexpr int64_t kMaxInt = std::numeric_limits<int32_t>::max();
+
+// Whether the kernels serve a convolution over `a` (N, CH, H, W) with weight w (OC, 1, KH, KW) in
+// `groups` groups (C input channels): 2-D, groups == C, float32/float64, at most kMaxTaps taps,
+// the grid and every index within the kernels' integer types.
+bool applies(const at::Tensor& a, const at::Tensor& w, const WindowGeom& g, int64_t groups, int64_t C,
+             c10::IntArrayRef in) {
+  const at::ScalarType t = a.scalar_type();
+  if (g.nd != 2 || a.dim() != 4 || w.dim() != 4 || groups != C || w.size(1) != 1 || w.scalar_type() != t ||
+      (t != at::kFloat && t != at::kDouble) || a.numel() == 0 || w.size(0) == 0)
+    return false;
+  if (g.k[0] * g.k[1] > kMaxTaps || a.size(0) > kMaxGrid || std::max(C, w.size(0)) > kMaxGrid) return false;
+  const int64_t plane = std::max(in[0] * in[1], g.out[0] * g.out[1]);
+  int64_t reach = plane;
+  for (int64_t i = 0; i < 2; ++i) reach += g.pad[i] + g.k[i] * g.dil[i] + g.out[i] * g.stride[i] + in[i];
+  return reach < kMaxInt / 4;
+}
+
+Kernel& dw_kernel(Device& d, at::ScalarType t, const WindowGeom& g, const char* name) {
+  check_dtype_supported(d, t, "convolution");
+  const std::string opts = std::string("-DDTYPE=") + (t == at::kDouble ? "double" : "float") +
+                           " -DKH=" + std::to_string(g.k[0]) + " -DKW=" + std::to_string(g.k[1]);
+  return get_kernel(d, "depthwise_conv", opts, name);
+}
+
+cl_int i32(int64_t v) { return static_cast<cl_int>(v); }
+
+// The NDRange over (plane, channels, samples): work-groups of up to 64 positions of one plane.
+std::pair<Range, Range> plane_grid(int64_t plane, int64_t channels, int64_t samples) {
+  const Range l = local_wu(plane);
+  return {Range(plane, channels, samples), Range(l.sz[0], 1, 1)};
+}
+
+}  // namespace
+
+at::Tensor depthwise_conv_forward(const at::Tensor& x, const at::Tensor& w, const at::Tensor& bias,
+                                  const WindowGeom& g, int64_t groups, at::MemoryFormat mf) {
+  const int64_t C = x.size(1), OC = w.size(0);
+  if (!applies(x, w, g, groups, C, x.sizes().slice(2)) || (bias.defined() && bias.scalar_type() != x.scalar_type()))
+    return {};
+  at::Tensor y = at::empty({x.size(0), OC, g.out[0], g.out[1]}, x.options().memory_format(mf));
+  const at::Tensor b = bias.defined() ? bias.contiguous() : bias;
+  Device& d = ocl_device(x);
+  const auto [global, local] = plane_grid(g.out[0] * g.out[1], OC, x.size(0));
+  launch(d, dw_kernel(d, x.scalar_type(), g, "depthwise_conv_fwd"), global, local, buf(x), cl_long(x.stride(0)),
+         cl_long(x.stride(1)), cl_long(x.stride(2)), cl_long(x.stride(3)), buf(w), cl_long(w.stride(0)),
+         cl_long(w.stride(2)), cl_long(w.stride(3)), buf_or_none(b), cl_int(b.defined()), buf(y),
+         cl_long(y.stride(0)), cl_long(y.stride(1)), cl_long(y.stride(2)), cl_long(y.stride(3)), i32(C),
+         i32(OC / C), i32(x.size(2)), i32(x.size(3)), i32(g.out[0]), i32(g.out[1]), i32(g.stride[0]),
+         i32(g.stride[1]), i32(g.pad[0]), i32(g.pad[1]), i32(g.dil[0]), i32(g.dil[1]));
+  return y;
+}
+
+at::Tensor depthwise_conv_input_grad(const at::Tensor& gy, const at::Tensor& w, const WindowGeom& g, int64_t groups,
+                                     c10::IntArrayRef in, at::MemoryFormat mf) {
+  const int64_t C = groups * w.size(1), OC = w.size(0);
+  if (!applies(gy, w, g, groups, C, in) || gy.size(2) != g.out[0] || gy.size(3) != g.out[1]) return {};
+  at::Tensor gx = at::empty({gy.size(0), C, in[0], in[1]}, gy.options().memory_format(mf));
+  Device& d = ocl_device(gy);
+  const auto [global, local] = plane_grid(in[0] * in[1], C, gy.size(0));
+  launch(d, dw_kernel(d, gy.scalar_type(), g, "depthwise_conv_bwd_input"), global, local, buf(gy),
+         cl_long(gy.stride(0)), cl_long(gy.stride(1)), cl_long(gy.stride(2)), cl_long(gy.stride(3)), buf(w),
+         cl_long(w.stride(0)), cl_long(w.stride(2)), cl_long(w.stride(3)), buf(gx), cl_long(gx.stride(0)),
+         cl_long(gx.stride(1)), cl_long(gx.stride(2)), cl_long(gx.stride(3)), i32(C), i32(OC / C), i32(in[0]),
+         i32(in[1]), i32(g.out[0]), i32(g.out[1]), i32(g.stride[0]), i32(g.stride[1]), i32(g.pad[0]), i32(g.pad[1]),
+         i32(g.dil[0]), i32(g.dil[1]));
+  return gx;
+}
+
+at::Tensor depthwise_conv_weight_grad(const at::Tensor& gy, const at::Tensor& x, const at::Tensor& w,
+                                      const WindowGeom& g, int64_t groups) {
+  const int64_t C = x.size(1), OC = w.size(0), N = x.size(0);
+  if (!applies(x, w, g, groups, C, x.sizes().slice(2)) || gy.scalar_type() != x.scalar_type() || gy.dim() != 4 ||
+      gy.size(2) != g.out[0] || gy.size(3) != g.out[1])
+    return {};
+  Device& d = ocl_device(x);
+  const int64_t positions = N * g.out[0] * g.out[1], cu = std::max<int64_t>(d.info.compute_units, 1);
+  if (positions >= kMaxInt) return {};
+  // Slices: about four work-groups per compute unit, each at least 4 positions per work-item.
+  int64_t S = std::min((4 * cu + OC - 1) / OC, (positions + 4 * kWeightGroup - 1) / (4 * kWeightGroup));
+  S = std::clamp<int64_t>(S, 1, kMaxGrid);
+  const int64_t chunk = (positions + S - 1) / S;
+  S = (positions + chunk - 1) / chunk;
+  at::Tensor part = at::empty({S, OC, g.k[0], g.k[1]}, x.options());
+  launch(d, dw_kernel(d, x.scalar_type(), g, "depthwise_conv_bwd_weight"),
+         Range(static_cast<size_t>(S * kWeightGroup), static_cast<size_t>(OC)), Range(kWeightGroup, 1), buf(gy),
+         cl_long(gy.stride(0)), cl_long(gy.stride(1)), cl_long(gy.stride(2)), cl_long(gy.stride(3)), buf(x),
+         cl_long(x.stride(0)), cl_long(x.stride(1)), cl_long(x.stride(2)), cl_long(x.stride(3)), buf(part), i32(N),
+         i32(chunk), i32(C), i32(OC / C), i32(x.size(2)), i32(x.size(3)), i32(g.out[0]), i32(g.out[1]),
+         i32(g.stride[0]), i32(g.stride[1]), i32(g.pad[0]), i32(g.pad[1]), i32(g.dil[0]), i32(g.dil[1]));
+  const std::array<int64_t, 1> slices{0};
+  return at::sum(part, slices).view(w.sizes());
+}
+
+}  // namespace torch_ocl
