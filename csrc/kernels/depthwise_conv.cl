@@ -29,33 +29,62 @@
 #define DW_STRIDES(t) long t##_n, long t##_c, long t##_h, long t##_w
 
 // out[n][o][oh][ow] = sum over taps of x[n][o / MULT][oh*SH - PH + kh*DH][ow*SW - PW + kw*DWL] *
-// w[o][kh][kw] (+ bias[o]). NDRange (OH * OW, C * MULT, N): work-items along a plane's positions.
+// w[o][kh][kw] (+ bias[o]). Each work-item computes OPW consecutive outputs of a row; at unit
+// column stride and dilation their windows overlap, and each filter row reads OPW + KW - 1
+// inputs once instead of OPW * KW. NDRange (OH * ceil(OW / OPW), C * MULT, N).
+#ifndef OPW
+#define OPW 4  // consecutive output columns per work-item of the forward
+#endif
 __kernel void depthwise_conv_fwd(PTR_ARG(DTYPE, x), DW_STRIDES(x), PTR_ARG(DTYPE, w), long w_o, long w_h, long w_w,
                                  PTR_ARG(DTYPE, bias), int use_bias, PTR_ARG(DTYPE, out), DW_STRIDES(o), DW_GEOM) {
+  const int groups = (OW + OPW - 1) / OPW;
   const int pos = get_global_id(0), o = get_global_id(1), n = get_global_id(2);
-  if (pos >= OH * OW) return;
-  const int oh = pos / OW, ow = pos - oh * OW;
+  if (pos >= OH * groups) return;
+  const int oh = pos / groups, ow0 = (pos - oh * groups) * OPW;
   __global const DTYPE* X = PTR(DTYPE, x) + n * x_n + (o / MULT) * x_c;
   __global const DTYPE* Wt = PTR(DTYPE, w) + o * w_o;
-  const int ih0 = oh * SH - PH, iw0 = ow * SW - PW;
-  ACC acc = 0;
+  const int ih0 = oh * SH - PH, iw0 = ow0 * SW - PW;
+  ACC acc[OPW];
+#pragma unroll
+  for (int j = 0; j < OPW; ++j) acc[j] = use_bias ? (ACC)PTR(DTYPE, bias)[o] : (ACC)0;
+  const bool dense = SW == 1 && DWL == 1;
 #pragma unroll
   for (int kh = 0; kh < KH; ++kh) {
     const int ih = ih0 + kh * DH;
     if (ih < 0 || ih >= H) continue;
+    __global const DTYPE* row = X + ih * x_h;
+    if (dense) {
+      ACC in[OPW + KW - 1];
 #pragma unroll
-    for (int kw = 0; kw < KW; ++kw) {
-      const int iw = iw0 + kw * DWL;
-      if (iw >= 0 && iw < W) acc += (ACC)X[ih * x_h + iw * x_w] * (ACC)Wt[kh * w_h + kw * w_w];
+      for (int i = 0; i < OPW + KW - 1; ++i) in[i] = iw0 + i >= 0 && iw0 + i < W ? (ACC)row[(iw0 + i) * x_w] : (ACC)0;
+#pragma unroll
+      for (int kw = 0; kw < KW; ++kw) {
+        const ACC f = (ACC)Wt[kh * w_h + kw * w_w];
+#pragma unroll
+        for (int j = 0; j < OPW; ++j) acc[j] += in[j + kw] * f;
+      }
+    } else {
+#pragma unroll
+      for (int kw = 0; kw < KW; ++kw) {
+        const ACC f = (ACC)Wt[kh * w_h + kw * w_w];
+#pragma unroll
+        for (int j = 0; j < OPW; ++j) {
+          const int iw = iw0 + j * SW + kw * DWL;
+          if (iw >= 0 && iw < W) acc[j] += (ACC)row[iw * x_w] * f;
+        }
+      }
     }
   }
-  if (use_bias) acc += (ACC)PTR(DTYPE, bias)[o];
-  PTR(DTYPE, out)[n * o_n + o * o_c + oh * o_h + ow * o_w] = (DTYPE)acc;
+  __global DTYPE* Y = PTR(DTYPE, out) + n * o_n + o * o_c + oh * o_h;
+#pragma unroll
+  for (int j = 0; j < OPW; ++j)
+    if (ow0 + j < OW) Y[(ow0 + j) * o_w] = (DTYPE)acc[j];
 }
 
 // gx[n][c][ih][iw] = sum over the channel's MULT outputs o and the taps that reach (ih, iw),
 // i.e. oh = (ih + PH - kh*DH) / SH whole and in range (likewise ow), of gy[n][o][oh][ow] *
-// w[o][kh][kw]. NDRange (H * W, C, N).
+// w[o][kh][kw]. NDRange (H * W, C, N). (At stride 1 with one filter per channel the host runs
+// the forward over gy with the filters flipped instead.)
 __kernel void depthwise_conv_bwd_input(PTR_ARG(DTYPE, gy), DW_STRIDES(g), PTR_ARG(DTYPE, w), long w_o, long w_h,
                                        long w_w, PTR_ARG(DTYPE, gx), DW_STRIDES(i), DW_GEOM) {
   const int pos = get_global_id(0), c = get_global_id(1), n = get_global_id(2);

@@ -6,8 +6,10 @@
 
 #include "../runtime/Launch.h"
 #include <ATen/ops/empty.h>
+#include <ATen/ops/flip.h>
 #include <ATen/ops/sum.h>
 #include <algorithm>
+#include <array>
 #include <limits>
 
 namespace torch_ocl {
@@ -17,6 +19,7 @@ constexpr int64_t kMaxTaps = 64;          // accumulators per weight-gradient wo
 constexpr int64_t kMaxGrid = 65535;       // work-groups along NDRange dims 1 and 2
 constexpr int64_t kWeightGroup = 128;     // the kernel's WG
 constexpr int64_t kMaxInt = std::numeric_limits<int32_t>::max();
+constexpr int64_t kOutputsPerItem = 4;    // the forward's OPW
 
 // Whether the kernels serve a convolution over `a` (N, CH, H, W) with weight w (OC, 1, KH, KW) in
 // `groups` groups (C input channels): 2-D, groups == C, float32/float64, at most kMaxTaps taps,
@@ -49,6 +52,20 @@ std::pair<Range, Range> plane_grid(int64_t plane, int64_t channels, int64_t samp
   return {Range(plane, channels, samples), Range(l.sz[0], 1, 1)};
 }
 
+// out = conv(x, w) + b (b contiguous or undefined) over g, out already shaped.
+void run_forward(const at::Tensor& x, const at::Tensor& w, const at::Tensor& b, const WindowGeom& g,
+                 const at::Tensor& out) {
+  const int64_t C = x.size(1), OC = w.size(0);
+  Device& d = ocl_device(x);
+  const auto [global, local] = plane_grid(g.out[0] * ((g.out[1] + kOutputsPerItem - 1) / kOutputsPerItem), OC, x.size(0));
+  launch(d, dw_kernel(d, x.scalar_type(), g, "depthwise_conv_fwd"), global, local, buf(x), cl_long(x.stride(0)),
+         cl_long(x.stride(1)), cl_long(x.stride(2)), cl_long(x.stride(3)), buf(w), cl_long(w.stride(0)),
+         cl_long(w.stride(2)), cl_long(w.stride(3)), buf_or_none(b), cl_int(b.defined()), buf(out),
+         cl_long(out.stride(0)), cl_long(out.stride(1)), cl_long(out.stride(2)), cl_long(out.stride(3)), i32(C),
+         i32(OC / C), i32(x.size(2)), i32(x.size(3)), i32(g.out[0]), i32(g.out[1]), i32(g.stride[0]),
+         i32(g.stride[1]), i32(g.pad[0]), i32(g.pad[1]), i32(g.dil[0]), i32(g.dil[1]));
+}
+
 }  // namespace
 
 at::Tensor depthwise_conv_forward(const at::Tensor& x, const at::Tensor& w, const at::Tensor& bias,
@@ -57,15 +74,7 @@ at::Tensor depthwise_conv_forward(const at::Tensor& x, const at::Tensor& w, cons
   if (!applies(x, w, g, groups, C, x.sizes().slice(2)) || (bias.defined() && bias.scalar_type() != x.scalar_type()))
     return {};
   at::Tensor y = at::empty({x.size(0), OC, g.out[0], g.out[1]}, x.options().memory_format(mf));
-  const at::Tensor b = bias.defined() ? bias.contiguous() : bias;
-  Device& d = ocl_device(x);
-  const auto [global, local] = plane_grid(g.out[0] * g.out[1], OC, x.size(0));
-  launch(d, dw_kernel(d, x.scalar_type(), g, "depthwise_conv_fwd"), global, local, buf(x), cl_long(x.stride(0)),
-         cl_long(x.stride(1)), cl_long(x.stride(2)), cl_long(x.stride(3)), buf(w), cl_long(w.stride(0)),
-         cl_long(w.stride(2)), cl_long(w.stride(3)), buf_or_none(b), cl_int(b.defined()), buf(y),
-         cl_long(y.stride(0)), cl_long(y.stride(1)), cl_long(y.stride(2)), cl_long(y.stride(3)), i32(C),
-         i32(OC / C), i32(x.size(2)), i32(x.size(3)), i32(g.out[0]), i32(g.out[1]), i32(g.stride[0]),
-         i32(g.stride[1]), i32(g.pad[0]), i32(g.pad[1]), i32(g.dil[0]), i32(g.dil[1]));
+  run_forward(x, w, bias.defined() ? bias.contiguous() : bias, g, y);
   return y;
 }
 
@@ -74,6 +83,15 @@ at::Tensor depthwise_conv_input_grad(const at::Tensor& gy, const at::Tensor& w, 
   const int64_t C = groups * w.size(1), OC = w.size(0);
   if (!applies(gy, w, g, groups, C, in) || gy.size(2) != g.out[0] || gy.size(3) != g.out[1]) return {};
   at::Tensor gx = at::empty({gy.size(0), C, in[0], in[1]}, gy.options().memory_format(mf));
+  if (OC == C && g.stride[0] == 1 && g.stride[1] == 1) {
+    // At stride 1 the input gradient is the forward over gy with each filter flipped and
+    // padding (k - 1) * dilation - pad: every input element a dense window of gy.
+    WindowGeom t = g;
+    for (int64_t i = 0; i < 2; ++i) t.pad[i] = (g.k[i] - 1) * g.dil[i] - g.pad[i], t.out[i] = in[i];
+    const std::array<int64_t, 2> taps{2, 3};
+    run_forward(gy, w.flip(taps), at::Tensor(), t, gx);
+    return gx;
+  }
   Device& d = ocl_device(gy);
   const auto [global, local] = plane_grid(in[0] * in[1], C, gy.size(0));
   launch(d, dw_kernel(d, gy.scalar_type(), g, "depthwise_conv_bwd_input"), global, local, buf(gy),
