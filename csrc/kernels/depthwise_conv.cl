@@ -91,10 +91,21 @@ __kernel void depthwise_conv_bwd_input(PTR_ARG(DTYPE, gy), DW_STRIDES(g), PTR_AR
   if (pos >= H * W) return;
   const int ih = pos / W, iw = pos - ih * W;
   ACC acc = 0;
+  // Undilated: the outputs that reach (ih, iw) are the rows oh with 0 <= ih + PH - oh*SH < KH,
+  // a range walked directly (about KH / SH of them), likewise the columns.
+  const int th = ih + PH, tw = iw + PW;
+  const int oh0 = th < KH ? 0 : (th - KH + SH) / SH, oh1 = min(OH - 1, th / SH);
+  const int ow0 = tw < KW ? 0 : (tw - KW + SW) / SW, ow1 = min(OW - 1, tw / SW);
   for (int r = 0; r < MULT; ++r) {
     const int o = c * MULT + r;
     __global const DTYPE* G = PTR(DTYPE, gy) + n * g_n + o * g_c;
     __global const DTYPE* Wt = PTR(DTYPE, w) + o * w_o;
+    if (DH == 1 && DWL == 1) {
+      for (int oh = oh0; oh <= oh1; ++oh)
+        for (int ow = ow0; ow <= ow1; ++ow)
+          acc += (ACC)G[oh * g_h + ow * g_w] * (ACC)Wt[(th - oh * SH) * w_h + (tw - ow * SW) * w_w];
+      continue;
+    }
 #pragma unroll
     for (int kh = 0; kh < KH; ++kh) {
       const int th = ih + PH - kh * DH;
@@ -119,12 +130,15 @@ void depthwise_conv_bwd_weight(PTR_ARG(DTYPE, gy), DW_STRIDES(g), PTR_ARG(DTYPE,
                                PTR_ARG(ACC, part), int N, int chunk, DW_GEOM) {
   __local ACC red[WG];
   const int lid = get_local_id(0), s = get_group_id(0), o = get_global_id(1), OC = get_global_size(1);
-  const long positions = (long)N * OH * OW, end = min(positions, (long)(s + 1) * chunk);
+  // Positions p = (n * OH + oh) * OW + ow (fewer than 2^31: the host checks), each work-item's
+  // stepping by WG: (n, oh, ow) is divided out once and then advanced.
+  const int plane = OH * OW, end = min(N * plane, (s + 1) * chunk);
   ACC acc[KH * KW];
 #pragma unroll
   for (int t = 0; t < KH * KW; ++t) acc[t] = 0;
-  for (long p = (long)s * chunk + lid; p < end; p += WG) {
-    const int n = p / (OH * OW), r = p - (long)n * OH * OW, oh = r / OW, ow = r - oh * OW;
+  int p = s * chunk + lid, n = p / plane, oh = (p - n * plane) / OW, ow = p - n * plane - oh * OW;
+  const int step_h = WG / OW, step_w = WG - step_h * OW;
+  for (; p < end; p += WG) {
     const ACC g = PTR(DTYPE, gy)[n * g_n + o * g_c + oh * g_h + ow * g_w];
     __global const DTYPE* X = PTR(DTYPE, x) + n * x_n + (o / MULT) * x_c;
     const int ih0 = oh * SH - PH, iw0 = ow * SW - PW;
@@ -138,6 +152,9 @@ void depthwise_conv_bwd_weight(PTR_ARG(DTYPE, gy), DW_STRIDES(g), PTR_ARG(DTYPE,
         if (row && iw >= 0 && iw < W) acc[kh * KW + kw] += g * (ACC)X[ih * x_h + iw * x_w];
       }
     }
+    ow += step_w, oh += step_h;
+    if (ow >= OW) ow -= OW, ++oh;
+    while (oh >= OH) oh -= OH, ++n;
   }
   __global ACC* P = PTR(ACC, part) + ((long)s * OC + o) * (KH * KW);
 #pragma unroll

@@ -111,7 +111,7 @@ at::Tensor depthwise_conv_weight_grad(const at::Tensor& gy, const at::Tensor& x,
     return {};
   Device& d = ocl_device(x);
   const int64_t positions = N * g.out[0] * g.out[1], cu = std::max<int64_t>(d.info.compute_units, 1);
-  if (positions >= kMaxInt) return {};
+  if (positions >= kMaxInt / 2) return {};
   // Slices: about four work-groups per compute unit, each at least 4 positions per work-item.
   int64_t S = std::min((4 * cu + OC - 1) / OC, (positions + 4 * kWeightGroup - 1) / (4 * kWeightGroup));
   S = std::clamp<int64_t>(S, 1, kMaxGrid);
