@@ -197,6 +197,21 @@ def cases(dev, s):
     fmap_cl = fmap.detach().contiguous(memory_format=cl).requires_grad_()
     c["ResNet basic block 64ch channels_last, training fwd+bwd"] = _fwd_bwd(
         lambda: F.relu(block_cl(fmap_cl) + fmap_cl), fmap_cl, *block_cl.parameters())
+    # A deep ResNet basic block (3x3 stride-1 layers: Winograd on GPUs).
+    deep = torch.nn.Sequential(torch.nn.Conv2d(256, 256, 3, padding=1, bias=False), torch.nn.BatchNorm2d(256),
+                               torch.nn.ReLU(), torch.nn.Conv2d(256, 256, 3, padding=1, bias=False),
+                               torch.nn.BatchNorm2d(256)).to(dev)
+    deep_in = _randn(32 // s, 256, 14, 14, dev=dev, seed=35, grad=True)
+    c["ResNet basic block 256ch, 32x256x14², training fwd+bwd"] = _fwd_bwd(lambda: F.relu(deep(deep_in) + deep_in),
+                                                                           deep_in, *deep.parameters())
+    # A MobileNetV2 inverted residual: 1x1 expansion to 144, depthwise 3x3, 1x1 projection to 24.
+    inv = torch.nn.Sequential(torch.nn.Conv2d(24, 144, 1, bias=False), torch.nn.BatchNorm2d(144), torch.nn.ReLU6(),
+                              torch.nn.Conv2d(144, 144, 3, padding=1, groups=144, bias=False),
+                              torch.nn.BatchNorm2d(144), torch.nn.ReLU6(), torch.nn.Conv2d(144, 24, 1, bias=False),
+                              torch.nn.BatchNorm2d(24)).to(dev)
+    inv_in = _randn(32 // s, 24, 56, 56, dev=dev, seed=36, grad=True)
+    c["MobileNetV2 inverted residual 24-144-24, 32x24x56², training fwd+bwd"] = _fwd_bwd(
+        lambda: inv(inv_in) + inv_in, inv_in, *inv.parameters())
     bilstm = torch.nn.LSTM(256, 256, bidirectional=True, batch_first=True).to(dev)
     bseq = _randn(32 // s, 128, 256, dev=dev, seed=33, grad=True)
     c["LSTM 256 bidirectional batch_first, seq 128, batch 32, fwd+bwd"] = _fwd_bwd(
