@@ -9,24 +9,11 @@ import torch
 import torch.nn.functional as F
 
 from .conftest import requires_ocl
+from .conv_util import assert_match, randn as _randn, run as _run
 
 pytestmark = requires_ocl
 
 KERNELS = ("depthwise_conv_fwd", "depthwise_conv_bwd_input", "depthwise_conv_bwd_weight")
-
-
-def _randn(*shape, dtype=torch.float32, seed=0):
-    return torch.randn(*shape, generator=torch.Generator().manual_seed(seed)).to(dtype)
-
-
-def _run(f, x, w, b, dev, **kw):
-    xs = x.to(dev).detach().requires_grad_()
-    ws = w.to(dev).detach().requires_grad_()
-    bs = b.to(dev).detach().requires_grad_() if b is not None else None
-    y = f(xs, ws, bs, **kw)
-    gy = torch.linspace(-1, 1, y.numel(), dtype=y.dtype).reshape(y.shape).to(dev)
-    (y * gy).sum().backward()
-    return [t.detach().cpu() if t is not None else None for t in (y, xs.grad, ws.grad, bs.grad if bs is not None else None)]
 
 
 def _check(f, x, w, b=None, *, runs=True, **kw):
@@ -38,9 +25,7 @@ def _check(f, x, w, b=None, *, runs=True, **kw):
     torch.ocl._reset_launch_counts()
     got = _run(f, x, w, b, "ocl", **kw)
     counts = torch.ocl._launch_counts()
-    for name, r, g in zip(["output", "grad_input", "grad_weight", "grad_bias"], ref, got):
-        if r is not None:
-            torch.testing.assert_close(g, r, **tol, msg=lambda m: f"{name}: {m}")
+    assert_match(got, ref, **tol)
     ran = [k for k in KERNELS if counts.get(k, 0) > 0]
     if not runs:
         assert ran == [], f"depthwise kernels that ran: {ran}"

@@ -14,6 +14,7 @@ import torch.nn.functional as F
 from torch_ocl import _C
 
 from .conftest import requires_ocl
+from .conv_util import assert_match, randn as _randn, run as _run
 
 pytestmark = requires_ocl
 
@@ -41,20 +42,6 @@ def implicit(request):
         _C._tuning_set(0, KEY, "")
 
 
-def _randn(*shape, dtype=torch.float32, seed=0):
-    return torch.randn(*shape, generator=torch.Generator().manual_seed(seed)).to(dtype)
-
-
-def _run(f, x, w, b, dev, **kw):
-    """f's output and the gradients of x, w and b (b may be None) on `dev`, as CPU tensors."""
-    xs, ws = x.to(dev).detach().requires_grad_(), w.to(dev).detach().requires_grad_()
-    bs = b.to(dev).detach().requires_grad_() if b is not None else None
-    y = f(xs, ws, bs, **kw)
-    gy = torch.linspace(-1, 1, y.numel(), dtype=y.dtype).reshape(y.shape).to(dev)
-    (y * gy).sum().backward()
-    return [t.detach().cpu() if t is not None else None for t in (y, xs.grad, ws.grad, bs.grad if bs is not None else None)]
-
-
 def _expected(config, launched, w):
     """`launched` less conv2d_bwd_weight where the weight gradient's column tile (TILE_N of
     `config`; without tile keys 64, or 32 or 16 for groups of that many channels) does not divide
@@ -70,9 +57,7 @@ def _check(f, x, w, b=None, *, launched=(), **kw):
     torch.ocl._reset_launch_counts()
     got = _run(f, x, w, b, "ocl", **kw)
     counts = torch.ocl._launch_counts()
-    for name, r, g in zip(["output", "grad_input", "grad_weight", "grad_bias"], ref, got):
-        if r is not None:
-            torch.testing.assert_close(g, r, **tol, msg=lambda m: f"{name}: {m}")
+    assert_match(got, ref, **tol)
     for kernel in launched:
         assert counts.get(kernel, 0) > 0, f"{kernel} did not run: {counts}"
 

@@ -13,6 +13,7 @@ import torch.nn.functional as F
 from torch_ocl import _C
 
 from .conftest import requires_ocl
+from .conv_util import assert_match, randn as _randn, run as _run
 
 pytestmark = requires_ocl
 
@@ -31,22 +32,6 @@ def winograd():
         _C._tuning_set(0, KEY, "")
 
 
-def _randn(*shape, dtype=torch.float32, seed=0):
-    return torch.randn(*shape, generator=torch.Generator().manual_seed(seed)).to(dtype)
-
-
-def _run(f, x, w, b, dev, **kw):
-    """f's output and the gradients of x, w and b (b may be None) on `dev`, as CPU tensors;
-    x and w keep their memory format."""
-    xs = x.to(dev).detach().requires_grad_()
-    ws = w.to(dev).detach().requires_grad_()
-    bs = b.to(dev).detach().requires_grad_() if b is not None else None
-    y = f(xs, ws, bs, **kw)
-    gy = torch.linspace(-1, 1, y.numel(), dtype=y.dtype).reshape(y.shape).to(dev)
-    (y * gy).sum().backward()
-    return [t.detach().cpu() if t is not None else None for t in (y, xs.grad, ws.grad, bs.grad if bs is not None else None)]
-
-
 def _check(f, x, w, b=None, *, winograd_runs=True, **kw):
     """f on ocl against the CPU; winograd_runs: whether the Winograd kernels must (True) or must
     not (False) have run."""
@@ -54,9 +39,7 @@ def _check(f, x, w, b=None, *, winograd_runs=True, **kw):
     torch.ocl._reset_launch_counts()
     got = _run(f, x, w, b, "ocl", **kw)
     counts = torch.ocl._launch_counts()
-    for name, r, g in zip(["output", "grad_input", "grad_weight", "grad_bias"], ref, got):
-        if r is not None:
-            torch.testing.assert_close(g, r, atol=3e-4, rtol=3e-4, msg=lambda m: f"{name}: {m}")
+    assert_match(got, ref, atol=3e-4, rtol=3e-4)
     ran = [k for k in KERNELS if counts.get(k, 0) > 0]
     if winograd_runs:
         assert sorted(ran) == sorted(KERNELS), f"Winograd kernels that ran: {ran}"
