@@ -31,7 +31,7 @@ namespace {
 // 140 / 135 / 149. The tuning entry "conv/winograd" overrides it:
 // ENABLE=0|1, MIN_CHANNELS=n, SLICES=s (the weight gradient's slices of the tiles; 0: auto),
 // CHUNK_TILES=t (tiles per chunk of samples; 0: as many as 64 Mi floats of one transformed
-// operand hold).
+// operand hold, less on devices with little memory: samples_per_chunk).
 struct WinogradConfig {
   bool enabled = false;
   int min_channels = 32;
@@ -84,9 +84,14 @@ std::optional<WinogradConfig> usable(const at::Tensor& a, int64_t C, int64_t K, 
 // 2x2 output tiles over a batch of N outputs of P x Q.
 int64_t tiles(int64_t N, int64_t P, int64_t Q) { return N * ((P + 1) / 2) * ((Q + 1) / 2); }
 
-// Samples per chunk: a chunk's transformed operands of `channels` rows stay within the chunk size.
-int64_t samples_per_chunk(const WinogradConfig& c, int64_t tiles_per_sample, int64_t channels) {
-  const int64_t tiles = c.chunk_tiles > 0 ? c.chunk_tiles : kChunkFloats / (16 * std::max<int64_t>(channels, 1));
+// Samples per chunk: a chunk's transformed operands of `channels` rows stay within the chunk
+// size, or within half the device's largest allocation and a sixteenth of its memory where
+// those are smaller.
+int64_t samples_per_chunk(const WinogradConfig& c, const Device& d, int64_t tiles_per_sample, int64_t channels) {
+  int64_t floats = kChunkFloats;
+  if (d.info.max_alloc > 0) floats = std::min<int64_t>(floats, d.info.max_alloc / 8);
+  if (d.info.global_mem > 0) floats = std::min<int64_t>(floats, d.info.global_mem / 64);
+  const int64_t tiles = c.chunk_tiles > 0 ? c.chunk_tiles : floats / (16 * std::max<int64_t>(channels, 1));
   return std::max<int64_t>(1, tiles / std::max<int64_t>(tiles_per_sample, 1));
 }
 
@@ -137,9 +142,9 @@ void winograd_conv(const WinogradConfig& c, const at::Tensor& src, const at::Ten
                    const at::Tensor& bias, const at::Tensor& out) {
   const int64_t N = src.size(0), CH = src.size(1), O = out.size(1), P = out.size(2), Q = out.size(3);
   const int64_t TP = (P + 1) / 2, TQ = (Q + 1) / 2;
-  const int64_t nb = samples_per_chunk(c, TP * TQ, std::max(CH, O));
   const bool ci = channels_inner(src);
   Device& d = ocl_device(src);
+  const int64_t nb = samples_per_chunk(c, d, TP * TQ, std::max(CH, O));
   Kernel& k = wg_kernel(d, "winograd_output_tf");
   for (int64_t n0 = 0; n0 < N; n0 += nb) {
     const int64_t n = std::min(nb, N - n0), T = n * TP * TQ, ld = (T + 3) / 4 * 4;
@@ -201,8 +206,8 @@ at::Tensor winograd_weight_grad(const at::Tensor& gy, const at::Tensor& x, int64
       Q != x.size(3) + 2 * pad_w - 2)
     return {};
   const int64_t TP = (P + 1) / 2, TQ = (Q + 1) / 2;
-  const int64_t nb = samples_per_chunk(*c, TP * TQ, std::max(C, K));
   Device& d = ocl_device(x);
+  const int64_t nb = samples_per_chunk(*c, d, TP * TQ, std::max(C, K));
   // Per chunk: its slice count and depth (a multiple of 16, the GEMM's K step).
   std::vector<std::pair<int64_t, int64_t>> plan;
   int64_t total = 0;
