@@ -24,8 +24,8 @@ CONFIGS = ["KERNEL=implicit", "KERNEL=implicit TILE_N=128 WPT_N=8", "KERNEL=impl
 
 @pytest.fixture(autouse=True)
 def _no_winograd():
-    # These tests are about conv.cl's kernels; Winograd (test_conv_winograd.py), the GPUs' choice
-    # for 3x3 stride-1 layers of 32 channels or more, is off here.
+    # These tests are about conv.cl's kernels; Winograd (test_conv_winograd.py), the default
+    # for 3x3 stride-1 layers of 32 channels or more (64 on CPU devices), is off here.
     _C._tuning_set(0, "conv/winograd", "ENABLE=0")
     try:
         yield

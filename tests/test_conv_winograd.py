@@ -1,6 +1,6 @@
 """Winograd F(2x2, 3x3) convolutions (ops/winograd.cpp, kernels/winograd.cl): 3x3 filters at
-stride 1, undilated, one group, float32. GPUs take them for 32 channels or more; here the tuning
-entry "conv/winograd" turns them on for any device and channel count. Output, input gradient,
+stride 1, undilated, one group, float32, for 32 channels or more (64 on CPU devices); here the
+tuning entry "conv/winograd" lowers that to one channel. Output, input gradient,
 weight gradient and bias gradient against the CPU: paddings 0-2 and unequal ones, odd sizes
 (partial 2x2 tiles), channels_last and strided inputs, transposed convolutions, chunks of
 samples, slices of the weight gradient's tiles; shapes Winograd declines agree too."""

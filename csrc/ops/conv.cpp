@@ -12,7 +12,7 @@
 // the columns: kernels/conv.cl's implicit GEMMs read the windows in place for the forward, the
 // input gradient (per phase of the stride) and the weight gradient, channels-last inputs as
 // 4-vectors of channels. Before those: 3x3 stride-1 float32 layers take Winograd's algorithm
-// (winograd.h; GPUs) and depthwise layers their own kernels (depthwise_conv.h; every device).
+// (winograd.h) and depthwise layers their own kernels (depthwise_conv.h; every device).
 // Outputs and gradients take the memory format the CPU gives them: channels-last when the input
 // or the weight is.
 #include "../aten/Routing.h"

@@ -1,6 +1,6 @@
 // Winograd F(2x2, 3x3) convolutions (winograd.cpp, kernels/winograd.cl): 2-D float32
-// convolutions with 3x3 filters, stride 1, dilation 1 and one group, on devices and channel
-// counts where they beat conv.cl's implicit GEMMs. conv.cpp asks these first; each returns an
+// convolutions with 3x3 filters, stride 1, dilation 1 and one group, at channel counts where
+// they beat conv.cl's implicit GEMMs (GPUs) or im2col (CPU devices). conv.cpp asks these first; each returns an
 // undefined tensor where it does not apply.
 #pragma once
 #include <ATen/core/Tensor.h>
