@@ -16,7 +16,8 @@ def run(f, x, w, b, dev, **kw):
     y = f(xs, ws, bs, **kw)
     gy = torch.linspace(-1, 1, y.numel(), dtype=y.dtype).reshape(y.shape).to(dev)
     (y * gy).sum().backward()
-    return [t.detach().cpu() if t is not None else None for t in (y, xs.grad, ws.grad, bs.grad if bs is not None else None)]
+    grads = (xs.grad, ws.grad, bs.grad if bs is not None else None)
+    return [t.detach().cpu() if t is not None else None for t in (y, *grads)]
 
 
 def assert_match(got, ref, **tol):

@@ -99,7 +99,8 @@ def test_conv_transpose2d(winograd):
     _check(F.conv_transpose2d, _randn(2, 8, 5, 5, seed=1), _randn(8, 6, 3, 3, seed=2), None, padding=0)
 
 
-@pytest.mark.parametrize("entry", ["CHUNK_TILES=7", "CHUNK_TILES=1", "SLICES=3", "SLICES=1000", "CHUNK_TILES=20 SLICES=2"])
+@pytest.mark.parametrize("entry", ["CHUNK_TILES=7", "CHUNK_TILES=1", "SLICES=3", "SLICES=1000",
+                                   "CHUNK_TILES=20 SLICES=2"])
 @pytest.mark.parametrize("cl", [False, True], ids=["nchw", "channels_last"])
 def test_chunks_and_slices(winograd, entry, cl):
     # Samples in chunks (each chunk its own transforms and product; the weight gradient's chunks

@@ -23,7 +23,8 @@
 // to the rows.
 #define WG_BT(a, b, c, d, o0, o1, o2, o3) (o0 = (a) - (c), o1 = (b) + (c), o2 = (c) - (b), o3 = (b) - (d))
 #define WG_AT(a, b, c, d, o0, o1) (o0 = (a) + (b) + (c), o1 = (b) - (c) - (d))
-#define WG_GT(a, b, c, d, o0, o1, o2) (o0 = (a) + 0.5f * ((b) + (c)), o1 = 0.5f * ((b) - (c)), o2 = 0.5f * ((b) + (c)) + (d))
+#define WG_GT(a, b, c, d, o0, o1, o2) \
+  (o0 = (a) + 0.5f * ((b) + (c)), o1 = 0.5f * ((b) - (c)), o2 = 0.5f * ((b) + (c)) + (d))
 
 // The tile a work-item transforms: slot t over S * TS slots and channel ch (global ids 0 and 1,
 // swapped for `ci`); `valid` says t < T; (n, tp, tq) its sample and tile position. Element xi
@@ -82,7 +83,8 @@ __kernel void winograd_grad_tf(PTR_ARG(float, src), int CH, int P, int Q, long s
     }
   float c[4][2];
 #pragma unroll
-  for (int j = 0; j < 2; ++j) c[0][j] = e[0][j], c[1][j] = e[0][j] + e[1][j], c[2][j] = e[0][j] - e[1][j], c[3][j] = -e[1][j];
+  for (int j = 0; j < 2; ++j)
+    c[0][j] = e[0][j], c[1][j] = e[0][j] + e[1][j], c[2][j] = e[0][j] - e[1][j], c[3][j] = -e[1][j];
 #pragma unroll
   for (int i = 0; i < 4; ++i) {
     D[(4 * i) * plane] = c[i][0], D[(4 * i + 1) * plane] = c[i][0] + c[i][1];

@@ -57,7 +57,8 @@ void run_forward(const at::Tensor& x, const at::Tensor& w, const at::Tensor& b, 
                  const at::Tensor& out) {
   const int64_t C = x.size(1), OC = w.size(0);
   Device& d = ocl_device(x);
-  const auto [global, local] = plane_grid(g.out[0] * ((g.out[1] + kOutputsPerItem - 1) / kOutputsPerItem), OC, x.size(0));
+  const int64_t row_items = (g.out[1] + kOutputsPerItem - 1) / kOutputsPerItem;
+  const auto [global, local] = plane_grid(g.out[0] * row_items, OC, x.size(0));
   launch(d, dw_kernel(d, x.scalar_type(), g, "depthwise_conv_fwd"), global, local, buf(x), cl_long(x.stride(0)),
          cl_long(x.stride(1)), cl_long(x.stride(2)), cl_long(x.stride(3)), buf(w), cl_long(w.stride(0)),
          cl_long(w.stride(2)), cl_long(w.stride(3)), buf_or_none(b), cl_int(b.defined()), buf(out),

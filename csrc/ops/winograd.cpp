@@ -74,7 +74,8 @@ constexpr int64_t kChunkFloats = int64_t(64) << 20;  // per transformed operand 
 // Whether Winograd serves a convolution over `a` (N, CH, *, *) between C input and K output
 // channels, and its configuration then. `extents`: its spatial sizes and paddings, which the
 // kernels hold in 32 bits, as they do the tiles over the batch (N * TP * TQ).
-std::optional<WinogradConfig> usable(const at::Tensor& a, int64_t C, int64_t K, std::initializer_list<int64_t> extents) {
+std::optional<WinogradConfig> usable(const at::Tensor& a, int64_t C, int64_t K,
+                                     std::initializer_list<int64_t> extents) {
   if (a.scalar_type() != at::kFloat || a.dim() != 4 || a.numel() == 0 || K == 0) return std::nullopt;
   const WinogradConfig c = winograd_config(ocl_device(a));
   if (!c.enabled || C < c.min_channels || K < c.min_channels) return std::nullopt;
@@ -156,8 +157,8 @@ void winograd_conv(const WinogradConfig& c, const at::Tensor& src, const at::Ten
     // transposes ld x O (v times u).
     const at::Tensor m = ci ? at::bmm(v, u) : at::bmm(u.transpose(1, 2), v);
     const Range global = ci ? Range(O, T) : Range(T, O);
-    launch(d, k, global, local_wu(ci ? O : T), buf(m), i32(O), i32(T), i32(ld), cl_int(ci), i32(TP), i32(TQ), i32(P), i32(Q),
-           buf_or_none(bias), cl_int(bias.defined()), buf(o), cl_long(o.stride(0)), cl_long(o.stride(1)),
+    launch(d, k, global, local_wu(ci ? O : T), buf(m), i32(O), i32(T), i32(ld), cl_int(ci), i32(TP), i32(TQ),
+           i32(P), i32(Q), buf_or_none(bias), cl_int(bias.defined()), buf(o), cl_long(o.stride(0)), cl_long(o.stride(1)),
            cl_long(o.stride(2)), cl_long(o.stride(3)));
   }
 }
