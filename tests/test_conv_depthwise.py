@@ -4,9 +4,13 @@ weight gradient and bias gradient against the CPU: channel multipliers, strides,
 dilations per dim, even and rectangular filters, channels_last and strided inputs, float64,
 1-D and transposed convolutions, many samples (the weight gradient's slices); shapes the kernels
 decline (more than 64 taps, 3-D) agree too."""
+import warnings
+
 import pytest
 import torch
 import torch.nn.functional as F
+
+from torch_ocl import _C
 
 from .conftest import requires_ocl
 from .conv_util import assert_match, randn as _randn, run as _run
@@ -14,6 +18,9 @@ from .conv_util import assert_match, randn as _randn, run as _run
 pytestmark = requires_ocl
 
 KERNELS = ("depthwise_conv_fwd", "depthwise_conv_bwd_input", "depthwise_conv_bwd_weight")
+# The weight gradient of a channels-last input runs depthwise_conv_bwd_weight_cl; counted as
+# depthwise_conv_bwd_weight below.
+WEIGHT_CL = "depthwise_conv_bwd_weight_cl"
 
 
 def _check(f, x, w, b=None, *, runs=True, **kw):
@@ -26,6 +33,7 @@ def _check(f, x, w, b=None, *, runs=True, **kw):
     got = _run(f, x, w, b, "ocl", **kw)
     counts = torch.ocl._launch_counts()
     assert_match(got, ref, **tol)
+    counts["depthwise_conv_bwd_weight"] = counts.get("depthwise_conv_bwd_weight", 0) + counts.get(WEIGHT_CL, 0)
     ran = [k for k in KERNELS if counts.get(k, 0) > 0]
     if not runs:
         assert ran == [], f"depthwise kernels that ran: {ran}"
@@ -48,15 +56,28 @@ def _check(f, x, w, b=None, *, runs=True, **kw):
     ((2, 32, 20, 17), 1, (8, 8), dict(padding=3)),  # 64 taps, the most the kernels take
 ])
 @pytest.mark.parametrize("bias", [True, False])
-def test_depthwise_conv2d(xs, mult, k, kw, bias):
+@pytest.mark.parametrize("layout", ["nchw", "channels_last", "channels_last_inner"])
+def test_depthwise_conv2d(xs, mult, k, kw, bias, layout):
+    # channels_last: the per-channel weight gradient kernel; _inner: the forward and the input
+    # gradient with work-items along channels too (the GPU default), forced by the tuning entry.
     C = xs[1]
-    _check(F.conv2d, _randn(*xs, seed=1), _randn(C * mult, 1, *k, seed=2), _randn(C * mult, seed=3) if bias else None,
-           groups=C, **kw)
+    x = _randn(*xs, seed=1)
+    if layout != "nchw":
+        x = x.contiguous(memory_format=torch.channels_last)
+    _C._tuning_set(0, "conv/depthwise", "CHANNELS_INNER=1" if layout == "channels_last_inner" else "CHANNELS_INNER=0")
+    try:
+        _check(F.conv2d, x, _randn(C * mult, 1, *k, seed=2), _randn(C * mult, seed=3) if bias else None, groups=C,
+               **kw)
+    finally:
+        _C._tuning_set(0, "conv/depthwise", "")
 
 
-def test_many_samples():
+@pytest.mark.parametrize("cl", [False, True], ids=["nchw", "channels_last"])
+def test_many_samples(cl):
     # Positions over many samples: the weight gradient's slices split inside a sample.
-    _check(F.conv2d, _randn(300, 2, 5, 5, seed=1), _randn(2, 1, 3, 3, seed=2), None, groups=2, padding=1)
+    x = _randn(300, 2, 5, 5, seed=1)
+    _check(F.conv2d, x.contiguous(memory_format=torch.channels_last) if cl else x, _randn(2, 1, 3, 3, seed=2), None,
+           groups=2, padding=1)
 
 
 @pytest.mark.parametrize("case", ["channels_last", "weight_cl", "strided", "float64"])
@@ -70,7 +91,10 @@ def test_layouts_and_float64(case):
         x = _randn(2, 12, 19, 31, seed=1)[:, ::2, 1::2, ::3]
     elif case == "float64":
         x, w = x.double(), w.double()
+    torch.ocl._reset_launch_counts()
     _check(F.conv2d, x, w, _randn(6, dtype=x.dtype, seed=3), groups=6, padding=1)
+    # A channels-last input's weight gradient runs a work-item per channel.
+    assert (torch.ocl._launch_counts().get(WEIGHT_CL, 0) > 0) == (case == "channels_last")
     if case != "strided":
         y = F.conv2d(x.to("ocl"), w.to("ocl"), groups=6, padding=1)
         assert y.is_contiguous(memory_format=torch.channels_last) == \
@@ -94,6 +118,20 @@ def test_declined_shapes_agree(case):
                runs=False)
     else:
         _check(F.conv2d, _randn(2, 8, 7, 7, seed=1), _randn(4, 2, 3, 3, seed=2), groups=4, padding=1, runs=False)
+
+
+def test_invalid_tuning_entry_warns():
+    _C._tuning_set(0, "conv/depthwise", "CHANNELS_INNER=2")
+    try:
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            x = _randn(2, 4, 6, 6, seed=1).contiguous(memory_format=torch.channels_last)
+            w = _randn(4, 1, 3, 3, seed=2)
+            torch.testing.assert_close(F.conv2d(x.to("ocl"), w.to("ocl"), groups=4).cpu(), F.conv2d(x, w, groups=4),
+                                       atol=1e-4, rtol=1e-4)
+        assert any("conv/depthwise" in str(c.message) for c in caught), [str(c.message) for c in caught]
+    finally:
+        _C._tuning_set(0, "conv/depthwise", "")
 
 
 def test_empty_batch():

@@ -27,19 +27,24 @@
   int C, int MULT, int H, int W, int OH, int OW, int SH, int SW, int PH, int PW, int DH, int DWL
 // A tensor's (sample, channel, row, column) strides.
 #define DW_STRIDES(t) long t##_n, long t##_c, long t##_h, long t##_w
+// The forward and the input gradient run work-items along positions (NDRange dim 0) for NCHW
+// tensors, along channels for channels-last ones (`ci`: dims 0 and 1 swapped), so that a
+// work-group's reads and writes are consecutive in memory either way.
 
 // out[n][o][oh][ow] = sum over taps of x[n][o / MULT][oh*SH - PH + kh*DH][ow*SW - PW + kw*DWL] *
 // w[o][kh][kw] (+ bias[o]). Each work-item computes OPW consecutive outputs of a row; at unit
 // column stride and dilation their windows overlap, and each filter row reads OPW + KW - 1
-// inputs once instead of OPW * KW. NDRange (OH * ceil(OW / OPW), C * MULT, N).
+// inputs once instead of OPW * KW. NDRange (OH * ceil(OW / OPW), C * MULT, N), or for `ci`
+// (C * MULT, OH * ceil(OW / OPW), N).
 #ifndef OPW
 #define OPW 4  // consecutive output columns per work-item of the forward
 #endif
 __kernel void depthwise_conv_fwd(PTR_ARG(DTYPE, x), DW_STRIDES(x), PTR_ARG(DTYPE, w), long w_o, long w_h, long w_w,
-                                 PTR_ARG(DTYPE, bias), int use_bias, PTR_ARG(DTYPE, out), DW_STRIDES(o), DW_GEOM) {
+                                 PTR_ARG(DTYPE, bias), int use_bias, PTR_ARG(DTYPE, out), DW_STRIDES(o), int ci,
+                                 DW_GEOM) {
   const int groups = (OW + OPW - 1) / OPW;
-  const int pos = get_global_id(0), o = get_global_id(1), n = get_global_id(2);
-  if (pos >= OH * groups) return;
+  const int pos = get_global_id(ci ? 1 : 0), o = get_global_id(ci ? 0 : 1), n = get_global_id(2);
+  if (pos >= OH * groups || o >= C * MULT) return;
   const int oh = pos / groups, ow0 = (pos - oh * groups) * OPW;
   __global const DTYPE* X = PTR(DTYPE, x) + n * x_n + (o / MULT) * x_c;
   __global const DTYPE* Wt = PTR(DTYPE, w) + o * w_o;
@@ -83,12 +88,12 @@ __kernel void depthwise_conv_fwd(PTR_ARG(DTYPE, x), DW_STRIDES(x), PTR_ARG(DTYPE
 
 // gx[n][c][ih][iw] = sum over the channel's MULT outputs o and the taps that reach (ih, iw),
 // i.e. oh = (ih + PH - kh*DH) / SH whole and in range (likewise ow), of gy[n][o][oh][ow] *
-// w[o][kh][kw]. NDRange (H * W, C, N). (At stride 1 with one filter per channel the host runs
-// the forward over gy with the filters flipped instead.)
+// w[o][kh][kw]. NDRange (H * W, C, N), or (C, H * W, N) for `ci`. (At stride 1 with one filter
+// per channel the host runs the forward over gy with the filters flipped instead.)
 __kernel void depthwise_conv_bwd_input(PTR_ARG(DTYPE, gy), DW_STRIDES(g), PTR_ARG(DTYPE, w), long w_o, long w_h,
-                                       long w_w, PTR_ARG(DTYPE, gx), DW_STRIDES(i), DW_GEOM) {
-  const int pos = get_global_id(0), c = get_global_id(1), n = get_global_id(2);
-  if (pos >= H * W) return;
+                                       long w_w, PTR_ARG(DTYPE, gx), DW_STRIDES(i), int ci, DW_GEOM) {
+  const int pos = get_global_id(ci ? 1 : 0), c = get_global_id(ci ? 0 : 1), n = get_global_id(2);
+  if (pos >= H * W || c >= C) return;
   const int ih = pos / W, iw = pos - ih * W;
   ACC acc = 0;
   // Undilated: the outputs that reach (ih, iw) are the rows oh with 0 <= ih + PH - oh*SH < KH,
@@ -168,4 +173,43 @@ void depthwise_conv_bwd_weight(PTR_ARG(DTYPE, gy), DW_STRIDES(g), PTR_ARG(DTYPE,
     if (lid == 0) P[t] = red[0];
     barrier(CLK_LOCAL_MEM_FENCE);
   }
+}
+
+// The weight gradient for channels-last tensors: work-item o of slice s (NDRange (C * MULT,
+// S)) adds its own channel's products over the positions [s * chunk, (s + 1) * chunk), so the
+// work-items of a group read consecutive channels of one position and need no group sum; it
+// stores part[s][o][kh][kw] like depthwise_conv_bwd_weight.
+__kernel void depthwise_conv_bwd_weight_cl(PTR_ARG(DTYPE, gy), DW_STRIDES(g), PTR_ARG(DTYPE, x), DW_STRIDES(x),
+                                           PTR_ARG(ACC, part), int N, int chunk, DW_GEOM) {
+  const int o = get_global_id(0), s = get_global_id(1), OC = C * MULT;
+  if (o >= OC) return;
+  const int plane = OH * OW, end = min(N * plane, (s + 1) * chunk);
+  ACC acc[KH * KW];
+#pragma unroll
+  for (int t = 0; t < KH * KW; ++t) acc[t] = 0;
+  int p = s * chunk, n = p / plane, oh = (p - n * plane) / OW, ow = p - n * plane - oh * OW;
+  __global const DTYPE* G = PTR(DTYPE, gy) + o * g_c;
+  __global const DTYPE* Xc = PTR(DTYPE, x) + (o / MULT) * x_c;
+  for (; p < end; ++p) {
+    const ACC g = G[n * g_n + oh * g_h + ow * g_w];
+    __global const DTYPE* X = Xc + n * x_n;
+    const int ih0 = oh * SH - PH, iw0 = ow * SW - PW;
+#pragma unroll
+    for (int kh = 0; kh < KH; ++kh) {
+      const int ih = ih0 + kh * DH;
+      const bool row = ih >= 0 && ih < H;
+#pragma unroll
+      for (int kw = 0; kw < KW; ++kw) {
+        const int iw = iw0 + kw * DWL;
+        if (row && iw >= 0 && iw < W) acc[kh * KW + kw] += g * (ACC)X[ih * x_h + iw * x_w];
+      }
+    }
+    if (++ow == OW) {
+      ow = 0;
+      if (++oh == OH) oh = 0, ++n;
+    }
+  }
+  __global ACC* P = PTR(ACC, part) + ((long)s * OC + o) * (KH * KW);
+#pragma unroll
+  for (int t = 0; t < KH * KW; ++t) P[t] = acc[t];
 }
