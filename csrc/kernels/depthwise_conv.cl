@@ -27,9 +27,9 @@
   int C, int MULT, int H, int W, int OH, int OW, int SH, int SW, int PH, int PW, int DH, int DWL
 // A tensor's (sample, channel, row, column) strides.
 #define DW_STRIDES(t) long t##_n, long t##_c, long t##_h, long t##_w
-// The forward and the input gradient run work-items along positions (NDRange dim 0) for NCHW
-// tensors, along channels for channels-last ones (`ci`: dims 0 and 1 swapped), so that a
-// work-group's reads and writes are consecutive in memory either way.
+// The forward and the input gradient run work-items along positions (NDRange dim 0), or along
+// channels (`ci`: dims 0 and 1 swapped) for channels-last tensors where the host chooses so
+// (GPUs), so that a work-group's reads and writes are consecutive in memory.
 
 // out[n][o][oh][ow] = sum over taps of x[n][o / MULT][oh*SH - PH + kh*DH][ow*SW - PW + kw*DWL] *
 // w[o][kh][kw] (+ bias[o]). Each work-item computes OPW consecutive outputs of a row; at unit
