@@ -25,8 +25,9 @@ WEIGHT_CL = "depthwise_conv_bwd_weight_cl"
 
 def _check(f, x, w, b=None, *, runs=True, **kw):
     """f on ocl against the CPU. runs: whether the depthwise kernels must run (the input gradient
-    by depthwise_conv_bwd_input where the stride or the channel multiplier exceeds 1, else by
-    the forward over flipped filters) or must not."""
+    by depthwise_conv_bwd_input where the channel multiplier exceeds 1 or a dim is both strided
+    and dilated, else by the forward over flipped filters, once per phase of the stride) or must
+    not."""
     tol = dict(atol=1e-10, rtol=1e-10) if x.dtype == torch.float64 else dict(atol=1e-4, rtol=1e-4)
     ref = _run(f, x, w, b, "cpu", **kw)
     torch.ocl._reset_launch_counts()
@@ -38,8 +39,9 @@ def _check(f, x, w, b=None, *, runs=True, **kw):
     if not runs:
         assert ran == [], f"depthwise kernels that ran: {ran}"
         return
-    stride = kw.get("stride", 1)
-    gather = w.shape[0] != x.shape[1] or any(v != 1 for v in (stride if isinstance(stride, tuple) else (stride,)))
+    pair = (lambda v: v if isinstance(v, tuple) else (v, v))
+    strided_dilated = any(s > 1 and d > 1 for s, d in zip(pair(kw.get("stride", 1)), pair(kw.get("dilation", 1))))
+    gather = w.shape[0] != x.shape[1] or strided_dilated
     expected = [k for k in KERNELS if k != "depthwise_conv_bwd_input" or gather]
     assert ran == expected, f"depthwise kernels that ran: {ran}"
 
@@ -50,6 +52,11 @@ def _check(f, x, w, b=None, *, runs=True, **kw):
     ((3, 3, 10, 7), 3, (5, 3), dict(stride=(2, 3), padding=(2, 1), dilation=(1, 2))),
     ((1, 6, 7, 7), 1, (7, 7), dict(padding=3)),
     ((2, 4, 6, 6), 1, (2, 2), dict(stride=3, dilation=2)),  # taps that no output reaches
+    # one filter per channel, strided: the input gradient per phase of the stride
+    ((2, 5, 11, 10), 1, (3, 3), dict(stride=2, padding=1)),
+    ((2, 4, 9, 13), 1, (5, 4), dict(stride=(3, 2), padding=(2, 1))),
+    ((2, 3, 10, 9), 1, (2, 3), dict(stride=(3, 2), padding=(0, 1))),  # a row phase no tap reaches
+    ((2, 4, 9, 9), 1, (3, 3), dict(stride=(2, 1), dilation=(1, 2), padding=2)),
     ((1, 2, 1, 1), 1, (3, 3), dict(padding=1)),
     ((2, 8, 5, 6), 1, (1, 1), dict()),
     ((2, 3, 4, 4), 1, (3, 3), dict(padding=4)),  # windows mostly padding

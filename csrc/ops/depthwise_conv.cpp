@@ -110,13 +110,40 @@ at::Tensor depthwise_conv_input_grad(const at::Tensor& gy, const at::Tensor& w, 
   const int64_t C = groups * w.size(1), OC = w.size(0);
   if (!applies(gy, w, g, groups, C, in) || gy.size(2) != g.out[0] || gy.size(3) != g.out[1]) return {};
   at::Tensor gx = at::empty({gy.size(0), C, in[0], in[1]}, gy.options().memory_format(mf));
-  if (OC == C && g.stride[0] == 1 && g.stride[1] == 1) {
-    // At stride 1 the input gradient is the forward over gy with each filter flipped and
-    // padding (k - 1) * dilation - pad: every input element a dense window of gy.
-    WindowGeom t = g;
-    for (int64_t i = 0; i < 2; ++i) t.pad[i] = (g.k[i] - 1) * g.dil[i] - g.pad[i], t.out[i] = in[i];
+  const auto dense_dim = [&](int64_t i) { return g.stride[i] == 1 || g.dil[i] == 1; };
+  if (OC == C && dense_dim(0) && dense_dim(1)) {
+    // With one filter per channel, the input gradient is the forward over gy with the filters
+    // flipped, once per phase of the stride: input rows ih = ph + SH * i take gradient only from
+    // the taps kh0 + SH * t, kh0 = (ph + PH) % SH, through gy rows i + base - t, base =
+    // (ph + PH - kh0) / SH; flipped, that is a stride-1 forward with padding T - 1 - base over
+    // the phase's T taps. At stride 1 there is one phase, every tap, any dilation: padding
+    // (k - 1) * dilation - pad. A phase that no tap reaches is zero.
     const std::array<int64_t, 2> taps{2, 3};
-    run_forward(gy, w.flip(taps), at::Tensor(), t, gx);
+    for (int64_t ph = 0; ph < std::min(g.stride[0], in[0]); ++ph) {
+      for (int64_t pw = 0; pw < std::min(g.stride[1], in[1]); ++pw) {
+        const int64_t phase[2] = {ph, pw};
+        WindowGeom t = g;
+        at::Tensor wp = w, out = gx;
+        bool reached = true;
+        for (int64_t i = 0; i < 2; ++i) {
+          const int64_t S = g.stride[i], k0 = (phase[i] + g.pad[i]) % S;
+          out = out.slice(2 + i, phase[i], in[i], S);
+          t.out[i] = out.size(2 + i), t.stride[i] = 1;
+          if (S == 1) {
+            t.pad[i] = (g.k[i] - 1) * g.dil[i] - g.pad[i];
+            continue;
+          }
+          if (k0 >= g.k[i]) reached = false;
+          wp = wp.slice(2 + i, std::min(k0, g.k[i]), g.k[i], S);
+          t.k[i] = wp.size(2 + i), t.dil[i] = 1, t.pad[i] = t.k[i] - 1 - (phase[i] + g.pad[i] - k0) / S;
+        }
+        if (!reached) {
+          out.zero_();
+          continue;
+        }
+        run_forward(gy, wp.flip(taps), at::Tensor(), t, out);
+      }
+    }
     return gx;
   }
   Device& d = ocl_device(gy);
