@@ -126,6 +126,21 @@ __kernel void depthwise_conv_bwd_input(PTR_ARG(DTYPE, gy), DW_STRIDES(g), PTR_AR
   PTR(DTYPE, gx)[n * i_n + c * i_c + ih * i_h + iw * i_w] = (DTYPE)acc;
 }
 
+// The weight gradient's products at output position (oh, ow): acc[kh * KW + kw] += g * the
+// window tap's input in X (a sample's channel, strides x_h, x_w), taps outside the input skipped.
+#define DW_ACCUMULATE_TAPS(acc, g, X, oh, ow)                                               \
+  do {                                                                                      \
+    const int ih0_ = (oh) * SH - PH, iw0_ = (ow) * SW - PW;                                 \
+    _Pragma("unroll") for (int kh = 0; kh < KH; ++kh) {                                     \
+      const int ih = ih0_ + kh * DH;                                                        \
+      const bool row = ih >= 0 && ih < H;                                                   \
+      _Pragma("unroll") for (int kw = 0; kw < KW; ++kw) {                                   \
+        const int iw = iw0_ + kw * DWL;                                                     \
+        if (row && iw >= 0 && iw < W) acc[kh * KW + kw] += (g) * (ACC)(X)[ih * x_h + iw * x_w]; \
+      }                                                                                     \
+    }                                                                                       \
+  } while (0)
+
 // The weight gradient's partial sums: work-group (s, o) adds gy[n][o][oh][ow] * x[n][o / MULT]
 // [window tap] over the positions [s * chunk, (s + 1) * chunk) of all N * OH * OW, one
 // accumulator per tap, and stores part[s][o][kh][kw] (the host sums the slices). NDRange
@@ -146,17 +161,7 @@ void depthwise_conv_bwd_weight(PTR_ARG(DTYPE, gy), DW_STRIDES(g), PTR_ARG(DTYPE,
   for (; p < end; p += WG) {
     const ACC g = PTR(DTYPE, gy)[n * g_n + o * g_c + oh * g_h + ow * g_w];
     __global const DTYPE* X = PTR(DTYPE, x) + n * x_n + (o / MULT) * x_c;
-    const int ih0 = oh * SH - PH, iw0 = ow * SW - PW;
-#pragma unroll
-    for (int kh = 0; kh < KH; ++kh) {
-      const int ih = ih0 + kh * DH;
-      const bool row = ih >= 0 && ih < H;
-#pragma unroll
-      for (int kw = 0; kw < KW; ++kw) {
-        const int iw = iw0 + kw * DWL;
-        if (row && iw >= 0 && iw < W) acc[kh * KW + kw] += g * (ACC)X[ih * x_h + iw * x_w];
-      }
-    }
+    DW_ACCUMULATE_TAPS(acc, g, X, oh, ow);
     ow += step_w, oh += step_h;
     if (ow >= OW) ow -= OW, ++oh;
     while (oh >= OH) oh -= OH, ++n;
@@ -193,17 +198,7 @@ __kernel void depthwise_conv_bwd_weight_cl(PTR_ARG(DTYPE, gy), DW_STRIDES(g), PT
   for (; p < end; ++p) {
     const ACC g = G[n * g_n + oh * g_h + ow * g_w];
     __global const DTYPE* X = Xc + n * x_n;
-    const int ih0 = oh * SH - PH, iw0 = ow * SW - PW;
-#pragma unroll
-    for (int kh = 0; kh < KH; ++kh) {
-      const int ih = ih0 + kh * DH;
-      const bool row = ih >= 0 && ih < H;
-#pragma unroll
-      for (int kw = 0; kw < KW; ++kw) {
-        const int iw = iw0 + kw * DWL;
-        if (row && iw >= 0 && iw < W) acc[kh * KW + kw] += g * (ACC)X[ih * x_h + iw * x_w];
-      }
-    }
+    DW_ACCUMULATE_TAPS(acc, g, X, oh, ow);
     if (++ow == OW) {
       ow = 0;
       if (++oh == OH) oh = 0, ++n;
