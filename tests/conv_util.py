@@ -1,6 +1,10 @@
-"""What the convolution test files share: seeded inputs, and a convolution's output and
-gradients on one device, compared with another's."""
+"""What the convolution test files share: seeded inputs, a convolution's output and gradients on
+one device compared with the CPU's, and tuning entries set for a block."""
+import contextlib
+import warnings
+
 import torch
+import torch.nn.functional as F
 
 
 def randn(*shape, dtype=torch.float32, seed=0):
@@ -25,3 +29,33 @@ def assert_match(got, ref, **tol):
     for name, r, g in zip(["output", "grad_input", "grad_weight", "grad_bias"], ref, got):
         if r is not None:
             torch.testing.assert_close(g, r, **tol, msg=lambda m: f"{name}: {m}")
+
+
+def compare(f, x, w, b, tol, **kw):
+    """run() on ocl agrees with the CPU within tol; returns the ocl run's kernel launch counts."""
+    ref = run(f, x, w, b, "cpu", **kw)
+    torch.ocl._reset_launch_counts()
+    got = run(f, x, w, b, "ocl", **kw)
+    counts = torch.ocl._launch_counts()
+    assert_match(got, ref, **tol)
+    return counts
+
+
+@contextlib.contextmanager
+def tuning_entry(key, value):
+    """ocl:0's tuning entry `key` set to `value` for the block, then cleared."""
+    from torch_ocl import _C
+    _C._tuning_set(0, key, value)
+    try:
+        yield
+    finally:
+        _C._tuning_set(0, key, "")
+
+
+def assert_invalid_entry_warns(key, value, x, w, tol, **kw):
+    """With the tuning entry `key` set to the invalid `value`, F.conv2d(x, w, **kw) on ocl still
+    agrees with the CPU, and a warning names the entry."""
+    with tuning_entry(key, value), warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        torch.testing.assert_close(F.conv2d(x.to("ocl"), w.to("ocl"), **kw).cpu(), F.conv2d(x, w, **kw), **tol)
+    assert any(key in str(c.message) for c in caught), [str(c.message) for c in caught]

@@ -4,16 +4,12 @@ weight gradient and bias gradient against the CPU: channel multipliers, strides,
 dilations per dim, even and rectangular filters, channels_last and strided inputs, float64,
 1-D and transposed convolutions, many samples (the weight gradient's slices); shapes the kernels
 decline (more than 64 taps, 3-D) agree too."""
-import warnings
-
 import pytest
 import torch
 import torch.nn.functional as F
 
-from torch_ocl import _C
-
 from .conftest import requires_ocl
-from .conv_util import assert_match, randn as _randn, run as _run
+from .conv_util import assert_invalid_entry_warns, compare, randn as _randn, tuning_entry
 
 pytestmark = requires_ocl
 
@@ -29,11 +25,7 @@ def _check(f, x, w, b=None, *, runs=True, **kw):
     and dilated, else by the forward over flipped filters, once per phase of the stride) or must
     not."""
     tol = dict(atol=1e-10, rtol=1e-10) if x.dtype == torch.float64 else dict(atol=1e-4, rtol=1e-4)
-    ref = _run(f, x, w, b, "cpu", **kw)
-    torch.ocl._reset_launch_counts()
-    got = _run(f, x, w, b, "ocl", **kw)
-    counts = torch.ocl._launch_counts()
-    assert_match(got, ref, **tol)
+    counts = compare(f, x, w, b, tol, **kw)
     counts["depthwise_conv_bwd_weight"] = counts.get("depthwise_conv_bwd_weight", 0) + counts.get(WEIGHT_CL, 0)
     ran = [k for k in KERNELS if counts.get(k, 0) > 0]
     if not runs:
@@ -71,12 +63,9 @@ def test_depthwise_conv2d(xs, mult, k, kw, bias, layout):
     x = _randn(*xs, seed=1)
     if layout != "nchw":
         x = x.contiguous(memory_format=torch.channels_last)
-    _C._tuning_set(0, "conv/depthwise", "CHANNELS_INNER=1" if layout == "channels_last_inner" else "CHANNELS_INNER=0")
-    try:
+    with tuning_entry("conv/depthwise", f"CHANNELS_INNER={int(layout == 'channels_last_inner')}"):
         _check(F.conv2d, x, _randn(C * mult, 1, *k, seed=2), _randn(C * mult, seed=3) if bias else None, groups=C,
                **kw)
-    finally:
-        _C._tuning_set(0, "conv/depthwise", "")
 
 
 @pytest.mark.parametrize("cl", [False, True], ids=["nchw", "channels_last"])
@@ -128,17 +117,9 @@ def test_declined_shapes_agree(case):
 
 
 def test_invalid_tuning_entry_warns():
-    _C._tuning_set(0, "conv/depthwise", "CHANNELS_INNER=2")
-    try:
-        with warnings.catch_warnings(record=True) as caught:
-            warnings.simplefilter("always")
-            x = _randn(2, 4, 6, 6, seed=1).contiguous(memory_format=torch.channels_last)
-            w = _randn(4, 1, 3, 3, seed=2)
-            torch.testing.assert_close(F.conv2d(x.to("ocl"), w.to("ocl"), groups=4).cpu(), F.conv2d(x, w, groups=4),
-                                       atol=1e-4, rtol=1e-4)
-        assert any("conv/depthwise" in str(c.message) for c in caught), [str(c.message) for c in caught]
-    finally:
-        _C._tuning_set(0, "conv/depthwise", "")
+    x = _randn(2, 4, 6, 6, seed=1).contiguous(memory_format=torch.channels_last)
+    assert_invalid_entry_warns("conv/depthwise", "CHANNELS_INNER=2", x, _randn(4, 1, 3, 3, seed=2),
+                               dict(atol=1e-4, rtol=1e-4), groups=4)
 
 
 def test_empty_batch():

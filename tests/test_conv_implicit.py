@@ -5,16 +5,12 @@ tiles and two others. Compared with the CPU: 1-D and 2-D, strides, paddings, dil
 groups, output channels that are not a multiple of 4, transposed convolutions, channels_last
 and strided inputs, float64; shapes the kernels decline (input channels per group not a
 multiple of the K step, 3-D) take the im2col path and must agree too."""
-import warnings
-
 import pytest
 import torch
 import torch.nn.functional as F
 
-from torch_ocl import _C
-
 from .conftest import requires_ocl
-from .conv_util import assert_match, randn as _randn, run as _run
+from .conv_util import assert_invalid_entry_warns, compare, randn as _randn, run as _run, tuning_entry
 
 pytestmark = requires_ocl
 
@@ -26,20 +22,14 @@ CONFIGS = ["KERNEL=implicit", "KERNEL=implicit TILE_N=128 WPT_N=8", "KERNEL=impl
 def _no_winograd():
     # These tests are about conv.cl's kernels; Winograd (test_conv_winograd.py), the default
     # for 3x3 stride-1 layers of 32 channels or more (64 on CPU devices), is off here.
-    _C._tuning_set(0, "conv/winograd", "ENABLE=0")
-    try:
+    with tuning_entry("conv/winograd", "ENABLE=0"):
         yield
-    finally:
-        _C._tuning_set(0, "conv/winograd", "")
 
 
 @pytest.fixture(params=CONFIGS, ids=["default", "wide", "narrow"])
 def implicit(request):
-    _C._tuning_set(0, KEY, request.param)
-    try:
+    with tuning_entry(KEY, request.param):
         yield request.param
-    finally:
-        _C._tuning_set(0, KEY, "")
 
 
 def _expected(config, launched, w):
@@ -53,11 +43,7 @@ def _expected(config, launched, w):
 
 def _check(f, x, w, b=None, *, launched=(), **kw):
     tol = dict(atol=1e-10, rtol=1e-10) if x.dtype == torch.float64 else dict(atol=3e-4, rtol=3e-4)
-    ref = _run(f, x, w, b, "cpu", **kw)
-    torch.ocl._reset_launch_counts()
-    got = _run(f, x, w, b, "ocl", **kw)
-    counts = torch.ocl._launch_counts()
-    assert_match(got, ref, **tol)
+    counts = compare(f, x, w, b, tol, **kw)
     for kernel in launched:
         assert counts.get(kernel, 0) > 0, f"{kernel} did not run: {counts}"
 
@@ -169,8 +155,7 @@ def test_memory_formats_match_cpu(kernel, case):
         w = w.contiguous(memory_format=cl)
     transposed = case == "transposed"
     args = ([1] * (x.dim() - 2), [1] * (x.dim() - 2), [1] * (x.dim() - 2), transposed, [0] * (x.dim() - 2), 1)
-    _C._tuning_set(0, KEY, f"KERNEL={kernel}")
-    try:
+    with tuning_entry(KEY, f"KERNEL={kernel}"):
         got, ref = [], []
         for dev, out in (("cpu", ref), ("ocl", got)):
             xd, wd = x.to(dev), w.to(dev)
@@ -181,8 +166,6 @@ def test_memory_formats_match_cpu(kernel, case):
         for name, r, g in zip(["output", "grad_input", "grad_weight"], ref, got):
             assert _format(g) == _format(r), f"{name}: {_format(g)} on ocl, {_format(r)} on the CPU"
             torch.testing.assert_close(g.cpu(), r, atol=3e-4, rtol=3e-4)
-    finally:
-        _C._tuning_set(0, KEY, "")
 
 
 def test_strided_bias(implicit):
@@ -203,25 +186,14 @@ def test_declined_shapes_agree(implicit):
 def test_weight_gradient_slices(slice_groups):
     # SLICE_GROUPS sets how many slices of the positions the weight gradient sums: one, or as
     # many as the 16-step minimum allows.
-    _C._tuning_set(0, KEY, f"KERNEL=implicit SLICE_GROUPS={slice_groups}")
-    try:
+    with tuning_entry(KEY, f"KERNEL=implicit SLICE_GROUPS={slice_groups}"):
         _check(F.conv2d, _randn(3, 64, 11, 13, seed=1), _randn(32, 64, 3, 3, seed=2), padding=1,
                launched=("conv2d_bwd_weight",))
-    finally:
-        _C._tuning_set(0, KEY, "")
 
 
 def test_invalid_tuning_entry_warns():
-    _C._tuning_set(0, KEY, "KERNEL=implicit WPT_M=3")
-    try:
-        with warnings.catch_warnings(record=True) as caught:
-            warnings.simplefilter("always")
-            x, w = _randn(1, 16, 5, 5, seed=1), _randn(4, 16, 3, 3, seed=2)
-            torch.testing.assert_close(F.conv2d(x.to("ocl"), w.to("ocl")).cpu(), F.conv2d(x, w), atol=3e-4,
-                                       rtol=3e-4)
-        assert any("conv/forward" in str(c.message) for c in caught), [str(c.message) for c in caught]
-    finally:
-        _C._tuning_set(0, KEY, "")
+    assert_invalid_entry_warns(KEY, "KERNEL=implicit WPT_M=3", _randn(1, 16, 5, 5, seed=1),
+                               _randn(4, 16, 3, 3, seed=2), dict(atol=3e-4, rtol=3e-4))
 
 
 @pytest.mark.parametrize("xs, ws, kw", [

@@ -4,8 +4,6 @@ tuning entry "conv/winograd" lowers that to one channel. Output, input gradient,
 weight gradient and bias gradient against the CPU: paddings 0-2 and unequal ones, odd sizes
 (partial 2x2 tiles), channels_last and strided inputs, transposed convolutions, chunks of
 samples, slices of the weight gradient's tiles; shapes Winograd declines agree too."""
-import warnings
-
 import pytest
 import torch
 import torch.nn.functional as F
@@ -13,7 +11,7 @@ import torch.nn.functional as F
 from torch_ocl import _C
 
 from .conftest import requires_ocl
-from .conv_util import assert_match, randn as _randn, run as _run
+from .conv_util import assert_invalid_entry_warns, compare, randn as _randn, tuning_entry
 
 pytestmark = requires_ocl
 
@@ -23,23 +21,17 @@ KERNELS = ("winograd_input_tf", "winograd_filter_tf", "winograd_output_tf", "win
 
 @pytest.fixture
 def winograd():
+    """Winograd on for any channel count; the test may add keys through the returned setter."""
     def set_entry(extra=""):
         _C._tuning_set(0, KEY, f"ENABLE=1 MIN_CHANNELS=1 {extra}")
-    set_entry()
-    try:
+    with tuning_entry(KEY, "ENABLE=1 MIN_CHANNELS=1"):
         yield set_entry
-    finally:
-        _C._tuning_set(0, KEY, "")
 
 
 def _check(f, x, w, b=None, *, winograd_runs=True, **kw):
     """f on ocl against the CPU; winograd_runs: whether the Winograd kernels must (True) or must
     not (False) have run."""
-    ref = _run(f, x, w, b, "cpu", **kw)
-    torch.ocl._reset_launch_counts()
-    got = _run(f, x, w, b, "ocl", **kw)
-    counts = torch.ocl._launch_counts()
-    assert_match(got, ref, atol=3e-4, rtol=3e-4)
+    counts = compare(f, x, w, b, dict(atol=3e-4, rtol=3e-4), **kw)
     ran = [k for k in KERNELS if counts.get(k, 0) > 0]
     if winograd_runs:
         assert sorted(ran) == sorted(KERNELS), f"Winograd kernels that ran: {ran}"
@@ -141,12 +133,5 @@ def test_empty_batch(winograd):
 
 
 def test_invalid_tuning_entry_warns():
-    _C._tuning_set(0, KEY, "ENABLE=2")
-    try:
-        with warnings.catch_warnings(record=True) as caught:
-            warnings.simplefilter("always")
-            x, w = _randn(1, 4, 5, 5, seed=1), _randn(4, 4, 3, 3, seed=2)
-            torch.testing.assert_close(F.conv2d(x.to("ocl"), w.to("ocl")).cpu(), F.conv2d(x, w), atol=3e-4, rtol=3e-4)
-        assert any(KEY in str(c.message) for c in caught), [str(c.message) for c in caught]
-    finally:
-        _C._tuning_set(0, KEY, "")
+    assert_invalid_entry_warns(KEY, "ENABLE=2", _randn(1, 4, 5, 5, seed=1), _randn(4, 4, 3, 3, seed=2),
+                               dict(atol=3e-4, rtol=3e-4))
