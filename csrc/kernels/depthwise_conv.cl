@@ -42,10 +42,10 @@
 __kernel void depthwise_conv_fwd(PTR_ARG(DTYPE, x), DW_STRIDES(x), PTR_ARG(DTYPE, w), long w_o, long w_h, long w_w,
                                  PTR_ARG(DTYPE, bias), int use_bias, PTR_ARG(DTYPE, out), DW_STRIDES(o), int ci,
                                  DW_GEOM) {
-  const int groups = (OW + OPW - 1) / OPW;
+  const int per_row = (OW + OPW - 1) / OPW;  // work-items per output row
   const int pos = get_global_id(ci ? 1 : 0), o = get_global_id(ci ? 0 : 1), n = get_global_id(2);
-  if (pos >= OH * groups || o >= C * MULT) return;
-  const int oh = pos / groups, ow0 = (pos - oh * groups) * OPW;
+  if (pos >= OH * per_row || o >= C * MULT) return;
+  const int oh = pos / per_row, ow0 = (pos - oh * per_row) * OPW;
   __global const DTYPE* X = PTR(DTYPE, x) + n * x_n + (o / MULT) * x_c;
   __global const DTYPE* Wt = PTR(DTYPE, w) + o * w_o;
   const int ih0 = oh * SH - PH, iw0 = ow0 * SW - PW;

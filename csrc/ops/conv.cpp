@@ -286,7 +286,6 @@ void run_conv2d_fwd(const ConvConfig& cc, const at::Tensor& x, const at::Tensor&
   const size_t gn = static_cast<size_t>((NB * L + cc.tile_n - 1) / cc.tile_n);
   const size_t gm = static_cast<size_t>((M + cc.tile_m - 1) / cc.tile_m);
   const bool one = x.dim() == 3;  // (N, C, W)
-  auto i32 = [](int64_t v) { return static_cast<cl_int>(v); };
   launch(d, k, Range(gn * rts_n, gm * rts_m, static_cast<size_t>(groups)), Range(rts_n, rts_m, 1), buf(x), buf(wpack),
          buf_or_none(bias), buf(out), i32(NB), i32(CG), i32(q.H), i32(q.W), i32(q.OH), i32(q.OW),
          i32(M), i32(MP), i32(q.KH), i32(q.KW), i32(q.SH), i32(q.SW), i32(q.PH), i32(q.PW), i32(q.DH), i32(q.DW),
@@ -371,8 +370,7 @@ at::Tensor conv_input_grad_implicit(const at::Tensor& gy, const at::Tensor& w, c
 // where conv2d_fwd computes it (else as col2im leaves it).
 at::Tensor conv_input_grad(const at::Tensor& gy, const at::Tensor& w, const WindowGeom& g, int64_t groups,
                            c10::IntArrayRef in, at::MemoryFormat mf) {
-  if (winograd_geometry(g, groups) && gy.dim() == 4 && gy.size(2) == in[0] + 2 * g.pad[0] - 2 &&
-      gy.size(3) == in[1] + 2 * g.pad[1] - 2)
+  if (winograd_geometry(g, groups))
     if (at::Tensor gi = winograd_input_grad(gy, w, in[0], in[1], g.pad[0], g.pad[1], mf); gi.defined()) return gi;
   if (at::Tensor gi = depthwise_conv_input_grad(gy, w, g, groups, in, mf); gi.defined()) return gi;
   if (at::Tensor gi = conv_input_grad_implicit(gy, w, g, groups, in, mf); gi.defined()) return gi;
@@ -425,7 +423,6 @@ at::Tensor conv_weight_grad_implicit(const at::Tensor& gy, const at::Tensor& x, 
   Kernel& k = conv_kernel(d, t, cc, "conv2d_bwd_weight", cl);
   const size_t rts_m = cc.tile_m / cc.wpt_m, rts_n = cc.tile_n / cc.wpt_n;
   const size_t gm = static_cast<size_t>((M + cc.tile_m - 1) / cc.tile_m);
-  auto i32 = [](int64_t v) { return static_cast<cl_int>(v); };
   const bool one = g.nd == 1;  // (N, C, W)
   launch(d, k, Range(static_cast<size_t>(J / cc.tile_n) * rts_n, gm * rts_m, static_cast<size_t>(groups * S)),
          Range(rts_n, rts_m, 1), buf(gy), buf(x), buf(ws), i32(NB), i32(CG), i32(q.H), i32(q.W), i32(q.OH),

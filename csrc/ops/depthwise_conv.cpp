@@ -47,8 +47,6 @@ Kernel& dw_kernel(Device& d, at::ScalarType t, const WindowGeom& g, const char* 
   return get_kernel(d, "depthwise_conv", opts, name);
 }
 
-cl_int i32(int64_t v) { return static_cast<cl_int>(v); }
-
 // Whether the forward and the input gradient over channels-last tensors run work-items along
 // channels (coalesced reads; GPUs) or along positions (CPU devices: PoCL, batch 8,
 // channels_last, ms, fwd / dX: 7x7 96ch at 28^2 11.2 / 11.5 along positions, 12.8 / 12.9 along
@@ -59,15 +57,19 @@ bool channels_inner_on(const Device& d) {
   const std::string v = tuning::lookup(d, "conv/depthwise");
   if (v == "CHANNELS_INNER=1") return true;
   if (v == "CHANNELS_INNER=0") return false;
-  if (!v.empty()) TORCH_WARN_ONCE("torch_ocl: ignoring tuning entry conv/depthwise '", v, "'");
+  if (!v.empty()) {
+    TORCH_WARN_ONCE("torch_ocl: ignoring tuning entry conv/depthwise '", v, "'");
+  }
   return !d.info.is_cpu();
 }
 
+// Whether t is channels-last: unit channel stride (over more than one channel).
+bool unit_channel_stride(const at::Tensor& t) { return t.stride(1) == 1 && t.size(1) > 1; }
+
 // Whether the forward and the input gradient over `src` run work-items along channels: src is
-// channels-last (unit channel stride), the device takes that order, and src's plane fits
-// NDRange dim 1.
+// channels-last, the device takes that order, and src's plane fits NDRange dim 1.
 bool channels_inner(const at::Tensor& src, int64_t plane) {
-  return src.stride(1) == 1 && src.size(1) > 1 && plane <= kMaxGrid && channels_inner_on(ocl_device(src));
+  return unit_channel_stride(src) && plane <= kMaxGrid && channels_inner_on(ocl_device(src));
 }
 
 // The NDRange over (plane, channels, samples), or (channels, plane, samples) for `ci`:
@@ -173,7 +175,7 @@ at::Tensor depthwise_conv_weight_grad(const at::Tensor& gy, const at::Tensor& x,
   // (depthwise_conv_bwd_weight_cl), about 4 * kWeightGroup work-items per compute unit, at
   // least 16 positions each. PoCL, batch 8, channels_last, ms, the first form -> the second:
   // 3x3 144ch at 28^2 3.95 -> 2.82, stride 2 1.67 -> 0.75, 7x7 96ch 12.8 -> 8.3.
-  const bool ci = x.stride(1) == 1 && C > 1;
+  const bool ci = unit_channel_stride(x);
   int64_t S = ci ? std::min((4 * cu * kWeightGroup + OC - 1) / OC, (positions + 15) / 16)
                  : std::min((4 * cu + OC - 1) / OC, (positions + 4 * kWeightGroup - 1) / (4 * kWeightGroup));
   S = std::clamp<int64_t>(S, 1, kMaxGrid);

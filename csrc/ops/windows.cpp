@@ -61,7 +61,9 @@ bool sum_back_by_rows(const Device& d) {
   const std::string v = tuning::lookup(d, "windows/sum_back");
   if (v == "KERNEL=rows") return true;
   if (v == "KERNEL=elements") return false;
-  if (!v.empty()) TORCH_WARN_ONCE("torch_ocl: ignoring tuning entry windows/sum_back '", v, "'");
+  if (!v.empty()) {
+    TORCH_WARN_ONCE("torch_ocl: ignoring tuning entry windows/sum_back '", v, "'");
+  }
   return d.info.is_cpu();
 }
 }  // namespace

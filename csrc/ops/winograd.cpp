@@ -98,8 +98,6 @@ int64_t samples_per_chunk(const WinogradConfig& c, const Device& d, int64_t tile
   return std::max<int64_t>(1, tiles / std::max<int64_t>(tiles_per_sample, 1));
 }
 
-cl_int i32(int64_t v) { return static_cast<cl_int>(v); }
-
 Kernel& wg_kernel(Device& d, const char* name) { return get_kernel(d, "winograd", "", name); }
 
 // w (O', I', 3, 3) as the filters of a convolution with O output and I input channels:
@@ -158,8 +156,8 @@ void winograd_conv(const WinogradConfig& c, const at::Tensor& src, const at::Ten
     const at::Tensor m = ci ? at::bmm(v, u) : at::bmm(u.transpose(1, 2), v);
     const Range global = ci ? Range(O, T) : Range(T, O);
     launch(d, k, global, local_wu(ci ? O : T), buf(m), i32(O), i32(T), i32(ld), cl_int(ci), i32(TP), i32(TQ),
-           i32(P), i32(Q), buf_or_none(bias), cl_int(bias.defined()), buf(o), cl_long(o.stride(0)), cl_long(o.stride(1)),
-           cl_long(o.stride(2)), cl_long(o.stride(3)));
+           i32(P), i32(Q), buf_or_none(bias), cl_int(bias.defined()), buf(o), cl_long(o.stride(0)),
+           cl_long(o.stride(1)), cl_long(o.stride(2)), cl_long(o.stride(3)));
   }
 }
 
@@ -178,6 +176,8 @@ at::Tensor winograd_forward(const at::Tensor& x, const at::Tensor& w, const at::
 
 at::Tensor winograd_input_grad(const at::Tensor& gy, const at::Tensor& w, int64_t H, int64_t W, int64_t pad_h,
                                int64_t pad_w, at::MemoryFormat mf) {
+  // gy must be that convolution's output (a transposed convolution's output padding would break it).
+  if (gy.dim() != 4 || gy.size(2) != H + 2 * pad_h - 2 || gy.size(3) != W + 2 * pad_w - 2) return {};
   const int64_t K = gy.size(1), C = w.size(1);
   const auto c = usable(gy, K, C, {gy.size(2), gy.size(3), H, W, pad_h, pad_w, tiles(gy.size(0), H, W)});
   if (!c) return {};

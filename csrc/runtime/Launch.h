@@ -31,6 +31,8 @@ Buf buf(const at::Tensor& t);
 inline Buf buf_or_none(const at::Tensor& t) { return t.defined() ? buf(t) : Buf{}; }
 // Buffer of a raw device pointer (e.g. TensorIterator::data_ptr).
 Buf buf_ptr(const void* p);
+// A size, stride or index as a kernel's `int` argument (the caller has checked that it fits).
+inline cl_int i32(int64_t v) { return static_cast<cl_int>(v); }
 
 // Device of t (which must be an ocl tensor), initialized.
 Device& ocl_device(const at::Tensor& t);
