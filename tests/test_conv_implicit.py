@@ -183,12 +183,13 @@ def test_declined_shapes_agree(implicit):
 
 
 @pytest.mark.parametrize("slice_groups", [1, 64])
-def test_weight_gradient_slices(slice_groups):
+@pytest.mark.parametrize("groups", [1, 2])
+def test_weight_gradient_slices(slice_groups, groups):
     # SLICE_GROUPS sets how many slices of the positions the weight gradient sums: one, or as
-    # many as the 16-step minimum allows.
+    # many as the 16-step minimum allows; with groups, each group's slices are summed apart.
     with tuning_entry(KEY, f"KERNEL=implicit SLICE_GROUPS={slice_groups}"):
-        _check(F.conv2d, _randn(3, 64, 11, 13, seed=1), _randn(32, 64, 3, 3, seed=2), padding=1,
-               launched=("conv2d_bwd_weight",))
+        _check(F.conv2d, _randn(3, 64, 11, 13, seed=1), _randn(32, 64 // groups, 3, 3, seed=2), padding=1,
+               groups=groups, launched=("conv2d_bwd_weight",))
 
 
 def test_invalid_tuning_entry_warns():

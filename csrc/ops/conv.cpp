@@ -416,7 +416,7 @@ at::Tensor conv_weight_grad_implicit(const at::Tensor& gy, const at::Tensor& x, 
                                             (R + min_chunk - 1) / min_chunk));
   const int64_t chunk = ((R + S - 1) / S + cc.tile_k - 1) / cc.tile_k * cc.tile_k;
   S = (R + chunk - 1) / chunk;
-  at::Tensor ws = at::empty({S, groups, M, J}, x.options());
+  at::Tensor ws = at::empty({groups, S, M, J}, x.options());  // work-group z = g * S + s writes ws[g][s]
   // A's and B's rows are positions (TILE_K per step), their columns channels.
   const bool cl = M % 4 == 0 && channel_vectors(gy) && channel_vectors(x) && vectors_split(cc, cc.tile_k, cc.tile_m) &&
                   vectors_split(cc, cc.tile_k, cc.tile_n);
@@ -430,9 +430,9 @@ at::Tensor conv_weight_grad_implicit(const at::Tensor& gy, const at::Tensor& x, 
          cl_long(gy.stride(0)), i32(gy.stride(1)), i32(one ? 0 : gy.stride(2)), i32(gy.stride(one ? 2 : 3)),
          cl_long(x.stride(0)), i32(x.stride(1)), i32(one ? 0 : x.stride(2)), i32(x.stride(one ? 2 : 3)), i32(S),
          i32(chunk));
-  // [S][G][M][KH][KW][CG] summed over the slices into w's (G*M, CG, KH, KW) order.
-  const std::array<int64_t, 1> slices{0};
-  const at::Tensor dw = ws.view({S, groups, M, q.KH, q.KW, CG}).permute({0, 1, 2, 5, 3, 4}).sum(slices);
+  // [G][S][M][KH][KW][CG] summed over the slices into w's (G*M, CG, KH, KW) order.
+  const std::array<int64_t, 1> slices{1};
+  const at::Tensor dw = ws.view({groups, S, M, q.KH, q.KW, CG}).permute({0, 1, 2, 5, 3, 4}).sum(slices);
   return dw.reshape(w.sizes());
 }
 
