@@ -3,8 +3,8 @@ stride-1 input gradient, conv2d_bwd_weight for the weight gradient), the GPU def
 through the tuning entry "conv/forward" on whatever device runs the tests, in the default
 tiles and two others. Compared with the CPU: 1-D and 2-D, strides, paddings, dilations,
 groups, output channels that are not a multiple of 4, transposed convolutions, channels_last
-and strided inputs, float64; shapes the kernels decline (input channels per group not a
-multiple of the K step, 3-D) take the im2col path and must agree too."""
+and strided inputs, float64; channel counts per group that are not a multiple of the K step
+(through the tap table); 3-D convolutions, which take the im2col path, must agree too."""
 import pytest
 import torch
 import torch.nn.functional as F
@@ -32,15 +32,6 @@ def implicit(request):
         yield request.param
 
 
-def _expected(config, launched, w):
-    """`launched` less conv2d_bwd_weight where the weight gradient's column tile (TILE_N of
-    `config`; without tile keys 64, or 32 or 16 for groups of that many channels) does not divide
-    the input channels per group (that gradient then takes im2col)."""
-    if "TILE_N=" in config:
-        return tuple(k for k in launched if k != "conv2d_bwd_weight" or w.shape[1] % int(config.split("TILE_N=")[1].split()[0]) == 0)
-    return tuple(k for k in launched if k != "conv2d_bwd_weight" or w.shape[1] % 16 == 0)
-
-
 def _check(f, x, w, b=None, *, launched=(), **kw):
     tol = dict(atol=1e-10, rtol=1e-10) if x.dtype == torch.float64 else dict(atol=3e-4, rtol=3e-4)
     counts = compare(f, x, w, b, tol, **kw)
@@ -58,7 +49,13 @@ CASES = [  # (x shape, w shape, conv kwargs, the implicit kernels expected to ru
     ((2, 64, 8, 8), (16, 64, 3, 3), dict(stride=3), ("conv2d_fwd", "conv2d_bwd_weight")),
     ((2, 64, 5, 5), (8, 64, 5, 5), dict(padding=4), ("conv2d_fwd", "conv2d_bwd_weight")),  # windows mostly padding
     ((1, 16, 40, 37), (16, 16, 3, 3), dict(padding=1), ("conv2d_fwd", "conv2d_bwd_weight")),  # many tiles
-    ((2, 3, 9, 9), (16, 3, 3, 3), dict(padding=1), ()),  # 3 input channels: im2col
+    # Input channels per group not a multiple of the K step: the tap table, K padded with zeros
+    ((2, 3, 9, 9), (16, 3, 3, 3), dict(padding=1), ("conv2d_fwd", "conv2d_bwd_weight")),
+    ((2, 3, 23, 21), (64, 3, 7, 7), dict(stride=2, padding=3), ("conv2d_fwd", "conv2d_bwd_weight")),  # a stem
+    ((2, 32, 8, 9), (32, 8, 3, 3), dict(padding=1, groups=4), ("conv2d_fwd", "conv2d_bwd_weight")),
+    ((2, 10, 9, 8), (14, 5, 3, 2), dict(stride=(2, 1), padding=(2, 1), dilation=(2, 3), groups=2),
+     ("conv2d_fwd", "conv2d_bwd_weight")),
+    ((2, 24, 7, 7), (20, 24, 1, 1), dict(), ("conv2d_fwd", "conv2d_bwd_weight")),
     # 128 output channels over many positions: 128x64 tiles unless the entry fixes the tiles
     ((2, 64, 24, 24), (128, 64, 3, 3), dict(padding=1), ("conv2d_fwd", "conv2d_bwd_weight")),
     ((2, 64, 10, 10), (128, 64, 1, 1), dict(), ("conv2d_fwd", "conv2d_bwd_weight")),  # sliced weight gradient
@@ -70,14 +67,41 @@ CASES = [  # (x shape, w shape, conv kwargs, the implicit kernels expected to ru
 def test_conv2d(implicit, xs, ws, kw, launched, bias):
     b = _randn(ws[0], seed=3) if bias else None
     w = _randn(*ws, seed=2)
-    _check(F.conv2d, _randn(*xs, seed=1), w, b, launched=_expected(implicit, launched, w), **kw)
+    _check(F.conv2d, _randn(*xs, seed=1), w, b, launched=launched, **kw)
 
 
 @pytest.mark.parametrize("kw", [dict(padding=2), dict(stride=3, padding=1, dilation=2)])
-def test_conv1d(implicit, kw):
-    w = _randn(20, 64, 5, seed=2)
-    _check(F.conv1d, _randn(2, 64, 50, seed=1), w, _randn(20, seed=3),
-           launched=_expected(implicit, ("conv2d_fwd", "conv2d_bwd_weight"), w), **kw)
+@pytest.mark.parametrize("channels", [64, 3])
+def test_conv1d(implicit, kw, channels):
+    w = _randn(20, channels, 5, seed=2)
+    _check(F.conv1d, _randn(2, channels, 50, seed=1), w, _randn(20, seed=3),
+           launched=("conv2d_fwd", "conv2d_bwd_weight"), **kw)
+
+
+@pytest.mark.parametrize("case", ["channels_last", "float64", "view"])
+def test_tap_table_layouts(implicit, case):
+    # The tap table holds c * (the input's channel stride): channels-last (stride 1) and a
+    # channel-strided view read through it as well as NCHW does.
+    dtype = torch.float64 if case == "float64" else torch.float32
+    x = _randn(2, 6, 11, 10, dtype=dtype, seed=1)
+    if case == "channels_last":
+        x = x.contiguous(memory_format=torch.channels_last)
+    if case == "view":
+        x = _randn(2, 12, 11, 10, seed=1)[:, ::2]
+    _check(F.conv2d, x, _randn(12, 6, 5, 3, dtype=dtype, seed=2), _randn(12, dtype=dtype, seed=3), stride=(2, 1),
+           padding=(2, 1), launched=("conv2d_fwd", "conv2d_bwd_weight"))
+
+
+def test_tap_table_padding_reads_nothing(implicit):
+    # K = 27 is padded to whole steps with zero weights; the padded depths must not load the input
+    # (an infinity there times a zero weight would be NaN).
+    x = _randn(1, 3, 6, 6, seed=1)
+    x[0, 2, 5, 5] = float("inf")
+    x[0, 0, 0, 0] = float("-inf")
+    w = _randn(8, 3, 3, 3, seed=2)
+    got = F.conv2d(x.to("ocl"), w.to("ocl"), padding=1).cpu()
+    torch.testing.assert_close(got, F.conv2d(x, w, padding=1), atol=3e-4, rtol=3e-4, equal_nan=True)
+    assert torch.isfinite(got[0, :, 2:4, 2:4]).all()
 
 
 @pytest.mark.parametrize("stride", [1, 2])
@@ -127,7 +151,7 @@ def test_channel_vector_reads(implicit, case):
         w = w.contiguous(memory_format=cl)
     launched = ("conv2d_fwd", "conv2d_bwd_weight")
     _check(F.conv2d, x, w, _randn(m, dtype=dtype, seed=3), padding=1, stride=(1, 2) if case == "nhwc64" else 1,
-           launched=_expected(implicit, launched, w))
+           launched=launched)
 
 
 def _format(t):
@@ -177,9 +201,8 @@ def test_strided_bias(implicit):
 
 
 def test_declined_shapes_agree(implicit):
-    # 3-D convolutions and odd channel counts per group run on the columns.
+    # 3-D convolutions run on the columns.
     _check(F.conv3d, _randn(2, 16, 4, 5, 6, seed=1), _randn(8, 16, 3, 3, 3, seed=2), padding=1)
-    _check(F.conv2d, _randn(2, 20, 6, 6, seed=1), _randn(8, 10, 3, 3, seed=2), groups=2, padding=1)
 
 
 @pytest.mark.parametrize("slice_groups", [1, 64])
@@ -203,7 +226,9 @@ def test_invalid_tuning_entry_warns():
     ((2, 64, 10, 11), (32, 64, 3, 2), dict(stride=(3, 2), padding=(1, 0))),
     ((2, 64, 8, 8), (16, 64, 3, 3), dict(stride=(1, 2), dilation=(2, 1), padding=2)),
     ((2, 64, 13), (16, 64, 4), dict(stride=3, padding=2)),
-], ids=range(5))
+    ((2, 8, 9, 10), (10, 8, 3, 3), dict(stride=2, padding=1)),  # 10 output channels: phases on the tap table
+    ((2, 12, 11, 9), (6, 4, 5, 3), dict(stride=(2, 3), padding=(2, 1), groups=3)),
+], ids=range(7))
 def test_strided_input_gradient(implicit, xs, ws, kw):
     # A strided convolution's input gradient runs one conv2d_fwd per phase of the stride and no
     # col2im (window sum).

@@ -5,9 +5,14 @@
 //   k = (kh * KW + kw) * CG + c: tap-major over the group's CG input channels,
 //   A: the weight, packed by the host as [G][K][MP] (MP = M rounded up to 4, zero-padded),
 //   B[k, n] = x[b, g*CG + c, oh*SH - PH + kh*DH, ow*SW - PW + kw*DW], zero outside the input.
-// CG is a multiple of TILE_K (the host checks), so each K step of TILE_K lies within one
-// tap: its window offset and bounds check hold for all of the step's loads of a work-item,
-// and the work-items walk the taps by counters, without divisions. The tiling follows
+// Where CG is a multiple of TILE_K, each K step of TILE_K lies within one tap: its window offset
+// and bounds check hold for all of the step's loads of a work-item, and the work-items walk the
+// taps by counters, without divisions. Other channel counts (3-channel image inputs, small
+// groups) take TAP_TABLE: K is padded to KP, a multiple of TILE_K, the weight's padded rows are
+// zero, and each k's tap and channel come from a host-built table of int4 entries
+// (kh * DH, kw * DW, c * xs_c, valid), valid 0 for k >= K, so the loads need no divisions
+// either. The weight gradient reads its columns j = (kh * KW + kw) * CG + c through the same
+// table. The tiling follows
 // gemm.cl's gemm_tiled_fwd: a TILE_M x TILE_N output tile per work-group, WPT_M x WPT_N per
 // work-item in 4x4 blocks, the next step's loads in registers while the current one
 // computes, two local buffers and one barrier per step.
@@ -37,6 +42,13 @@
 
 #ifndef CHANNELS_LAST
 #define CHANNELS_LAST 0  // 1: the inputs' channels are unit-stride with 4-aligned strides: read as 4-vectors
+#endif
+
+#ifndef TAP_TABLE
+#define TAP_TABLE 0  // 1: k's (or the weight gradient's column j's) tap and channel from the table ktab
+#endif
+#if TAP_TABLE && CHANNELS_LAST
+#error "conv: the tap table reads scalars (CHANNELS_LAST=0)"
 #endif
 
 #ifndef OUT_VEC
@@ -96,7 +108,8 @@
 // output has any strides (os_*). Paddings and dilations may be negative: the strided input
 // gradient's phases (conv.cpp) walk their taps backwards.
 __kernel __attribute__((reqd_work_group_size(RTS_N, RTS_M, 1)))
-void conv2d_fwd(PTR_ARG(DTYPE, x), PTR_ARG(DTYPE, wpack), PTR_ARG(DTYPE, bias), PTR_ARG(DTYPE, out), int NB, int CG,
+void conv2d_fwd(PTR_ARG(DTYPE, x), PTR_ARG(DTYPE, wpack), PTR_ARG(int, ktab), PTR_ARG(DTYPE, bias), PTR_ARG(DTYPE, out),
+                int NB, int CG,
                 int H, int W, int OH, int OW, int M, int MP, int KH, int KW, int SH, int SW, int PH, int PW, int DH,
                 int DW, long xs_b, int xs_c, int xs_h, int xs_w, long os_b, long os_c, long os_h, long os_w,
                 int has_bias) {
@@ -107,10 +120,11 @@ void conv2d_fwd(PTR_ARG(DTYPE, x), PTR_ARG(DTYPE, wpack), PTR_ARG(DTYPE, bias), 
   const int tx = get_local_id(0), ty = get_local_id(1), tid = ty * RTS_N + tx;
   const int n0 = get_group_id(0) * TILE_N, m0 = get_group_id(1) * TILE_M, g = get_group_id(2);
   const int L = OH * OW, NT = NB * L, K = KH * KW * CG;
+  const int KP = TAP_TABLE ? (K + TILE_K - 1) / TILE_K * TILE_K : K;  // wpack's rows per group
 
   // This work-item's A vectors: depth a_k + j * (NTHREADS / (TILE_M / 4)), columns a_m..a_m+3.
   const int a_m = (tid % (TILE_M / 4)) * 4, a_k = tid / (TILE_M / 4);
-  __global const DTYPE* ap = PTR(DTYPE, wpack) + ((long)g * K + a_k) * MP + min(m0 + a_m, MP - 4);
+  __global const DTYPE* ap = PTR(DTYPE, wpack) + ((long)g * KP + a_k) * MP + min(m0 + a_m, MP - 4);
   const bool a_in = m0 + a_m < MP;
 #if CHANNELS_LAST
   // Its B columns b_n + j * BV_STEP, channels b_c..b_c+3 (xs_c is 1): each column's window origin.
@@ -132,7 +146,12 @@ void conv2d_fwd(PTR_ARG(DTYPE, x), PTR_ARG(DTYPE, wpack), PTR_ARG(DTYPE, bias), 
   const bool n_in = n < NT;
   const int nb = n_in ? n / L : 0, pos = n_in ? n % L : 0;
   const int ih0 = (pos / OW) * SH - PH, iw0 = (pos % OW) * SW - PW;
+#if TAP_TABLE
+  __global const DTYPE* xp = PTR(DTYPE, x) + nb * xs_b + (long)g * CG * xs_c;
+  __global const int* kt = PTR(int, ktab) + 4 * b_k;  // row b_k's entry of the step being loaded
+#else
   __global const DTYPE* xp = PTR(DTYPE, x) + nb * xs_b + (long)(g * CG + b_k) * xs_c;
+#endif
   DTYPE rb[B_ELEMS];
 #endif
 
@@ -143,7 +162,9 @@ void conv2d_fwd(PTR_ARG(DTYPE, x), PTR_ARG(DTYPE, wpack), PTR_ARG(DTYPE, bias), 
     for (int j = 0; j < WPT_N; ++j) acc[i][j] = 0;
 
   V4 ra[A_VECS];
+#if !TAP_TABLE
   int kh = 0, kw = 0, c0 = 0;  // the tap and first channel of the step being loaded
+#endif
 #define CONV_LOAD_STEP()                                                                          \
   do {                                                                                            \
     _Pragma("unroll") for (int j = 0; j < A_VECS; ++j) ra[j] =                                    \
@@ -162,6 +183,16 @@ void conv2d_fwd(PTR_ARG(DTYPE, x), PTR_ARG(DTYPE, wpack), PTR_ARG(DTYPE, bias), 
     __local DTYPE* bs = Bs + ((buf) * TILE_K + b_c) * LDB + b_n + j * BV_STEP;                    \
     bs[0] = rb[j].s0, bs[LDB] = rb[j].s1, bs[2 * LDB] = rb[j].s2, bs[3 * LDB] = rb[j].s3;         \
   }
+#elif TAP_TABLE
+#define CONV_LOAD_B()                                                                             \
+  _Pragma("unroll") for (int j = 0; j < B_ELEMS; ++j) {                                           \
+    const int4 e = vload4(j * B_ROWS, kt);                                                        \
+    const int ih = ih0 + e.x, iw = iw0 + e.y;                                                     \
+    const bool in = n_in && e.w && ih >= 0 && ih < H && iw >= 0 && iw < W;                       \
+    rb[j] = in ? xp[e.z + ih * xs_h + iw * xs_w] : 0;                                             \
+  }
+#define CONV_STORE_B(buf)                                                                         \
+  _Pragma("unroll") for (int j = 0; j < B_ELEMS; ++j) Bs[((buf) * TILE_K + b_k + j * B_ROWS) * LDB + b_n] = rb[j];
 #else
 #define CONV_LOAD_B()                                                                             \
   const int ih = ih0 + kh * DH, iw = iw0 + kw * DW;                                               \
@@ -178,7 +209,7 @@ void conv2d_fwd(PTR_ARG(DTYPE, x), PTR_ARG(DTYPE, wpack), PTR_ARG(DTYPE, bias), 
     CONV_STORE_B(buf);                                                                            \
   } while (0)
 
-  const int steps = K / TILE_K;
+  const int steps = KP / TILE_K;
   CONV_LOAD_STEP();
   CONV_STORE_STEP(0);
   barrier(CLK_LOCAL_MEM_FENCE);
@@ -187,11 +218,15 @@ void conv2d_fwd(PTR_ARG(DTYPE, x), PTR_ARG(DTYPE, wpack), PTR_ARG(DTYPE, bias), 
     const bool more = t + 1 < steps;
     if (more) {  // the next step: the next TILE_K channels, or the next tap
       ap += TILE_K * MP;
+#if TAP_TABLE
+      kt += 4 * TILE_K;
+#else
       c0 += TILE_K;
       if (c0 == CG) {
         c0 = 0;
         if (++kw == KW) kw = 0, ++kh;
       }
+#endif
       CONV_LOAD_STEP();
     }
     CONV_COMPUTE(cur);
@@ -237,7 +272,9 @@ void conv2d_fwd(PTR_ARG(DTYPE, x), PTR_ARG(DTYPE, wpack), PTR_ARG(DTYPE, bias), 
 
 // The weight gradient, slice z % S of K for group z / S: ws[z][m][j] = sum over the slice's
 // positions r = (b, oh, ow) of gy[b, g*M + m, oh, ow] * x[b, g*CG + c, ih, iw], j = (kh * KW + kw)
-// * CG + c (CG is a multiple of TILE_N, so a column tile lies within one tap). Work-item tid
+// * CG + c (where CG is a multiple of TILE_N a column tile lies within one tap; otherwise
+// TAP_TABLE gives each column its tap and channel, and the grid covers ceil(J / TILE_N) tiles,
+// storing only columns below J). Work-item tid
 // loads, per K step, position tid % TILE_K of A's and B's rows (coalesced along the positions)
 // for every RQ-th column. Local-size (RTS_N, RTS_M, 1); global (J / TILE_N * RTS_N,
 // ceil(M / TILE_M) * RTS_M, G * S); `chunk` positions per slice, a multiple of TILE_K.
@@ -258,7 +295,8 @@ void conv2d_fwd(PTR_ARG(DTYPE, x), PTR_ARG(DTYPE, wpack), PTR_ARG(DTYPE, bias), 
 #endif
 #endif
 __kernel __attribute__((reqd_work_group_size(RTS_N, RTS_M, 1)))
-void conv2d_bwd_weight(PTR_ARG(DTYPE, gy), PTR_ARG(DTYPE, x), PTR_ARG(DTYPE, ws), int NB, int CG, int H, int W,
+void conv2d_bwd_weight(PTR_ARG(DTYPE, gy), PTR_ARG(DTYPE, x), PTR_ARG(int, ktab), PTR_ARG(DTYPE, ws), int NB, int CG,
+                       int H, int W,
                        int OH, int OW, int M, int KH, int KW, int SH, int SW, int PH, int PW, int DH, int DW, long gs_b,
                        int gs_c, int gs_h, int gs_w, long xs_b, int xs_c, int xs_h, int xs_w, int S, int chunk) {
   __local V4 As4[2 * TILE_K * LDA / 4];
@@ -272,7 +310,12 @@ void conv2d_bwd_weight(PTR_ARG(DTYPE, gy), PTR_ARG(DTYPE, x), PTR_ARG(DTYPE, ws)
   const int dh = (tap / KW) * DH - PH, dw = (tap % KW) * DW - PW;  // the tap's offset from a window origin
   const int r_first = s * chunk, r_end = min(r_first + chunk, NB * L), rl = tid % TILE_K, q = tid / TILE_K;
   __global const DTYPE* gp = PTR(DTYPE, gy) + (long)(g * M + m0 + q) * gs_c;
+#if TAP_TABLE
+  __global const DTYPE* xp = PTR(DTYPE, x) + (long)g * CG * xs_c;
+  __global const int* jt = PTR(int, ktab) + 4 * (j0 + q);  // column j0 + q's entry
+#else
   __global const DTYPE* xp = PTR(DTYPE, x) + (long)(g * CG + c0 + q) * xs_c;
+#endif
 
   DTYPE acc[WPT_M][WPT_N];
 #pragma unroll
@@ -313,6 +356,24 @@ void conv2d_bwd_weight(PTR_ARG(DTYPE, gy), PTR_ARG(DTYPE, x), PTR_ARG(DTYPE, ws)
   } while (0)
 #else
   DTYPE ra[TILE_M / RQ], rb[TILE_N / RQ];
+#if TAP_TABLE
+  // Each of the work-item's columns q + i * RQ has its own tap and channel.
+#define WGRAD_LOAD_X()                                                                            \
+  const int ih0 = oh * SH - PH, iw0 = ow * SW - PW;                                               \
+  __global const DTYPE* xb = xp + b * xs_b;                                                       \
+  _Pragma("unroll") for (int i = 0; i < TILE_N / RQ; ++i) {                                       \
+    const int4 e = vload4(i * RQ, jt);                                                            \
+    const int ih = ih0 + e.x, iw = iw0 + e.y;                                                     \
+    const bool in = r_in && e.w && ih >= 0 && ih < H && iw >= 0 && iw < W;                       \
+    rb[i] = in ? xb[e.z + ih * xs_h + iw * xs_w] : 0;                                             \
+  }
+#else
+#define WGRAD_LOAD_X()                                                                            \
+  const int ih = oh * SH + dh, iw = ow * SW + dw;                                                 \
+  const bool in = r_in && ih >= 0 && ih < H && iw >= 0 && iw < W;                                 \
+  __global const DTYPE* xb = xp + b * xs_b + (in ? ih * xs_h + iw * xs_w : 0);                    \
+  _Pragma("unroll") for (int i = 0; i < TILE_N / RQ; ++i) rb[i] = in ? xb[i * RQ * xs_c] : 0;
+#endif
 #define WGRAD_LOAD_STEP(r0)                                                                       \
   do {                                                                                            \
     const int r = (r0) + rl;                                                                      \
@@ -321,10 +382,7 @@ void conv2d_bwd_weight(PTR_ARG(DTYPE, gy), PTR_ARG(DTYPE, x), PTR_ARG(DTYPE, ws)
     __global const DTYPE* ga = gp + b * gs_b + oh * gs_h + ow * gs_w;                             \
     _Pragma("unroll") for (int i = 0; i < TILE_M / RQ; ++i) ra[i] =                               \
         r_in && m0 + q + i * RQ < M ? ga[(long)i * RQ * gs_c] : 0;                                \
-    const int ih = oh * SH + dh, iw = ow * SW + dw;                                               \
-    const bool in = r_in && ih >= 0 && ih < H && iw >= 0 && iw < W;                               \
-    __global const DTYPE* xb = xp + b * xs_b + (in ? ih * xs_h + iw * xs_w : 0);                  \
-    _Pragma("unroll") for (int i = 0; i < TILE_N / RQ; ++i) rb[i] = in ? xb[i * RQ * xs_c] : 0;   \
+    WGRAD_LOAD_X();                                                                               \
   } while (0)
 #define WGRAD_STORE_STEP(buf)                                                                     \
   do {                                                                                            \
@@ -354,6 +412,9 @@ void conv2d_bwd_weight(PTR_ARG(DTYPE, gy), PTR_ARG(DTYPE, x), PTR_ARG(DTYPE, ws)
     const int m = m0 + (i / 4) * 4 * RTS_M + ty * 4 + i % 4;
     if (m >= M) continue;
 #pragma unroll
-    for (int j = 0; j < WPT_N; ++j) out[(long)m * J + j0 + (j / 4) * 4 * RTS_N + tx * 4 + j % 4] = acc[i][j];
+    for (int j = 0; j < WPT_N; ++j) {
+      const int col = j0 + (j / 4) * 4 * RTS_N + tx * 4 + j % 4;
+      if (!TAP_TABLE || col < J) out[(long)m * J + col] = acc[i][j];
+    }
   }
 }

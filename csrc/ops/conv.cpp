@@ -8,10 +8,10 @@
 //           input (K strided adds).
 // A transposed convolution is the adjoint of the convolution with the same weight: its
 // forward is that convolution's input gradient and vice versa.
-// On GPUs, 1-D and 2-D float convolutions whose groups have a multiple of 16 input channels skip
-// the columns: kernels/conv.cl's implicit GEMMs read the windows in place for the forward, the
-// input gradient (per phase of the stride) and the weight gradient, channels-last inputs as
-// 4-vectors of channels. Before those: 3x3 stride-1 float32 layers take Winograd's algorithm
+// On GPUs, 1-D and 2-D float convolutions skip the columns: kernels/conv.cl's implicit GEMMs read
+// the windows in place for the forward, the input gradient (per phase of the stride) and the
+// weight gradient, channels-last inputs as 4-vectors of channels where groups have a multiple of
+// 16 input channels, and other channel counts (an image's 3) through a table of taps. Before those: 3x3 stride-1 float32 layers take Winograd's algorithm
 // (winograd.h) and depthwise layers their own kernels (depthwise_conv.h; every device).
 // Outputs and gradients take the memory format the CPU gives them: channels-last when the input
 // or the weight is.
@@ -176,8 +176,20 @@ ConvConfig conv_config(const Device& d) {
 // unit are left (3x3 256->256 at 14^2: 227 -> 273 forward), where K is short (the input
 // gradient of 1x1 256->64: 153 -> 185), and for an unsliced weight gradient (3x3 512->512 at
 // 7^2, 288 tiles: 322 -> 344); a sliced one gains (256->256: 396 -> 338).
+//
+// Products of at most 32 rows (grouped layers, narrow outputs, the input gradient of few input
+// channels) take 16- or 32-row tiles of 4 rows per work-item instead of leaving most of a 64-row
+// tile idle. H200, fwd / input grad / weight grad µs, 64-row tiles against the smaller: 3x3 in
+// 32 groups of 8 channels at 32x256x28^2 303 / 310 / 555 -> 157 / 157 / 368 (16 rows); of 4 at
+// 32x128x56^2 753 / 769 / 1,078 -> 358 / 359 / 606 (16); 3x3 24->24 at 32x24x56^2 122 / 120 /
+// 149 -> 96 / 94 / 109 (32 rows; 16 rows 123 / 123 / 199).
 ConvConfig tiles_for(const Device& d, ConvConfig cc, int64_t M, int64_t K, int64_t N, bool weight_grad) {
   const int64_t cu = std::max<int64_t>(d.info.compute_units, 1), tiles = (M / 128) * ((N + 63) / 64);
+  if (!cc.fixed && M <= 32) {
+    ConvConfig small = cc;
+    small.tile_m = M <= 16 ? 16 : 32, small.wpt_m = 4;
+    return conv_config_error(d, small).empty() ? small : cc;
+  }
   if (cc.fixed || M % 128 != 0) return cc;
   if (weight_grad ? tiles >= 2 * cu : (K < 256 || 2 * tiles < 5 * cu)) return cc;
   ConvConfig big = cc;
@@ -188,14 +200,30 @@ ConvConfig tiles_for(const Device& d, ConvConfig cc, int64_t M, int64_t K, int64
 // conv.cl's kernel `name` for dtype t and tiles cc; channels_last: its inputs are read as
 // 4-vectors of channels (channel_vectors); out_vec: conv2d_fwd stores 4-vectors of channels.
 Kernel& conv_kernel(Device& d, at::ScalarType t, const ConvConfig& cc, const char* name, bool channels_last,
-                    bool out_vec = false) {
+                    bool table, bool out_vec = false) {
   check_dtype_supported(d, t, "convolution");
   const std::string opts = std::string("-DDTYPE=") + (t == at::kDouble ? "double" : "float") +
                            " -DTILE_M=" + std::to_string(cc.tile_m) + " -DTILE_N=" + std::to_string(cc.tile_n) +
                            " -DTILE_K=" + std::to_string(cc.tile_k) + " -DWPT_M=" + std::to_string(cc.wpt_m) +
                            " -DWPT_N=" + std::to_string(cc.wpt_n) + " -DCHANNELS_LAST=" + (channels_last ? "1" : "0") +
-                           " -DOUT_VEC=" + (out_vec ? "1" : "0");
+                           " -DOUT_VEC=" + (out_vec ? "1" : "0") + " -DTAP_TABLE=" + (table ? "1" : "0");
   return get_kernel(d, "conv", opts, name);
+}
+
+// conv.cl's TAP_TABLE for channel counts that are not a multiple of the step: entry k < len of
+// the product's depth k = (kh * KW + kw) * CG + c is (kh * DH, kw * DW, c * xs_c, 1), and
+// (0, 0, 0, 0) past KH * KW * CG. Built on the host and uploaded without a sync, as
+// upsample.cpp's tables are.
+at::Tensor tap_table(const at::Tensor& like, int64_t KH, int64_t KW, int64_t DH, int64_t DW, int64_t CG,
+                     int64_t xs_c, int64_t len) {
+  at::Tensor t = at::zeros({len, 4}, at::TensorOptions().dtype(at::kInt));
+  int32_t* e = t.data_ptr<int32_t>();
+  for (int64_t k = 0; k < std::min(len, KH * KW * CG); ++k, e += 4) {
+    const int64_t tap = k / CG, c = k % CG;
+    e[0] = static_cast<int32_t>(tap / KW * DH), e[1] = static_cast<int32_t>(tap % KW * DW);
+    e[2] = static_cast<int32_t>(c * xs_c), e[3] = 1;
+  }
+  return t.to(like.device());
 }
 
 // Whether conv.cl may read t (N, C, *spatial) as 4-vectors of channels: unit channel stride,
@@ -237,6 +265,13 @@ Geom2d geom2d(const WindowGeom& g, c10::IntArrayRef in) {
 
 constexpr int64_t kMaxInt = std::numeric_limits<int32_t>::max();
 
+// A product's depth K over CG channels per tap as conv.cl walks it in steps of `step`: K itself
+// where CG is a multiple of the step (each step within one tap), else K rounded up for the tap
+// table.
+int64_t padded_depth(int64_t K, int64_t CG, int64_t step) {
+  return CG % step == 0 ? K : (K + step - 1) / step * step;
+}
+
 // A bound on the magnitude of any window row or column conv.cl forms for q.
 int64_t reach(const Geom2d& q) {
   int64_t r = 0;
@@ -246,48 +281,53 @@ int64_t reach(const Geom2d& q) {
 
 // The tiles conv2d_fwd would run x (N, G * CG, *in) with for M output channels per group, or
 // nullopt where it does not apply: float32/float64 on a device whose configuration says so,
-// CG a multiple of the K step, every index within 32 bits.
+// every index within 32 bits. Channel counts that are not a multiple of the K step take the tap
+// table (padded_depth).
 std::optional<ConvConfig> implicit_forward(const at::Tensor& x, int64_t CG, int64_t M, int64_t groups,
                                            const Geom2d& q) {
   const at::ScalarType t = x.scalar_type();
-  if ((t != at::kFloat && t != at::kDouble) || x.dim() > 4 || x.numel() == 0 || M == 0) return std::nullopt;
+  if ((t != at::kFloat && t != at::kDouble) || x.dim() > 4 || x.numel() == 0 || M == 0 || CG == 0)
+    return std::nullopt;
   Device& d = ocl_device(x);
   const ConvConfig cc = tiles_for(d, conv_config(d), M, q.KH * q.KW * CG, x.size(0) * q.OH * q.OW, false);
-  if (!cc.implicit || CG % cc.tile_k != 0) return std::nullopt;
-  const int64_t span = sample_span(x), MP = (M + 3) / 4 * 4;
-  if (span < 0 || span >= kMaxInt || x.size(0) * q.OH * q.OW >= kMaxInt - cc.tile_n ||
-      groups * q.KH * q.KW * CG * MP >= kMaxInt || reach(q) >= kMaxInt / 4)
+  if (!cc.implicit) return std::nullopt;
+  const int64_t span = sample_span(x), MP = (M + 3) / 4 * 4, KP = padded_depth(q.KH * q.KW * CG, CG, cc.tile_k);
+  if (span < 0 || span >= kMaxInt || x.size(0) * q.OH * q.OW >= kMaxInt - cc.tile_n || groups * KP * MP >= kMaxInt ||
+      reach(q) >= kMaxInt / 4)
     return std::nullopt;
   return cc;
 }
 
 // out (N, G * M, OH, OW, or (N, G * M, OW) for 1-D; any strides) = conv(x, w) + bias (contiguous) by
 // conv2d_fwd with tiles cc. w5 is the weight as a (G, M, CG, KH, KW) view of any strides, packed
-// here as [G][K][MP]: k = (kh * KW + kw) * CG + c, output channels contiguous (MP = M rounded up
-// to 4, zero-padded).
+// here as [G][KP][MP]: k = (kh * KW + kw) * CG + c, output channels contiguous (MP = M rounded up
+// to 4, KP = padded_depth, both zero-padded).
 void run_conv2d_fwd(const ConvConfig& cc, const at::Tensor& x, const at::Tensor& w5, const at::Tensor& bias,
                     const Geom2d& q, const at::Tensor& out) {
   const int64_t groups = w5.size(0), M = w5.size(1), CG = w5.size(2), K = q.KH * q.KW * CG, MP = (M + 3) / 4 * 4;
+  const int64_t KP = padded_depth(K, CG, cc.tile_k);
   const at::Tensor wk = w5.permute({0, 3, 4, 2, 1}).reshape({groups, K, M});
   at::Tensor wpack = wk.contiguous();
-  if (MP != M) {
-    wpack = at::zeros({groups, K, MP}, wk.options());
-    wpack.narrow(2, 0, M).copy_(wk);
+  if (MP != M || KP != K) {
+    wpack = at::zeros({groups, KP, MP}, wk.options());
+    wpack.narrow(1, 0, K).narrow(2, 0, M).copy_(wk);
   }
   Device& d = ocl_device(x);
+  const bool table = CG % cc.tile_k != 0;
+  const at::Tensor ktab = table ? tap_table(x, q.KH, q.KW, q.DH, q.DW, CG, x.stride(1), KP) : at::Tensor();
   // B's rows are channels (TILE_K per step), its columns positions.
-  const bool cl = channel_vectors(x) && vectors_split(cc, cc.tile_n, cc.tile_k);
+  const bool cl = !table && channel_vectors(x) && vectors_split(cc, cc.tile_n, cc.tile_k);
   // Output runs of 4 channels as vectors: unit channel stride, M % 4 == 0, aligned (the bias too).
   const bool out_vec = M % 4 == 0 && channel_vectors(out) &&
                        (!bias.defined() || buf(bias).offset % (4 * bias.element_size()) == 0);
-  Kernel& k = conv_kernel(d, x.scalar_type(), cc, "conv2d_fwd", cl, out_vec);
+  Kernel& k = conv_kernel(d, x.scalar_type(), cc, "conv2d_fwd", cl, table, out_vec);
   const int64_t NB = x.size(0), L = q.OH * q.OW;
   const size_t rts_m = cc.tile_m / cc.wpt_m, rts_n = cc.tile_n / cc.wpt_n;
   const size_t gn = static_cast<size_t>((NB * L + cc.tile_n - 1) / cc.tile_n);
   const size_t gm = static_cast<size_t>((M + cc.tile_m - 1) / cc.tile_m);
   const bool one = x.dim() == 3;  // (N, C, W)
   launch(d, k, Range(gn * rts_n, gm * rts_m, static_cast<size_t>(groups)), Range(rts_n, rts_m, 1), buf(x), buf(wpack),
-         buf_or_none(bias), buf(out), i32(NB), i32(CG), i32(q.H), i32(q.W), i32(q.OH), i32(q.OW),
+         buf_or_none(ktab), buf_or_none(bias), buf(out), i32(NB), i32(CG), i32(q.H), i32(q.W), i32(q.OH), i32(q.OW),
          i32(M), i32(MP), i32(q.KH), i32(q.KW), i32(q.SH), i32(q.SW), i32(q.PH), i32(q.PW), i32(q.DH), i32(q.DW),
          cl_long(x.stride(0)), i32(x.stride(1)), i32(one ? 0 : x.stride(2)), i32(x.stride(one ? 2 : 3)),
          cl_long(out.stride(0)), cl_long(out.stride(1)), cl_long(one ? 0 : out.stride(2)),
@@ -339,6 +379,10 @@ at::Tensor conv_input_grad_implicit(const at::Tensor& gy, const at::Tensor& w, c
   const int64_t M = w.size(0) / groups, CG = w.size(1);
   const Geom2d q = geom2d(g, in);
   if ((q.SH > 1 && q.DH != 1) || (q.SW > 1 && q.DW != 1)) return {};
+  // An image's few input channels: the columns' one deep product and their window sum beat
+  // products of 4 useful rows in 16. H200, input gradient µs: 7x7 stride-2 3->64 at 32x3x224^2
+  // 936 through the columns, 1,594 here; 3x3 3->64 527 against 1,122.
+  if (groups == 1 && CG < 8) return {};
   // Whether conv2d_fwd takes gy at all: the phases only shrink this geometry.
   const Geom2d full{q.OH, q.OW, q.H, q.W, q.KH, q.KW, 1, 1, q.PH + q.KH * q.DH, q.PW + q.KW * q.DW, -q.DH, -q.DW};
   const at::Tensor gy4 = g.nd == 1 ? gy.unsqueeze(2) : gy;
@@ -380,10 +424,11 @@ at::Tensor conv_input_grad(const at::Tensor& gy, const at::Tensor& w, const Wind
   return col2im(cols, g, in, c);
 }
 
-// The weight gradient by conv2d_bwd_weight where it applies (1-D or 2-D, float32/float64, group
-// input channels a multiple of the column tile, every index in 32 bits), else undefined. The
-// positions (K) are cut into slices, about slice_groups work-groups per compute unit in all, whose
-// partial [G][M][taps * CG] sums one reduction adds in w's layout.
+// The weight gradient by conv2d_bwd_weight where it applies (1-D or 2-D, float32/float64, every
+// index in 32 bits; group input channels that are not a multiple of the column tile through the
+// tap table), else undefined. The positions (K) are cut into slices, about slice_groups
+// work-groups per compute unit in all, whose partial [G][M][taps * CG] sums one reduction adds in
+// w's layout.
 at::Tensor conv_weight_grad_implicit(const at::Tensor& gy, const at::Tensor& x, const at::Tensor& w,
                                      const WindowGeom& g, int64_t groups) {
   const at::ScalarType t = x.scalar_type();
@@ -393,24 +438,26 @@ at::Tensor conv_weight_grad_implicit(const at::Tensor& gy, const at::Tensor& x, 
     return {};
   Device& d = ocl_device(x);
   ConvConfig cc = tiles_for(d, conv_config(d), M, 0, g.taps() * CG, true);
-  // A column tile lies within one tap: groups of 16 or 32 input channels take narrower ones
-  // (32 or 16 columns, 4 per work-item) unless the tuning entry fixed the tiles.
+  // A column tile within one tap saves the table: groups of 16 or 32 input channels take narrower
+  // ones (32 or 16 columns, 4 per work-item) unless the tuning entry fixed the tiles.
   for (const int narrow : {32, 16}) {
     if (cc.fixed || CG % cc.tile_n == 0 || CG % narrow != 0 || narrow >= cc.tile_n) continue;
     ConvConfig c = cc;
     c.tile_n = narrow, c.wpt_n = 4;
     if (conv_config_error(d, c).empty()) cc = c;
   }
-  if (!cc.implicit || CG % cc.tile_n != 0) return {};
+  if (!cc.implicit) return {};
   const Geom2d q = geom2d(g, x.sizes().slice(2));
-  const int64_t NB = x.size(0), R = NB * q.OH * q.OW, J = q.KH * q.KW * CG;
+  const int64_t NB = x.size(0), R = NB * q.OH * q.OW, J = q.KH * q.KW * CG, JP = padded_depth(J, CG, cc.tile_n);
   const int64_t xspan = sample_span(x), gspan = sample_span(gy);
-  if (xspan < 0 || gspan < 0 || xspan >= kMaxInt || gspan >= kMaxInt || R >= kMaxInt / 2 || M * J >= kMaxInt ||
+  if (xspan < 0 || gspan < 0 || xspan >= kMaxInt || gspan >= kMaxInt || R >= kMaxInt / 2 || M * JP >= kMaxInt ||
       reach(q) >= kMaxInt / 4)
     return {};
+  const bool table = CG % cc.tile_n != 0;
+  const at::Tensor ktab = table ? tap_table(x, q.KH, q.KW, q.DH, q.DW, CG, x.stride(1), JP) : at::Tensor();
   // Slices: enough work-groups for about slice_groups per compute unit, each slice at least 16 K
   // steps.
-  const int64_t tiles = groups * ((M + cc.tile_m - 1) / cc.tile_m) * (J / cc.tile_n);
+  const int64_t tiles = groups * ((M + cc.tile_m - 1) / cc.tile_m) * (JP / cc.tile_n);
   const int64_t cu = std::max<int64_t>(d.info.compute_units, 1), min_chunk = 16 * cc.tile_k;
   int64_t S = std::max<int64_t>(1, std::min((cc.slice_groups * cu + tiles - 1) / tiles,
                                             (R + min_chunk - 1) / min_chunk));
@@ -418,14 +465,14 @@ at::Tensor conv_weight_grad_implicit(const at::Tensor& gy, const at::Tensor& x, 
   S = (R + chunk - 1) / chunk;
   at::Tensor ws = at::empty({groups, S, M, J}, x.options());  // work-group z = g * S + s writes ws[g][s]
   // A's and B's rows are positions (TILE_K per step), their columns channels.
-  const bool cl = M % 4 == 0 && channel_vectors(gy) && channel_vectors(x) && vectors_split(cc, cc.tile_k, cc.tile_m) &&
-                  vectors_split(cc, cc.tile_k, cc.tile_n);
-  Kernel& k = conv_kernel(d, t, cc, "conv2d_bwd_weight", cl);
+  const bool cl = !table && M % 4 == 0 && channel_vectors(gy) && channel_vectors(x) &&
+                  vectors_split(cc, cc.tile_k, cc.tile_m) && vectors_split(cc, cc.tile_k, cc.tile_n);
+  Kernel& k = conv_kernel(d, t, cc, "conv2d_bwd_weight", cl, table);
   const size_t rts_m = cc.tile_m / cc.wpt_m, rts_n = cc.tile_n / cc.wpt_n;
   const size_t gm = static_cast<size_t>((M + cc.tile_m - 1) / cc.tile_m);
   const bool one = g.nd == 1;  // (N, C, W)
-  launch(d, k, Range(static_cast<size_t>(J / cc.tile_n) * rts_n, gm * rts_m, static_cast<size_t>(groups * S)),
-         Range(rts_n, rts_m, 1), buf(gy), buf(x), buf(ws), i32(NB), i32(CG), i32(q.H), i32(q.W), i32(q.OH),
+  launch(d, k, Range(static_cast<size_t>(JP / cc.tile_n) * rts_n, gm * rts_m, static_cast<size_t>(groups * S)),
+         Range(rts_n, rts_m, 1), buf(gy), buf(x), buf_or_none(ktab), buf(ws), i32(NB), i32(CG), i32(q.H), i32(q.W), i32(q.OH),
          i32(q.OW), i32(M), i32(q.KH), i32(q.KW), i32(q.SH), i32(q.SW), i32(q.PH), i32(q.PW), i32(q.DH), i32(q.DW),
          cl_long(gy.stride(0)), i32(gy.stride(1)), i32(one ? 0 : gy.stride(2)), i32(gy.stride(one ? 2 : 3)),
          cl_long(x.stride(0)), i32(x.stride(1)), i32(one ? 0 : x.stride(2)), i32(x.stride(one ? 2 : 3)), i32(S),
