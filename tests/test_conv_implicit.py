@@ -4,7 +4,7 @@ through the tuning entry "conv/forward" on whatever device runs the tests, in th
 tiles and two others. Compared with the CPU: 1-D and 2-D, strides, paddings, dilations,
 groups, output channels that are not a multiple of 4, transposed convolutions, channels_last
 and strided inputs, float64; channel counts per group that are not a multiple of the K step
-(through the tap table); 3-D convolutions, which take the im2col path, must agree too."""
+(through the tap table); 3-D convolutions (the same kernels with DEPTH)."""
 import pytest
 import torch
 import torch.nn.functional as F
@@ -200,9 +200,47 @@ def test_strided_bias(implicit):
                                F.conv2d(x, w, b.cpu(), padding=1), atol=3e-4, rtol=3e-4)
 
 
-def test_declined_shapes_agree(implicit):
-    # 3-D convolutions run on the columns.
-    _check(F.conv3d, _randn(2, 16, 4, 5, 6, seed=1), _randn(8, 16, 3, 3, 3, seed=2), padding=1)
+CASES_3D = [  # (x shape, w shape, conv kwargs)
+    ((2, 16, 4, 5, 6), (8, 16, 3, 3, 3), dict(padding=1)),
+    ((2, 32, 5, 6, 7), (20, 32, 3, 1, 2), dict(stride=(2, 1, 2), padding=(1, 0, 1), dilation=(1, 2, 1))),
+    ((2, 3, 6, 7, 5), (16, 3, 3, 3, 3), dict(stride=2, padding=1)),  # the tap table
+    ((1, 12, 5, 5, 6), (9, 4, 2, 3, 3), dict(padding=(2, 1, 0), dilation=(2, 1, 1), groups=3)),
+    ((2, 16, 3, 4, 4), (16, 16, 1, 1, 1), dict()),
+]
+
+
+@pytest.mark.parametrize("xs, ws, kw", CASES_3D, ids=range(len(CASES_3D)))
+def test_conv3d(implicit, xs, ws, kw):
+    # 3-D convolutions: the forward, the input gradient (per phase of the stride, along depth too)
+    # and the weight gradient on conv.cl's kernels, with no window sum (col2im).
+    w = _randn(*ws, seed=2)
+    launched = ("conv2d_fwd", "conv2d_bwd_weight")
+    ref = _run(F.conv3d, _randn(*xs, seed=1), w, _randn(ws[0], seed=3), "cpu", **kw)
+    torch.ocl._reset_launch_counts()
+    got = _run(F.conv3d, _randn(*xs, seed=1), w, _randn(ws[0], seed=3), "ocl", **kw)
+    counts = torch.ocl._launch_counts()
+    for name, r, g in zip(["output", "grad_input", "grad_weight", "grad_bias"], ref, got):
+        torch.testing.assert_close(g, r, atol=3e-4, rtol=3e-4, msg=lambda m: f"{name}: {m}")
+    assert all(counts.get(k, 0) > 0 for k in launched), counts
+    if not (xs[1] == ws[1] < 8):  # one group of fewer than 8 input channels: the input gradient on the columns
+        assert not any("window" in k for k in counts), counts
+
+
+@pytest.mark.parametrize("case", ["channels_last_3d", "float64", "transposed", "view"])
+def test_conv3d_layouts(implicit, case):
+    dtype = torch.float64 if case == "float64" else torch.float32
+    x = _randn(2, 16, 5, 6, 4, dtype=dtype, seed=1)
+    w = _randn(12, 16, 3, 2, 3, dtype=dtype, seed=2)
+    if case == "channels_last_3d":
+        x = x.contiguous(memory_format=torch.channels_last_3d)
+    if case == "view":
+        x = _randn(2, 16, 10, 6, 4, seed=1)[:, :, ::2]
+    if case == "transposed":
+        _check(F.conv_transpose3d, x, _randn(16, 8, 3, 3, 2, seed=2), _randn(8, seed=3), stride=(2, 1, 2),
+               padding=1, launched=("conv2d_fwd",))
+        return
+    _check(F.conv3d, x, w, _randn(12, dtype=dtype, seed=3), padding=(1, 0, 1), stride=(1, 2, 1),
+           launched=("conv2d_fwd", "conv2d_bwd_weight"))
 
 
 @pytest.mark.parametrize("slice_groups", [1, 64])

@@ -1,6 +1,7 @@
 // Convolutions as implicit GEMMs (ops/conv.cpp): the products read the input's windows in
 // place, with no column matrix in memory. For group g of a 2-D convolution (1-D: one input
-// row), out[b, g*M + m, oh, ow] = sum_k A[k, m] * B[k, n] + bias[g*M + m], with
+// row; 3-D with DEPTH: the same over depth too, od/kd/SD/PD/DD like the rows),
+// out[b, g*M + m, oh, ow] = sum_k A[k, m] * B[k, n] + bias[g*M + m], with
 //   m: output channel within the group (M of them), n = (b * OH + oh) * OW + ow,
 //   k = (kh * KW + kw) * CG + c: tap-major over the group's CG input channels,
 //   A: the weight, packed by the host as [G][K][MP] (MP = M rounded up to 4, zero-padded),
@@ -10,9 +11,10 @@
 // taps by counters, without divisions. Other channel counts (3-channel image inputs, small
 // groups) take TAP_TABLE: K is padded to KP, a multiple of TILE_K, the weight's padded rows are
 // zero, and each k's tap and channel come from a host-built table of int4 entries
-// (kh * DH, kw * DW, c * xs_c, valid), valid 0 for k >= K, so the loads need no divisions
-// either. The weight gradient reads its columns j = (kh * KW + kw) * CG + c through the same
-// table. The tiling follows
+// (kh * DH, kw * DW, c * xs_c, kd * DD), so the loads need no divisions either; entries for
+// k >= K have row and depth offsets of -2^30, which put every window outside the input (the host
+// keeps window origins within +-2^29). The weight gradient reads its columns
+// j = ((kd * KH + kh) * KW + kw) * CG + c through the same table. The tiling follows
 // gemm.cl's gemm_tiled_fwd: a TILE_M x TILE_N output tile per work-group, WPT_M x WPT_N per
 // work-item in 4x4 blocks, the next step's loads in registers while the current one
 // computes, two local buffers and one barrier per step.
@@ -49,6 +51,17 @@
 #endif
 #if TAP_TABLE && CHANNELS_LAST
 #error "conv: the tap table reads scalars (CHANNELS_LAST=0)"
+#endif
+
+#ifndef DEPTH
+#define DEPTH 0  // 1: 3-D convolutions (depth arguments read; 0 leaves them unused)
+#endif
+#if DEPTH
+#define IN_DEPTH(id) ((id) >= 0 && (id) < D)
+#define AT_DEPTH(id) ((id) * xs_d)
+#else
+#define IN_DEPTH(id) true
+#define AT_DEPTH(id) 0
 #endif
 
 #ifndef OUT_VEC
@@ -112,14 +125,14 @@ void conv2d_fwd(PTR_ARG(DTYPE, x), PTR_ARG(DTYPE, wpack), PTR_ARG(int, ktab), PT
                 int NB, int CG,
                 int H, int W, int OH, int OW, int M, int MP, int KH, int KW, int SH, int SW, int PH, int PW, int DH,
                 int DW, long xs_b, int xs_c, int xs_h, int xs_w, long os_b, long os_c, long os_h, long os_w,
-                int has_bias) {
+                int has_bias, int D, int OD, int KD, int SD, int PD, int DD, int xs_d, long os_d) {
   __local V4 As4[2 * TILE_K * LDA / 4];
   __local V4 Bs4[2 * TILE_K * LDB / 4];
   __local DTYPE* As = (__local DTYPE*)As4;
   __local DTYPE* Bs = (__local DTYPE*)Bs4;
   const int tx = get_local_id(0), ty = get_local_id(1), tid = ty * RTS_N + tx;
   const int n0 = get_group_id(0) * TILE_N, m0 = get_group_id(1) * TILE_M, g = get_group_id(2);
-  const int L = OH * OW, NT = NB * L, K = KH * KW * CG;
+  const int P2 = OH * OW, L = OD * P2, NT = NB * L, K = KD * KH * KW * CG;
   const int KP = TAP_TABLE ? (K + TILE_K - 1) / TILE_K * TILE_K : K;  // wpack's rows per group
 
   // This work-item's A vectors: depth a_k + j * (NTHREADS / (TILE_M / 4)), columns a_m..a_m+3.
@@ -130,13 +143,14 @@ void conv2d_fwd(PTR_ARG(DTYPE, x), PTR_ARG(DTYPE, wpack), PTR_ARG(int, ktab), PT
   // Its B columns b_n + j * BV_STEP, channels b_c..b_c+3 (xs_c is 1): each column's window origin.
   const int b_c = (tid % BV_K) * 4, b_n = tid / BV_K;
   bool n_in[BV_N];
-  int ih0[BV_N], iw0[BV_N];
+  int id0[BV_N], ih0[BV_N], iw0[BV_N];
   __global const DTYPE* xp[BV_N];
 #pragma unroll
   for (int j = 0; j < BV_N; ++j) {
     const int n = n0 + b_n + j * BV_STEP, nb = n < NT ? n / L : 0, pos = n < NT ? n % L : 0;
+    const int pp = DEPTH ? pos % P2 : pos;
     n_in[j] = n < NT;
-    ih0[j] = (pos / OW) * SH - PH, iw0[j] = (pos % OW) * SW - PW;
+    id0[j] = DEPTH ? (pos / P2) * SD - PD : 0, ih0[j] = (pp / OW) * SH - PH, iw0[j] = (pp % OW) * SW - PW;
     xp[j] = PTR(DTYPE, x) + nb * xs_b + g * CG + b_c;
   }
   V4 rb[BV_N];
@@ -144,8 +158,8 @@ void conv2d_fwd(PTR_ARG(DTYPE, x), PTR_ARG(DTYPE, wpack), PTR_ARG(int, ktab), PT
   // Its B column n and rows b_k + j * B_ROWS; the window origin of output position n.
   const int b_n = tid % TILE_N, b_k = tid / TILE_N, n = n0 + b_n;
   const bool n_in = n < NT;
-  const int nb = n_in ? n / L : 0, pos = n_in ? n % L : 0;
-  const int ih0 = (pos / OW) * SH - PH, iw0 = (pos % OW) * SW - PW;
+  const int nb = n_in ? n / L : 0, pos = n_in ? n % L : 0, pp = DEPTH ? pos % P2 : pos;
+  const int id0 = DEPTH ? (pos / P2) * SD - PD : 0, ih0 = (pp / OW) * SH - PH, iw0 = (pp % OW) * SW - PW;
 #if TAP_TABLE
   __global const DTYPE* xp = PTR(DTYPE, x) + nb * xs_b + (long)g * CG * xs_c;
   __global const int* kt = PTR(int, ktab) + 4 * b_k;  // row b_k's entry of the step being loaded
@@ -163,7 +177,7 @@ void conv2d_fwd(PTR_ARG(DTYPE, x), PTR_ARG(DTYPE, wpack), PTR_ARG(int, ktab), PT
 
   V4 ra[A_VECS];
 #if !TAP_TABLE
-  int kh = 0, kw = 0, c0 = 0;  // the tap and first channel of the step being loaded
+  int kd = 0, kh = 0, kw = 0, c0 = 0;  // the tap and first channel of the step being loaded
 #endif
 #define CONV_LOAD_STEP()                                                                          \
   do {                                                                                            \
@@ -174,9 +188,9 @@ void conv2d_fwd(PTR_ARG(DTYPE, x), PTR_ARG(DTYPE, wpack), PTR_ARG(int, ktab), PT
 #if CHANNELS_LAST
 #define CONV_LOAD_B()                                                                             \
   _Pragma("unroll") for (int j = 0; j < BV_N; ++j) {                                              \
-    const int ih = ih0[j] + kh * DH, iw = iw0[j] + kw * DW;                                       \
-    const bool in = n_in[j] && ih >= 0 && ih < H && iw >= 0 && iw < W;                            \
-    rb[j] = in ? *(__global const V4*)(xp[j] + c0 + ih * xs_h + iw * xs_w) : (V4)0;               \
+    const int id = id0[j] + kd * DD, ih = ih0[j] + kh * DH, iw = iw0[j] + kw * DW;               \
+    const bool in = n_in[j] && IN_DEPTH(id) && ih >= 0 && ih < H && iw >= 0 && iw < W;            \
+    rb[j] = in ? *(__global const V4*)(xp[j] + c0 + AT_DEPTH(id) + ih * xs_h + iw * xs_w) : (V4)0; \
   }
 #define CONV_STORE_B(buf)                                                                         \
   _Pragma("unroll") for (int j = 0; j < BV_N; ++j) {                                              \
@@ -187,17 +201,17 @@ void conv2d_fwd(PTR_ARG(DTYPE, x), PTR_ARG(DTYPE, wpack), PTR_ARG(int, ktab), PT
 #define CONV_LOAD_B()                                                                             \
   _Pragma("unroll") for (int j = 0; j < B_ELEMS; ++j) {                                           \
     const int4 e = vload4(j * B_ROWS, kt);                                                        \
-    const int ih = ih0 + e.x, iw = iw0 + e.y;                                                     \
-    const bool in = n_in && e.w && ih >= 0 && ih < H && iw >= 0 && iw < W;                       \
-    rb[j] = in ? xp[e.z + ih * xs_h + iw * xs_w] : 0;                                             \
+    const int id = id0 + e.w, ih = ih0 + e.x, iw = iw0 + e.y;                                     \
+    const bool in = n_in && IN_DEPTH(id) && ih >= 0 && ih < H && iw >= 0 && iw < W;              \
+    rb[j] = in ? xp[e.z + AT_DEPTH(id) + ih * xs_h + iw * xs_w] : 0;                              \
   }
 #define CONV_STORE_B(buf)                                                                         \
   _Pragma("unroll") for (int j = 0; j < B_ELEMS; ++j) Bs[((buf) * TILE_K + b_k + j * B_ROWS) * LDB + b_n] = rb[j];
 #else
 #define CONV_LOAD_B()                                                                             \
-  const int ih = ih0 + kh * DH, iw = iw0 + kw * DW;                                               \
-  const bool in = n_in && ih >= 0 && ih < H && iw >= 0 && iw < W;                                 \
-  __global const DTYPE* p = xp + (in ? c0 * xs_c + ih * xs_h + iw * xs_w : 0);                    \
+  const int id = id0 + kd * DD, ih = ih0 + kh * DH, iw = iw0 + kw * DW;                          \
+  const bool in = n_in && IN_DEPTH(id) && ih >= 0 && ih < H && iw >= 0 && iw < W;                 \
+  __global const DTYPE* p = xp + (in ? c0 * xs_c + AT_DEPTH(id) + ih * xs_h + iw * xs_w : 0);     \
   _Pragma("unroll") for (int j = 0; j < B_ELEMS; ++j) rb[j] = in ? p[j * B_ROWS * xs_c] : 0;
 #define CONV_STORE_B(buf)                                                                         \
   _Pragma("unroll") for (int j = 0; j < B_ELEMS; ++j) Bs[((buf) * TILE_K + b_k + j * B_ROWS) * LDB + b_n] = rb[j];
@@ -224,7 +238,10 @@ void conv2d_fwd(PTR_ARG(DTYPE, x), PTR_ARG(DTYPE, wpack), PTR_ARG(int, ktab), PT
       c0 += TILE_K;
       if (c0 == CG) {
         c0 = 0;
-        if (++kw == KW) kw = 0, ++kh;
+        if (++kw == KW) {
+          kw = 0;
+          if (++kh == KH) kh = 0, ++kd;
+        }
       }
 #endif
       CONV_LOAD_STEP();
@@ -239,8 +256,9 @@ void conv2d_fwd(PTR_ARG(DTYPE, x), PTR_ARG(DTYPE, wpack), PTR_ARG(int, ktab), PT
   long col_off[WPT_N];  // each column's offset in out (batch and position), -1 past the end
 #pragma unroll
   for (int j = 0; j < WPT_N; ++j) {
-    const int nj = n0 + (j / 4) * 4 * RTS_N + tx * 4 + j % 4, p = nj % L;
-    col_off[j] = nj < NT ? (nj / L) * os_b + (p / OW) * os_h + (p % OW) * os_w : -1;
+    const int nj = n0 + (j / 4) * 4 * RTS_N + tx * 4 + j % 4, p = nj % L, pp = DEPTH ? p % P2 : p;
+    const long at_d = DEPTH ? (p / P2) * os_d : 0;
+    col_off[j] = nj < NT ? (nj / L) * os_b + at_d + (pp / OW) * os_h + (pp % OW) * os_w : -1;
   }
 #if OUT_VEC
   // Output channels unit-stride, M a multiple of 4 and the other strides 4-aligned (the host
@@ -296,9 +314,9 @@ void conv2d_fwd(PTR_ARG(DTYPE, x), PTR_ARG(DTYPE, wpack), PTR_ARG(int, ktab), PT
 #endif
 __kernel __attribute__((reqd_work_group_size(RTS_N, RTS_M, 1)))
 void conv2d_bwd_weight(PTR_ARG(DTYPE, gy), PTR_ARG(DTYPE, x), PTR_ARG(int, ktab), PTR_ARG(DTYPE, ws), int NB, int CG,
-                       int H, int W,
-                       int OH, int OW, int M, int KH, int KW, int SH, int SW, int PH, int PW, int DH, int DW, long gs_b,
-                       int gs_c, int gs_h, int gs_w, long xs_b, int xs_c, int xs_h, int xs_w, int S, int chunk) {
+                       int H, int W, int OH, int OW, int M, int KH, int KW, int SH, int SW, int PH, int PW, int DH,
+                       int DW, long gs_b, int gs_c, int gs_h, int gs_w, long xs_b, int xs_c, int xs_h, int xs_w, int S,
+                       int chunk, int D, int OD, int KD, int SD, int PD, int DD, int gs_d, int xs_d) {
   __local V4 As4[2 * TILE_K * LDA / 4];
   __local V4 Bs4[2 * TILE_K * LDB / 4];
   __local DTYPE* As = (__local DTYPE*)As4;
@@ -306,8 +324,9 @@ void conv2d_bwd_weight(PTR_ARG(DTYPE, gy), PTR_ARG(DTYPE, x), PTR_ARG(int, ktab)
   const int tx = get_local_id(0), ty = get_local_id(1), tid = ty * RTS_N + tx;
   const int j0 = get_group_id(0) * TILE_N, m0 = get_group_id(1) * TILE_M;
   const int g = get_group_id(2) / S, s = get_group_id(2) % S;
-  const int L = OH * OW, J = KH * KW * CG, tap = j0 / CG, c0 = j0 % CG;
-  const int dh = (tap / KW) * DH - PH, dw = (tap % KW) * DW - PW;  // the tap's offset from a window origin
+  const int P2 = OH * OW, L = OD * P2, J = KD * KH * KW * CG, tap = j0 / CG, c0 = j0 % CG;
+  // The tap's offset from a window origin.
+  const int dd = (tap / (KH * KW)) * DD - PD, dh = (tap / KW % KH) * DH - PH, dw = (tap % KW) * DW - PW;
   const int r_first = s * chunk, r_end = min(r_first + chunk, NB * L), rl = tid % TILE_K, q = tid / TILE_K;
   __global const DTYPE* gp = PTR(DTYPE, gy) + (long)(g * M + m0 + q) * gs_c;
 #if TAP_TABLE
@@ -323,6 +342,16 @@ void conv2d_bwd_weight(PTR_ARG(DTYPE, gy), PTR_ARG(DTYPE, x), PTR_ARG(int, ktab)
 #pragma unroll
     for (int j = 0; j < WPT_N; ++j) acc[i][j] = 0;
 
+  // Position r's batch, depth, row and column; whether it is in the slice; its offset in gy.
+#define WGRAD_POS(r)                                                                              \
+  const bool r_in = (r) < r_end;                                                                  \
+  const int b = r_in ? (r) / L : 0, pos = r_in ? (r) % L : 0, od = DEPTH ? pos / P2 : 0,          \
+            oh = (DEPTH ? pos % P2 : pos) / OW, ow = pos % OW
+#if DEPTH
+#define WGRAD_GY_OFF (b * gs_b + od * gs_d + oh * gs_h + ow * gs_w)
+#else
+#define WGRAD_GY_OFF (b * gs_b + oh * gs_h + ow * gs_w)
+#endif
 #if CHANNELS_LAST
   const int a_c = (tid % (TILE_M / 4)) * 4, a_r = tid / (TILE_M / 4);
   const int x_c = (tid % (TILE_N / 4)) * 4, x_r = tid / (TILE_N / 4);
@@ -330,21 +359,18 @@ void conv2d_bwd_weight(PTR_ARG(DTYPE, gy), PTR_ARG(DTYPE, x), PTR_ARG(int, ktab)
   __global const DTYPE* ga0 = PTR(DTYPE, gy) + g * M + m0 + a_c;
   __global const DTYPE* xa0 = PTR(DTYPE, x) + g * CG + c0 + x_c;
   V4 ra[AV_R], rb[XV_R];
-  // Position r's batch, row and column; whether it is in the slice.
-#define WGRAD_POS(r)                                                                              \
-  const bool r_in = (r) < r_end;                                                                  \
-  const int b = r_in ? (r) / L : 0, pos = r_in ? (r) % L : 0, oh = pos / OW, ow = pos % OW
 #define WGRAD_LOAD_STEP(r0)                                                                       \
   do {                                                                                            \
     _Pragma("unroll") for (int j = 0; j < AV_R; ++j) {                                            \
       WGRAD_POS((r0) + a_r + j * AV_STEP);                                                        \
-      ra[j] = r_in && a_in ? *(__global const V4*)(ga0 + b * gs_b + oh * gs_h + ow * gs_w) : (V4)0; \
+      ra[j] = r_in && a_in ? *(__global const V4*)(ga0 + WGRAD_GY_OFF) : (V4)0;                   \
     }                                                                                             \
     _Pragma("unroll") for (int j = 0; j < XV_R; ++j) {                                            \
       WGRAD_POS((r0) + x_r + j * XV_STEP);                                                        \
-      const int ih = oh * SH + dh, iw = ow * SW + dw;                                             \
-      const bool in = r_in && ih >= 0 && ih < H && iw >= 0 && iw < W;                             \
-      rb[j] = in ? *(__global const V4*)(xa0 + b * xs_b + ih * xs_h + iw * xs_w) : (V4)0;         \
+      const int id = od * SD + dd, ih = oh * SH + dh, iw = ow * SW + dw;                          \
+      const bool in = r_in && IN_DEPTH(id) && ih >= 0 && ih < H && iw >= 0 && iw < W;             \
+      rb[j] = in ? *(__global const V4*)(xa0 + b * xs_b + AT_DEPTH(id) + ih * xs_h + iw * xs_w)       \
+                 : (V4)0;                                                                         \
     }                                                                                             \
   } while (0)
 #define WGRAD_STORE_STEP(buf)                                                                     \
@@ -359,27 +385,25 @@ void conv2d_bwd_weight(PTR_ARG(DTYPE, gy), PTR_ARG(DTYPE, x), PTR_ARG(int, ktab)
 #if TAP_TABLE
   // Each of the work-item's columns q + i * RQ has its own tap and channel.
 #define WGRAD_LOAD_X()                                                                            \
-  const int ih0 = oh * SH - PH, iw0 = ow * SW - PW;                                               \
+  const int id0 = od * SD - PD, ih0 = oh * SH - PH, iw0 = ow * SW - PW;                           \
   __global const DTYPE* xb = xp + b * xs_b;                                                       \
   _Pragma("unroll") for (int i = 0; i < TILE_N / RQ; ++i) {                                       \
     const int4 e = vload4(i * RQ, jt);                                                            \
-    const int ih = ih0 + e.x, iw = iw0 + e.y;                                                     \
-    const bool in = r_in && e.w && ih >= 0 && ih < H && iw >= 0 && iw < W;                       \
-    rb[i] = in ? xb[e.z + ih * xs_h + iw * xs_w] : 0;                                             \
+    const int id = id0 + e.w, ih = ih0 + e.x, iw = iw0 + e.y;                                     \
+    const bool in = r_in && IN_DEPTH(id) && ih >= 0 && ih < H && iw >= 0 && iw < W;              \
+    rb[i] = in ? xb[e.z + AT_DEPTH(id) + ih * xs_h + iw * xs_w] : 0;                              \
   }
 #else
 #define WGRAD_LOAD_X()                                                                            \
-  const int ih = oh * SH + dh, iw = ow * SW + dw;                                                 \
-  const bool in = r_in && ih >= 0 && ih < H && iw >= 0 && iw < W;                                 \
-  __global const DTYPE* xb = xp + b * xs_b + (in ? ih * xs_h + iw * xs_w : 0);                    \
+  const int id = od * SD + dd, ih = oh * SH + dh, iw = ow * SW + dw;                              \
+  const bool in = r_in && IN_DEPTH(id) && ih >= 0 && ih < H && iw >= 0 && iw < W;                 \
+  __global const DTYPE* xb = xp + b * xs_b + (in ? AT_DEPTH(id) + ih * xs_h + iw * xs_w : 0);     \
   _Pragma("unroll") for (int i = 0; i < TILE_N / RQ; ++i) rb[i] = in ? xb[i * RQ * xs_c] : 0;
 #endif
 #define WGRAD_LOAD_STEP(r0)                                                                       \
   do {                                                                                            \
-    const int r = (r0) + rl;                                                                      \
-    const bool r_in = r < r_end;                                                                  \
-    const int b = r_in ? r / L : 0, pos = r_in ? r % L : 0, oh = pos / OW, ow = pos % OW;         \
-    __global const DTYPE* ga = gp + b * gs_b + oh * gs_h + ow * gs_w;                             \
+    WGRAD_POS((r0) + rl);                                                                         \
+    __global const DTYPE* ga = gp + WGRAD_GY_OFF;                                                 \
     _Pragma("unroll") for (int i = 0; i < TILE_M / RQ; ++i) ra[i] =                               \
         r_in && m0 + q + i * RQ < M ? ga[(long)i * RQ * gs_c] : 0;                                \
     WGRAD_LOAD_X();                                                                               \

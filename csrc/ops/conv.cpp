@@ -8,10 +8,11 @@
 //           input (K strided adds).
 // A transposed convolution is the adjoint of the convolution with the same weight: its
 // forward is that convolution's input gradient and vice versa.
-// On GPUs, 1-D and 2-D float convolutions skip the columns: kernels/conv.cl's implicit GEMMs read
-// the windows in place for the forward, the input gradient (per phase of the stride) and the
-// weight gradient, channels-last inputs as 4-vectors of channels where groups have a multiple of
-// 16 input channels, and other channel counts (an image's 3) through a table of taps. Before those: 3x3 stride-1 float32 layers take Winograd's algorithm
+// On GPUs, float convolutions skip the columns: kernels/conv.cl's implicit GEMMs read the
+// windows in place for the forward, the input gradient (per phase of the stride) and the weight
+// gradient of 1-, 2- and 3-D layers, channels-last inputs as 4-vectors of channels where groups
+// have a multiple of 16 input channels, and other channel counts (an image's 3) through a table
+// of taps. Before those: 3x3 stride-1 float32 layers take Winograd's algorithm
 // (winograd.h) and depthwise layers their own kernels (depthwise_conv.h; every device).
 // Outputs and gradients take the memory format the CPU gives them: channels-last when the input
 // or the weight is.
@@ -200,28 +201,60 @@ ConvConfig tiles_for(const Device& d, ConvConfig cc, int64_t M, int64_t K, int64
 // conv.cl's kernel `name` for dtype t and tiles cc; channels_last: its inputs are read as
 // 4-vectors of channels (channel_vectors); out_vec: conv2d_fwd stores 4-vectors of channels.
 Kernel& conv_kernel(Device& d, at::ScalarType t, const ConvConfig& cc, const char* name, bool channels_last,
-                    bool table, bool out_vec = false) {
+                    bool table, bool depth, bool out_vec = false) {
   check_dtype_supported(d, t, "convolution");
   const std::string opts = std::string("-DDTYPE=") + (t == at::kDouble ? "double" : "float") +
                            " -DTILE_M=" + std::to_string(cc.tile_m) + " -DTILE_N=" + std::to_string(cc.tile_n) +
                            " -DTILE_K=" + std::to_string(cc.tile_k) + " -DWPT_M=" + std::to_string(cc.wpt_m) +
                            " -DWPT_N=" + std::to_string(cc.wpt_n) + " -DCHANNELS_LAST=" + (channels_last ? "1" : "0") +
-                           " -DOUT_VEC=" + (out_vec ? "1" : "0") + " -DTAP_TABLE=" + (table ? "1" : "0");
+                           " -DOUT_VEC=" + (out_vec ? "1" : "0") + " -DTAP_TABLE=" + (table ? "1" : "0") +
+                           " -DDEPTH=" + (depth ? "1" : "0");
   return get_kernel(d, "conv", opts, name);
 }
 
+// A convolution's geometry for conv.cl over three spatial dims (depth, rows, columns); 1-D and
+// 2-D convolutions are 3-D ones of one input plane (and row), with a kernel of extent 1 there.
+// Paddings and dilations may be negative (the strided input gradient's phases walk their taps
+// backwards).
+struct Geom {
+  std::array<int64_t, 3> in, out, k, stride, pad, dil;
+  int64_t taps() const { return k[0] * k[1] * k[2]; }
+  int64_t windows() const { return out[0] * out[1] * out[2]; }
+  // Whether any window reaches along depth (conv.cl's DEPTH); else every depth index is 0.
+  bool depth() const { return in[0] != 1 || out[0] != 1 || k[0] != 1 || pad[0] != 0; }
+};
+Geom geom3(const WindowGeom& g, c10::IntArrayRef in) {
+  Geom q{{1, 1, 1}, {1, 1, 1}, {1, 1, 1}, {1, 1, 1}, {0, 0, 0}, {1, 1, 1}};
+  for (int64_t i = 0, j = 3 - g.nd; i < g.nd; ++i, ++j) {
+    q.in[j] = in[i], q.out[j] = g.out[i], q.k[j] = g.k[i];
+    q.stride[j] = g.stride[i], q.pad[j] = g.pad[i], q.dil[j] = g.dil[i];
+  }
+  return q;
+}
+
+// t (N, C, *spatial) as (N, C, D, H, W): unit dims in front of 1-D and 2-D spatial dims.
+at::Tensor as5d(const at::Tensor& t) {
+  at::Tensor r = t;
+  while (r.dim() < 5) r = r.unsqueeze(2);
+  return r;
+}
+
 // conv.cl's TAP_TABLE for channel counts that are not a multiple of the step: entry k < len of
-// the product's depth k = (kh * KW + kw) * CG + c is (kh * DH, kw * DW, c * xs_c, 1), and
-// (0, 0, 0, 0) past KH * KW * CG. Built on the host and uploaded without a sync, as
-// upsample.cpp's tables are.
-at::Tensor tap_table(const at::Tensor& like, int64_t KH, int64_t KW, int64_t DH, int64_t DW, int64_t CG,
-                     int64_t xs_c, int64_t len) {
-  at::Tensor t = at::zeros({len, 4}, at::TensorOptions().dtype(at::kInt));
+// the product's depth k = ((kd * KH + kh) * KW + kw) * CG + c is (kh * DH, kw * DW, c * xs_c,
+// kd * DD); past q.taps() * CG it is (-2^30, 0, 0, -2^30), outside every window. Built on the
+// host and uploaded without a sync, as upsample.cpp's tables are.
+at::Tensor tap_table(const at::Tensor& like, const Geom& q, int64_t CG, int64_t xs_c, int64_t len) {
+  constexpr int32_t kOutside = -(1 << 30);
+  at::Tensor t = at::empty({len, 4}, at::TensorOptions().dtype(at::kInt));
   int32_t* e = t.data_ptr<int32_t>();
-  for (int64_t k = 0; k < std::min(len, KH * KW * CG); ++k, e += 4) {
-    const int64_t tap = k / CG, c = k % CG;
-    e[0] = static_cast<int32_t>(tap / KW * DH), e[1] = static_cast<int32_t>(tap % KW * DW);
-    e[2] = static_cast<int32_t>(c * xs_c), e[3] = 1;
+  for (int64_t k = 0; k < len; ++k, e += 4) {
+    if (k >= q.taps() * CG) {
+      e[0] = kOutside, e[1] = 0, e[2] = 0, e[3] = kOutside;
+      continue;
+    }
+    const int64_t tap = k / CG, c = k % CG, kw = tap % q.k[2], kh = tap / q.k[2] % q.k[1], kd = tap / (q.k[1] * q.k[2]);
+    e[0] = static_cast<int32_t>(kh * q.dil[1]), e[1] = static_cast<int32_t>(kw * q.dil[2]);
+    e[2] = static_cast<int32_t>(c * xs_c), e[3] = static_cast<int32_t>(kd * q.dil[0]);
   }
   return t.to(like.device());
 }
@@ -252,17 +285,6 @@ int64_t sample_span(const at::Tensor& t) {
   return span;
 }
 
-// A 1-D or 2-D convolution's geometry for conv.cl (1-D: one input row, a one-row kernel).
-// Paddings and dilations may be negative (the strided input gradient's phases).
-struct Geom2d {
-  int64_t H, W, OH, OW, KH, KW, SH, SW, PH, PW, DH, DW;
-};
-Geom2d geom2d(const WindowGeom& g, c10::IntArrayRef in) {
-  if (g.nd == 1) return {1, in[0], 1, g.out[0], 1, g.k[0], 1, g.stride[0], 0, g.pad[0], 1, g.dil[0]};
-  return {in[0], in[1], g.out[0], g.out[1], g.k[0], g.k[1], g.stride[0], g.stride[1],
-          g.pad[0], g.pad[1], g.dil[0], g.dil[1]};
-}
-
 constexpr int64_t kMaxInt = std::numeric_limits<int32_t>::max();
 
 // A product's depth K over CG channels per tap as conv.cl walks it in steps of `step`: K itself
@@ -272,81 +294,85 @@ int64_t padded_depth(int64_t K, int64_t CG, int64_t step) {
   return CG % step == 0 ? K : (K + step - 1) / step * step;
 }
 
-// A bound on the magnitude of any window row or column conv.cl forms for q.
-int64_t reach(const Geom2d& q) {
+// A bound on the magnitude of any window index conv.cl forms for q (the host keeps it below
+// 2^29, so the tap table's -2^30 stays outside every window without overflow).
+int64_t reach(const Geom& q) {
   int64_t r = 0;
-  for (int64_t v : {q.H, q.W, q.OH * q.SH, q.OW * q.SW, q.PH, q.PW, q.KH * q.DH, q.KW * q.DW}) r += std::abs(v);
+  for (int i = 0; i < 3; ++i)
+    r += std::abs(q.in[i]) + std::abs(q.out[i] * q.stride[i]) + std::abs(q.pad[i]) + std::abs(q.k[i] * q.dil[i]);
   return r;
 }
 
-// The tiles conv2d_fwd would run x (N, G * CG, *in) with for M output channels per group, or
+// The tiles conv2d_fwd would run x5 (N, G * CG, D, H, W) with for M output channels per group, or
 // nullopt where it does not apply: float32/float64 on a device whose configuration says so,
 // every index within 32 bits. Channel counts that are not a multiple of the K step take the tap
 // table (padded_depth).
-std::optional<ConvConfig> implicit_forward(const at::Tensor& x, int64_t CG, int64_t M, int64_t groups,
-                                           const Geom2d& q) {
-  const at::ScalarType t = x.scalar_type();
-  if ((t != at::kFloat && t != at::kDouble) || x.dim() > 4 || x.numel() == 0 || M == 0 || CG == 0)
-    return std::nullopt;
-  Device& d = ocl_device(x);
-  const ConvConfig cc = tiles_for(d, conv_config(d), M, q.KH * q.KW * CG, x.size(0) * q.OH * q.OW, false);
+std::optional<ConvConfig> implicit_forward(const at::Tensor& x5, int64_t CG, int64_t M, int64_t groups,
+                                           const Geom& q) {
+  const at::ScalarType t = x5.scalar_type();
+  if ((t != at::kFloat && t != at::kDouble) || x5.numel() == 0 || M == 0 || CG == 0) return std::nullopt;
+  Device& d = ocl_device(x5);
+  const int64_t K = q.taps() * CG, positions = x5.size(0) * q.windows();
+  const ConvConfig cc = tiles_for(d, conv_config(d), M, K, positions, false);
   if (!cc.implicit) return std::nullopt;
-  const int64_t span = sample_span(x), MP = (M + 3) / 4 * 4, KP = padded_depth(q.KH * q.KW * CG, CG, cc.tile_k);
-  if (span < 0 || span >= kMaxInt || x.size(0) * q.OH * q.OW >= kMaxInt - cc.tile_n || groups * KP * MP >= kMaxInt ||
+  const int64_t span = sample_span(x5), MP = (M + 3) / 4 * 4, KP = padded_depth(K, CG, cc.tile_k);
+  if (span < 0 || span >= kMaxInt || positions >= kMaxInt - cc.tile_n || groups * KP * MP >= kMaxInt ||
       reach(q) >= kMaxInt / 4)
     return std::nullopt;
   return cc;
 }
 
-// out (N, G * M, OH, OW, or (N, G * M, OW) for 1-D; any strides) = conv(x, w) + bias (contiguous) by
-// conv2d_fwd with tiles cc. w5 is the weight as a (G, M, CG, KH, KW) view of any strides, packed
-// here as [G][KP][MP]: k = (kh * KW + kw) * CG + c, output channels contiguous (MP = M rounded up
-// to 4, KP = padded_depth, both zero-padded).
-void run_conv2d_fwd(const ConvConfig& cc, const at::Tensor& x, const at::Tensor& w5, const at::Tensor& bias,
-                    const Geom2d& q, const at::Tensor& out) {
-  const int64_t groups = w5.size(0), M = w5.size(1), CG = w5.size(2), K = q.KH * q.KW * CG, MP = (M + 3) / 4 * 4;
+// out5 (N, G * M, OD, OH, OW; any strides) = conv(x5, w) + bias (contiguous) by conv2d_fwd with
+// tiles cc. w6 is the weight as a (G, M, CG, KD, KH, KW) view of any strides, packed here as
+// [G][KP][MP]: k = ((kd * KH + kh) * KW + kw) * CG + c, output channels contiguous (MP = M
+// rounded up to 4, KP = padded_depth, both zero-padded).
+void run_conv2d_fwd(const ConvConfig& cc, const at::Tensor& x5, const at::Tensor& w6, const at::Tensor& bias,
+                    const Geom& q, const at::Tensor& out5) {
+  const int64_t groups = w6.size(0), M = w6.size(1), CG = w6.size(2), K = q.taps() * CG, MP = (M + 3) / 4 * 4;
   const int64_t KP = padded_depth(K, CG, cc.tile_k);
-  const at::Tensor wk = w5.permute({0, 3, 4, 2, 1}).reshape({groups, K, M});
+  const at::Tensor wk = w6.permute({0, 3, 4, 5, 2, 1}).reshape({groups, K, M});
   at::Tensor wpack = wk.contiguous();
   if (MP != M || KP != K) {
     wpack = at::zeros({groups, KP, MP}, wk.options());
     wpack.narrow(1, 0, K).narrow(2, 0, M).copy_(wk);
   }
-  Device& d = ocl_device(x);
+  Device& d = ocl_device(x5);
   const bool table = CG % cc.tile_k != 0;
-  const at::Tensor ktab = table ? tap_table(x, q.KH, q.KW, q.DH, q.DW, CG, x.stride(1), KP) : at::Tensor();
+  const at::Tensor ktab = table ? tap_table(x5, q, CG, x5.stride(1), KP) : at::Tensor();
   // B's rows are channels (TILE_K per step), its columns positions.
-  const bool cl = !table && channel_vectors(x) && vectors_split(cc, cc.tile_n, cc.tile_k);
+  const bool cl = !table && channel_vectors(x5) && vectors_split(cc, cc.tile_n, cc.tile_k);
   // Output runs of 4 channels as vectors: unit channel stride, M % 4 == 0, aligned (the bias too).
-  const bool out_vec = M % 4 == 0 && channel_vectors(out) &&
+  const bool out_vec = M % 4 == 0 && channel_vectors(out5) &&
                        (!bias.defined() || buf(bias).offset % (4 * bias.element_size()) == 0);
-  Kernel& k = conv_kernel(d, x.scalar_type(), cc, "conv2d_fwd", cl, table, out_vec);
-  const int64_t NB = x.size(0), L = q.OH * q.OW;
+  Kernel& k = conv_kernel(d, x5.scalar_type(), cc, "conv2d_fwd", cl, table, q.depth(), out_vec);
+  const int64_t NB = x5.size(0);
   const size_t rts_m = cc.tile_m / cc.wpt_m, rts_n = cc.tile_n / cc.wpt_n;
-  const size_t gn = static_cast<size_t>((NB * L + cc.tile_n - 1) / cc.tile_n);
+  const size_t gn = static_cast<size_t>((NB * q.windows() + cc.tile_n - 1) / cc.tile_n);
   const size_t gm = static_cast<size_t>((M + cc.tile_m - 1) / cc.tile_m);
-  const bool one = x.dim() == 3;  // (N, C, W)
-  launch(d, k, Range(gn * rts_n, gm * rts_m, static_cast<size_t>(groups)), Range(rts_n, rts_m, 1), buf(x), buf(wpack),
-         buf_or_none(ktab), buf_or_none(bias), buf(out), i32(NB), i32(CG), i32(q.H), i32(q.W), i32(q.OH), i32(q.OW),
-         i32(M), i32(MP), i32(q.KH), i32(q.KW), i32(q.SH), i32(q.SW), i32(q.PH), i32(q.PW), i32(q.DH), i32(q.DW),
-         cl_long(x.stride(0)), i32(x.stride(1)), i32(one ? 0 : x.stride(2)), i32(x.stride(one ? 2 : 3)),
-         cl_long(out.stride(0)), cl_long(out.stride(1)), cl_long(one ? 0 : out.stride(2)),
-         cl_long(out.stride(one ? 2 : 3)), cl_int(bias.defined()));
+  launch(d, k, Range(gn * rts_n, gm * rts_m, static_cast<size_t>(groups)), Range(rts_n, rts_m, 1), buf(x5),
+         buf(wpack), buf_or_none(ktab), buf_or_none(bias), buf(out5), i32(NB), i32(CG), i32(q.in[1]), i32(q.in[2]),
+         i32(q.out[1]), i32(q.out[2]), i32(M), i32(MP), i32(q.k[1]), i32(q.k[2]), i32(q.stride[1]), i32(q.stride[2]),
+         i32(q.pad[1]), i32(q.pad[2]), i32(q.dil[1]), i32(q.dil[2]), cl_long(x5.stride(0)), i32(x5.stride(1)),
+         i32(x5.stride(3)), i32(x5.stride(4)), cl_long(out5.stride(0)), cl_long(out5.stride(1)),
+         cl_long(out5.stride(3)), cl_long(out5.stride(4)), cl_int(bias.defined()), i32(q.in[0]), i32(q.out[0]),
+         i32(q.k[0]), i32(q.stride[0]), i32(q.pad[0]), i32(q.dil[0]), i32(x5.stride(2)), cl_long(out5.stride(2)));
 }
 
 // y = conv(x, w) + bias in memory format mf by conv2d_fwd where it applies (implicit_forward),
 // else undefined.
 at::Tensor conv_forward_implicit(const at::Tensor& x, const at::Tensor& w, const at::Tensor& bias, const WindowGeom& g,
                                  int64_t groups, at::MemoryFormat mf) {
-  if (g.nd > 2 || (bias.defined() && bias.scalar_type() != x.scalar_type())) return {};
+  if (bias.defined() && bias.scalar_type() != x.scalar_type()) return {};
   const int64_t OC = w.size(0), CG = x.size(1) / groups, M = OC / groups;
-  const Geom2d q = geom2d(g, x.sizes().slice(2));
-  const auto cc = implicit_forward(x, CG, M, groups, q);
+  const Geom q = geom3(g, x.sizes().slice(2));
+  const at::Tensor x5 = as5d(x);
+  const auto cc = implicit_forward(x5, CG, M, groups, q);
   if (!cc) return {};
   std::vector<int64_t> ys{x.size(0), OC};
   ys.insert(ys.end(), g.out.begin(), g.out.end());
   at::Tensor y = at::empty(ys, x.options().memory_format(mf));
-  run_conv2d_fwd(*cc, x, w.reshape({groups, M, CG, q.KH, q.KW}), bias.defined() ? bias.contiguous() : bias, q, y);
+  run_conv2d_fwd(*cc, x5, w.reshape({groups, M, CG, q.k[0], q.k[1], q.k[2]}),
+                 bias.defined() ? bias.contiguous() : bias, q, as5d(y));
   return y;
 }
 
@@ -366,45 +392,55 @@ at::Tensor conv_forward_native(const at::Tensor& x, const at::Tensor& w, const a
   return conv_forward_implicit(x, w, bias, g, groups, mf);
 }
 
-// The input gradient in memory format mf by conv2d_fwd where it applies, else undefined. Input rows ih = ph + SH*i
-// (phase ph of SH) get gradient only from the taps kh = kh0 + SH*t, kh0 = (ph + PH) % SH
-// (undilated, or any dilation at stride 1), through grad_output rows
-// oh = i + (ph + PH - kh0 * DH) / SH - t * DH: per phase (ph, pw) a convolution of gy over that
-// subset of taps walked backwards (padding -(ph + PH - kh0 * DH) / SH, dilation -DH), channel roles
-// swapped, written into the strided view of the phase's rows and columns. No multiply-add is
-// wasted on inserted zeros; a phase no tap reaches is zero.
+// The input gradient in memory format mf by conv2d_fwd where it applies, else undefined. Input
+// rows ih = ph + SH*i (phase ph of SH) get gradient only from the taps kh = kh0 + SH*t,
+// kh0 = (ph + PH) % SH (undilated, or any dilation at stride 1), through grad_output rows
+// oh = i + (ph + PH - kh0 * DH) / SH - t * DH, and likewise along depth and columns: per phase
+// (pd, ph, pw) a convolution of gy over that subset of taps walked backwards (padding
+// -(ph + PH - kh0 * DH) / SH, dilation -DH), channel roles swapped, written into the strided view
+// of the phase's positions. No multiply-add is wasted on inserted zeros; a phase no tap reaches
+// is zero.
 at::Tensor conv_input_grad_implicit(const at::Tensor& gy, const at::Tensor& w, const WindowGeom& g, int64_t groups,
                                     c10::IntArrayRef in, at::MemoryFormat mf) {
-  if (g.nd > 2) return {};
   const int64_t M = w.size(0) / groups, CG = w.size(1);
-  const Geom2d q = geom2d(g, in);
-  if ((q.SH > 1 && q.DH != 1) || (q.SW > 1 && q.DW != 1)) return {};
+  const Geom q = geom3(g, in);
+  for (int i = 0; i < 3; ++i)
+    if (q.stride[i] > 1 && q.dil[i] != 1) return {};
   // An image's few input channels: the columns' one deep product and their window sum beat
   // products of 4 useful rows in 16. H200, input gradient µs: 7x7 stride-2 3->64 at 32x3x224^2
   // 936 through the columns, 1,594 here; 3x3 3->64 527 against 1,122.
   if (groups == 1 && CG < 8) return {};
   // Whether conv2d_fwd takes gy at all: the phases only shrink this geometry.
-  const Geom2d full{q.OH, q.OW, q.H, q.W, q.KH, q.KW, 1, 1, q.PH + q.KH * q.DH, q.PW + q.KW * q.DW, -q.DH, -q.DW};
-  const at::Tensor gy4 = g.nd == 1 ? gy.unsqueeze(2) : gy;
-  const auto cc = implicit_forward(gy4, M, CG, groups, full);
+  Geom full{q.out, q.in, q.k, {1, 1, 1}, {}, {}};
+  for (int i = 0; i < 3; ++i) full.pad[i] = q.pad[i] + q.k[i] * q.dil[i], full.dil[i] = -q.dil[i];
+  const at::Tensor gy5 = as5d(gy);
+  const auto cc = implicit_forward(gy5, M, CG, groups, full);
   if (!cc) return {};
   std::vector<int64_t> xs{gy.size(0), groups * CG};
   xs.insert(xs.end(), in.begin(), in.end());
   at::Tensor gi = at::empty(xs, gy.options().memory_format(mf));
-  const at::Tensor gi4 = g.nd == 1 ? gi.unsqueeze(2) : gi;                        // (N, C, H, W)
-  const at::Tensor w5 = w.reshape({groups, M, CG, q.KH, q.KW}).transpose(1, 2);  // (G, CG, M, KH, KW)
-  for (int64_t ph = 0; ph < std::min(q.SH, q.H); ++ph) {
-    for (int64_t pw = 0; pw < std::min(q.SW, q.W); ++pw) {
-      const int64_t kh0 = (ph + q.PH) % q.SH, kw0 = (pw + q.PW) % q.SW;
-      const at::Tensor out = gi4.slice(2, ph, q.H, q.SH).slice(3, pw, q.W, q.SW);
-      if (kh0 >= q.KH || kw0 >= q.KW) {
-        out.zero_();
-        continue;
+  const at::Tensor gi5 = as5d(gi);                                                          // (N, C, D, H, W)
+  const at::Tensor w6 = w.reshape({groups, M, CG, q.k[0], q.k[1], q.k[2]}).transpose(1, 2);  // (G, CG, M, *k)
+  std::array<int64_t, 3> ph{};  // the phase along depth, rows and columns
+  for (ph[0] = 0; ph[0] < std::min(q.stride[0], q.in[0]); ++ph[0]) {
+    for (ph[1] = 0; ph[1] < std::min(q.stride[1], q.in[1]); ++ph[1]) {
+      for (ph[2] = 0; ph[2] < std::min(q.stride[2], q.in[2]); ++ph[2]) {
+        at::Tensor out = gi5, wp = w6;
+        Geom p{q.out, {}, {}, {1, 1, 1}, {}, {}};
+        bool reached = true;
+        for (int i = 0; i < 3; ++i) {
+          const int64_t k0 = (ph[i] + q.pad[i]) % q.stride[i];
+          reached = reached && k0 < q.k[i];
+          out = out.slice(2 + i, ph[i], q.in[i], q.stride[i]);
+          wp = wp.slice(3 + i, std::min(k0, q.k[i]), q.k[i], q.stride[i]);
+          p.out[i] = out.size(2 + i), p.k[i] = wp.size(3 + i);
+          p.pad[i] = -(ph[i] + q.pad[i] - k0 * q.dil[i]) / q.stride[i], p.dil[i] = -q.dil[i];
+        }
+        if (reached)
+          run_conv2d_fwd(*cc, gy5, wp, at::Tensor(), p, out);
+        else
+          out.zero_();
       }
-      const at::Tensor wp = w5.slice(3, kh0, q.KH, q.SH).slice(4, kw0, q.KW, q.SW);
-      const Geom2d p{q.OH, q.OW, out.size(2), out.size(3), wp.size(3), wp.size(4), 1, 1,
-                     -(ph + q.PH - kh0 * q.DH) / q.SH, -(pw + q.PW - kw0 * q.DW) / q.SW, -q.DH, -q.DW};
-      run_conv2d_fwd(*cc, gy4, wp, at::Tensor(), p, out);
     }
   }
   return gi;
@@ -424,8 +460,8 @@ at::Tensor conv_input_grad(const at::Tensor& gy, const at::Tensor& w, const Wind
   return col2im(cols, g, in, c);
 }
 
-// The weight gradient by conv2d_bwd_weight where it applies (1-D or 2-D, float32/float64, every
-// index in 32 bits; group input channels that are not a multiple of the column tile through the
+// The weight gradient by conv2d_bwd_weight where it applies (float32/float64, every index in 32
+// bits; group input channels that are not a multiple of the column tile through the
 // tap table), else undefined. The positions (K) are cut into slices, about slice_groups
 // work-groups per compute unit in all, whose partial [G][M][taps * CG] sums one reduction adds in
 // w's layout.
@@ -433,9 +469,7 @@ at::Tensor conv_weight_grad_implicit(const at::Tensor& gy, const at::Tensor& x, 
                                      const WindowGeom& g, int64_t groups) {
   const at::ScalarType t = x.scalar_type();
   const int64_t OC = w.size(0), CG = w.size(1), M = OC / groups;
-  if ((t != at::kFloat && t != at::kDouble) || gy.scalar_type() != t || g.nd > 2 || x.numel() == 0 ||
-      gy.numel() == 0)
-    return {};
+  if ((t != at::kFloat && t != at::kDouble) || gy.scalar_type() != t || x.numel() == 0 || gy.numel() == 0) return {};
   Device& d = ocl_device(x);
   ConvConfig cc = tiles_for(d, conv_config(d), M, 0, g.taps() * CG, true);
   // A column tile within one tap saves the table: groups of 16 or 32 input channels take narrower
@@ -447,14 +481,15 @@ at::Tensor conv_weight_grad_implicit(const at::Tensor& gy, const at::Tensor& x, 
     if (conv_config_error(d, c).empty()) cc = c;
   }
   if (!cc.implicit) return {};
-  const Geom2d q = geom2d(g, x.sizes().slice(2));
-  const int64_t NB = x.size(0), R = NB * q.OH * q.OW, J = q.KH * q.KW * CG, JP = padded_depth(J, CG, cc.tile_n);
+  const Geom q = geom3(g, x.sizes().slice(2));
+  const at::Tensor x5 = as5d(x), gy5 = as5d(gy);
+  const int64_t NB = x.size(0), R = NB * q.windows(), J = q.taps() * CG, JP = padded_depth(J, CG, cc.tile_n);
   const int64_t xspan = sample_span(x), gspan = sample_span(gy);
   if (xspan < 0 || gspan < 0 || xspan >= kMaxInt || gspan >= kMaxInt || R >= kMaxInt / 2 || M * JP >= kMaxInt ||
       reach(q) >= kMaxInt / 4)
     return {};
   const bool table = CG % cc.tile_n != 0;
-  const at::Tensor ktab = table ? tap_table(x, q.KH, q.KW, q.DH, q.DW, CG, x.stride(1), JP) : at::Tensor();
+  const at::Tensor ktab = table ? tap_table(x, q, CG, x.stride(1), JP) : at::Tensor();
   // Slices: enough work-groups for about slice_groups per compute unit, each slice at least 16 K
   // steps.
   const int64_t tiles = groups * ((M + cc.tile_m - 1) / cc.tile_m) * (JP / cc.tile_n);
@@ -465,21 +500,22 @@ at::Tensor conv_weight_grad_implicit(const at::Tensor& gy, const at::Tensor& x, 
   S = (R + chunk - 1) / chunk;
   at::Tensor ws = at::empty({groups, S, M, J}, x.options());  // work-group z = g * S + s writes ws[g][s]
   // A's and B's rows are positions (TILE_K per step), their columns channels.
-  const bool cl = !table && M % 4 == 0 && channel_vectors(gy) && channel_vectors(x) &&
+  const bool cl = !table && M % 4 == 0 && channel_vectors(gy5) && channel_vectors(x5) &&
                   vectors_split(cc, cc.tile_k, cc.tile_m) && vectors_split(cc, cc.tile_k, cc.tile_n);
-  Kernel& k = conv_kernel(d, t, cc, "conv2d_bwd_weight", cl, table);
+  Kernel& k = conv_kernel(d, t, cc, "conv2d_bwd_weight", cl, table, q.depth());
   const size_t rts_m = cc.tile_m / cc.wpt_m, rts_n = cc.tile_n / cc.wpt_n;
   const size_t gm = static_cast<size_t>((M + cc.tile_m - 1) / cc.tile_m);
-  const bool one = g.nd == 1;  // (N, C, W)
   launch(d, k, Range(static_cast<size_t>(JP / cc.tile_n) * rts_n, gm * rts_m, static_cast<size_t>(groups * S)),
-         Range(rts_n, rts_m, 1), buf(gy), buf(x), buf_or_none(ktab), buf(ws), i32(NB), i32(CG), i32(q.H), i32(q.W), i32(q.OH),
-         i32(q.OW), i32(M), i32(q.KH), i32(q.KW), i32(q.SH), i32(q.SW), i32(q.PH), i32(q.PW), i32(q.DH), i32(q.DW),
-         cl_long(gy.stride(0)), i32(gy.stride(1)), i32(one ? 0 : gy.stride(2)), i32(gy.stride(one ? 2 : 3)),
-         cl_long(x.stride(0)), i32(x.stride(1)), i32(one ? 0 : x.stride(2)), i32(x.stride(one ? 2 : 3)), i32(S),
-         i32(chunk));
-  // [G][S][M][KH][KW][CG] summed over the slices into w's (G*M, CG, KH, KW) order.
+         Range(rts_n, rts_m, 1), buf(gy5), buf(x5), buf_or_none(ktab), buf(ws), i32(NB), i32(CG), i32(q.in[1]),
+         i32(q.in[2]), i32(q.out[1]), i32(q.out[2]), i32(M), i32(q.k[1]), i32(q.k[2]), i32(q.stride[1]),
+         i32(q.stride[2]), i32(q.pad[1]), i32(q.pad[2]), i32(q.dil[1]), i32(q.dil[2]), cl_long(gy5.stride(0)),
+         i32(gy5.stride(1)), i32(gy5.stride(3)), i32(gy5.stride(4)), cl_long(x5.stride(0)), i32(x5.stride(1)),
+         i32(x5.stride(3)), i32(x5.stride(4)), i32(S), i32(chunk), i32(q.in[0]), i32(q.out[0]), i32(q.k[0]),
+         i32(q.stride[0]), i32(q.pad[0]), i32(q.dil[0]), i32(gy5.stride(2)), i32(x5.stride(2)));
+  // [G][S][M][KD][KH][KW][CG] summed over the slices into w's (G*M, CG, KD, KH, KW) order.
   const std::array<int64_t, 1> slices{1};
-  const at::Tensor dw = ws.view({groups, S, M, q.KH, q.KW, CG}).permute({0, 1, 2, 5, 3, 4}).sum(slices);
+  const at::Tensor dw =
+      ws.view({groups, S, M, q.k[0], q.k[1], q.k[2], CG}).permute({0, 1, 2, 6, 3, 4, 5}).sum(slices);
   return dw.reshape(w.sizes());
 }
 
