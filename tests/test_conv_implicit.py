@@ -78,10 +78,35 @@ def test_conv1d(implicit, kw, channels):
            launched=("conv2d_fwd", "conv2d_bwd_weight"), **kw)
 
 
-@pytest.mark.parametrize("case", ["channels_last", "float64", "view"])
+@pytest.mark.parametrize("case", ["channels_last", "float64", "view", "cl_groups", "cl_offset", "cl_3d"])
 def test_tap_table_layouts(implicit, case):
     # The tap table holds c * (the input's channel stride): channels-last (stride 1) and a
-    # channel-strided view read through it as well as NCHW does.
+    # channel-strided view read through it as well as NCHW does. Channels-last groups of a
+    # multiple of 4 channels read 4-vectors of channels through it (forward and weight gradient),
+    # a misaligned view scalars.
+    cl = torch.channels_last
+    if case == "cl_groups":
+        _check(F.conv2d, _randn(2, 32, 9, 10, seed=1).contiguous(memory_format=cl), _randn(24, 8, 3, 3, seed=2),
+               _randn(24, seed=3), padding=1, stride=(1, 2), groups=4, launched=("conv2d_fwd", "conv2d_bwd_weight"))
+        return
+    if case == "cl_offset":
+        # Sliced on the device: 4-aligned strides, but data 2 elements past an aligned start.
+        big, w = _randn(2, 36, 9, 10, seed=1).contiguous(memory_format=cl), _randn(24, 8, 3, 3, seed=2)
+        grads = []
+        for dev in ("cpu", "ocl"):
+            bd = big.to(dev).detach().requires_grad_()
+            wd = w.to(dev).detach().requires_grad_()
+            y = F.conv2d(bd[:, 2:34], wd, padding=1, groups=4)
+            (y * torch.linspace(-1, 1, y.numel()).reshape(y.shape).to(dev)).sum().backward()
+            grads.append([t.detach().cpu() for t in (y, bd.grad, wd.grad)])
+        for r, g in zip(*grads):
+            torch.testing.assert_close(g, r, atol=3e-4, rtol=3e-4)
+        return
+    if case == "cl_3d":
+        x = _randn(2, 12, 4, 6, 5, seed=1).contiguous(memory_format=torch.channels_last_3d)
+        _check(F.conv3d, x, _randn(8, 12, 2, 3, 3, seed=2), _randn(8, seed=3), padding=1,
+               launched=("conv2d_fwd", "conv2d_bwd_weight"))
+        return
     dtype = torch.float64 if case == "float64" else torch.float32
     x = _randn(2, 6, 11, 10, dtype=dtype, seed=1)
     if case == "channels_last":

@@ -48,9 +48,7 @@
 
 #ifndef TAP_TABLE
 #define TAP_TABLE 0  // 1: k's (or the weight gradient's column j's) tap and channel from the table ktab
-#endif
-#if TAP_TABLE && CHANNELS_LAST
-#error "conv: the tap table reads scalars (CHANNELS_LAST=0)"
+// (with CHANNELS_LAST: CG a multiple of 4, so a 4-vector of channels lies within one tap)
 #endif
 
 #ifndef DEPTH
@@ -151,8 +149,11 @@ void conv2d_fwd(PTR_ARG(DTYPE, x), PTR_ARG(DTYPE, wpack), PTR_ARG(int, ktab), PT
     const int pp = DEPTH ? pos % P2 : pos;
     n_in[j] = n < NT;
     id0[j] = DEPTH ? (pos / P2) * SD - PD : 0, ih0[j] = (pp / OW) * SH - PH, iw0[j] = (pp % OW) * SW - PW;
-    xp[j] = PTR(DTYPE, x) + nb * xs_b + g * CG + b_c;
+    xp[j] = PTR(DTYPE, x) + nb * xs_b + g * CG + (TAP_TABLE ? 0 : b_c);
   }
+#if TAP_TABLE
+  __global const int* kt = PTR(int, ktab) + 4 * b_c;  // channel quad b_c's entry of the step being loaded
+#endif
   V4 rb[BV_N];
 #else
   // Its B column n and rows b_k + j * B_ROWS; the window origin of output position n.
@@ -186,12 +187,22 @@ void conv2d_fwd(PTR_ARG(DTYPE, x), PTR_ARG(DTYPE, wpack), PTR_ARG(int, ktab), PT
     CONV_LOAD_B();                                                                                \
   } while (0)
 #if CHANNELS_LAST
+#if TAP_TABLE
+#define CONV_LOAD_B()                                                                             \
+  const int4 e = vload4(0, kt);                                                                   \
+  _Pragma("unroll") for (int j = 0; j < BV_N; ++j) {                                              \
+    const int id = id0[j] + e.w, ih = ih0[j] + e.x, iw = iw0[j] + e.y;                            \
+    const bool in = n_in[j] && IN_DEPTH(id) && ih >= 0 && ih < H && iw >= 0 && iw < W;            \
+    rb[j] = in ? *(__global const V4*)(xp[j] + e.z + AT_DEPTH(id) + ih * xs_h + iw * xs_w) : (V4)0; \
+  }
+#else
 #define CONV_LOAD_B()                                                                             \
   _Pragma("unroll") for (int j = 0; j < BV_N; ++j) {                                              \
     const int id = id0[j] + kd * DD, ih = ih0[j] + kh * DH, iw = iw0[j] + kw * DW;               \
     const bool in = n_in[j] && IN_DEPTH(id) && ih >= 0 && ih < H && iw >= 0 && iw < W;            \
     rb[j] = in ? *(__global const V4*)(xp[j] + c0 + AT_DEPTH(id) + ih * xs_h + iw * xs_w) : (V4)0; \
   }
+#endif
 #define CONV_STORE_B(buf)                                                                         \
   _Pragma("unroll") for (int j = 0; j < BV_N; ++j) {                                              \
     __local DTYPE* bs = Bs + ((buf) * TILE_K + b_c) * LDB + b_n + j * BV_STEP;                    \
@@ -357,7 +368,15 @@ void conv2d_bwd_weight(PTR_ARG(DTYPE, gy), PTR_ARG(DTYPE, x), PTR_ARG(int, ktab)
   const int x_c = (tid % (TILE_N / 4)) * 4, x_r = tid / (TILE_N / 4);
   const bool a_in = m0 + a_c < M;  // M is a multiple of 4
   __global const DTYPE* ga0 = PTR(DTYPE, gy) + g * M + m0 + a_c;
+#if TAP_TABLE
+  // Columns j0 + x_c .. + 3 lie in one tap (CG is a multiple of 4): its offsets from the table.
+  const int4 xe = vload4(0, PTR(int, ktab) + 4 * (j0 + x_c));
+  const int xd = xe.w - PD, xh = xe.x - PH, xw = xe.y - PW;
+  __global const DTYPE* xa0 = PTR(DTYPE, x) + g * CG + xe.z;
+#else
+  const int xd = dd, xh = dh, xw = dw;
   __global const DTYPE* xa0 = PTR(DTYPE, x) + g * CG + c0 + x_c;
+#endif
   V4 ra[AV_R], rb[XV_R];
 #define WGRAD_LOAD_STEP(r0)                                                                       \
   do {                                                                                            \
@@ -367,7 +386,7 @@ void conv2d_bwd_weight(PTR_ARG(DTYPE, gy), PTR_ARG(DTYPE, x), PTR_ARG(int, ktab)
     }                                                                                             \
     _Pragma("unroll") for (int j = 0; j < XV_R; ++j) {                                            \
       WGRAD_POS((r0) + x_r + j * XV_STEP);                                                        \
-      const int id = od * SD + dd, ih = oh * SH + dh, iw = ow * SW + dw;                          \
+      const int id = od * SD + xd, ih = oh * SH + xh, iw = ow * SW + xw;                          \
       const bool in = r_in && IN_DEPTH(id) && ih >= 0 && ih < H && iw >= 0 && iw < W;             \
       rb[j] = in ? *(__global const V4*)(xa0 + b * xs_b + AT_DEPTH(id) + ih * xs_h + iw * xs_w)       \
                  : (V4)0;                                                                         \

@@ -339,8 +339,9 @@ void run_conv2d_fwd(const ConvConfig& cc, const at::Tensor& x5, const at::Tensor
   Device& d = ocl_device(x5);
   const bool table = CG % cc.tile_k != 0;
   const at::Tensor ktab = table ? tap_table(x5, q, CG, x5.stride(1), KP) : at::Tensor();
-  // B's rows are channels (TILE_K per step), its columns positions.
-  const bool cl = !table && channel_vectors(x5) && vectors_split(cc, cc.tile_n, cc.tile_k);
+  // B's rows are channels (TILE_K per step), its columns positions; through the table a 4-vector
+  // of channels must lie within one tap.
+  const bool cl = (!table || CG % 4 == 0) && channel_vectors(x5) && vectors_split(cc, cc.tile_n, cc.tile_k);
   // Output runs of 4 channels as vectors: unit channel stride, M % 4 == 0, aligned (the bias too).
   const bool out_vec = M % 4 == 0 && channel_vectors(out5) &&
                        (!bias.defined() || buf(bias).offset % (4 * bias.element_size()) == 0);
@@ -499,8 +500,9 @@ at::Tensor conv_weight_grad_implicit(const at::Tensor& gy, const at::Tensor& x, 
   const int64_t chunk = ((R + S - 1) / S + cc.tile_k - 1) / cc.tile_k * cc.tile_k;
   S = (R + chunk - 1) / chunk;
   at::Tensor ws = at::empty({groups, S, M, J}, x.options());  // work-group z = g * S + s writes ws[g][s]
-  // A's and B's rows are positions (TILE_K per step), their columns channels.
-  const bool cl = !table && M % 4 == 0 && channel_vectors(gy5) && channel_vectors(x5) &&
+  // A's and B's rows are positions (TILE_K per step), their columns channels (through the table,
+  // 4-vectors of columns within one tap).
+  const bool cl = (!table || CG % 4 == 0) && M % 4 == 0 && channel_vectors(gy5) && channel_vectors(x5) &&
                   vectors_split(cc, cc.tile_k, cc.tile_m) && vectors_split(cc, cc.tile_k, cc.tile_n);
   Kernel& k = conv_kernel(d, t, cc, "conv2d_bwd_weight", cl, table, q.depth());
   const size_t rts_m = cc.tile_m / cc.wpt_m, rts_n = cc.tile_n / cc.wpt_n;
