@@ -141,6 +141,7 @@ at::Tensor& adaptive_max_pool2d_backward_out_ocl(const at::Tensor& grad_output, 
 // ---- Pooling on (B, C, D, H, W) views: adaptive average (2-D and 3-D), 3-D max / average /
 // adaptive max. One work-item per output element forward, per input element backward.
 
+constexpr size_t kMaxGrid = 65535;  // work-items along NDRange dims 1 and 2 that every device takes (NVIDIA's groups)
 constexpr size_t kPoolWG = 256;  // work-group size of the grid-stride (B, C, D, H, W) kernels
 
 // Build options of pool.cl for values of dtype t, integers included: X_INT with the type's lowest
@@ -345,11 +346,25 @@ void max_pool_bwd(const at::Tensor& grad_output, const at::Tensor& indices, cons
                   const Pool3d& g, int64_t nd, const char* op) {
   const int64_t n = grad_input.numel();
   if (n == 0) return;
-  const Dims5 gy = dims5(grad_output, nd), yi = dims5(indices, nd), gi = dims5(grad_input, nd);
   Device& d = ocl_device(grad_input);
-  Kernel& k = get_kernel(d, "pool",
-                         pool_options(d, grad_input.scalar_type(), op) + index_option({grad_output, grad_input}, g.extents()),
-                         "max_pool3d_bwd");
+  const std::string opts =
+      pool_options(d, grad_input.scalar_type(), op) + index_option({grad_output, grad_input}, g.extents());
+  // Undilated 2-D windows: max_pool2d_bwd, its kernel size and stride compiled in.
+  const at::Tensor gi4 = batched(grad_input), gy4 = batched(grad_output), yi4 = batched(indices);
+  const Range4 r = nd == 2 ? range4(gi4) : Range4{};
+  if (nd == 2 && g.dil[1] == 1 && g.dil[2] == 1 && r.global.sz[1] <= kMaxGrid && r.global.sz[2] <= kMaxGrid) {
+    const auto gs = strides4(gy4), is = strides4(yi4), rs = strides4(gi4);
+    Kernel& k = get_kernel(d, "pool",
+                           opts + " -DPOOL_KH=" + std::to_string(g.k[1]) + " -DPOOL_KW=" + std::to_string(g.k[2]) +
+                               " -DPOOL_SH=" + std::to_string(g.s[1]) + " -DPOOL_SW=" + std::to_string(g.s[2]),
+                           "max_pool2d_bwd");
+    launch(d, k, r.global, r.local, buf(gy4), buf(yi4), buf(gi4), gi4.size(1), gi4.size(2), gi4.size(3),
+           gy4.size(2), gy4.size(3), int64_t{g.p[1]}, int64_t{g.p[2]}, gs[0], gs[1], gs[2], gs[3], is[0], is[1], is[2],
+           is[3], rs[0], rs[1], rs[2], rs[3], r.c_fast);
+    return;
+  }
+  const Dims5 gy = dims5(grad_output, nd), yi = dims5(indices, nd), gi = dims5(grad_input, nd);
+  Kernel& k = get_kernel(d, "pool", opts, "max_pool3d_bwd");
   launch(d, k, grid_stride(n, kPoolWG), Range(kPoolWG), buf(grad_output), buf(indices), buf(grad_input), n,
          gi.size[1], gi.size[2], gi.size[3], gi.size[4], gy.size[2], gy.size[3], gy.size[4], int64_t{g.k[0]},
          int64_t{g.k[1]}, int64_t{g.k[2]}, int64_t{g.s[0]}, int64_t{g.s[1]}, int64_t{g.s[2]}, int64_t{g.p[0]},
