@@ -4,7 +4,8 @@
 // sum over the filter taps, read straight from global memory (neighbouring work-items share
 // their windows through the caches). Any stride, padding and dilation; tensors through their
 // strides (NCHW, channels-last or views). KH and KW are build options, so the tap loops
-// unroll and the weight gradient keeps one accumulator per tap in registers.
+// unroll and the weight gradient keeps one accumulator per tap in registers. Channels-last
+// tensors of whole channel quads, one filter per channel, take the 4-vector kernels at the end.
 #include "common.clh"
 
 #ifndef DTYPE
@@ -207,4 +208,190 @@ __kernel void depthwise_conv_bwd_weight_cl(PTR_ARG(DTYPE, gy), DW_STRIDES(g), PT
   __global ACC* P = PTR(ACC, part) + ((long)s * OC + o) * (KH * KW);
 #pragma unroll
   for (int t = 0; t < KH * KW; ++t) P[t] = acc[t];
+}
+
+// ---- Channels-last tensors with one filter per channel, C a multiple of 4 ----
+// The host takes these kernels where the tensors' non-channel strides and byte offsets are
+// multiples of 4 elements, so a position's 4 channels c..c+3 are one aligned vector load or
+// store, and work-items run channel quads fastest (NDRange dim 0), so that neighbouring
+// work-items touch neighbouring 16 (32 for double) bytes. Stride and dilation are build options
+// here: the tap loops then unroll to exactly the input rows and columns a work-item's outputs
+// read, each loaded once (an unused one is dead code), and their offsets are constants.
+#ifndef STRIDE_H
+#define STRIDE_H 1  // the vector kernels' row stride
+#endif
+#ifndef STRIDE_W
+#define STRIDE_W 1  // column stride
+#endif
+#ifndef DIL_H
+#define DIL_H 1  // row dilation
+#endif
+#ifndef DIL_W
+#define DIL_W 1  // column dilation
+#endif
+#ifndef TILE_W
+#define TILE_W 4  // consecutive output columns per work-item of the vector kernels
+#endif
+#ifndef TILE_H
+#define TILE_H 2  // consecutive output rows per work-item of the vector forward
+#endif
+#ifndef FILTER_ROWS
+#define FILTER_ROWS KH  // filter rows per work-item of the vector weight gradient (its accumulators)
+#endif
+#ifndef CAT
+#define CAT_(a, b) a##b
+#define CAT(a, b) CAT_(a, b)
+#endif
+#define V4 CAT(DTYPE, 4)
+// Input columns that TILE_W consecutive outputs read, and input rows that TILE_H rows read.
+#define SPAN_W ((TILE_W - 1) * STRIDE_W + (KW - 1) * DIL_W + 1)
+#define SPAN_H ((TILE_H - 1) * STRIDE_H + (KH - 1) * DIL_H + 1)
+// The vector at element offset `off` from p.
+#define V4_AT(p, off) (*(__global const V4*)((p) + (off)))
+
+// in[u] = x row `ih` (row offset within the sample already in X), column iw0 + u, for the
+// SPAN_W columns from iw0; columns outside the input are zero.
+#define DW_VEC_LOAD_ROW(in, X, iw0)                                                         \
+  _Pragma("unroll") for (int u = 0; u < SPAN_W; ++u) {                                      \
+    const int iw_ = (iw0) + u;                                                              \
+    in[u] = iw_ >= 0 && iw_ < W ? V4_AT(X, iw_ * x_w) : (V4)0;                              \
+  }
+
+// out[n][oh][ow][c..c+3] = sum over taps of x[n][oh*STRIDE_H - PH + kh*DIL_H][ow*STRIDE_W - PW
+// + kw*DIL_W][c..c+3] * w[kh][kw][c..c+3] (+ bias[c..c+3]), for a TILE_H x TILE_W block of
+// outputs per work-item: the block's input rows are read once each, and shared by the output
+// rows they reach. Tap (kh, kw)'s 4 channels are the vector at w + kh * w_h + kw * w_w + c (the
+// host packs the filters (KH, KW, C), or for the input gradient passes a flipped, sliced view of
+// that through the strides). x, out: sample stride (long) and row and column strides (a sample
+// spans fewer than 2^31 elements: the host checks); channel stride 1. NDRange (C / 4 * ceil(OW /
+// TILE_W) * ceil(OH / TILE_H), N), channel quads fastest, then blocks along the row (a sample's
+// blocks in one dim, so that only its last work-group has idle lanes).
+__kernel void depthwise_conv_fwd_vec(PTR_ARG(DTYPE, x), long x_n, int x_h, int x_w, PTR_ARG(DTYPE, w), int w_h,
+                                     int w_w, PTR_ARG(DTYPE, bias), int use_bias, PTR_ARG(DTYPE, out), long o_n,
+                                     int o_h, int o_w, int C, int H, int W, int OH, int OW, int PH, int PW) {
+  const int quads = C / 4, per_row = (OW + TILE_W - 1) / TILE_W, g = get_global_id(0), n = get_global_id(1);
+  const int rest = g / quads, c = (g - rest * quads) * 4, th = rest / per_row, tw = rest - th * per_row;
+  const int oh0 = th * TILE_H;
+  if (oh0 >= OH) return;
+  const int ow0 = tw * TILE_W, ih0 = oh0 * STRIDE_H - PH, iw0 = ow0 * STRIDE_W - PW;
+  __global const DTYPE* X = PTR(DTYPE, x) + n * x_n + c;
+  __global const DTYPE* Wt = PTR(DTYPE, w) + c;
+  const V4 b = use_bias ? V4_AT(PTR(DTYPE, bias), c) : (V4)0;
+  V4 acc[TILE_H][TILE_W];
+#pragma unroll
+  for (int r = 0; r < TILE_H; ++r)
+#pragma unroll
+    for (int j = 0; j < TILE_W; ++j) acc[r][j] = b;
+#pragma unroll
+  for (int i = 0; i < SPAN_H; ++i) {
+    const int ih = ih0 + i;
+    if (ih < 0 || ih >= H) continue;
+    V4 in[SPAN_W];
+    DW_VEC_LOAD_ROW(in, X + ih * x_h, iw0);
+    // Input row i serves output row r through filter row kh where r * STRIDE_H + kh * DIL_H == i
+    // (constants once unrolled).
+#pragma unroll
+    for (int r = 0; r < TILE_H; ++r) {
+#pragma unroll
+      for (int kh = 0; kh < KH; ++kh) {
+        if (r * STRIDE_H + kh * DIL_H != i) continue;
+#pragma unroll
+        for (int kw = 0; kw < KW; ++kw) {
+          const V4 f = V4_AT(Wt, kh * w_h + kw * w_w);
+#pragma unroll
+          for (int j = 0; j < TILE_W; ++j) acc[r][j] += in[j * STRIDE_W + kw * DIL_W] * f;
+        }
+      }
+    }
+  }
+  __global DTYPE* Y = PTR(DTYPE, out) + n * o_n + c;
+#pragma unroll
+  for (int r = 0; r < TILE_H; ++r)
+#pragma unroll
+    for (int j = 0; j < TILE_W; ++j)
+      if (oh0 + r < OH && ow0 + j < OW) *(__global V4*)(Y + (oh0 + r) * o_h + (ow0 + j) * o_w) = acc[r][j];
+}
+
+// One tile of the vector weight gradient: output row oh's columns ow0 .. ow0 + n_ - 1 (n_ <=
+// TILE_W; the rest of the tile adds nothing, so an infinite input there cannot leak in) add
+// gy * the window's input to this work-item's filter rows kh0 .. kh0 + FILTER_ROWS - 1.
+#define DW_VEC_WEIGHT_TILE(n_)                                                              \
+  do {                                                                                      \
+    V4 gv[TILE_W];                                                                          \
+    _Pragma("unroll") for (int j = 0; j < TILE_W; ++j) gv[j] =                              \
+        j < (n_) ? V4_AT(G, (ow0 + j) * g_w) : (V4)0;                                       \
+    const int iw0 = ow0 * STRIDE_W - PW;                                                    \
+    _Pragma("unroll") for (int t = 0; t < FILTER_ROWS; ++t) {                               \
+      const int ih = ih0 + t * DIL_H;                                                       \
+      if (ih < 0 || ih >= H || kh0 + t >= KH) continue;                                     \
+      V4 in[SPAN_W];                                                                        \
+      DW_VEC_LOAD_ROW(in, X + ih * x_h, iw0);                                               \
+      _Pragma("unroll") for (int kw = 0; kw < KW; ++kw)                                     \
+        _Pragma("unroll") for (int j = 0; j < TILE_W; ++j)                                  \
+          if (j < (n_)) acc[t][kw] += gv[j] * in[j * STRIDE_W + kw * DIL_W];                \
+    }                                                                                       \
+  } while (0)
+
+#ifndef GROUP_QUADS
+#define GROUP_QUADS 4  // channel quads of a vector weight-gradient work-group (dim 0)
+#endif
+#ifndef GROUP_SLICES
+#define GROUP_SLICES 16  // its slices (dim 1), summed in local memory
+#endif
+
+// The weight gradient's partial sums over 4-vectors of channels. The positions are tiles of
+// TILE_W columns of an output row, N * OH * ceil(OW / TILE_W) of them; work-item (q, s, r) of
+// NDRange (C / 4, S rounded up to GROUP_SLICES, ceil(KH / FILTER_ROWS)) adds, over the tiles
+// [s * chunk, (s + 1) * chunk), the products of channels 4q..4q+3 for the filter rows kh0 =
+// r * FILTER_ROWS ..; a work-group's GROUP_SLICES slices are summed in local memory, and the
+// group stores part[group along dim 1][c][kh][kw] (the host sums those). Work-groups
+// (GROUP_QUADS, GROUP_SLICES, 1): neighbouring work-items read neighbouring channel quads of one
+// position. gy, x: strides as in depthwise_conv_fwd_vec. Every work-item reaches every barrier.
+__kernel __attribute__((reqd_work_group_size(GROUP_QUADS, GROUP_SLICES, 1)))
+void depthwise_conv_bwd_weight_vec(PTR_ARG(DTYPE, gy), long g_n, int g_h, int g_w, PTR_ARG(DTYPE, x), long x_n,
+                                   int x_h, int x_w, PTR_ARG(ACC, part), int chunk, int N, int C, int H, int W,
+                                   int OH, int OW, int PH, int PW) {
+  __local V4 red[GROUP_SLICES * GROUP_QUADS];
+  const int c = get_global_id(0) * 4, s = get_global_id(1), kh0 = get_global_id(2) * FILTER_ROWS;
+  const int lq = get_local_id(0), ls = get_local_id(1);
+  V4 acc[FILTER_ROWS][KW];
+#pragma unroll
+  for (int t = 0; t < FILTER_ROWS; ++t)
+#pragma unroll
+    for (int kw = 0; kw < KW; ++kw) acc[t][kw] = 0;
+  // Tiles p = ((n * OH + oh) * per_row + tw) (fewer than 2^31 with the padded slices: the host
+  // checks); (n, oh, tw) is divided out once, then advanced.
+  const int per_row = (OW + TILE_W - 1) / TILE_W, end = min(N * OH * per_row, (s + 1) * chunk);
+  int p = s * chunk, row = p / per_row, tw = p - row * per_row, n = row / OH, oh = row - n * OH;
+  for (; p < end; ++p) {
+    __global const DTYPE* G = PTR(DTYPE, gy) + n * g_n + oh * g_h + c;
+    __global const DTYPE* X = PTR(DTYPE, x) + n * x_n + c;
+    const int ih0 = oh * STRIDE_H - PH + kh0 * DIL_H, ow0 = tw * TILE_W;
+    if (ow0 + TILE_W <= OW) DW_VEC_WEIGHT_TILE(TILE_W);
+    else DW_VEC_WEIGHT_TILE(OW - ow0);
+    if (++tw == per_row) {
+      tw = 0;
+      if (++oh == OH) oh = 0, ++n;
+    }
+  }
+  // Sum the group's slices tap by tap (a tree over dim 1); only slot lq of slice 0 is read
+  // after the last barrier, and only its own work-item writes it next.
+  __global ACC* P = PTR(ACC, part) + ((long)get_group_id(1) * C + c) * (KH * KW);
+#pragma unroll
+  for (int t = 0; t < FILTER_ROWS; ++t) {
+#pragma unroll
+    for (int kw = 0; kw < KW; ++kw) {
+      red[ls * GROUP_QUADS + lq] = acc[t][kw];
+      barrier(CLK_LOCAL_MEM_FENCE);
+      for (int step = GROUP_SLICES / 2; step > 0; step >>= 1) {
+        if (ls < step) red[ls * GROUP_QUADS + lq] += red[(ls + step) * GROUP_QUADS + lq];
+        barrier(CLK_LOCAL_MEM_FENCE);
+      }
+      const int k = (kh0 + t) * KW + kw;
+      if (ls == 0 && kh0 + t < KH) {
+        const V4 v = red[lq];
+        P[k] = v.s0, P[KH * KW + k] = v.s1, P[2 * KH * KW + k] = v.s2, P[3 * KH * KW + k] = v.s3;
+      }
+    }
+  }
 }
