@@ -65,11 +65,15 @@ Kernel& dw_kernel(Device& d, at::ScalarType t, const WindowGeom& g, const char* 
 //    3.70 / 3.74 / 2.14 -> 0.22 / 0.23 / 0.30.
 //  TILE_W=1..8, TILE_H=1..4  output columns and rows per work-item of depthwise_conv_fwd_vec
 //    (TILE_W also the column tile of depthwise_conv_bwd_weight_vec); a taller tile reads its
-//    input rows once for all its output rows. PoCL: 4 x 2 beat 4 x 1 and 8 x 1 by 10-40%, and
-//    was within noise of 4 x 4. Not yet measured on a GPU.
+//    input rows once for all its output rows. CPU devices take 4 x 2 (PoCL: it beat 4 x 1 and
+//    8 x 1 by 10-40%, within noise of 4 x 4), GPUs 8 x 1 (H200, batch 32, fwd / dX / dW µs,
+//    4 x 2 -> 8 x 1: 3x3 144ch at 56^2 54 / 46 / 64 -> 48 / 48 / 66, stride 2 29 / 67 / 45 ->
+//    33 / 43 / 39, 7x7 96ch 78 / 71 / 172 -> 66 / 65 / 117, 5x5 240ch at 14^2 19 / 21 / 35 ->
+//    20 / 20 / 27; 4 x 1 and 4 x 4 in between).
 //  WEIGHT_ITEMS=64..8192  work-items per compute unit that the vector weight gradient's slices
-//    aim for: 1024 on GPUs (fill the device; the kernel sums each work-group's slices; not yet
-//    measured), 128 on CPU devices (PoCL, 7x7 and 5x5 dW 0.97 / 0.50 at 1024 -> 0.83 / 0.31).
+//    aim for: 1024 on GPUs (fill the device; the kernel sums each work-group's slices; H200 3x3
+//    dW 64 µs against 102 at 256 and 83 at 4096), 128 on CPU devices (PoCL, 7x7 and 5x5 dW
+//    0.97 / 0.50 at 1024 -> 0.83 / 0.31).
 struct DwConfig {
   bool channels_inner = false, vec = true;
   int tile_w = 4, tile_h = 2, weight_items = 1024;
@@ -79,6 +83,7 @@ DwConfig dw_config(const Device& d) {
   DwConfig c;
   c.channels_inner = !d.info.is_cpu();
   if (d.info.is_cpu()) c.weight_items = 128;
+  else c.tile_w = 8, c.tile_h = 1;
   const std::string text = tuning::lookup(d, "conv/depthwise");
   if (text.empty()) return c;
   DwConfig r = c;
