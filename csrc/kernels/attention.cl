@@ -80,8 +80,6 @@
 #define MMA 0  // 0: the FMA kernels; 1/2: the tensor-core kernels attention_mma_* instead (mma.clh: 1 NVIDIA PTX, 2 emulation)
 #endif
 
-#define CAT_(a, b) a##b
-#define CAT(a, b) CAT_(a, b)
 #define ACC4 CAT(ACC, 4)
 
 #define D4 (HEAD_DIM / 4)  // float4 columns of a head-dimension row

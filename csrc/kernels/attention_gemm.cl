@@ -12,8 +12,6 @@
 #define DTYPE float
 #endif
 #define DTYPE4 CAT(DTYPE, 4)
-#define CAT_(a, b) a##b
-#define CAT(a, b) CAT_(a, b)
 #define NEG_INF ((DTYPE)(-INFINITY))
 
 // Scores and mask of row R as the pre-softmax values x = s * scale + mask.

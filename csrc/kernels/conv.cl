@@ -66,10 +66,6 @@
 #define OUT_VEC 0  // 1: conv2d_fwd stores runs of 4 output channels as vectors (channels-last outputs)
 #endif
 
-#ifndef CAT
-#define CAT_(a, b) a##b
-#define CAT(a, b) CAT_(a, b)
-#endif
 #define V4 CAT(DTYPE, 4)
 #define RTS_M (TILE_M / WPT_M)
 #define RTS_N (TILE_N / WPT_N)

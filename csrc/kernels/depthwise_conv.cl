@@ -238,10 +238,6 @@ __kernel void depthwise_conv_bwd_weight_cl(PTR_ARG(DTYPE, gy), DW_STRIDES(g), PT
 #ifndef FILTER_ROWS
 #define FILTER_ROWS KH  // filter rows per work-item of the vector weight gradient (its accumulators)
 #endif
-#ifndef CAT
-#define CAT_(a, b) a##b
-#define CAT(a, b) CAT_(a, b)
-#endif
 #define V4 CAT(DTYPE, 4)
 // Input columns that TILE_W consecutive outputs read, and input rows that TILE_H rows read.
 #define SPAN_W ((TILE_W - 1) * STRIDE_W + (KW - 1) * DIL_W + 1)

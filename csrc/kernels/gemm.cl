@@ -33,9 +33,6 @@
 #define MAD(a, b, c) fma((a), (b), (c))
 #endif
 
-#define CAT_(a, b) a##b
-#define CAT(a, b) CAT_(a, b)
-
 // ---- tunables (gemm.cpp picks them per device/dtype/shape class; see gemm_config) --------
 #ifndef TILE_M
 #define TILE_M 64  // rows of C computed by one work-group
