@@ -317,10 +317,11 @@ import torch.nn.functional as F
 import torch_ocl
 from tests.test_conv_depthwise import _channels_last, _expect_vector, _passes
 torch_ocl._C._tuning_set(0, "conv/depthwise", "VEC=1")
-for xs, k, kw in [((2, 8, 11, 10), (3, 3), dict(stride=(2, 1), padding=1)), ((1, 4, 12, 13), (7, 7), dict(padding=3)),
-                  ((3, 8, 10, 9), (5, 3), dict(dilation=(2, 1), padding=(4, 1)))]:
-    _expect_vector(_passes(_channels_last(xs, k), **kw), kw)
-_expect_vector(_passes(_channels_last((300, 8, 5, 5), (3, 3)), padding=1), {})
+# One geometry (the optimizer's builds are most of this check's time; a 7x7 filter alone took
+# about a minute on a 2-core VM): stride and dilation along different dims, with a batch large
+# enough for several groups of weight-gradient slices, so the group sum's barriers run.
+kw = dict(stride=(2, 1), dilation=(1, 2), padding=2)
+_expect_vector(_passes(_channels_last((40, 8, 11, 10), (3, 3)), **kw), kw)
 print("ok")
 """
 
