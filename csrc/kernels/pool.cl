@@ -359,6 +359,38 @@ __kernel void max_pool3d_bwd(PTR_ARG(X_T, gout), PTR_ARG(long, idx), PTR_ARG(X_T
 }
 
 #ifdef POOL_KH
+// max_pool3d_fwd for undilated 2-D windows whose kernel size and stride are build options: one
+// work-item per output element through position4's 3-D range, the window's taps unrolled.
+// The same scan (row-major, a value replacing the maximum when larger or NaN; a window of the
+// lowest values reports its first element inside the input).
+__kernel void max_pool2d_fwd(PTR_ARG(X_T, x), PTR_ARG(X_T, out), PTR_ARG(long, idx), long C, long H, long W, long OH,
+                             long OW, long ph, long pw, long xs_b, long xs_c, long xs_h, long xs_w, long os_b,
+                             long os_c, long os_h, long os_w, long is_b, long is_c, long is_h, long is_w, int c_fast) {
+  IDX_T b, c, oh, ow;
+  if (!position4(C, OH, OW, c_fast, &b, &c, &oh, &ow)) return;
+  const IDX_T h0 = oh * POOL_SH - ph, w0 = ow * POOL_SW - pw;
+  __global const X_T* xp = PTR(X_T, x) + b * xs_b + c * xs_c;
+  ACC m = X_LOWEST;
+  long at = (long)max(h0, (IDX_T)0) * W + max(w0, (IDX_T)0);
+#pragma unroll
+  for (int kh = 0; kh < POOL_KH; ++kh) {
+    const IDX_T h = h0 + kh;
+    if (h < 0 || h >= H) continue;
+#pragma unroll
+    for (int kw = 0; kw < POOL_KW; ++kw) {
+      const IDX_T w = w0 + kw;
+      if (w < 0 || w >= W) continue;
+      const ACC v = LOAD_X(xp, h * xs_h + w * xs_w);
+      if (v > m || IS_NAN(v)) {
+        m = v;
+        at = (long)h * W + w;
+      }
+    }
+  }
+  STORE_X(PTR(X_T, out), b * os_b + c * os_c + oh * os_h + ow * os_w, m);
+  PTR(long, idx)[b * is_b + c * is_c + oh * is_h + ow * is_w] = at;
+}
+
 // max_pool3d_bwd for undilated 2-D windows whose kernel size and stride are build options
 // (POOL_KH, POOL_KW, POOL_SH, POOL_SW), so the window ranges divide by constants, with one
 // work-item per input element through position4's 3-D range instead of a flat index divided
