@@ -478,6 +478,44 @@ __kernel void avg_pool3d_bwd(PTR_ARG(X_T, gout), PTR_ARG(X_T, gin), long n, long
   }
 }
 
+#ifdef POOL_KH
+// avg_pool3d_fwd and avg_pool3d_bwd for 2-D windows whose kernel size and stride are build
+// options, over position4's 3-D range (see max_pool2d_bwd): the same sums in the same order.
+__kernel void avg_pool2d_fwd(PTR_ARG(X_T, x), PTR_ARG(X_T, out), long C, long H, long W, long OH, long OW, long ph,
+                             long pw, int count_include_pad, long divisor_override, long xs_b, long xs_c, long xs_h,
+                             long xs_w, long os_b, long os_c, long os_h, long os_w, int c_fast) {
+  IDX_T b, c, oh, ow, h0, h1, w0, w1;
+  if (!position4(C, OH, OW, c_fast, &b, &c, &oh, &ow)) return;
+  const IDX_T padded =
+      avg_range(oh, POOL_KH, POOL_SH, ph, H, &h0, &h1) * avg_range(ow, POOL_KW, POOL_SW, pw, W, &w0, &w1);
+  __global const X_T* xp = PTR(X_T, x) + b * xs_b + c * xs_c;
+  ACC s = 0;
+  for (IDX_T h = h0; h < h1; ++h)
+    for (IDX_T w = w0; w < w1; ++w) s += LOAD_X(xp, h * xs_h + w * xs_w);
+  const bool empty = h0 >= h1 || w0 >= w1;
+  const IDX_T div = avg_divisor(padded, 1, h1 - h0, w1 - w0, count_include_pad, divisor_override);
+  STORE_X(PTR(X_T, out), b * os_b + c * os_c + oh * os_h + ow * os_w, empty ? (ACC)0 : s / (ACC)div);
+}
+
+__kernel void avg_pool2d_bwd(PTR_ARG(X_T, gout), PTR_ARG(X_T, gin), long C, long H, long W, long OH, long OW, long ph,
+                             long pw, int count_include_pad, long divisor_override, long gs_b, long gs_c, long gs_h,
+                             long gs_w, long rs_b, long rs_c, long rs_h, long rs_w, int c_fast) {
+  IDX_T b, c, h, w, lo, hi;
+  if (!position4(C, H, W, c_fast, &b, &c, &h, &w)) return;
+  __global const X_T* gp = PTR(X_T, gout) + b * gs_b + c * gs_c;
+  ACC s = 0;
+  for (IDX_T oh = first_window(h, POOL_KH, POOL_SH, ph); oh <= last_window(h, POOL_SH, ph, OH); ++oh) {
+    const IDX_T pad_h = avg_range(oh, POOL_KH, POOL_SH, ph, H, &lo, &hi), in_h = hi - lo;
+    for (IDX_T ow = first_window(w, POOL_KW, POOL_SW, pw); ow <= last_window(w, POOL_SW, pw, OW); ++ow) {
+      const IDX_T pad_w = avg_range(ow, POOL_KW, POOL_SW, pw, W, &lo, &hi), in_w = hi - lo;
+      const IDX_T div = avg_divisor(pad_h * pad_w, 1, in_h, in_w, count_include_pad, divisor_override);
+      s += LOAD_X(gp, oh * gs_h + ow * gs_w) / (ACC)div;
+    }
+  }
+  STORE_X(PTR(X_T, gin), b * rs_b + c * rs_c + h * rs_h + w * rs_w, s);
+}
+#endif
+
 // Max unpooling, one work-item per input element: its value goes to the output position its
 // index names in its (OD, OH, OW) plane (flat (od * OH + oh) * OW + ow); the output was zeroed.
 // An index outside the plane sets the device error flag (the CPU's RuntimeError). Indices

@@ -29,6 +29,7 @@
 
 #include <algorithm>
 #include <array>
+#include <optional>
 #include <cstring>
 
 namespace torch_ocl {
@@ -326,7 +327,17 @@ void check_max_pool3d(const at::Tensor& self, const Pool3d& g, const char* op) {
 // The launches of the max / average pooling kernels, shared by the 2-D and 3-D ops: tensors
 // with nd (2 or 3) spatial dims, seen as (B, C, D, H, W) (dims5: a 2-D one has one depth row;
 // its geometry one tap, stride 1 and no padding along it, pool2d_geom).
-// pool.cl's max_pool2d_* build options: g's 2-D kernel size and stride.
+// The range of pool.cl's 2-D kernels (max_pool2d_*, avg_pool2d_*) over t4's (B, C, H, W)
+// positions, or nullopt where they do not serve: 3-D pooling, or a grid past kMaxGrid along
+// dims 1 and 2 (the flat *_3d kernels take those).
+std::optional<Range4> range2d(const at::Tensor& t4, int64_t nd) {
+  if (nd != 2) return std::nullopt;
+  const Range4 r = range4(t4);
+  if (r.global.sz[1] > kMaxGrid || r.global.sz[2] > kMaxGrid) return std::nullopt;
+  return r;
+}
+
+// Their build options: g's 2-D kernel size and stride.
 std::string pool_geometry_options(const Pool3d& g) {
   return " -DPOOL_KH=" + std::to_string(g.k[1]) + " -DPOOL_KW=" + std::to_string(g.k[2]) +
          " -DPOOL_SH=" + std::to_string(g.s[1]) + " -DPOOL_SW=" + std::to_string(g.s[2]);
@@ -340,13 +351,12 @@ void max_pool_fwd(const at::Tensor& self, const at::Tensor& out, const at::Tenso
   const std::string opts = pool_options_any(d, self.scalar_type(), op) + index_option({self, out}, g.extents());
   // Undilated 2-D windows: max_pool2d_fwd, its kernel size and stride compiled in.
   const at::Tensor x4 = batched(self), y4 = batched(out), yi4 = batched(indices);
-  const Range4 r = nd == 2 ? range4(y4) : Range4{};
-  if (nd == 2 && g.dil[1] == 1 && g.dil[2] == 1 && r.global.sz[1] <= kMaxGrid && r.global.sz[2] <= kMaxGrid) {
+  if (const auto r = range2d(y4, nd); r && g.dil[1] == 1 && g.dil[2] == 1) {
     const auto xs = strides4(x4), os = strides4(y4), is = strides4(yi4);
-    launch(d, get_kernel(d, "pool", opts + pool_geometry_options(g), "max_pool2d_fwd"), r.global, r.local, buf(x4),
+    launch(d, get_kernel(d, "pool", opts + pool_geometry_options(g), "max_pool2d_fwd"), r->global, r->local, buf(x4),
            buf(y4), buf(yi4), x4.size(1), x4.size(2), x4.size(3), y4.size(2), y4.size(3), int64_t{g.p[1]},
            int64_t{g.p[2]}, xs[0], xs[1], xs[2], xs[3], os[0], os[1], os[2], os[3], is[0], is[1], is[2], is[3],
-           r.c_fast);
+           r->c_fast);
     return;
   }
   const Dims5 x = dims5(self, nd), y = dims5(out, nd), yi = dims5(indices, nd);
@@ -368,13 +378,12 @@ void max_pool_bwd(const at::Tensor& grad_output, const at::Tensor& indices, cons
       pool_options(d, grad_input.scalar_type(), op) + index_option({grad_output, grad_input}, g.extents());
   // Undilated 2-D windows: max_pool2d_bwd, its kernel size and stride compiled in.
   const at::Tensor gi4 = batched(grad_input), gy4 = batched(grad_output), yi4 = batched(indices);
-  const Range4 r = nd == 2 ? range4(gi4) : Range4{};
-  if (nd == 2 && g.dil[1] == 1 && g.dil[2] == 1 && r.global.sz[1] <= kMaxGrid && r.global.sz[2] <= kMaxGrid) {
+  if (const auto r = range2d(gi4, nd); r && g.dil[1] == 1 && g.dil[2] == 1) {
     const auto gs = strides4(gy4), is = strides4(yi4), rs = strides4(gi4);
     Kernel& k = get_kernel(d, "pool", opts + pool_geometry_options(g), "max_pool2d_bwd");
-    launch(d, k, r.global, r.local, buf(gy4), buf(yi4), buf(gi4), gi4.size(1), gi4.size(2), gi4.size(3),
+    launch(d, k, r->global, r->local, buf(gy4), buf(yi4), buf(gi4), gi4.size(1), gi4.size(2), gi4.size(3),
            gy4.size(2), gy4.size(3), int64_t{g.p[1]}, int64_t{g.p[2]}, gs[0], gs[1], gs[2], gs[3], is[0], is[1], is[2],
-           is[3], rs[0], rs[1], rs[2], rs[3], r.c_fast);
+           is[3], rs[0], rs[1], rs[2], rs[3], r->c_fast);
     return;
   }
   const Dims5 gy = dims5(grad_output, nd), yi = dims5(indices, nd), gi = dims5(grad_input, nd);
@@ -391,12 +400,20 @@ void avg_pool_fwd(const at::Tensor& self, const at::Tensor& out, const Pool3d& g
                   c10::optional<int64_t> divisor_override, int64_t nd, const char* op) {
   const int64_t n = out.numel();
   if (n == 0) return;
-  const Dims5 x = dims5(self, nd), y = dims5(out, nd);
   Device& d = ocl_device(self);
-  Kernel& k = get_kernel(d, "pool",
-                         pool_options_any(d, self.scalar_type(), op) +
-                             index_option({self, out}, g.extents(divisor_override.value_or(0))),
-                         "avg_pool3d_fwd");
+  const std::string opts = pool_options_any(d, self.scalar_type(), op) +
+                           index_option({self, out}, g.extents(divisor_override.value_or(0)));
+  const at::Tensor x4 = batched(self), y4 = batched(out);
+  if (const auto r = range2d(y4, nd)) {  // 2-D windows: avg_pool2d_fwd, its kernel size and stride compiled in
+    const auto xs = strides4(x4), os = strides4(y4);
+    launch(d, get_kernel(d, "pool", opts + pool_geometry_options(g), "avg_pool2d_fwd"), r->global, r->local, buf(x4),
+           buf(y4), x4.size(1), x4.size(2), x4.size(3), y4.size(2), y4.size(3), int64_t{g.p[1]}, int64_t{g.p[2]},
+           cl_int{count_include_pad}, divisor_override.value_or(0), xs[0], xs[1], xs[2], xs[3], os[0], os[1], os[2],
+           os[3], r->c_fast);
+    return;
+  }
+  const Dims5 x = dims5(self, nd), y = dims5(out, nd);
+  Kernel& k = get_kernel(d, "pool", opts, "avg_pool3d_fwd");
   launch(d, k, grid_stride(n, kPoolWG), Range(kPoolWG), buf(self), buf(out), n, y.size[1], x.size[2], x.size[3],
          x.size[4], y.size[2], y.size[3], y.size[4], int64_t{g.k[0]}, int64_t{g.k[1]}, int64_t{g.k[2]},
          int64_t{g.s[0]}, int64_t{g.s[1]}, int64_t{g.s[2]}, int64_t{g.p[0]}, int64_t{g.p[1]}, int64_t{g.p[2]},
@@ -408,12 +425,20 @@ void avg_pool_bwd(const at::Tensor& grad_output, const at::Tensor& grad_input, c
                   c10::optional<int64_t> divisor_override, int64_t nd, const char* op) {
   const int64_t n = grad_input.numel();
   if (n == 0) return;
-  const Dims5 gy = dims5(grad_output, nd), gi = dims5(grad_input, nd);
   Device& d = ocl_device(grad_input);
-  Kernel& k = get_kernel(d, "pool",
-                         pool_options_any(d, grad_input.scalar_type(), op) +
-                             index_option({grad_output, grad_input}, g.extents(divisor_override.value_or(0))),
-                         "avg_pool3d_bwd");
+  const std::string opts = pool_options_any(d, grad_input.scalar_type(), op) +
+                           index_option({grad_output, grad_input}, g.extents(divisor_override.value_or(0)));
+  const at::Tensor gy4 = batched(grad_output), gi4 = batched(grad_input);
+  if (const auto r = range2d(gi4, nd)) {  // 2-D windows: avg_pool2d_bwd, its kernel size and stride compiled in
+    const auto gs = strides4(gy4), rs = strides4(gi4);
+    launch(d, get_kernel(d, "pool", opts + pool_geometry_options(g), "avg_pool2d_bwd"), r->global, r->local,
+           buf(gy4), buf(gi4), gi4.size(1), gi4.size(2), gi4.size(3), gy4.size(2), gy4.size(3), int64_t{g.p[1]},
+           int64_t{g.p[2]}, cl_int{count_include_pad}, divisor_override.value_or(0), gs[0], gs[1], gs[2], gs[3],
+           rs[0], rs[1], rs[2], rs[3], r->c_fast);
+    return;
+  }
+  const Dims5 gy = dims5(grad_output, nd), gi = dims5(grad_input, nd);
+  Kernel& k = get_kernel(d, "pool", opts, "avg_pool3d_bwd");
   launch(d, k, grid_stride(n, kPoolWG), Range(kPoolWG), buf(grad_output), buf(grad_input), n, gi.size[1], gi.size[2],
          gi.size[3], gi.size[4], gy.size[2], gy.size[3], gy.size[4], int64_t{g.k[0]}, int64_t{g.k[1]},
          int64_t{g.k[2]}, int64_t{g.s[0]}, int64_t{g.s[1]}, int64_t{g.s[2]}, int64_t{g.p[0]}, int64_t{g.p[1]},
