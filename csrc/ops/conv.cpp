@@ -259,15 +259,6 @@ at::Tensor tap_table(const at::Tensor& like, const Geom& q, int64_t CG, int64_t 
   return t.to(like.device());
 }
 
-// Whether conv.cl may read t (N, C, *spatial) as 4-vectors of channels: unit channel stride,
-// the other strides and the byte offset multiples of 4 elements.
-bool channel_vectors(const at::Tensor& t) {
-  if (t.stride(1) != 1) return false;
-  for (int64_t i = 0; i < t.dim(); ++i)
-    if (i != 1 && t.stride(i) % 4 != 0) return false;
-  return buf(t).offset % (4 * t.element_size()) == 0;
-}
-
 // Whether `rows` rows of `cols` 4-vectors split evenly over cc's work-items (the channel-vector
 // loads of conv.cl: every work-item the same number of whole rows).
 bool vectors_split(const ConvConfig& cc, int64_t rows, int64_t cols) {

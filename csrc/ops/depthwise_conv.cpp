@@ -113,27 +113,10 @@ DwConfig dw_config(const Device& d) {
   return r;
 }
 
-// Whether t is channels-last: unit channel stride (over more than one channel).
-bool unit_channel_stride(const at::Tensor& t) { return t.stride(1) == 1 && t.size(1) > 1; }
-
 // Whether the scalar forward and input gradient over `src` run work-items along channels: src
 // is channels-last, the configuration takes that order, and src's plane fits NDRange dim 1.
 bool channels_inner(const at::Tensor& src, int64_t plane, const DwConfig& cfg) {
   return unit_channel_stride(src) && plane <= kMaxGrid && cfg.channels_inner;
-}
-
-// Whether the *_vec kernels may read or write t (N, C, H, W) as 4-vectors of channels: unit
-// channel stride, C and the other strides multiples of 4 (but those of dims of size 1, never
-// stepped), the byte offset a multiple of 4 elements (aligned vectors), and a sample's span
-// within int (the kernels' in-sample offsets).
-bool channel_vectors(const at::Tensor& t) {
-  if (t.stride(1) != 1 || t.size(1) % 4 != 0) return false;
-  int64_t span = t.size(1);
-  for (int64_t i = 0; i < 4; ++i) {
-    if (i != 1 && t.size(i) > 1 && (t.stride(i) < 0 || t.stride(i) % 4 != 0)) return false;
-    if (i > 1) span += (t.size(i) - 1) * t.stride(i);
-  }
-  return span < kMaxInt && buf(t).offset % (4 * t.element_size()) == 0;
 }
 
 // A convolution's filters as the kernels read them: filter o's tap (kh, kw) at element

@@ -23,6 +23,18 @@ int64_t WindowGeom::windows() const {
   return p;
 }
 
+bool unit_channel_stride(const at::Tensor& t) { return t.stride(1) == 1 && t.size(1) > 1; }
+
+bool channel_vectors(const at::Tensor& t) {
+  if (t.stride(1) != 1 || t.size(1) % 4 != 0) return false;
+  int64_t span = t.size(1);
+  for (int64_t i = 0; i < t.dim(); ++i) {
+    if (i != 1 && t.size(i) > 1 && (t.stride(i) < 0 || t.stride(i) % 4 != 0)) return false;
+    if (i > 1) span += (t.size(i) - 1) * t.stride(i);
+  }
+  return span < std::numeric_limits<int32_t>::max() && buf(t).offset % (4 * t.element_size()) == 0;
+}
+
 std::vector<int64_t> per_dim(c10::IntArrayRef v, int64_t nd, const char* op, const char* what) {
   TORCH_CHECK(v.size() == 1 || static_cast<int64_t>(v.size()) == nd, op, ": expected ", what, " of 1 or ", nd,
               " values, got ", v);

@@ -28,4 +28,14 @@ at::Tensor window_sum_back(const at::Tensor& v, const WindowGeom& g, c10::IntArr
 // The values of v (1 or nd of them) per spatial dim, as PyTorch's int[N] arguments expand.
 std::vector<int64_t> per_dim(c10::IntArrayRef v, int64_t nd, const char* op, const char* what);
 
+// Whether t (N, C, *S) keeps its channels adjacent: unit channel stride over more than one
+// channel (channels-last tensors, whose kernels run work-items along channels).
+bool unit_channel_stride(const at::Tensor& t);
+
+// Whether kernels may read and write t (N, C, *S) as 4-vectors of channels: unit channel
+// stride, C and the other strides multiples of 4 (but those of dims of size 1, never stepped;
+// none negative), the byte offset a multiple of 4 elements (aligned vectors), and a sample's
+// span within int (the kernels' in-sample offsets).
+bool channel_vectors(const at::Tensor& t);
+
 }  // namespace torch_ocl

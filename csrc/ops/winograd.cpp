@@ -9,6 +9,7 @@
 // T counts 2x2 output tiles over the batch. Batches whose transformed operands would exceed
 // the chunk size run a chunk of samples at a time.
 #include "winograd.h"
+#include "windows.h"
 
 #include "../runtime/Launch.h"
 #include "../runtime/Tuning.h"
@@ -112,10 +113,6 @@ at::Tensor filter_transform(const at::Tensor& w, bool input_grad) {
   return u;
 }
 
-// Whether a convolution over src keeps its transformed tiles channel innermost: src is
-// channels-last (unit channel stride), so that the transforms read it in coalesced runs.
-bool channels_inner(const at::Tensor& src) { return src.stride(1) == 1 && src.size(1) > 1; }
-
 // src (N, CH, H, W): its tiles' 4x4 input patches (pads pad_h, pad_w) or, for `grad`, its 2x2
 // output-gradient tiles, over a TP x TQ tile grid, transformed into [S * 16][CH][TS] or, for
 // `ci`, [S * 16][TS][CH].
@@ -143,7 +140,9 @@ void winograd_conv(const WinogradConfig& c, const at::Tensor& src, const at::Ten
                    const at::Tensor& bias, const at::Tensor& out) {
   const int64_t N = src.size(0), CH = src.size(1), O = out.size(1), P = out.size(2), Q = out.size(3);
   const int64_t TP = (P + 1) / 2, TQ = (Q + 1) / 2;
-  const bool ci = channels_inner(src);
+  // Channels-last sources keep their transformed tiles channel innermost, so that the
+  // transforms read them in coalesced runs.
+  const bool ci = unit_channel_stride(src);
   Device& d = ocl_device(src);
   const int64_t nb = samples_per_chunk(c, d, TP * TQ, std::max(CH, O));
   Kernel& k = wg_kernel(d, "winograd_output_tf");
@@ -223,7 +222,7 @@ at::Tensor winograd_weight_grad(const at::Tensor& gy, const at::Tensor& x, int64
     total += S;
   }
   at::Tensor m = at::empty({total * 16, K, C}, x.options());
-  const bool ci = channels_inner(x);
+  const bool ci = unit_channel_stride(x);  // as in winograd_conv
   int64_t s0 = 0, n0 = 0;
   for (const auto& [S, TS] : plan) {
     const int64_t n = std::min(nb, N - n0);
