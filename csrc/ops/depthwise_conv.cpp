@@ -20,7 +20,6 @@ namespace torch_ocl {
 namespace {
 
 constexpr int64_t kMaxTaps = 64;          // accumulators per weight-gradient work-item
-constexpr int64_t kMaxGrid = 65535;       // work-groups along NDRange dims 1 and 2
 constexpr int64_t kWeightGroup = 128;     // the kernel's WG
 constexpr int64_t kMaxInt = std::numeric_limits<int32_t>::max();
 constexpr int64_t kOutputsPerItem = 4;    // the forward's OPW

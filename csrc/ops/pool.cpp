@@ -29,8 +29,8 @@
 
 #include <algorithm>
 #include <array>
-#include <optional>
 #include <cstring>
+#include <optional>
 
 namespace torch_ocl {
 namespace {
@@ -142,7 +142,6 @@ at::Tensor& adaptive_max_pool2d_backward_out_ocl(const at::Tensor& grad_output, 
 // ---- Pooling on (B, C, D, H, W) views: adaptive average (2-D and 3-D), 3-D max / average /
 // adaptive max. One work-item per output element forward, per input element backward.
 
-constexpr size_t kMaxGrid = 65535;  // work-items along NDRange dims 1 and 2 that every device takes (NVIDIA's groups)
 constexpr size_t kPoolWG = 256;  // work-group size of the grid-stride (B, C, D, H, W) kernels
 
 // Build options of pool.cl for values of dtype t, integers included: X_INT with the type's lowest
@@ -324,16 +323,15 @@ void check_max_pool3d(const at::Tensor& self, const Pool3d& g, const char* op) {
                                  self.size(nd - 1), g.out[0], g.out[1], g.out[2], op);
 }
 
-// The launches of the max / average pooling kernels, shared by the 2-D and 3-D ops: tensors
-// with nd (2 or 3) spatial dims, seen as (B, C, D, H, W) (dims5: a 2-D one has one depth row;
-// its geometry one tap, stride 1 and no padding along it, pool2d_geom).
 // The range of pool.cl's 2-D kernels (max_pool2d_*, avg_pool2d_*) over t4's (B, C, H, W)
 // positions, or nullopt where they do not serve: 3-D pooling, or a grid past kMaxGrid along
 // dims 1 and 2 (the flat *_3d kernels take those).
 std::optional<Range4> range2d(const at::Tensor& t4, int64_t nd) {
   if (nd != 2) return std::nullopt;
   const Range4 r = range4(t4);
-  if (r.global.sz[1] > kMaxGrid || r.global.sz[2] > kMaxGrid) return std::nullopt;
+  // Work-items, not groups, against kMaxGrid: conservative whatever the local size.
+  constexpr size_t limit = kMaxGrid;
+  if (r.global.sz[1] > limit || r.global.sz[2] > limit) return std::nullopt;
   return r;
 }
 
@@ -343,6 +341,9 @@ std::string pool_geometry_options(const Pool3d& g) {
          " -DPOOL_SH=" + std::to_string(g.s[1]) + " -DPOOL_SW=" + std::to_string(g.s[2]);
 }
 
+// The launches of the max / average pooling kernels, shared by the 2-D and 3-D ops: tensors
+// with nd (2 or 3) spatial dims, seen as (B, C, D, H, W) (dims5: a 2-D one has one depth row;
+// its geometry one tap, stride 1 and no padding along it, pool2d_geom).
 void max_pool_fwd(const at::Tensor& self, const at::Tensor& out, const at::Tensor& indices, const Pool3d& g,
                   int64_t nd, const char* op) {
   const int64_t n = out.numel();

@@ -33,6 +33,9 @@ inline Buf buf_or_none(const at::Tensor& t) { return t.defined() ? buf(t) : Buf{
 Buf buf_ptr(const void* p);
 // A size, stride or index as a kernel's `int` argument (the caller has checked that it fits).
 inline cl_int i32(int64_t v) { return static_cast<cl_int>(v); }
+// Work-groups along NDRange dims 1 and 2 that every device takes (NVIDIA's OpenCL driver runs
+// them as CUDA grid dims of at most 65535 blocks); kernels that index those dims stay within it.
+constexpr int64_t kMaxGrid = 65535;
 
 // Device of t (which must be an ocl tensor), initialized.
 Device& ocl_device(const at::Tensor& t);
