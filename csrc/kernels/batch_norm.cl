@@ -2,102 +2,149 @@
 // three launches each way: per-channel partial statistics in slices of the batch (bn_partial),
 // their combination per channel into three coefficients (bn_finalize), and one pass over the
 // elements, out = in1 * k1[c] + in2 * k2[c] + k3[c] (bn_affine). A team of T consecutive
-// work-items shares a row (n, c) of HW elements and walks it with stride T (rows.clh's teams).
-// Channels-last data has its own partial and affine kernels (bn_partial_cl, bn_affine_cl, at the
-// end), feeding the same bn_finalize.
+// work-items shares a row (n, c) of HW elements and walks it with stride T * XVEC (rows.clh's
+// teams). Channels-last data has its own partial and affine kernels (bn_partial_cl,
+// bn_affine_cl, at the end), feeding the same bn_finalize.
+// The passes over the data load XVEC consecutive elements at a time and keep IN_FLIGHT such
+// loads outstanding per work-item before they use them: one scalar load at a time per
+// work-item leaves a GPU's memory system mostly idle.
 #ifndef X_KIND
 #define X_KIND 0  // storage kind of input, grad and output: 0 float, 1 double, 2 half, 3 bfloat16
 #endif
+#ifndef XVEC
+#define XVEC 1  // elements per load, 4 (aligned 4-vectors; the host checks the vector dimension's length % 4 == 0 and 4-element aligned bases) or 1
+#endif
+#define IN_FLIGHT 4
 #include "common.clh"
-#include "rows.clh"  // ACC, MAX_WG, ROW_REDUCE, team_reduce
+#include "rows.clh"  // ACC, MAX_WG, ROW_REDUCE, team_reduce, lanes_reduce
 #define X_T CAT(ST_, X_KIND)
 #define LOAD_X(p, i) CAT(LD_, X_KIND)(p, i)
 #define STORE_X(p, i, v) CAT(SV_, X_KIND)(p, i, v)
+#if XVEC == 4
+#define ACCV ACC4
+#define LOADV(p, i) CAT(LD4_, X_KIND)(p, i)
+#define STOREV(p, i, v) CAT(SV4_, X_KIND)(p, i, v)
+#define LOADV_ACC(p, i) vload4(0, (p) + (i))
+#define COMP(v, j) ((j) == 0 ? (v).s0 : (j) == 1 ? (v).s1 : (j) == 2 ? (v).s2 : (v).s3)
+#elif XVEC == 1
+#define ACCV ACC
+#define LOADV(p, i) LOAD_X(p, i)
+#define STOREV(p, i, v) STORE_X(p, i, v)
+#define LOADV_ACC(p, i) ((p)[i])
+#define COMP(v, j) (v)
+#else
+#error "XVEC must be 1 or 4"
+#endif
+
+// One Welford step: n elements seen so far (per component), their mean m and sum of squared
+// deviations m2, updated with v (one division, shared by the components).
+#define WELFORD_STEP(n, m, m2, v)          \
+  do {                                     \
+    n += 1;                                \
+    const ACCV d_ = (v) - (m);             \
+    m += d_ * ((ACC)1 / (n));              \
+    m2 += d_ * ((v) - (m));                \
+  } while (0)
 
 // Work-group (c, s) of the C x S grid (group id c * S + s): rows n = n0..n1 of channel c, slice
 // s of S. Forward (dy absent): the slice's element count, mean and sum of squared deviations
-// from that mean (exact two-pass; the second pass reads the slice again, from the caches).
-// Backward: the sums of dy and of dy * (x - mean[c]). part[(c * S + s) * 3 + 0..2].
+// from that mean (Welford's update per component, one pass over x, merged by Chan's formula).
+// Backward: the sums of dy and of dy * (x - mean[c]). part[(s * C + c) * 3 + 0..2].
 __kernel void bn_partial(PTR_ARG(X_T, x), PTR_ARG(X_T, dy), PTR_ARG(ACC, mean), PTR_ARG(ACC, part), long N, int C,
                          int HW, int S, int T, int backward) {
   __global const X_T* xp = PTR(X_T, x);
   __global const X_T* gp = PTR(X_T, dy);
-  __local Part red_a[ROW_RED_SLOTS];
-  __local Part red_b[ROW_RED_SLOTS];
+  __local Part red[ROW_RED_SLOTS];
   ROW_XCHG_DECL;
   const int lid = (int)get_local_id(0), t = lid % T, lane = lid / T, lanes = (int)get_local_size(0) / T;
-  const int c = (int)(get_group_id(0) / S), s = (int)(get_group_id(0) % S);
+  const int c = (int)(get_group_id(0) / S), s = (int)(get_group_id(0) % S), step = T * XVEC;
   const long n0 = N * s / S, n1 = N * (s + 1) / S;
-  ACC a = 0, b = 0;
-  if (backward) {
+  ACCV a = 0, b = 0;
+  ACC n = 0;
+  if (backward) {  // a: sum of dy, b: sum of dy * (x - mean)
     const ACC mu = PTR(ACC, mean)[c];
-    for (long n = n0 + lane; n < n1; n += lanes) {
-      const long row = (n * C + c) * HW;
-      for (int h = t; h < HW; h += T) {
-        const ACC g = LOAD_X(gp, row + h);
-        a += g;
-        b += g * (LOAD_X(xp, row + h) - mu);
+    for (long r = n0 + lane; r < n1; r += lanes) {
+      const long row = (r * C + c) * HW;
+      for (int h = t * XVEC; h < HW; h += IN_FLIGHT * step) {
+        ACCV g[IN_FLIGHT], v[IN_FLIGHT];
+#pragma unroll
+        for (int u = 0; u < IN_FLIGHT; ++u) {
+          const int q = h + u * step;
+          g[u] = q < HW ? LOADV(gp, row + q) : (ACCV)0;
+          v[u] = q < HW ? LOADV(xp, row + q) : (ACCV)mu;
+        }
+#pragma unroll
+        for (int u = 0; u < IN_FLIGHT; ++u) a += g[u], b += g[u] * (v[u] - mu);
       }
     }
-    const Part p = team_reduce(part3(a, b, 0), OP_SUM, 2, lid, (int)get_local_size(0), 1, red_a, ROW_XCHG);
-    if (lid == 0) {
-      __global ACC* o = PTR(ACC, part) + (get_group_id(0)) * 3;
-      o[0] = p.x, o[1] = p.y, o[2] = 0;
-    }
-    return;
-  }
-  const ACC count = (ACC)((n1 - n0) * HW);
-  for (long n = n0 + lane; n < n1; n += lanes) {
-    const long row = (n * C + c) * HW;
-    for (int h = t; h < HW; h += T) a += LOAD_X(xp, row + h);
-  }
-  const ACC total = team_reduce(part3(a, 0, 0), OP_SUM, 1, lid, (int)get_local_size(0), 1, red_a, ROW_XCHG).x;
-  const ACC mu = count > 0 ? total / count : (ACC)0;
-  for (long n = n0 + lane; n < n1; n += lanes) {
-    const long row = (n * C + c) * HW;
-    for (int h = t; h < HW; h += T) {
-      const ACC d = LOAD_X(xp, row + h) - mu;
-      b += d * d;
+  } else {  // per component: n elements seen, a their mean, b their sum of squared deviations
+    for (long r = n0 + lane; r < n1; r += lanes) {
+      const long row = (r * C + c) * HW;
+      for (int h = t * XVEC; h < HW; h += IN_FLIGHT * step) {
+        ACCV v[IN_FLIGHT];
+#pragma unroll
+        for (int u = 0; u < IN_FLIGHT; ++u) {
+          const int q = h + u * step;
+          v[u] = q < HW ? LOADV(xp, row + q) : (ACCV)0;
+        }
+#pragma unroll
+        for (int u = 0; u < IN_FLIGHT; ++u)
+          if (h + u * step < HW) WELFORD_STEP(n, a, b, v[u]);
+      }
     }
   }
-  const ACC m2 = team_reduce(part3(b, 0, 0), OP_SUM, 1, lid, (int)get_local_size(0), 1, red_b, ROW_XCHG).x;
+  Part p = backward ? part3(COMP(a, 0), COMP(b, 0), 0) : part3(n, COMP(a, 0), COMP(b, 0));
+  for (int j = 1; j < XVEC; ++j)
+    p = combine(p, backward ? part3(COMP(a, j), COMP(b, j), 0) : part3(n, COMP(a, j), COMP(b, j)),
+                backward ? OP_SUM : OP_WELFORD, 3);
+  // One reduction for both directions: a barrier inside a branch, even of a uniform condition,
+  // corrupts memory in PoCL's optimized builds.
+  p = team_reduce(p, backward ? OP_SUM : OP_WELFORD, 3, lid, (int)get_local_size(0), 1, red, ROW_XCHG);
   if (lid == 0) {
-    __global ACC* o = PTR(ACC, part) + (get_group_id(0)) * 3;
-    o[0] = count, o[1] = mu, o[2] = m2;
+    __global ACC* o = PTR(ACC, part) + ((long)s * C + c) * 3;
+    o[0] = p.x, o[1] = p.y, o[2] = p.z;
   }
 }
 
-// One work-item per channel. mode 0, training forward: the S partials merged by Chan's formula
-// into the batch's mean and biased variance; saves mean and invstd, updates the running
-// statistics given (momentum; the unbiased variance), k1 = invstd * w, k2 = 0, k3 = b - mean * k1.
-// mode 1, evaluation forward: the same coefficients from the running statistics.
-// mode 2, training backward: sums of dy and dy * (x - mean) from the partials; grad_weight =
-// their second * invstd, grad_bias = the first, and dx = k1 * dy + k2 * x + k3.
-// mode 3, evaluation backward: the same with the running statistics, where dx = invstd * w * dy.
-// stat = mean, istd = invstd: read in modes 2 (saved), written in mode 0. coef[3][C].
+// Work-groups of LX channels by LY lanes (rows.clh's lanes_reduce): lane ly merges the partials
+// s = ly, ly + LY, ... of its channel, the lanes combine theirs, and lane 0 finishes the channel,
+// so a channel's S partials take S / LY steps, not S. mode 0, training forward: the partials
+// merged by Chan's formula into the batch's mean and biased variance; saves mean and invstd,
+// updates the running statistics given (momentum; the unbiased variance), k1 = invstd * w,
+// k2 = 0, k3 = b - mean * k1. mode 1, evaluation forward: the same coefficients from the
+// running statistics (no partials). mode 2, training backward: sums of dy and dy * (x - mean)
+// from the partials; grad_weight = their second * invstd, grad_bias = the first, and
+// dx = k1 * dy + k2 * x + k3. mode 3, evaluation backward: the same with the running
+// statistics, where dx = invstd * w * dy. stat = mean, istd = invstd: read in modes 2 (saved),
+// written in mode 0. part[S][C][3], coef[3][C].
 __kernel void bn_finalize(PTR_ARG(ACC, part), PTR_ARG(ACC, w), PTR_ARG(ACC, b), PTR_ARG(ACC, rmean),
                           PTR_ARG(ACC, rvar), PTR_ARG(ACC, stat), PTR_ARG(ACC, istd), PTR_ARG(ACC, coef),
                           PTR_ARG(ACC, gw), PTR_ARG(ACC, gb), int C, int S, ACC count, ACC eps, ACC momentum, int mode,
-                          int has_w, int has_b, int has_rmean, int has_rvar, int want_gw, int want_gb) {
-  const int c = (int)get_global_id(0);
-  if (c >= C) return;
-  __global const ACC* pp = PTR(ACC, part) + (long)c * S * 3;
+                          int has_w, int has_b, int has_rmean, int has_rvar, int want_gw, int want_gb, int LX) {
+  __local Part red[MAX_WG];
+  const int LY = (int)get_local_size(0) / LX, ly = (int)get_local_id(0) / LX;
+  const int c = (int)get_group_id(0) * LX + (int)get_local_id(0) % LX;
+  const int op = mode == 0 ? OP_WELFORD : OP_SUM;
+  __global const ACC* pp = PTR(ACC, part);
+  Part p = part3(0, 0, 0);
+  for (int s = ly; mode != 1 && c < C && s < S; s += IN_FLIGHT * LY) {
+    Part q[IN_FLIGHT];
+#pragma unroll
+    for (int u = 0; u < IN_FLIGHT; ++u) {
+      __global const ACC* e = pp + ((long)(s + u * LY) * C + c) * 3;
+      q[u] = s + u * LY < S ? part3(e[0], e[1], e[2]) : part3(0, 0, 0);
+    }
+#pragma unroll
+    for (int u = 0; u < IN_FLIGHT; ++u) p = combine(p, q[u], op, 3);
+  }
+  p = lanes_reduce(p, op, 3, red, LX, LY);  // every work-item: it has barriers
+  if (ly != 0 || c >= C) return;
   const ACC wc = has_w ? PTR(ACC, w)[c] : (ACC)1, bc = has_b ? PTR(ACC, b)[c] : (ACC)0;
   __global ACC* k = PTR(ACC, coef);
   ACC mean, invstd;
   if (mode == 0) {
-    ACC n = 0, mu = 0, m2 = 0;
-    for (int s = 0; s < S; ++s) {  // Chan's merge, in slice order
-      const ACC nb = pp[3 * s], tot = n + nb;
-      if (nb > 0) {
-        const ACC d = pp[3 * s + 1] - mu, f = nb / tot;
-        mu += d * f;
-        m2 += pp[3 * s + 2] + d * d * n * f;
-        n = tot;
-      }
-    }
-    const ACC var = m2 / count;
-    mean = mu;
+    const ACC var = p.z / count;
+    mean = p.y;
     invstd = (ACC)1 / sqrt(var + eps);
     PTR(ACC, stat)[c] = mean;
     PTR(ACC, istd)[c] = invstd;
@@ -116,8 +163,7 @@ __kernel void bn_finalize(PTR_ARG(ACC, part), PTR_ARG(ACC, w), PTR_ARG(ACC, b), 
     k[c] = k1, k[C + c] = 0, k[2 * C + c] = bc - mean * k1;
     return;
   }
-  ACC sum_dy = 0, sum_dyx = 0;
-  for (int s = 0; s < S; ++s) sum_dy += pp[3 * s], sum_dyx += pp[3 * s + 1];
+  const ACC sum_dy = p.x, sum_dyx = p.y;
   if (want_gw) PTR(ACC, gw)[c] = sum_dyx * invstd;
   if (want_gb) PTR(ACC, gb)[c] = sum_dy;
   if (mode == 3) {
@@ -136,79 +182,108 @@ __kernel void bn_affine(PTR_ARG(X_T, in1), PTR_ARG(X_T, in2), PTR_ARG(ACC, coef)
   __global const X_T* bp = PTR(X_T, in2);
   __global X_T* op = PTR(X_T, out);
   __global const ACC* k = PTR(ACC, coef);
-  const int lid = (int)get_local_id(0), t = lid % T, lanes = (int)get_local_size(0) / T;
+  const int lid = (int)get_local_id(0), t = lid % T, lanes = (int)get_local_size(0) / T, step = T * XVEC;
   for (long r = (long)get_group_id(0) * lanes + lid / T; r < rows; r += (long)get_num_groups(0) * lanes) {
     const int c = (int)(r % C);
     const ACC k1 = k[c], k2 = k[C + c], k3 = k[2 * C + c];
     const long row = r * HW;
-    for (int h = t; h < HW; h += T) {
-      ACC v = LOAD_X(ap, row + h) * k1 + k3;
-      if (has_in2) v += LOAD_X(bp, row + h) * k2;
-      STORE_X(op, row + h, v);
+    for (int h = t * XVEC; h < HW; h += IN_FLIGHT * step) {
+      ACCV v[IN_FLIGHT];
+#pragma unroll
+      for (int u = 0; u < IN_FLIGHT; ++u) {
+        const int q = h + u * step;
+        v[u] = q < HW ? LOADV(ap, row + q) * k1 + k3 : (ACCV)0;
+        if (has_in2 && q < HW) v[u] += LOADV(bp, row + q) * k2;
+      }
+#pragma unroll
+      for (int u = 0; u < IN_FLIGHT; ++u)
+        if (h + u * step < HW) STOREV(op, row + h + u * step, v[u]);
     }
   }
 }
 
 // ---- channels-last data ----------------------------------------------------------------------
 // Rows of C channels (row r = n * HW + hw, element r * C + c: channels_last, or an (N, L, C)
-// tensor seen as (N, C, L)). Work-groups of LX x LY work-items: LX consecutive channels, so a
-// row's channels are read coalesced, by LY lanes of rows (LY a power of two; rows.clh's
-// lanes_sum adds over them).
+// tensor seen as (N, C, L)). Work-groups of LX x LY work-items: LX consecutive channel vectors
+// of XVEC channels, so a row's channels are read coalesced, by LY lanes of rows (LY a power of
+// two; rows.clh's lanes_reduce combines over them).
 
 // bn_partial for channels-last data: work-group cb * S + s (1-D, LX * LY work-items) takes
-// channels cb * LX.. and rows R * s / S .. R * (s + 1) / S; the same partials as bn_partial,
-// part[(c * S + s) * 3 + 0..2].
+// channel vectors cb * LX.. and rows R * s / S .. R * (s + 1) / S; the same partials as
+// bn_partial, part[(s * C + c) * 3 + 0..2]. Forward: each lane's count, mean and squared
+// deviations by Welford's update (one pass over x), merged over the lanes by Chan's formula.
 __kernel void bn_partial_cl(PTR_ARG(X_T, x), PTR_ARG(X_T, dy), PTR_ARG(ACC, mean), PTR_ARG(ACC, part), long R, int C,
                             int S, int backward, int LX) {
   __global const X_T* xp = PTR(X_T, x);
   __global const X_T* gp = PTR(X_T, dy);
   __local Part red[MAX_WG];
   const int LY = (int)get_local_size(0) / LX, ly = (int)get_local_id(0) / LX, s = (int)get_group_id(0) % S;
-  const int c = (int)(get_group_id(0) / S) * LX + (int)get_local_id(0) % LX;
+  const int c = ((int)(get_group_id(0) / S) * LX + (int)get_local_id(0) % LX) * XVEC;  // first channel
   const bool in = c < C;
   const long r0 = R * s / S, r1 = R * (s + 1) / S;
-  // Every barrier (in lanes_sum) is reached unconditionally: PoCL's optimized builds corrupt
+  ACCV a = 0, b = 0;
+  ACC n = 0;
+  if (backward) {  // a: sum of dy, b: sum of dy * (x - mean)
+    const ACCV mu = in ? LOADV_ACC(PTR(ACC, mean), c) : (ACCV)0;
+    for (long r = r0 + ly; in && r < r1; r += IN_FLIGHT * LY) {
+      ACCV g[IN_FLIGHT], v[IN_FLIGHT];
+#pragma unroll
+      for (int u = 0; u < IN_FLIGHT; ++u) {
+        const long q = r + u * LY;
+        g[u] = q < r1 ? LOADV(gp, q * C + c) : (ACCV)0;
+        v[u] = q < r1 ? LOADV(xp, q * C + c) : mu;
+      }
+#pragma unroll
+      for (int u = 0; u < IN_FLIGHT; ++u) a += g[u], b += g[u] * (v[u] - mu);
+    }
+  } else {  // n rows seen, a: their mean, b: their sum of squared deviations
+    for (long r = r0 + ly; in && r < r1; r += IN_FLIGHT * LY) {
+      ACCV v[IN_FLIGHT];
+#pragma unroll
+      for (int u = 0; u < IN_FLIGHT; ++u) {
+        const long q = r + u * LY;
+        v[u] = q < r1 ? LOADV(xp, q * C + c) : (ACCV)0;
+      }
+#pragma unroll
+      for (int u = 0; u < IN_FLIGHT; ++u)
+        if (r + u * LY < r1) WELFORD_STEP(n, a, b, v[u]);
+    }
+  }
+  // Every barrier (in lanes_reduce) is reached unconditionally: PoCL's optimized builds corrupt
   // memory with barriers inside the branch of a uniform condition.
-  ACC a = 0, b = 0, mu = 0;
-  if (backward) {
-    mu = in ? PTR(ACC, mean)[c] : (ACC)0;
-    for (long r = r0 + ly; in && r < r1; r += LY) {
-      const ACC g = LOAD_X(gp, r * C + c);
-      a += g;
-      b += g * (LOAD_X(xp, r * C + c) - mu);
+  for (int j = 0; j < XVEC; ++j) {
+    const Part p = lanes_reduce(backward ? part3(COMP(a, j), COMP(b, j), 0) : part3(n, COMP(a, j), COMP(b, j)),
+                                backward ? OP_SUM : OP_WELFORD, 3, red, LX, LY);
+    if (ly == 0 && in) {
+      __global ACC* o = PTR(ACC, part) + ((long)s * C + c + j) * 3;
+      o[0] = p.x, o[1] = p.y, o[2] = p.z;
     }
-  } else {
-    for (long r = r0 + ly; in && r < r1; r += LY) a += LOAD_X(xp, r * C + c);
-  }
-  const ACC count = (ACC)(r1 - r0), sum_a = lanes_sum(a, 0, red, LX, LY).x;
-  if (!backward) {
-    mu = count > 0 ? sum_a / count : (ACC)0;
-    for (long r = r0 + ly; in && r < r1; r += LY) {
-      const ACC d = LOAD_X(xp, r * C + c) - mu;
-      b += d * d;
-    }
-  }
-  const ACC sum_b = lanes_sum(b, 0, red, LX, LY).x;
-  if (ly == 0 && in) {
-    __global ACC* o = PTR(ACC, part) + ((long)c * S + s) * 3;
-    o[0] = backward ? sum_a : count, o[1] = backward ? sum_b : mu, o[2] = backward ? (ACC)0 : sum_b;
   }
 }
 
-// bn_affine for channels-last data: out = in1 * k1[c] + in2 * k2[c] + k3[c], work-item (c, lane)
-// walking the rows with the grid's stride.
+// bn_affine for channels-last data: out = in1 * k1[c] + in2 * k2[c] + k3[c], work-item
+// (channel vector, lane) walking the rows with the grid's stride.
 __kernel void bn_affine_cl(PTR_ARG(X_T, in1), PTR_ARG(X_T, in2), PTR_ARG(ACC, coef), PTR_ARG(X_T, out), long R,
                            int C, int has_in2) {
-  const int c = (int)get_global_id(0);
+  const int c = (int)get_global_id(0) * XVEC;
   if (c >= C) return;
   __global const X_T* ap = PTR(X_T, in1);
   __global const X_T* bp = PTR(X_T, in2);
   __global X_T* op = PTR(X_T, out);
   __global const ACC* k = PTR(ACC, coef);
-  const ACC k1 = k[c], k2 = k[C + c], k3 = k[2 * C + c];
-  for (long r = get_global_id(1); r < R; r += get_global_size(1)) {
-    ACC v = LOAD_X(ap, r * C + c) * k1 + k3;
-    if (has_in2) v += LOAD_X(bp, r * C + c) * k2;
-    STORE_X(op, r * C + c, v);
+  const ACCV k1 = LOADV_ACC(k, c), k2 = LOADV_ACC(k, C + c), k3 = LOADV_ACC(k, 2 * C + c);
+  const long step = (long)get_global_size(1);
+  for (long r = get_global_id(1); r < R; r += IN_FLIGHT * step) {
+    ACCV v[IN_FLIGHT];
+#pragma unroll
+    for (int u = 0; u < IN_FLIGHT; ++u) {
+      const long q = r + u * step;
+      v[u] = q < R ? LOADV(ap, q * C + c) * k1 + k3 : (ACCV)0;
+      if (has_in2 && q < R) v[u] += LOADV(bp, q * C + c) * k2;
+    }
+#pragma unroll
+    for (int u = 0; u < IN_FLIGHT; ++u) {
+      if (r + u * step < R) STOREV(op, (r + u * step) * C + c, v[u]);
+    }
   }
 }

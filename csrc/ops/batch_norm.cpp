@@ -33,6 +33,8 @@ void check_bn_args(const at::Tensor& input, const c10::optional<at::Tensor>& wei
               "running_mean and running_var must be defined in evaluation mode");
 }
 
+constexpr int kInFlight = 4;  // IN_FLIGHT of kernels/batch_norm.cl
+
 // The batch_norm.cl launches: the statistics, coefficients and affine pass over input viewed
 // as contiguous (N, C, HW), or, channels_last, as N * HW rows of C channels; accumulating in `acc`.
 struct BnLaunch {
@@ -44,34 +46,39 @@ struct BnLaunch {
   int64_t S;  // slices of the batch (channels_last: of the rows) per channel in bn_partial
   rows::Split rows;  // bn_affine's teams over the N * C rows
   int T;             // bn_partial's team width (its reduction spans the whole work-group)
-  int64_t LX;        // channels_last: channels per work-group (LX x kMaxWG / LX work-items)
+  int64_t XV;        // elements per load: 4-vectors (of positions, channels_last: of channels) where allowed
+  int64_t LX;        // channels_last: channel vectors per work-group (LX x kMaxWG / LX work-items)
 
-  BnLaunch(const at::Tensor& x, const char* op)
+  // x, and dy where defined, in one layout; their bases matter for the vectors.
+  BnLaunch(const at::Tensor& x, const at::Tensor& dy, const char* op)
       : d(ocl_device(x)), acc(compute_type_for(x.scalar_type())), N(x.size(0)), C(x.size(1)),
         HW(x.numel() / std::max<int64_t>(x.size(0) * x.size(1), 1)), channels_last(rows::channels_innermost(x)) {
     check_dtype_supported(d, x.scalar_type(), op);
     const rows::Config rc = rows::config(d, rows::kNorm);
-    opts = "-DX_KIND=" + std::to_string(storage_kind(x.scalar_type(), op)) +
+    const bool aligned = x.storage_offset() % 4 == 0 && (!dy.defined() || dy.storage_offset() % 4 == 0);
+    XV = aligned && (channels_last ? C : HW) % 4 == 0 ? 4 : 1;
+    opts = "-DX_KIND=" + std::to_string(storage_kind(x.scalar_type(), op)) + " -DXVEC=" + std::to_string(XV) +
            rows::options(rc, acc == at::kDouble, rows::reduce_for(rc, rows::kMaxWG));
-    T = rows::team_width(HW, 1);
+    T = rows::team_width(HW, static_cast<int>(XV) * kInFlight);
     rows = rows::split(N * C, HW, rc.items, true, N * C);
-    LX = C <= 32 ? 32 : 64;
     // About four work-groups per compute unit in all, each slice at least one sample
-    // (channels_last: four rows per lane).
+    // (channels_last: sixteen rows per lane).
     const int64_t cu = std::max<int64_t>(d.info.compute_units, 1);
     if (channels_last) {
-      const int64_t blocks = (C + LX - 1) / LX, ly = rows::kMaxWG / LX;
-      S = std::max<int64_t>(1, std::min<int64_t>((4 * cu + blocks - 1) / blocks, N * HW / (4 * ly)));
+      LX = std::min<int64_t>(std::max<int64_t>(rows::next_pow2((C + XV - 1) / XV), 8), 64);
+      const int64_t blocks = (C + LX * XV - 1) / (LX * XV), ly = rows::kMaxWG / LX;
+      S = std::max<int64_t>(1, std::min<int64_t>((4 * cu + blocks - 1) / blocks, N * HW / (16 * ly)));
     } else {
+      LX = 1;
       S = std::max<int64_t>(1, std::min<int64_t>((4 * cu + C - 1) / std::max<int64_t>(C, 1), N));
     }
   }
   // Per-channel partials of x (dy undefined) or of dy and dy * (x - mean); dy in x's layout.
   at::Tensor partial(const at::Tensor& x, const at::Tensor& dy, const at::Tensor& mean) {
-    at::Tensor part = at::empty({C, S, 3}, x.options().dtype(acc));
+    at::Tensor part = at::empty({S, C, 3}, x.options().dtype(acc));
     if (channels_last) {
       launch(d, get_kernel(d, "batch_norm", opts, "bn_partial_cl"),
-             Range(static_cast<size_t>((C + LX - 1) / LX * S) * rows::kMaxWG), Range(rows::kMaxWG), buf(x),
+             Range(static_cast<size_t>((C + LX * XV - 1) / (LX * XV) * S) * rows::kMaxWG), Range(rows::kMaxWG), buf(x),
              buf_or_none(dy), buf_or_none(mean), buf(part), N * HW, cl_int(C), cl_int(S), cl_int(dy.defined()),
              cl_int(LX));
       return part;
@@ -82,18 +89,21 @@ struct BnLaunch {
     return part;
   }
   // bn_finalize in `mode` (0-3, see batch_norm.cl); undefined tensors are absent. The running
-  // statistics are updated in mode 0 where given; gw and gb are written where given.
+  // statistics are updated in mode 0 where given; gw and gb are written where given. Work-groups
+  // of FX channels by kMaxWG / FX lanes over the S partials: more lanes the more partials.
   void finalize(int mode, const at::Tensor& part, const at::Tensor& w, const at::Tensor& b, const at::Tensor& rmean,
                 const at::Tensor& rvar, const at::Tensor& stat, const at::Tensor& istd, const at::Tensor& coef,
                 const at::Tensor& gw, const at::Tensor& gb, double eps, double momentum) {
+    const int64_t FX = S >= 64 ? 8 : S >= 8 ? 32 : 64;
     auto go = [&](auto v) {
       using V = decltype(v);
-      launch(d, get_kernel(d, "batch_norm", opts, "bn_finalize"), Range(static_cast<size_t>(C)), Range(),
+      launch(d, get_kernel(d, "batch_norm", opts, "bn_finalize"),
+             Range(static_cast<size_t>((C + FX - 1) / FX) * rows::kMaxWG), Range(rows::kMaxWG),
              buf_or_none(part), buf_or_none(w), buf_or_none(b), buf_or_none(rmean), buf_or_none(rvar),
              buf_or_none(stat), buf_or_none(istd), buf(coef), buf_or_none(gw), buf_or_none(gb), cl_int(C), cl_int(S),
              static_cast<V>(N * HW), static_cast<V>(eps), static_cast<V>(momentum), cl_int(mode),
              cl_int(w.defined()), cl_int(b.defined()), cl_int(mode == 0 && rmean.defined()),
-             cl_int(mode == 0 && rvar.defined()), cl_int(gw.defined()), cl_int(gb.defined()));
+             cl_int(mode == 0 && rvar.defined()), cl_int(gw.defined()), cl_int(gb.defined()), cl_int(FX));
     };
     if (acc == at::kDouble) go(double{});
     else go(float{});
@@ -101,7 +111,7 @@ struct BnLaunch {
   // out = in1 * k1 + in2 * k2 + k3 per channel (coef [3][C]); all three in x's layout.
   void affine(const at::Tensor& in1, const at::Tensor& in2, const at::Tensor& coef, const at::Tensor& out) {
     if (channels_last) {  // about eight work-groups per compute unit
-      const int64_t blocks = (C + LX - 1) / LX, ly = rows::kMaxWG / LX, R = N * HW;
+      const int64_t blocks = (C + LX * XV - 1) / (LX * XV), ly = rows::kMaxWG / LX, R = N * HW;
       const int64_t gy = std::max<int64_t>(1, std::min<int64_t>((8 * std::max<int64_t>(d.info.compute_units, 1) +
                                                                   blocks - 1) / blocks, (R + ly - 1) / ly));
       launch(d, get_kernel(d, "batch_norm", opts, "bn_affine_cl"),
@@ -133,7 +143,7 @@ std::tuple<at::Tensor, at::Tensor, at::Tensor> native_batch_norm_ocl(
     double momentum, double eps) {
   check_bn_args(input, weight, bias, running_mean, running_var, training);
   const at::Tensor x = rows::channels_innermost(input) ? input : input.contiguous();
-  BnLaunch L(x, "native_batch_norm");
+  BnLaunch L(x, at::Tensor(), "native_batch_norm");
   const auto opts = input.options().dtype(L.acc);
   const at::Tensor w = as_acc(weight, L.acc), b = as_acc(bias, L.acc);
   at::Tensor rm = as_acc(running_mean, L.acc), rv = as_acc(running_var, L.acc);
@@ -169,8 +179,8 @@ std::tuple<at::Tensor, at::Tensor, at::Tensor> native_batch_norm_backward_ocl(
               "batch_norm backward: expected grad_out of the input's shape and dtype ", input.sizes(), " ",
               input.scalar_type(), ", got ", grad_out.sizes(), " ", grad_out.scalar_type());
   const at::Tensor x = rows::channels_innermost(input) ? input : input.contiguous();
-  BnLaunch L(x, "native_batch_norm_backward");
   const at::Tensor dy = grad_out.strides() == x.strides() ? grad_out : at::empty_like(x).copy_(grad_out);
+  BnLaunch L(x, dy, "native_batch_norm_backward");
   const auto opts = input.options().dtype(L.acc);
   const at::Tensor w = as_acc(weight, L.acc);
   // Training: the saved mean and invstd; evaluation: the running mean and variance.

@@ -26,14 +26,30 @@ def _bn_samples(dtype):
     # channels_last_3d, an (N, L, C) tensor seen as (N, C, L), two channel blocks with a partial
     # one, many rows; "grad in layout" gives the backward a gradient in the input's layout (an
     # autograd graph's usual case), the others a contiguous one, which it copies.
+    # Channel counts that are multiples of 4 take 4-vectors of channels: one block, two blocks
+    # with a partial one, many rows.
     cl_inputs = [((4, 70, 5, 6), torch.channels_last, "channels_last, 70 channels"),
                  ((2, 5, 3, 4, 6), torch.channels_last_3d, "channels_last_3d"),
-                 ((16, 5, 24, 24), torch.channels_last, "channels_last, many rows")]
+                 ((16, 5, 24, 24), torch.channels_last, "channels_last, many rows"),
+                 ((4, 8, 5, 6), torch.channels_last, "channels_last, 8 channels"),
+                 ((2, 260, 3, 5), torch.channels_last, "channels_last, 260 channels"),
+                 ((16, 12, 24, 24), torch.channels_last, "channels_last, 12 channels, many rows"),
+                 ((2, 8, 3, 4, 6), torch.channels_last_3d, "channels_last_3d, 8 channels")]
     for shape, mf, tag in cl_inputs:
         x, c = make(shape, dtype, seed=9).contiguous(memory_format=mf), shape[1]
         w, b = make((c,), pdt, seed=2, low=0.5, high=2), make((c,), pdt, seed=3)
         for mode in ("train", "eval", "train, grad in layout"):
             yield Sample((x, w, b, mode), tag=f"{tag} {mode}")
+    # Rows of a multiple of 4 positions take 4-vectors: rows longer than a work-group's loads in
+    # flight; a base that is not 4-element aligned reads scalars.
+    yield Sample((make((2, 3, 72, 64), dtype, seed=12), make((3,), pdt, seed=2), make((3,), pdt, seed=3), "train"),
+                 tag="long rows")
+    yield Sample((make((1 + 4 * 3 * 8,), dtype, seed=13)[1:].view(4, 3, 8), make((3,), pdt, seed=2), None, "train"),
+                 tag="unaligned base")
+    # Channels-last data whose base is not 4-element aligned: scalar channels.
+    flat = make((1 + 4 * 8 * 6 * 5,), dtype, seed=11)[1:]
+    yield Sample((flat.as_strided((4, 8, 6, 5), (240, 1, 40, 8)), make((8,), pdt, seed=2), make((8,), pdt, seed=3),
+                  "train"), tag="channels_last, unaligned base")
     nlc = make((4, 9, 70), dtype, seed=10).transpose(1, 2)
     yield Sample((nlc, make((70,), pdt, seed=2), None, "train"), tag="(N, L, C) as (N, C, L)")
     yield Sample((nlc, None, None, "train, grad in layout"), tag="(N, L, C) as (N, C, L), grad in layout")
