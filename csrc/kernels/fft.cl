@@ -156,37 +156,50 @@ inline void dft(__private CX* v, const uint R, CT sg) {
   }
 }
 
-// Butterfly j of a Stockham pass of radix R over an n-point sequence (m = n / R butterflies),
-// after passes whose radices multiply to ns: inputs src[j + r m], twiddled by
-// exp(-+2 pi i r k / (ns R)) with k = j mod ns, outputs to dst[(j - k) R + k + r ns].
-// tstride = N / (ns R) for the N-entry twiddle table.
-inline void fft_stage(__local const CX* src, __local CX* dst, uint j, uint m, uint ns, const uint R,
-                      __global const CX* tw, uint tstride, int inv) {
-  const uint k = j % ns;
-  CX v[MAX_RADIX];
-  for (uint r = 0; r < R; ++r) v[r] = src[j + r * m];
-  if (k != 0)
-    for (uint r = 1; r < R; ++r) v[r] = cx_mul(v[r], tw_load(tw, r * k * tstride, inv));
-  dft(v, R, inv ? C(1.0) : C(-1.0));
-  const uint base = (j - k) * R + k;
-  for (uint r = 0; r < R; ++r) dst[base + r * ns] = v[r];
-}
-
-// The radix as a constant in each call, so that the butterfly's loops unroll and its private
-// array can live in registers.
-inline void fft_stage_r(__local const CX* src, __local CX* dst, uint j, uint m, uint ns, uint R,
-                        __global const CX* tw, uint tstride, int inv) {
-  switch (R) {
-    case 2: fft_stage(src, dst, j, m, ns, 2, tw, tstride, inv); break;
-    case 3: fft_stage(src, dst, j, m, ns, 3, tw, tstride, inv); break;
-    case 4: fft_stage(src, dst, j, m, ns, 4, tw, tstride, inv); break;
-    case 5: fft_stage(src, dst, j, m, ns, 5, tw, tstride, inv); break;
-    case 7: fft_stage(src, dst, j, m, ns, 7, tw, tstride, inv); break;
-    case 8: fft_stage(src, dst, j, m, ns, 8, tw, tstride, inv); break;
-    case 11: fft_stage(src, dst, j, m, ns, 11, tw, tstride, inv); break;
-    default: fft_stage(src, dst, j, m, ns, 13, tw, tstride, inv); break;
+// A Stockham pass of radix R over an n-point sequence (m = n / R butterflies), after passes
+// whose radices multiply to ns, in place in local memory and in two phases around a barrier.
+// stage_compute: the work-item's butterflies j = lt, lt + T, ... (below m; at most VPW / R of
+// them, which fft.cpp's plan ensures) read src[j + r m], twiddle them by exp(-+2 pi i r k /
+// (ns R)) with k = j mod ns, and transform them in v[b R ..]; stage_store writes them to
+// dst[(j - k) R + k + r ns]. tstride = N / (ns R) for the N-entry twiddle table.
+#ifndef VPW
+#define VPW 16  // the most values one work-item holds through a pass: 8 or 16 (fft.cpp picks the least a plan needs: fewer registers)
+#endif
+inline void stage_compute(__local const CX* a, __private CX* v, uint lt, uint T, uint m, uint ns, const uint R,
+                          __global const CX* tw, uint tstride, int inv) {
+#pragma unroll
+  for (uint b = 0; b < VPW / R; ++b) {
+    const uint j = lt + b * T, k = j % ns;
+    if (j >= m) break;
+    for (uint r = 0; r < R; ++r) v[b * R + r] = a[j + r * m];
+    if (k != 0)
+      for (uint r = 1; r < R; ++r) v[b * R + r] = cx_mul(v[b * R + r], tw_load(tw, r * k * tstride, inv));
+    dft(v + b * R, R, inv ? C(1.0) : C(-1.0));
   }
 }
+inline void stage_store(__local CX* a, __private const CX* v, uint lt, uint T, uint m, uint ns, const uint R) {
+#pragma unroll
+  for (uint b = 0; b < VPW / R; ++b) {
+    const uint j = lt + b * T, k = j % ns;
+    if (j >= m) break;
+    for (uint r = 0; r < R; ++r) a[(j - k) * R + k + r * ns] = v[b * R + r];
+  }
+}
+
+// The radix as a constant in each call, so that the loops unroll and v can live in registers.
+#define RADIX_SWITCH(R, F, ...)      \
+  switch (R) {                       \
+    case 2: F(__VA_ARGS__, 2); break; \
+    case 3: F(__VA_ARGS__, 3); break; \
+    case 4: F(__VA_ARGS__, 4); break; \
+    case 5: F(__VA_ARGS__, 5); break; \
+    case 7: F(__VA_ARGS__, 7); break; \
+    case 8: F(__VA_ARGS__, 8); break; \
+    case 11: F(__VA_ARGS__, 11); break; \
+    default: F(__VA_ARGS__, 13); break; \
+  }
+#define STAGE_COMPUTE(a, v, lt, T, m, ns, tw, tn, inv, R) stage_compute(a, v, lt, T, m, ns, R, tw, (tn) / ((ns) * (R)), inv)
+#define STAGE_STORE(a, v, lt, T, m, ns, R) stage_store(a, v, lt, T, m, ns, R)
 
 // Load modes: complex rows; real rows (the imaginary part zero); the onesided half of a
 // Hermitian row (element i > n / 2 is conj(x[n - i]), so the imaginary parts of x[0] and, for
@@ -216,8 +229,9 @@ inline void fft_stage_r(__local const CX* src, __local CX* dst, uint j, uint m, 
 // exp(-+2 pi i c k / tn) (the four-step twiddle). x_gfast / y_gfast: walk the group's rows
 // fastest when loading / storing (rows of neighbouring c lie next to each other, so a column
 // transform still reads whole cache lines). tn: entries of the twiddle table (a multiple of n;
-// 2n for the packed modes, whose twiddles exp(-2 pi i k / 2n) it also holds). lbuf holds 2 G n
-// values (Stockham ping-pong).
+// 2n for the packed modes, whose twiddles exp(-2 pi i k / 2n) it also holds). lbuf holds G n
+// values; n <= VPW T. Loads and stores are unrolled over the VPW (+ 1) elements a work-item
+// may move, so they are all in flight at once.
 __kernel void fft_local(PTR_ARG(CX, x), PTR_ARG(CX, y), PTR_ARG(CX, tw), __local CX* lbuf, long rows, long C,
                         uint n, uint T, uint nst, ulong radices, uint tn, int inv, CT scale, long xs_q, long xs_c,
                         long xs_e, long ys_q, long ys_c, long ys_e, int x_gfast, int y_gfast, int load_mode,
@@ -229,50 +243,49 @@ __kernel void fft_local(PTR_ARG(CX, x), PTR_ARG(CX, y), PTR_ARG(CX, tw), __local
   __global const CX* twp = PTR(CX, tw);
   const uint wg = get_local_size(0), lid = get_local_id(0), G = wg / T, lt = lid % T, lg = lid / T;
   const long row0 = (long)get_group_id(0) * G;
-  __local CX* a = lbuf;
-  __local CX* b = lbuf + G * n;
 
   // Each work-item keeps to one row (g) for loading and storing, so it computes that row's
   // offset once; x_gfast / y_gfast put neighbouring work-items on neighbouring rows.
   {
     const uint g = x_gfast ? lid % G : lg, i0 = x_gfast ? lid / G : lt;
     const long r = row0 + g;
-    __local CX* dst = a + g * n;
-    if (r < rows) {
-      const long q = r / C, c = r - q * C, base = q * xs_q + c * xs_c;
-      if (load_mode == LOAD_REAL) {
-        for (uint i = i0; i < n; i += T) dst[i] = (CX)(xr[base + i * xs_e], C(0.0));
-      } else if (load_mode == LOAD_REAL_PAIRS) {
-        for (uint i = i0; i < n; i += T) dst[i] = (CX)(xr[base + 2 * i * xs_e], xr[base + (2 * i + 1) * xs_e]);
-      } else if (load_mode == LOAD_HERMITIAN_PAIRS) {
-        for (uint i = i0; i < n; i += T) {
-          CX xa = xc[base + i * xs_e], xb = xc[base + (n - i) * xs_e];
-          if (i == 0) xa.y = xb.y = C(0.0);
-          const CX e = xa + cx_conj(xb), o = cx_mul(xa - cx_conj(xb), cx_conj(twp[i]));
-          dst[i] = (CX)(e.x - o.y, e.y + o.x);
-        }
-      } else if (load_mode == LOAD_HERMITIAN) {
-        for (uint i = i0; i < n; i += T) {
-          const CX v = xc[base + (2 * i > n ? n - i : i) * xs_e];
-          dst[i] = 2 * i > n ? cx_conj(v) : v;
-        }
-      } else {
-        for (uint i = i0; i < n; i += T) dst[i] = xc[base + i * xs_e];
+    __local CX* dst = lbuf + g * n;
+    const long q = r / C, c = r - q * C, base = q * xs_q + c * xs_c;
+#define EACH_I _Pragma("unroll") for (uint e = 0, i = i0; e < VPW; ++e, i += T) if (i < n)
+    if (r >= rows) {
+      EACH_I dst[i] = (CX)(C(0.0), C(0.0));
+    } else if (load_mode == LOAD_REAL) {
+      EACH_I dst[i] = (CX)(xr[base + i * xs_e], C(0.0));
+    } else if (load_mode == LOAD_REAL_PAIRS) {
+      EACH_I dst[i] = (CX)(xr[base + 2 * i * xs_e], xr[base + (2 * i + 1) * xs_e]);
+    } else if (load_mode == LOAD_HERMITIAN_PAIRS) {
+      EACH_I {
+        CX xa = xc[base + i * xs_e], xb = xc[base + (n - i) * xs_e];
+        if (i == 0) xa.y = xb.y = C(0.0);
+        const CX ev = xa + cx_conj(xb), od = cx_mul(xa - cx_conj(xb), cx_conj(twp[i]));
+        dst[i] = (CX)(ev.x - od.y, ev.y + od.x);
+      }
+    } else if (load_mode == LOAD_HERMITIAN) {
+      EACH_I {
+        const CX v = xc[base + (2 * i > n ? n - i : i) * xs_e];
+        dst[i] = 2 * i > n ? cx_conj(v) : v;
       }
     } else {
-      for (uint i = i0; i < n; i += T) dst[i] = (CX)(C(0.0), C(0.0));
+      EACH_I dst[i] = xc[base + i * xs_e];
     }
+#undef EACH_I
   }
   barrier(CLK_LOCAL_MEM_FENCE);
 
+  __local CX* a = lbuf + lg * n;
   uint ns = 1;
   for (uint s = 0; s < nst; ++s) {
     const uint R = (uint)(radices >> (4 * s)) & 15u, m = n / R;
-    for (uint j = lt; j < m; j += T) fft_stage_r(a + lg * n, b + lg * n, j, m, ns, R, twp, tn / (ns * R), inv);
+    CX v[VPW];
+    RADIX_SWITCH(R, STAGE_COMPUTE, a, v, lt, T, m, ns, twp, tn, inv)
     barrier(CLK_LOCAL_MEM_FENCE);
-    __local CX* t = a;
-    a = b;
-    b = t;
+    RADIX_SWITCH(R, STAGE_STORE, a, v, lt, T, m, ns)
+    barrier(CLK_LOCAL_MEM_FENCE);
     ns *= R;
   }
 
@@ -280,27 +293,28 @@ __kernel void fft_local(PTR_ARG(CX, x), PTR_ARG(CX, y), PTR_ARG(CX, tw), __local
   const long r = row0 + g;
   if (r >= rows) return;
   const long q = r / C, c = r - q * C, base = q * ys_q + c * ys_c;
-  __local const CX* src = a + g * n;
+  __local const CX* src = lbuf + g * n;
+#define EACH_K _Pragma("unroll") for (uint e = 0, k = k0; e <= VPW; ++e, k += T) if (k < out_n)
+#define OUT_V(k) (scale * (post_tw ? cx_mul(src[k], tw_load(twp, (uint)c * (k), inv)) : src[k]))  // c k < tn
   if (store_mode == STORE_R2C_UNPACK) {
-    for (uint k = k0; k < out_n; k += T) {
+    EACH_K {
       const CX za = src[k == n ? 0 : k], zb = cx_conj(src[k == 0 ? 0 : n - k]);
-      const CX e = za + zb, d = za - zb, o = (CX)(d.y, -d.x);  // 2 E_k, 2 O_k = -i (za - zb)
-      yc[base + k * ys_e] = (C(0.5) * scale) * (e + cx_mul(twp[k], o));
+      const CX ev = za + zb, d = za - zb, od = (CX)(d.y, -d.x);  // 2 E_k, 2 O_k = -i (za - zb)
+      yc[base + k * ys_e] = (C(0.5) * scale) * (ev + cx_mul(twp[k], od));
     }
-    return;
-  }
-  for (uint k = k0; k < out_n; k += T) {
-    CX v = scale * src[k];
-    if (post_tw) v = cx_mul(v, tw_load(twp, (uint)c * k, inv));  // c k < tn (four-step: c < n2, k < n1)
-    if (store_mode == STORE_REAL) {
-      yr[base + k * ys_e] = v.x;
-    } else if (store_mode == STORE_REAL_PAIRS) {
+  } else if (store_mode == STORE_REAL) {
+    EACH_K yr[base + k * ys_e] = OUT_V(k).x;
+  } else if (store_mode == STORE_REAL_PAIRS) {
+    EACH_K {
+      const CX v = OUT_V(k);
       yr[base + 2 * k * ys_e] = v.x;
       yr[base + (2 * k + 1) * ys_e] = v.y;
-    } else {
-      yc[base + k * ys_e] = v;
     }
+  } else {
+    EACH_K yc[base + k * ys_e] = OUT_V(k);
   }
+#undef OUT_V
+#undef EACH_K
 }
 
 // w[k] = exp(-+2 pi i k^2 / (2 n)) (forward / backward) for k < n: Bluestein's chirp, with k^2

@@ -2,8 +2,9 @@
 // complex128 (float32 / float64 real sides), so torch.fft.*, stft/istft and their gradients
 // run on the device. A multi-dimensional transform is one 1-D pass per dim over a copy laid
 // out like the CPU's result (batch dims by stride, transformed dims innermost). A pass of n
-// points: n <= local_max with prime factors up to 13 in one launch of fft_local (kernels/fft.cl),
-// larger such n by the four-step split n = n1 n2 (two launches, recursing past local_max^2), any
+// points: n with prime factors up to 13 that fits one work-group (local_plan) in one launch of
+// fft_local (kernels/fft.cl), larger such n by the four-step split n = n1 n2 (two launches,
+// recursing where n2 does not fit), any
 // other n by Bluestein's chirp-z convolution of a 7-smooth size >= 2n - 1. Also here:
 // unfold_backward and equal, which torch.istft calls (built from native ops).
 #include "../aten/Complex.h"
@@ -30,9 +31,10 @@
 namespace torch_ocl {
 namespace {
 
-constexpr size_t kLocalBytes = 32768;  // local memory of one fft_local work-group (two buffers of G rows)
+constexpr size_t kLocalBytes = 32768;  // local memory of one fft_local work-group (G rows of n values)
 constexpr size_t kWG = 256;            // fft_local's work-group size (at most)
 constexpr int kMaxStages = 16;         // radices packed 4 bits each into a ulong
+constexpr int64_t kVPW = 16;           // the largest VPW of kernels/fft.cl: the most values a work-item holds in a pass
 constexpr int64_t kMaxPoints = int64_t(1) << 28;  // twiddle indices and Bluestein sizes stay below 2^31
 
 // fft.cl's load and store modes (the *Pairs / kStoreR2CUnpack ones: a real transform of 2h
@@ -49,7 +51,11 @@ struct Ctx {
   size_t local_bytes;  // local memory one fft_local work-group may take
   int64_t local_max;   // largest n of one fft_local work-group
   size_t wg;           // fft_local's work-group size (at most)
-  Kernel& kernel(const char* name) const { return get_kernel(d, "fft", opts, name); }
+  // fft.cl's kernel `name` built with VPW = vpw (fft_local's registers per work-item; one
+  // program serves the other kernels).
+  Kernel& kernel(const char* name, int vpw = 16) const {
+    return get_kernel(d, "fft", opts + " -DVPW=" + std::to_string(vpw), name);
+  }
   at::TensorOptions copts() const {
     return at::TensorOptions().dtype(ct).device(at::Device(c10::DeviceType::PrivateUse1, d.index));
   }
@@ -66,7 +72,7 @@ Ctx make_ctx(const at::Tensor& t, at::ScalarType ct, const char* op) {
              dbl ? "-DCT=double -DCX=double2 -DCT_IS_DOUBLE=1" : "-DCT=float -DCX=float2",
              csize,
              bytes,
-             static_cast<int64_t>(bytes / (2 * csize)),
+             static_cast<int64_t>(bytes / csize),
              std::min(kWG, d.info.max_work_group)};
 }
 
@@ -156,28 +162,53 @@ size_t work_group_limit(const Ctx& c, Kernel& k) {
   return (*limits)[&k] = std::max<size_t>(1, v);
 }
 
+// How fft_local transforms rows of n points, or nothing where they do not fit one work-group:
+// its Stockham radices (4 bits each), T work-items a row (a power of two, one for each
+// butterfly of the largest pass where the work-group allows), and the values a work-item holds
+// in a pass, VPW: 8 where every pass needs no more, else 16 (on the H200, VPW 8 against 16:
+// 64-point rows 41 against 46 us, 2048-point rows 55 against 63).
+struct LocalPlan {
+  cl_ulong radices = 0;
+  cl_uint stages = 0;
+  size_t T = 1;
+  int vpw = 8;
+};
+std::optional<LocalPlan> local_plan(const Ctx& c, int64_t n) {
+  const auto rad = radices_of(n);
+  if (!rad || n > c.local_max) return std::nullopt;
+  TORCH_INTERNAL_ASSERT(static_cast<int>(rad->size()) <= kMaxStages);
+  // The larger VPW's limit, which also bounds the smaller one's.
+  const size_t wg = std::min(c.wg, work_group_limit(c, c.kernel("fft_local", kVPW)));
+  LocalPlan p;
+  int64_t most = 1;  // the most butterflies of one pass
+  for (int r : *rad) most = std::max<int64_t>(most, n / r);
+  while (static_cast<int64_t>(p.T) < most && 2 * p.T <= wg) p.T <<= 1;
+  int64_t need = 1;
+  for (size_t s = 0; s < rad->size(); ++s) {
+    const int64_t R = (*rad)[s], per_item = (n / R + static_cast<int64_t>(p.T) - 1) / static_cast<int64_t>(p.T);
+    need = std::max(need, per_item * R);
+    p.radices |= static_cast<cl_ulong>(R) << (4 * s);
+  }
+  if (need > kVPW) return std::nullopt;
+  p.stages = static_cast<cl_uint>(rad->size());
+  p.vpw = need <= 8 ? 8 : static_cast<int>(kVPW);
+  return p;
+}
+
 void run_local(const Ctx& c, const at::Tensor& x, const at::Tensor& y, const at::Tensor& tw, const LocalPass& p,
                bool inv, double scale) {
   if (p.rows == 0) return;
-  const std::vector<int> rad = *radices_of(p.n);
-  TORCH_INTERNAL_ASSERT(static_cast<int>(rad.size()) <= kMaxStages);
-  cl_ulong packed = 0;
-  int64_t most = 1;  // the most butterflies of one pass
-  for (size_t s = 0; s < rad.size(); ++s) {
-    packed |= static_cast<cl_ulong>(rad[s]) << (4 * s);
-    most = std::max<int64_t>(most, p.n / rad[s]);
-  }
-  Kernel& k = c.kernel("fft_local");
-  const size_t wg = std::min(c.wg, work_group_limit(c, k));
-  size_t T = 1;
-  while (static_cast<int64_t>(T) < most && 2 * T <= wg) T <<= 1;
-  const size_t by_mem = std::max<size_t>(1, c.local_bytes / (2 * p.n * c.csize));
+  const auto plan = local_plan(c, p.n);
+  TORCH_INTERNAL_ASSERT(plan, "fft_local: ", p.n, " points do not fit one work-group");
+  Kernel& k = c.kernel("fft_local", plan->vpw);
+  const size_t T = plan->T, wg = std::min(c.wg, work_group_limit(c, k));
+  const size_t by_mem = std::max<size_t>(1, c.local_bytes / (p.n * c.csize));
   const size_t G = std::max<size_t>(1, std::min({wg / T, by_mem, static_cast<size_t>(p.rows)}));
   const size_t groups = static_cast<size_t>((p.rows + G - 1) / G);
   auto go = [&](auto sc) {
-    launch(c.d, k, Range(groups * T * G), Range(T * G), buf(x), buf(y), buf(tw), LocalMem{2 * G * p.n * c.csize},
+    launch(c.d, k, Range(groups * T * G), Range(T * G), buf(x), buf(y), buf(tw), LocalMem{G * p.n * c.csize},
            static_cast<cl_long>(p.rows), static_cast<cl_long>(p.C), static_cast<cl_uint>(p.n),
-           static_cast<cl_uint>(T), static_cast<cl_uint>(rad.size()), packed, static_cast<cl_uint>(tw.numel()),
+           static_cast<cl_uint>(T), plan->stages, plan->radices, static_cast<cl_uint>(tw.numel()),
            static_cast<cl_int>(inv), sc, static_cast<cl_long>(p.xs_q), static_cast<cl_long>(p.xs_c),
            static_cast<cl_long>(p.xs_e), static_cast<cl_long>(p.ys_q), static_cast<cl_long>(p.ys_c),
            static_cast<cl_long>(p.ys_e), static_cast<cl_int>(p.x_gfast), static_cast<cl_int>(p.y_gfast), p.load,
@@ -196,14 +227,14 @@ void fft_rows(const Ctx& c, const at::Tensor& x, const at::Tensor& y, int64_t n,
 // transposed (element k1 + n1 k2).
 void four_step(const Ctx& c, const at::Tensor& x, const at::Tensor& y, int64_t n, bool inv, double scale) {
   const int64_t rows = x.size(0);
-  // n1: the smallest divisor that leaves n2 <= local_max (a short column transform lets a
-  // work-group take many columns at once), else the largest one that fits in local memory.
+  // n1: the smallest divisor that leaves n2 fitting one work-group (a short column transform
+  // lets a work-group take many columns at once), else the largest one that fits.
   int64_t n1 = 0;
   for (int64_t f = 2; f <= c.local_max && !n1; ++f)
-    if (n % f == 0 && n / f <= c.local_max) n1 = f;
+    if (n % f == 0 && local_plan(c, f) && local_plan(c, n / f)) n1 = f;
   if (!n1)
-    for (int64_t f = c.local_max; f >= 2 && !n1; --f)
-      if (n % f == 0) n1 = f;
+    for (int64_t f = std::min(c.local_max, n / 2); f >= 2 && !n1; --f)
+      if (n % f == 0 && local_plan(c, f)) n1 = f;
   const int64_t n2 = n / n1;
   const at::Tensor tw = twiddles(c, n);
   at::Tensor tmp = at::empty({rows, n}, c.copts());
@@ -212,7 +243,7 @@ void four_step(const Ctx& c, const at::Tensor& x, const at::Tensor& y, int64_t n
   p1.xs_q = n, p1.xs_c = 1, p1.xs_e = n2, p1.ys_q = n, p1.ys_c = 1, p1.ys_e = n2;
   p1.x_gfast = p1.y_gfast = p1.post_tw = true;
   run_local(c, x, tmp, tw, p1, inv, 1.0);
-  if (n2 <= c.local_max) {
+  if (local_plan(c, n2)) {
     LocalPass p2;
     p2.rows = rows * n1, p2.C = n1, p2.n = n2, p2.out_n = n2;
     p2.xs_q = n, p2.xs_c = n2, p2.xs_e = 1, p2.ys_q = n, p2.ys_c = 1, p2.ys_e = n1;
@@ -290,12 +321,11 @@ void bluestein(const Ctx& c, const at::Tensor& x, const at::Tensor& y, int64_t n
 // y = the n-point transforms of x's rows, times scale: x and y contiguous (rows, n) complex.
 void fft_rows(const Ctx& c, const at::Tensor& x, const at::Tensor& y, int64_t n, bool inv, double scale) {
   if (x.size(0) == 0) return;
-  const auto rad = radices_of(n);
-  if (rad && n <= c.local_max) {
+  if (local_plan(c, n)) {
     LocalPass p;
     p.rows = x.size(0), p.n = n, p.out_n = n, p.xs_q = n, p.ys_q = n;
     run_local(c, x, y, twiddles(c, n), p, inv, scale);
-  } else if (rad) {
+  } else if (radices_of(n)) {
     four_step(c, x, y, n, inv, scale);
   } else {
     bluestein(c, x, y, n, inv, scale);
@@ -328,7 +358,7 @@ at::Tensor fft_pass(const Ctx& c, const at::Tensor& src, int64_t d, int64_t n, c
   const int64_t h = n / 2;
   const bool r2c = load == kLoadReal && store == kStoreComplex && out_n == h + 1;
   const bool c2r = load == kLoadHermitian && store == kStoreReal;
-  if (n % 2 == 0 && (r2c || c2r) && h <= c.local_max && radices_of(h)) {
+  if (n % 2 == 0 && (r2c || c2r) && local_plan(c, h)) {
     p.n = h;
     p.load = r2c ? kLoadRealPairs : kLoadHermitianPairs;
     p.store = r2c ? kStoreR2CUnpack : kStoreRealPairs;
@@ -336,7 +366,7 @@ at::Tensor fft_pass(const Ctx& c, const at::Tensor& src, int64_t d, int64_t n, c
     run_local(c, src, out, twiddles(c, n), p, inv, scale);
     return out;
   }
-  if (radices_of(n) && n <= c.local_max) {
+  if (local_plan(c, n)) {
     run_local(c, src, out, twiddles(c, n), p, inv, scale);
     return out;
   }
