@@ -276,8 +276,6 @@ int64_t sample_span(const at::Tensor& t) {
   return span;
 }
 
-constexpr int64_t kMaxInt = std::numeric_limits<int32_t>::max();
-
 // A product's depth K over CG channels per tap as conv.cl walks it in steps of `step`: K itself
 // where CG is a multiple of the step (each step within one tap), else K rounded up for the tap
 // table.

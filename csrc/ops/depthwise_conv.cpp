@@ -21,7 +21,6 @@ namespace {
 
 constexpr int64_t kMaxTaps = 64;          // accumulators per weight-gradient work-item
 constexpr int64_t kWeightGroup = 128;     // the kernel's WG
-constexpr int64_t kMaxInt = std::numeric_limits<int32_t>::max();
 constexpr int64_t kOutputsPerItem = 4;    // the forward's OPW
 constexpr int64_t kMaxVectorTaps = 25;    // 4-vector accumulators per vector weight-gradient work-item
 constexpr int64_t kMaxVectorSpan = 32;    // input rows or columns the vector kernels unroll over

@@ -69,7 +69,6 @@ WinogradConfig winograd_config(const Device& d) {
   return r;
 }
 
-constexpr int64_t kMaxInt = std::numeric_limits<int32_t>::max();
 constexpr int64_t kChunkFloats = int64_t(64) << 20;  // per transformed operand (256 MiB)
 
 // Whether Winograd serves a convolution over `a` (N, CH, *, *) between C input and K output

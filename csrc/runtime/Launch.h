@@ -13,6 +13,7 @@
 #include "Submit.h"
 #include <ATen/core/Tensor.h>
 #include <array>
+#include <limits>
 
 namespace torch_ocl {
 
@@ -31,7 +32,9 @@ Buf buf(const at::Tensor& t);
 inline Buf buf_or_none(const at::Tensor& t) { return t.defined() ? buf(t) : Buf{}; }
 // Buffer of a raw device pointer (e.g. TensorIterator::data_ptr).
 Buf buf_ptr(const void* p);
-// A size, stride or index as a kernel's `int` argument (the caller has checked that it fits).
+// A size, stride or index as a kernel's `int` argument (the caller has checked that it fits:
+// below kMaxInt, or a fraction of it where the kernel adds or scales such values).
+constexpr int64_t kMaxInt = std::numeric_limits<int32_t>::max();
 inline cl_int i32(int64_t v) { return static_cast<cl_int>(v); }
 // Work-groups along NDRange dims 1 and 2 that every device takes (NVIDIA's OpenCL driver runs
 // them as CUDA grid dims of at most 65535 blocks); kernels that index those dims stay within it.
