@@ -1,11 +1,12 @@
 // Batched complex FFTs (csrc/ops/fft.cpp): each row of n complex values (CX: float2 or double2)
 // is transformed inside one work-group's local memory by Stockham autosort passes of radix
-// 2, 3, 4, 5, 7, 8, 11 or 13 (the plan arrives as an argument, 4 bits a radix), so the result
-// comes out in natural order with no bit reversal. Larger n run as two (or more) such launches
-// (the four-step split n = n1 * n2, fft.cpp), other n by Bluestein's chirp-z convolution.
-// Twiddles come from a table exp(-2 pi i t / N) that fft_twiddles computes once per size (fft.cpp
-// keeps it) with quadrant/octant reduction, so every twiddle is within an ulp or two (no
-// recurrences) and float32 errors grow like log n.
+// 2, 3, 4, 5, 7, 8, 11 or 13 (the plan arrives as an argument, 4 bits a radix), each pass's
+// butterflies held in registers between its reads and writes, so a pass works in place and
+// the result comes out in natural order with no bit reversal. Larger n run as two (or more)
+// such launches (the four-step split n = n1 * n2, fft.cpp), other n by Bluestein's chirp-z
+// convolution. Twiddles come from a table exp(-2 pi i t / N) that fft_twiddles computes once
+// per size (fft.cpp keeps it) with quadrant/octant reduction, so every twiddle is within an
+// ulp or two (no recurrences) and float32 errors grow like log n.
 // Sign convention: `inv` = 0 is the forward transform, exp(-2 pi i jk / n); 1 the backward one.
 #include "common.clh"
 
@@ -22,8 +23,6 @@
 #else
 #define C(x) x##f
 #endif
-
-#define MAX_RADIX 13
 
 // exp(-2 pi i t / N) for 0 <= t < N. The angle is split into quarter turns q and a remainder
 // theta in [0, pi/2]; sinpi/cospi only see arguments in [0, 1/4] (the octant), where the
@@ -159,11 +158,13 @@ inline void dft(__private CX* v, const uint R, CT sg) {
 // A Stockham pass of radix R over an n-point sequence (m = n / R butterflies), after passes
 // whose radices multiply to ns, in place in local memory and in two phases around a barrier.
 // stage_compute: the work-item's butterflies j = lt, lt + T, ... (below m; at most VPW / R of
-// them, which fft.cpp's plan ensures) read src[j + r m], twiddle them by exp(-+2 pi i r k /
-// (ns R)) with k = j mod ns, and transform them in v[b R ..]; stage_store writes them to
-// dst[(j - k) R + k + r ns]. tstride = N / (ns R) for the N-entry twiddle table.
+// them, which fft.cpp's plan ensures) read a[j + r m], twiddle them by exp(-+2 pi i r k /
+// (ns R)) with k = j mod ns, and transform them in v[b R ..]; after every work-item's reads,
+// stage_store writes them to a[(j - k) R + k + r ns]. tstride = N / (ns R) for the N-entry
+// twiddle table. VPW: the most values one work-item holds through a pass, 8 or 16 (fft.cpp
+// builds the least its plan needs: fewer registers).
 #ifndef VPW
-#define VPW 16  // the most values one work-item holds through a pass: 8 or 16 (fft.cpp picks the least a plan needs: fewer registers)
+#define VPW 16
 #endif
 inline void stage_compute(__local const CX* a, __private CX* v, uint lt, uint T, uint m, uint ns, const uint R,
                           __global const CX* tw, uint tstride, int inv) {
@@ -198,7 +199,8 @@ inline void stage_store(__local CX* a, __private const CX* v, uint lt, uint T, u
     case 11: F(__VA_ARGS__, 11); break; \
     default: F(__VA_ARGS__, 13); break; \
   }
-#define STAGE_COMPUTE(a, v, lt, T, m, ns, tw, tn, inv, R) stage_compute(a, v, lt, T, m, ns, R, tw, (tn) / ((ns) * (R)), inv)
+#define STAGE_COMPUTE(a, v, lt, T, m, ns, tw, tn, inv, R) \
+  stage_compute(a, v, lt, T, m, ns, R, tw, (tn) / ((ns) * (R)), inv)
 #define STAGE_STORE(a, v, lt, T, m, ns, R) stage_store(a, v, lt, T, m, ns, R)
 
 // Load modes: complex rows; real rows (the imaginary part zero); the onesided half of a
