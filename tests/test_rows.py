@@ -88,6 +88,14 @@ def _params(cases, modes):
     for mode in modes:
         for case in cases:
             for dtype in case.dtypes:
+                # The emulated shuffles reduce in float whatever the 16-bit storage, so they
+                # take float16 alone where bfloat16's loads and stores in the team kernels run
+                # in another mode: softmax's default, LayerNorm/RMSNorm's SERIAL=0
+                # (test_norm_kernels). GroupNorm's team kernels have no other such mode on PoCL
+                # and keep both. Each bfloat16 case cost about 20 s on PoCL.
+                if ("ROWRED=emu" in mode and dtype == torch.bfloat16 and torch.float16 in case.dtypes
+                        and "group_norm" not in case.name):
+                    continue
                 yield pytest.param(mode, case, dtype,
                                    id=f"{mode.replace(' ', '_') or 'default'}-{case.name}-{str(dtype).replace('torch.', '')}")
 
