@@ -51,9 +51,9 @@ struct Ctx {
   size_t local_bytes;  // local memory one fft_local work-group may take
   int64_t local_max;   // largest n of one fft_local work-group
   size_t wg;           // fft_local's work-group size (at most)
-  // fft.cl's kernel `name` built with VPW = vpw (fft_local's registers per work-item; one
-  // program serves the other kernels).
-  Kernel& kernel(const char* name, int vpw = 16) const {
+  // fft.cl's kernel `name` built with VPW = vpw (fft_local's registers per work-item); the
+  // other kernels come from the VPW 8 program, which most sizes' fft_local shares.
+  Kernel& kernel(const char* name, int vpw = 8) const {
     return get_kernel(d, "fft", opts + " -DVPW=" + std::to_string(vpw), name);
   }
   at::TensorOptions copts() const {
@@ -173,42 +173,51 @@ struct LocalPlan {
   size_t T = 1;
   int vpw = 8;
 };
-std::optional<LocalPlan> local_plan(const Ctx& c, int64_t n) {
-  const auto rad = radices_of(n);
-  if (!rad || n > c.local_max) return std::nullopt;
-  TORCH_INTERNAL_ASSERT(static_cast<int>(rad->size()) <= kMaxStages);
-  // The larger VPW's limit, which also bounds the smaller one's.
-  const size_t wg = std::min(c.wg, work_group_limit(c, c.kernel("fft_local", kVPW)));
+// The plan of n points (radices rad) for work-groups of at most wg work-items.
+std::optional<LocalPlan> plan_for(int64_t n, const std::vector<int>& rad, size_t wg) {
+  TORCH_INTERNAL_ASSERT(static_cast<int>(rad.size()) <= kMaxStages);
   LocalPlan p;
   int64_t most = 1;  // the most butterflies of one pass
-  for (int r : *rad) most = std::max<int64_t>(most, n / r);
+  for (int r : rad) most = std::max<int64_t>(most, n / r);
   while (static_cast<int64_t>(p.T) < most && 2 * p.T <= wg) p.T <<= 1;
   int64_t need = 1;
-  for (size_t s = 0; s < rad->size(); ++s) {
-    const int64_t R = (*rad)[s], per_item = (n / R + static_cast<int64_t>(p.T) - 1) / static_cast<int64_t>(p.T);
+  for (size_t s = 0; s < rad.size(); ++s) {
+    const int64_t R = rad[s], per_item = (n / R + static_cast<int64_t>(p.T) - 1) / static_cast<int64_t>(p.T);
     need = std::max(need, per_item * R);
     p.radices |= static_cast<cl_ulong>(R) << (4 * s);
   }
   if (need > kVPW) return std::nullopt;
-  p.stages = static_cast<cl_uint>(rad->size());
+  p.stages = static_cast<cl_uint>(rad.size());
   p.vpw = need <= 8 ? 8 : static_cast<int>(kVPW);
   return p;
 }
+std::optional<LocalPlan> local_plan(const Ctx& c, int64_t n) {
+  const auto rad = radices_of(n);
+  if (!rad || n > c.local_max) return std::nullopt;
+  // T within the work-group limit of the kernel the plan builds (registers can set it below
+  // the device's); a smaller limit can change the plan and its kernel, so ask again.
+  auto p = plan_for(n, *rad, c.wg);
+  while (p) {
+    const size_t limit = work_group_limit(c, c.kernel("fft_local", p->vpw));
+    if (p->T <= limit) break;
+    p = plan_for(n, *rad, limit);
+  }
+  return p;
+}
 
+// plan: local_plan(c, p.n).
 void run_local(const Ctx& c, const at::Tensor& x, const at::Tensor& y, const at::Tensor& tw, const LocalPass& p,
-               bool inv, double scale) {
+               const LocalPlan& plan, bool inv, double scale) {
   if (p.rows == 0) return;
-  const auto plan = local_plan(c, p.n);
-  TORCH_INTERNAL_ASSERT(plan, "fft_local: ", p.n, " points do not fit one work-group");
-  Kernel& k = c.kernel("fft_local", plan->vpw);
-  const size_t T = plan->T, wg = std::min(c.wg, work_group_limit(c, k));
+  Kernel& k = c.kernel("fft_local", plan.vpw);
+  const size_t T = plan.T, wg = std::min(c.wg, work_group_limit(c, k));
   const size_t by_mem = std::max<size_t>(1, c.local_bytes / (p.n * c.csize));
   const size_t G = std::max<size_t>(1, std::min({wg / T, by_mem, static_cast<size_t>(p.rows)}));
   const size_t groups = static_cast<size_t>((p.rows + G - 1) / G);
   auto go = [&](auto sc) {
     launch(c.d, k, Range(groups * T * G), Range(T * G), buf(x), buf(y), buf(tw), LocalMem{G * p.n * c.csize},
            static_cast<cl_long>(p.rows), static_cast<cl_long>(p.C), static_cast<cl_uint>(p.n),
-           static_cast<cl_uint>(T), plan->stages, plan->radices, static_cast<cl_uint>(tw.numel()),
+           static_cast<cl_uint>(T), plan.stages, plan.radices, static_cast<cl_uint>(tw.numel()),
            static_cast<cl_int>(inv), sc, static_cast<cl_long>(p.xs_q), static_cast<cl_long>(p.xs_c),
            static_cast<cl_long>(p.xs_e), static_cast<cl_long>(p.ys_q), static_cast<cl_long>(p.ys_c),
            static_cast<cl_long>(p.ys_e), static_cast<cl_int>(p.x_gfast), static_cast<cl_int>(p.y_gfast), p.load,
@@ -236,19 +245,20 @@ void four_step(const Ctx& c, const at::Tensor& x, const at::Tensor& y, int64_t n
     for (int64_t f = std::min(c.local_max, n / 2); f >= 2 && !n1; --f)
       if (n % f == 0 && local_plan(c, f)) n1 = f;
   const int64_t n2 = n / n1;
+  const auto plan1 = local_plan(c, n1), plan2 = local_plan(c, n2);
   const at::Tensor tw = twiddles(c, n);
   at::Tensor tmp = at::empty({rows, n}, c.copts());
   LocalPass p1;
   p1.rows = rows * n2, p1.C = n2, p1.n = n1, p1.out_n = n1;
   p1.xs_q = n, p1.xs_c = 1, p1.xs_e = n2, p1.ys_q = n, p1.ys_c = 1, p1.ys_e = n2;
   p1.x_gfast = p1.y_gfast = p1.post_tw = true;
-  run_local(c, x, tmp, tw, p1, inv, 1.0);
-  if (local_plan(c, n2)) {
+  run_local(c, x, tmp, tw, p1, *plan1, inv, 1.0);
+  if (plan2) {
     LocalPass p2;
     p2.rows = rows * n1, p2.C = n1, p2.n = n2, p2.out_n = n2;
     p2.xs_q = n, p2.xs_c = n2, p2.xs_e = 1, p2.ys_q = n, p2.ys_c = 1, p2.ys_e = n1;
     p2.y_gfast = true;
-    run_local(c, tmp, y, tw, p2, inv, scale);
+    run_local(c, tmp, y, tw, p2, *plan2, inv, scale);
   } else {
     at::Tensor z = at::empty({rows * n1, n2}, c.copts());
     fft_rows(c, tmp.view({rows * n1, n2}), z, n2, inv, scale);
@@ -321,10 +331,10 @@ void bluestein(const Ctx& c, const at::Tensor& x, const at::Tensor& y, int64_t n
 // y = the n-point transforms of x's rows, times scale: x and y contiguous (rows, n) complex.
 void fft_rows(const Ctx& c, const at::Tensor& x, const at::Tensor& y, int64_t n, bool inv, double scale) {
   if (x.size(0) == 0) return;
-  if (local_plan(c, n)) {
+  if (const auto plan = local_plan(c, n)) {
     LocalPass p;
     p.rows = x.size(0), p.n = n, p.out_n = n, p.xs_q = n, p.ys_q = n;
-    run_local(c, x, y, twiddles(c, n), p, inv, scale);
+    run_local(c, x, y, twiddles(c, n), p, *plan, inv, scale);
   } else if (radices_of(n)) {
     four_step(c, x, y, n, inv, scale);
   } else {
@@ -358,16 +368,17 @@ at::Tensor fft_pass(const Ctx& c, const at::Tensor& src, int64_t d, int64_t n, c
   const int64_t h = n / 2;
   const bool r2c = load == kLoadReal && store == kStoreComplex && out_n == h + 1;
   const bool c2r = load == kLoadHermitian && store == kStoreReal;
-  if (n % 2 == 0 && (r2c || c2r) && local_plan(c, h)) {
+  const auto packed = n % 2 == 0 && (r2c || c2r) ? local_plan(c, h) : std::nullopt;
+  if (packed) {
     p.n = h;
     p.load = r2c ? kLoadRealPairs : kLoadHermitianPairs;
     p.store = r2c ? kStoreR2CUnpack : kStoreRealPairs;
     p.out_n = r2c ? h + 1 : h;
-    run_local(c, src, out, twiddles(c, n), p, inv, scale);
+    run_local(c, src, out, twiddles(c, n), p, *packed, inv, scale);
     return out;
   }
-  if (local_plan(c, n)) {
-    run_local(c, src, out, twiddles(c, n), p, inv, scale);
+  if (const auto plan = local_plan(c, n)) {
+    run_local(c, src, out, twiddles(c, n), p, *plan, inv, scale);
     return out;
   }
   // Large n: the rows made contiguous and complex, transformed, then trimmed to out_n / real.
