@@ -55,8 +55,7 @@ struct BnLaunch {
         HW(x.numel() / std::max<int64_t>(x.size(0) * x.size(1), 1)), channels_last(rows::channels_innermost(x)) {
     check_dtype_supported(d, x.scalar_type(), op);
     const rows::Config rc = rows::config(d, rows::kNorm);
-    auto aligned4 = [](const at::Tensor& t) { return !t.defined() || buf(t).offset % (4 * t.element_size()) == 0; };
-    const bool aligned = aligned4(x) && aligned4(dy);
+    const bool aligned = vec4_aligned(x) && (!dy.defined() || vec4_aligned(dy));
     XV = aligned && (channels_last ? C : HW) % 4 == 0 ? 4 : 1;
     opts = "-DX_KIND=" + std::to_string(storage_kind(x.scalar_type(), op)) + " -DXVEC=" + std::to_string(XV) +
            rows::options(rc, acc == at::kDouble, rows::reduce_for(rc, rows::kMaxWG));

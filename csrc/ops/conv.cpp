@@ -332,8 +332,7 @@ void run_conv2d_fwd(const ConvConfig& cc, const at::Tensor& x5, const at::Tensor
   // of channels must lie within one tap.
   const bool cl = (!table || CG % 4 == 0) && channel_vectors(x5) && vectors_split(cc, cc.tile_n, cc.tile_k);
   // Output runs of 4 channels as vectors: unit channel stride, M % 4 == 0, aligned (the bias too).
-  const bool out_vec = M % 4 == 0 && channel_vectors(out5) &&
-                       (!bias.defined() || buf(bias).offset % (4 * bias.element_size()) == 0);
+  const bool out_vec = M % 4 == 0 && channel_vectors(out5) && (!bias.defined() || vec4_aligned(bias));
   Kernel& k = conv_kernel(d, x5.scalar_type(), cc, "conv2d_fwd", cl, table, q.depth(), out_vec);
   const int64_t NB = x5.size(0);
   const size_t rts_m = cc.tile_m / cc.wpt_m, rts_n = cc.tile_n / cc.wpt_n;

@@ -164,7 +164,7 @@ int forward_team(const Device& d, const RowsConfig& rc, int64_t rows) {
 // C % 4 == 0 and every row start aligned to 4 elements.
 bool vec4_ok(const at::Tensor& t, const RowGeom& g) {
   if (g.sc != 1 || g.C % 4 != 0) return false;
-  if (buf(t).offset % (4 * t.element_size()) != 0) return false;
+  if (!vec4_aligned(t)) return false;
   return (g.N == 1 || g.sn % 4 == 0) && (g.S == 1 || g.ss % 4 == 0);
 }
 

@@ -180,7 +180,7 @@ bool forward_vec(const at::Tensor& x, int64_t OC, const at::Tensor& b, const Win
                  const DwConfig& cfg) {
   const int64_t C = x.size(1);
   return cfg.vec && OC == C && channel_vectors(x) && channel_vectors(out) &&
-         (!b.defined() || buf(b).offset % (4 * b.element_size()) == 0) && span(g, 0, cfg.tile_h) <= kMaxVectorSpan &&
+         (!b.defined() || vec4_aligned(b)) && span(g, 0, cfg.tile_h) <= kMaxVectorSpan &&
          span(g, 1, cfg.tile_w) <= kMaxVectorSpan && C / 4 * vec_blocks(g, cfg) < kMaxInt;
 }
 

@@ -7,7 +7,6 @@
 #include <ATen/ops/empty.h>
 
 #include <array>
-#include <limits>
 #include <string>
 
 namespace torch_ocl {
@@ -32,7 +31,7 @@ bool channel_vectors(const at::Tensor& t) {
     if (i != 1 && t.size(i) > 1 && (t.stride(i) < 0 || t.stride(i) % 4 != 0)) return false;
     if (i > 1) span += (t.size(i) - 1) * t.stride(i);
   }
-  return span < std::numeric_limits<int32_t>::max() && buf(t).offset % (4 * t.element_size()) == 0;
+  return span < kMaxInt && vec4_aligned(t);
 }
 
 std::vector<int64_t> per_dim(c10::IntArrayRef v, int64_t nd, const char* op, const char* what) {
@@ -105,7 +104,7 @@ at::Tensor window_sum_back(const at::Tensor& v, const WindowGeom& g, c10::IntArr
   }
   for (const auto* a : {&isz, &k, &o, &s, &dil, &p})
     for (int64_t e : *a)
-      TORCH_CHECK(e <= std::numeric_limits<int32_t>::max() / 4, "window_sum_back: geometry value ", e,
+      TORCH_CHECK(e <= kMaxInt / 4, "window_sum_back: geometry value ", e,
                   " is too large");
   const bool rows = sum_back_by_rows(d);
   const int64_t total = rows ? x.numel() / isz[2] : x.numel();

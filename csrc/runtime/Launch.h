@@ -32,6 +32,9 @@ Buf buf(const at::Tensor& t);
 inline Buf buf_or_none(const at::Tensor& t) { return t.defined() ? buf(t) : Buf{}; }
 // Buffer of a raw device pointer (e.g. TensorIterator::data_ptr).
 Buf buf_ptr(const void* p);
+// Whether t's first element sits on a 4-element boundary of its buffer, as the kernels that read
+// aligned 4-vectors need (the buffer itself is aligned far beyond that).
+inline bool vec4_aligned(const at::Tensor& t) { return buf(t).offset % (4 * t.element_size()) == 0; }
 // A size, stride or index as a kernel's `int` argument (the caller has checked that it fits:
 // below kMaxInt, or a fraction of it where the kernel adds or scales such values).
 constexpr int64_t kMaxInt = std::numeric_limits<int32_t>::max();
