@@ -282,8 +282,7 @@ __kernel void bn_affine_cl(PTR_ARG(X_T, in1), PTR_ARG(X_T, in2), PTR_ARG(ACC, co
       if (has_in2 && q < R) v[u] += LOADV(bp, q * C + c) * k2;
     }
 #pragma unroll
-    for (int u = 0; u < IN_FLIGHT; ++u) {
+    for (int u = 0; u < IN_FLIGHT; ++u)
       if (r + u * step < R) STOREV(op, (r + u * step) * C + c, v[u]);
-    }
   }
 }
